@@ -1,0 +1,103 @@
+// ChunkStore: one slot's append-only value storage, `chunks.dat` cut into fixed segments
+// (Options::segment_bytes, 4 KiB by default), plus one file per very large value.
+//
+// Design. Values are written only while a WAL group is persisted, and a segment holds values of
+// one group only: every Add for a group goes to segments owned by that group (a fresh segment
+// per flush; a value longer than a segment takes a run of consecutive segments; a value of at
+// least big_value_bytes goes to its own file `big-<id>.val`). Each value record carries its key
+// and seq so compaction can ask the bucket pages whether it is still live. The store counts
+// live bytes per segment: Add adds, Release (the cell that pointed at the value was overwritten
+// or deleted) subtracts. The segment table (owner group and live bytes per segment) is kept in
+// `segments.meta` and rewritten for the entries that changed at each Commit.
+//
+// Just-in-time compaction is driven by the slot's flush: it asks CompactionCandidates(group)
+// for the group's segments that are mostly dead, reads their records with ReadSegment, carries
+// the live ones forward with Add, and frees the segments with FreeSegment.
+//
+// Crash safety. Frees (FreeSegment, Release of a big value) take effect at Commit, after the
+// flush's new data is durable; a segment is never reused before the bucket pages that stopped
+// pointing at it are durable (the slot syncs buckets before Commit). Segments written by a
+// flush that crashed before Commit are garbage nobody points at; compaction frees them.
+//
+// Thread rule: one owner thread (the slot's worker) calls everything.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "chunk/value_ptr.h"
+#include "core/base/fs.h"
+#include "core/base/status.h"
+
+namespace slotkv::chunk {
+
+struct ChunkStoreOptions {
+  Fs* fs = nullptr;                  // must outlive the store
+  std::string dir;                   // the slot directory (exists)
+  uint32_t segment_bytes = 4096;     // fixed when the store is created; recorded on disk
+  uint64_t big_value_bytes = 1 << 20;
+  size_t cache_bytes = 16 << 20;     // segment cache (LRU)
+  bool fsync = true;                 // Commit() syncs files (false for pure-memory mode)
+};
+
+// A value record as read back from a segment.
+struct ChunkRecord {
+  std::string key;
+  uint64_t seq = 0;
+  std::string value;
+  ValuePtr ptr;  // where this record lives
+};
+
+struct ChunkStoreStats {
+  uint64_t bytes_written = 0;       // all bytes handed to files
+  uint64_t segments_used = 0;
+  uint64_t segments_free = 0;       // in the file, reusable
+  uint64_t live_bytes = 0;          // sum of live record bytes
+  uint64_t compacted_segments = 0;  // freed by FreeSegment
+  uint64_t cache_hits = 0;
+  uint64_t cache_misses = 0;
+};
+
+class ChunkStore {
+ public:
+  // Opens the store in options.dir, creating it on first use; an existing store keeps its
+  // recorded segment size. Corruption when the segment table is damaged.
+  static Result<std::unique_ptr<ChunkStore>> Open(const ChunkStoreOptions& options);
+  ~ChunkStore();
+
+  // Writes one value record for group; returns where it lives. Values of one group written
+  // between two Commits are packed into that group's fresh segments.
+  Result<ValuePtr> Add(uint32_t group, std::string_view key, uint64_t seq,
+                       std::string_view value);
+  // Reads the value at ptr. Corruption on a checksum mismatch, or when the record there does not
+  // belong to key.
+  Result<std::string> Read(const ValuePtr& ptr, std::string_view key);
+  // The value at ptr is no longer referenced once the current flush is durable.
+  void Release(const ValuePtr& ptr);
+
+  // Up to max segments of group worth compacting, oldest first: only when the group's segments
+  // hold more than twice its live bytes, and only segments under half live.
+  std::vector<uint32_t> CompactionCandidates(uint32_t group, size_t max) const;
+  // Every value record that starts in segment (live or dead), in order.
+  Status ReadSegment(uint32_t segment, std::vector<ChunkRecord>* records);
+  // Frees segment (and the rest of its run) at the next Commit.
+  void FreeSegment(uint32_t segment);
+
+  // Makes the values added so far durable (when fsync), writes the changed segment table
+  // entries, then applies the frees and big-file removals requested since the last Commit.
+  Status Commit();
+
+  // Bytes the chunk file and big files take on disk (free segments excluded when punched).
+  uint64_t disk_bytes() const;
+  const ChunkStoreStats& stats() const;
+
+ private:
+  struct Impl;
+  explicit ChunkStore(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace slotkv::chunk

@@ -1,0 +1,152 @@
+// FaultFs counts writes and syncs across every file it opened; a fault armed for the n-th call
+// fires on exactly that call and is then disarmed.
+#include "core/base/fault_fs.h"
+
+#include <algorithm>
+#include <mutex>
+
+namespace slotkv {
+
+struct FaultFs::State {
+  std::mutex mu;
+  int fail_write_in = 0;  // 0 = disarmed; counts down per write
+  int short_write_in = 0;
+  size_t short_write_bytes = 0;
+  int fail_sync_in = 0;
+  bool space_limited = false;
+  uint64_t space_left = 0;
+  uint64_t writes = 0;
+  uint64_t syncs = 0;
+
+  // What the next write of n bytes should do: write all, write `*partial` bytes then fail, or
+  // fail at once.
+  Status OnWrite(size_t n, size_t* partial) {
+    std::lock_guard lock(mu);
+    ++writes;
+    *partial = n;
+    if (fail_write_in > 0 && --fail_write_in == 0) {
+      *partial = 0;
+      return Status::IOError("injected write failure");
+    }
+    if (short_write_in > 0 && --short_write_in == 0) {
+      *partial = std::min(n, short_write_bytes);
+      return Status::IOError("injected short write");
+    }
+    if (space_limited) {
+      if (n > space_left) {
+        *partial = 0;
+        return Status::IOError("write: No space left on device");
+      }
+      space_left -= n;
+    }
+    return Status::OK();
+  }
+
+  Status OnSync() {
+    std::lock_guard lock(mu);
+    ++syncs;
+    if (fail_sync_in > 0 && --fail_sync_in == 0) {
+      return Status::IOError("injected fsync failure");
+    }
+    return Status::OK();
+  }
+};
+
+namespace {
+
+class FaultFile : public File {
+ public:
+  FaultFile(std::unique_ptr<File> base, std::shared_ptr<FaultFs::State> state)
+      : base_(std::move(base)), state_(std::move(state)) {}
+
+  Status Write(uint64_t offset, std::string_view data) override {
+    size_t partial;
+    Status fault = state_->OnWrite(data.size(), &partial);
+    if (partial > 0) SLOTKV_RETURN_IF_ERROR(base_->Write(offset, data.substr(0, partial)));
+    return fault;
+  }
+
+  Status Append(std::string_view data) override { return Write(base_->Size(), data); }
+
+  Result<size_t> Read(uint64_t offset, size_t n, char* buf) const override {
+    return base_->Read(offset, n, buf);
+  }
+
+  Status Sync() override {
+    SLOTKV_RETURN_IF_ERROR(state_->OnSync());
+    return base_->Sync();
+  }
+
+  Status Truncate(uint64_t size) override { return base_->Truncate(size); }
+  Status PunchHole(uint64_t offset, uint64_t len) override {
+    return base_->PunchHole(offset, len);
+  }
+  uint64_t Size() const override { return base_->Size(); }
+
+ private:
+  std::unique_ptr<File> base_;
+  std::shared_ptr<FaultFs::State> state_;
+};
+
+}  // namespace
+
+FaultFs::FaultFs(Fs* base) : base_(base), state_(std::make_shared<State>()) {}
+FaultFs::~FaultFs() = default;
+
+void FaultFs::FailNthWrite(int n) {
+  std::lock_guard lock(state_->mu);
+  state_->fail_write_in = n;
+}
+
+void FaultFs::ShortNthWrite(int n, size_t bytes) {
+  std::lock_guard lock(state_->mu);
+  state_->short_write_in = n;
+  state_->short_write_bytes = bytes;
+}
+
+void FaultFs::FailNthSync(int n) {
+  std::lock_guard lock(state_->mu);
+  state_->fail_sync_in = n;
+}
+
+void FaultFs::SetSpaceLimit(uint64_t bytes) {
+  std::lock_guard lock(state_->mu);
+  state_->space_limited = true;
+  state_->space_left = bytes;
+}
+
+void FaultFs::Clear() {
+  std::lock_guard lock(state_->mu);
+  state_->fail_write_in = 0;
+  state_->short_write_in = 0;
+  state_->fail_sync_in = 0;
+  state_->space_limited = false;
+}
+
+uint64_t FaultFs::writes() const {
+  std::lock_guard lock(state_->mu);
+  return state_->writes;
+}
+
+uint64_t FaultFs::syncs() const {
+  std::lock_guard lock(state_->mu);
+  return state_->syncs;
+}
+
+Result<std::unique_ptr<File>> FaultFs::Open(const std::string& path) {
+  SLOTKV_ASSIGN_OR_RETURN(std::unique_ptr<File> file, base_->Open(path));
+  return std::unique_ptr<File>(new FaultFile(std::move(file), state_));
+}
+
+bool FaultFs::Exists(const std::string& path) { return base_->Exists(path); }
+Status FaultFs::CreateDirs(const std::string& dir) { return base_->CreateDirs(dir); }
+Result<std::vector<std::string>> FaultFs::List(const std::string& dir) {
+  return base_->List(dir);
+}
+Status FaultFs::Remove(const std::string& path) { return base_->Remove(path); }
+Status FaultFs::Rename(const std::string& from, const std::string& to) {
+  return base_->Rename(from, to);
+}
+Status FaultFs::SyncDir(const std::string& dir) { return base_->SyncDir(dir); }
+
+}  // namespace slotkv

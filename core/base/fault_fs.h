@@ -1,0 +1,49 @@
+// FaultFs: wraps another Fs and fails chosen calls, so tests can check that every layer turns an
+// I/O failure into the right Status. Counters cover all files opened through this Fs.
+// Thread-safe.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+
+#include "core/base/fs.h"
+
+namespace slotkv {
+
+class FaultFs : public Fs {
+ public:
+  explicit FaultFs(Fs* base);  // base must outlive this
+  ~FaultFs() override;
+
+  // The n-th Write/Append from now (1 = the next) fails with IOError and writes nothing.
+  void FailNthWrite(int n);
+  // The n-th Write/Append from now writes only `bytes` bytes, then fails with IOError.
+  void ShortNthWrite(int n, size_t bytes);
+  // The n-th Sync from now fails with IOError.
+  void FailNthSync(int n);
+  // Writes fail with IOError "No space left on device" once `bytes` more bytes were written
+  // (the write that crosses the limit writes nothing).
+  void SetSpaceLimit(uint64_t bytes);
+  // Removes every armed fault.
+  void Clear();
+
+  uint64_t writes() const;
+  uint64_t syncs() const;
+
+  Result<std::unique_ptr<File>> Open(const std::string& path) override;
+  bool Exists(const std::string& path) override;
+  Status CreateDirs(const std::string& dir) override;
+  Result<std::vector<std::string>> List(const std::string& dir) override;
+  Status Remove(const std::string& path) override;
+  Status Rename(const std::string& from, const std::string& to) override;
+  Status SyncDir(const std::string& dir) override;
+
+  struct State;
+
+ private:
+  Fs* base_;
+  std::shared_ptr<State> state_;
+};
+
+}  // namespace slotkv

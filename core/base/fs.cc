@@ -1,0 +1,34 @@
+#include "core/base/fs.h"
+
+namespace slotkv {
+
+std::string JoinPath(std::string_view dir, std::string_view name) {
+  std::string path(dir);
+  if (!path.empty() && path.back() != '/') path.push_back('/');
+  path.append(name);
+  return path;
+}
+
+Result<std::string> Fs::ReadFile(const std::string& path) {
+  if (!Exists(path)) return Status::NotFound(path);
+  SLOTKV_ASSIGN_OR_RETURN(std::unique_ptr<File> file, Open(path));
+  std::string data(file->Size(), '\0');
+  SLOTKV_ASSIGN_OR_RETURN(size_t n, file->Read(0, data.size(), data.data()));
+  data.resize(n);
+  return data;
+}
+
+Status Fs::WriteFileAtomic(const std::string& path, std::string_view data) {
+  std::string tmp = path + ".tmp";
+  {
+    SLOTKV_ASSIGN_OR_RETURN(std::unique_ptr<File> file, Open(tmp));
+    SLOTKV_RETURN_IF_ERROR(file->Truncate(0));
+    SLOTKV_RETURN_IF_ERROR(file->Append(data));
+    SLOTKV_RETURN_IF_ERROR(file->Sync());
+  }
+  SLOTKV_RETURN_IF_ERROR(Rename(tmp, path));
+  size_t slash = path.rfind('/');
+  return SyncDir(slash == std::string::npos ? "." : path.substr(0, slash));
+}
+
+}  // namespace slotkv

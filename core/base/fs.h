@@ -1,0 +1,70 @@
+// Fs: the file-system interface every slotkv module does its I/O through, so the same engine
+// runs over real files (PosixFs), over memory (MemFs: pure-memory mode and tests) and under
+// injected faults (FaultFs). Paths are plain strings joined with '/'.
+//
+// Thread rule: an Fs may be shared by threads; a File is used by one thread at a time (its
+// slot's owner).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/base/status.h"
+
+namespace slotkv {
+
+// An open file: positional reads and writes, plus append at the end.
+class File {
+ public:
+  virtual ~File() = default;
+
+  // Writes data at offset, extending the file when needed (a gap reads as zeros).
+  // OK means the bytes reached the OS (they survive the process being killed), not the disk:
+  // durable only after Sync() returns OK.
+  [[nodiscard]] virtual Status Write(uint64_t offset, std::string_view data) = 0;
+  // Writes data at the current end of the file.
+  [[nodiscard]] virtual Status Append(std::string_view data) = 0;
+  // Reads up to n bytes at offset into buf; fewer only at the end of the file.
+  // Returns the count read (0 at or past the end).
+  [[nodiscard]] virtual Result<size_t> Read(uint64_t offset, size_t n, char* buf) const = 0;
+  // Makes every byte written so far durable (fdatasync).
+  [[nodiscard]] virtual Status Sync() = 0;
+  [[nodiscard]] virtual Status Truncate(uint64_t size) = 0;
+  // Frees the disk space of [offset, offset+len); the range then reads as zeros.
+  [[nodiscard]] virtual Status PunchHole(uint64_t offset, uint64_t len) = 0;
+  virtual uint64_t Size() const = 0;
+};
+
+class Fs {
+ public:
+  virtual ~Fs() = default;
+
+  // Opens path for reading and writing, creating it (empty) when it does not exist.
+  [[nodiscard]] virtual Result<std::unique_ptr<File>> Open(const std::string& path) = 0;
+  virtual bool Exists(const std::string& path) = 0;
+  // Creates dir and its missing parents; OK when it exists.
+  [[nodiscard]] virtual Status CreateDirs(const std::string& dir) = 0;
+  // Names (not paths) of the entries of dir, unsorted.
+  [[nodiscard]] virtual Result<std::vector<std::string>> List(const std::string& dir) = 0;
+  [[nodiscard]] virtual Status Remove(const std::string& path) = 0;
+  // Replaces `to` atomically with `from`.
+  [[nodiscard]] virtual Status Rename(const std::string& from, const std::string& to) = 0;
+  // Makes the creations, removals and renames in dir durable.
+  [[nodiscard]] virtual Status SyncDir(const std::string& dir) = 0;
+
+  // Reads a whole file; NotFound when it does not exist.
+  [[nodiscard]] Result<std::string> ReadFile(const std::string& path);
+  // Replaces path with data atomically and durably (write temp, sync, rename, sync dir).
+  [[nodiscard]] Status WriteFileAtomic(const std::string& path, std::string_view data);
+};
+
+// The real file system (pread/pwrite/fdatasync).
+std::unique_ptr<Fs> NewPosixFs();
+
+// "a/b" from ("a", "b").
+std::string JoinPath(std::string_view dir, std::string_view name);
+
+}  // namespace slotkv

@@ -1,0 +1,152 @@
+// The same contract tests run over PosixFs (in a temp dir), MemFs and FaultFs.
+#include <doctest/doctest.h>
+#include <stdlib.h>
+
+#include <algorithm>
+#include <filesystem>
+
+#include "core/base/fault_fs.h"
+#include "core/base/fs.h"
+#include "core/base/mem_fs.h"
+
+namespace slotkv {
+namespace {
+
+std::string MakeTempDir() {
+  char tmpl[] = "/tmp/slotkv-fs-test-XXXXXX";
+  REQUIRE(mkdtemp(tmpl) != nullptr);
+  return tmpl;
+}
+
+std::string ReadAll(File& file) {
+  std::string out(file.Size(), '\0');
+  Result<size_t> n = file.Read(0, out.size(), out.data());
+  REQUIRE(n.ok());
+  out.resize(*n);
+  return out;
+}
+
+void CheckFileContract(Fs& fs, const std::string& dir) {
+  REQUIRE(fs.CreateDirs(JoinPath(dir, "a/b")).ok());
+  std::string path = JoinPath(dir, "a/b/f");
+  CHECK_FALSE(fs.Exists(path));
+  auto file = fs.Open(path);
+  REQUIRE(file.ok());
+  File& f = **file;
+  CHECK(f.Append("hello").ok());
+  CHECK(f.Write(8, "xy").ok());  // leaves a zero-filled gap
+  CHECK(f.Size() == 10);
+  CHECK(ReadAll(f) == std::string("hello\0\0\0xy", 10));
+  char buf[4];
+  CHECK(*f.Read(8, 4, buf) == 2);  // short at the end
+  CHECK(*f.Read(20, 4, buf) == 0);
+  CHECK(f.PunchHole(1, 3).ok());
+  CHECK(ReadAll(f).substr(0, 5) == std::string("h\0\0\0o", 5));
+  CHECK(f.Sync().ok());
+  CHECK(f.Truncate(2).ok());
+  CHECK(f.Size() == 2);
+  CHECK(fs.Exists(path));
+
+  CHECK(fs.WriteFileAtomic(JoinPath(dir, "a/meta"), "v1").ok());
+  CHECK(fs.WriteFileAtomic(JoinPath(dir, "a/meta"), "v2").ok());
+  CHECK(*fs.ReadFile(JoinPath(dir, "a/meta")) == "v2");
+  CHECK(fs.ReadFile(JoinPath(dir, "a/none")).status().IsNotFound());
+
+  auto names = fs.List(JoinPath(dir, "a"));
+  REQUIRE(names.ok());
+  std::sort(names->begin(), names->end());
+  CHECK(*names == std::vector<std::string>{"b", "meta"});
+
+  CHECK(fs.Rename(path, JoinPath(dir, "a/g")).ok());
+  CHECK_FALSE(fs.Exists(path));
+  CHECK(fs.Remove(JoinPath(dir, "a/g")).ok());
+  CHECK(fs.Remove(JoinPath(dir, "a/g")).IsIOError());
+  CHECK(fs.SyncDir(JoinPath(dir, "a")).ok());
+}
+
+TEST_CASE("posix fs keeps the file contract") {
+  std::string dir = MakeTempDir();
+  auto fs = NewPosixFs();
+  CheckFileContract(*fs, dir);
+  std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("mem fs keeps the file contract") {
+  MemFs fs;
+  CheckFileContract(fs, "/mem");
+}
+
+TEST_CASE("fault fs without faults keeps the file contract") {
+  MemFs base;
+  FaultFs fs(&base);
+  CheckFileContract(fs, "/mem");
+}
+
+TEST_CASE("power cut drops unsynced bytes only") {
+  MemFs fs;
+  REQUIRE(fs.CreateDirs("/d").ok());
+  auto file = fs.Open("/d/f");
+  REQUIRE(file.ok());
+  CHECK((*file)->Append("durable").ok());
+  CHECK((*file)->Sync().ok());
+  CHECK((*file)->Append("-lost").ok());
+  CHECK((*file)->Write(0, "D").ok());
+  fs.SimulatePowerCutForTest();
+  CHECK(ReadAll(**file) == "durable");
+}
+
+TEST_CASE("fault fs fails exactly the nth write") {
+  MemFs base;
+  FaultFs fs(&base);
+  REQUIRE(fs.CreateDirs("/d").ok());
+  auto file = fs.Open("/d/f");
+  REQUIRE(file.ok());
+  fs.FailNthWrite(2);
+  CHECK((*file)->Append("a").ok());
+  Status s = (*file)->Append("b");
+  CHECK(s.IsIOError());
+  CHECK((*file)->Append("c").ok());
+  CHECK(ReadAll(**file) == "ac");
+  CHECK(fs.writes() == 3);
+}
+
+TEST_CASE("fault fs short write keeps a prefix and fails") {
+  MemFs base;
+  FaultFs fs(&base);
+  REQUIRE(fs.CreateDirs("/d").ok());
+  auto file = fs.Open("/d/f");
+  REQUIRE(file.ok());
+  fs.ShortNthWrite(1, 3);
+  CHECK((*file)->Append("abcdef").IsIOError());
+  CHECK(ReadAll(**file) == "abc");
+}
+
+TEST_CASE("fault fs fails the nth sync") {
+  MemFs base;
+  FaultFs fs(&base);
+  REQUIRE(fs.CreateDirs("/d").ok());
+  auto file = fs.Open("/d/f");
+  REQUIRE(file.ok());
+  fs.FailNthSync(1);
+  CHECK((*file)->Sync().IsIOError());
+  CHECK((*file)->Sync().ok());
+  CHECK(fs.syncs() == 2);
+}
+
+TEST_CASE("fault fs reports no space once the limit is reached") {
+  MemFs base;
+  FaultFs fs(&base);
+  REQUIRE(fs.CreateDirs("/d").ok());
+  auto file = fs.Open("/d/f");
+  REQUIRE(file.ok());
+  fs.SetSpaceLimit(5);
+  CHECK((*file)->Append("abcd").ok());
+  Status s = (*file)->Append("ef");
+  CHECK(s.IsIOError());
+  CHECK(s.message().find("No space left on device") != std::string_view::npos);
+  fs.Clear();
+  CHECK((*file)->Append("ef").ok());
+}
+
+}  // namespace
+}  // namespace slotkv

@@ -1,0 +1,37 @@
+#include "core/base/hash.h"
+
+#include <xxhash.h>
+
+namespace slotkv {
+
+uint64_t KeyHash(std::string_view key) { return XXH3_64bits(key.data(), key.size()); }
+
+uint32_t Checksum(std::string_view data) {
+  return static_cast<uint32_t>(XXH3_64bits(data.data(), data.size()));
+}
+
+uint16_t Crc16(std::string_view data) {
+  // CRC16-CCITT/XMODEM: polynomial 0x1021, initial value 0, no reflection (Redis crc16.c).
+  uint16_t crc = 0;
+  for (unsigned char byte : data) {
+    crc ^= static_cast<uint16_t>(byte) << 8;
+    for (int i = 0; i < 8; ++i) {
+      crc = (crc & 0x8000) ? static_cast<uint16_t>((crc << 1) ^ 0x1021)
+                           : static_cast<uint16_t>(crc << 1);
+    }
+  }
+  return crc;
+}
+
+uint16_t HashSlot(std::string_view key) {
+  size_t open = key.find('{');
+  if (open != std::string_view::npos) {
+    size_t close = key.find('}', open + 1);
+    if (close != std::string_view::npos && close > open + 1) {
+      key = key.substr(open + 1, close - open - 1);
+    }
+  }
+  return Crc16(key) & (kHashSlots - 1);
+}
+
+}  // namespace slotkv

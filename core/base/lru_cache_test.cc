@@ -1,0 +1,54 @@
+#include "core/base/lru_cache.h"
+
+#include <doctest/doctest.h>
+
+#include <string>
+
+namespace slotkv {
+namespace {
+
+TEST_CASE("least recently used entry is evicted first") {
+  LruCache<int, std::string> cache(30);
+  cache.Insert(1, "a", 10);
+  cache.Insert(2, "b", 10);
+  cache.Insert(3, "c", 10);
+  REQUIRE(cache.Lookup(1) != nullptr);  // 1 becomes most recent
+  cache.Insert(4, "d", 10);              // evicts 2
+  CHECK(cache.Lookup(2) == nullptr);
+  CHECK(*cache.Lookup(1) == "a");
+  CHECK(*cache.Lookup(4) == "d");
+  CHECK(cache.size_bytes() == 30);
+}
+
+TEST_CASE("erase invalidates one key only") {
+  LruCache<int, int> cache(100);
+  cache.Insert(1, 10, 1);
+  cache.Insert(2, 20, 1);
+  cache.Erase(1);
+  CHECK(cache.Lookup(1) == nullptr);
+  CHECK(*cache.Lookup(2) == 20);
+  CHECK(cache.hits() == 1);
+  CHECK(cache.misses() == 1);
+}
+
+TEST_CASE("replacing a key updates its charge") {
+  LruCache<int, int> cache(100);
+  cache.Insert(1, 10, 60);
+  cache.Insert(1, 11, 20);
+  CHECK(cache.size_bytes() == 20);
+  CHECK(*cache.Lookup(1) == 11);
+}
+
+TEST_CASE("entry larger than the budget is not kept, and shrinking evicts") {
+  LruCache<int, int> cache(10);
+  cache.Insert(1, 1, 11);
+  CHECK(cache.entries() == 0);
+  cache.Insert(2, 2, 5);
+  cache.Insert(3, 3, 5);
+  cache.SetCapacity(5);
+  CHECK(cache.entries() == 1);
+  CHECK(cache.Lookup(3) != nullptr);
+}
+
+}  // namespace
+}  // namespace slotkv

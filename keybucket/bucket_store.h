@@ -1,0 +1,89 @@
+// BucketStore: one slot's on-disk hash table of key cells.
+//
+// Design. A key goes to bucket `hash % bucket_count`; bucket_count is fixed when the store is
+// created (from the key-count estimate) and recorded in `buckets.meta`. A bucket at split depth
+// d is 2^d pages; the key's page is `(hash >> 32) & (2^d - 1)`. When a write does not fit, the
+// bucket moves to the smallest depth at which every page fits (no cap but the 32 hash bits), so
+// a slot's key count is bounded by disk space alone. The pages of all buckets at depth d live
+// in the sparse file `buckets-DD.dat` at page number (bucket << d) + index; pages left behind
+// by a split are punched out. Per-bucket depths (one byte each) live in `buckets.depth`.
+//
+// Crash safety. WriteBucket writes pages; a split writes its pages to the deeper file and
+// changes the in-memory depth only. Sync() makes the pages durable, then records new depths,
+// then frees the pages a split left behind. Killed before Sync, the old depth still points at
+// intact old pages; the slot's WAL replay then redoes the write (cells carry seq numbers, so
+// redoing is harmless).
+//
+// Reads go through a page cache (LRU by bytes, invalidated per page on write).
+// Thread rule: one owner thread (the slot's worker) calls everything.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/base/fs.h"
+#include "core/base/status.h"
+#include "keybucket/cell.h"
+
+namespace slotkv::keybucket {
+
+struct BucketStoreOptions {
+  Fs* fs = nullptr;              // must outlive the store
+  std::string dir;               // the slot directory (exists)
+  uint32_t bucket_count = 1024;  // used only when the store is created
+  size_t page_cache_bytes = 16 << 20;
+  bool fsync = true;             // Sync() calls File::Sync (false for pure-memory mode)
+};
+
+struct BucketStoreStats {
+  uint64_t pages_read = 0;        // from the file (cache misses)
+  uint64_t pages_written = 0;
+  uint64_t page_bytes_written = 0;
+  uint64_t cache_hits = 0;
+  uint64_t splits = 0;            // depth increases
+  uint64_t pages_in_use = 0;      // sum of 2^depth over buckets
+};
+
+class BucketStore {
+ public:
+  // Opens the store in options.dir, creating it on first use. An existing store keeps its
+  // recorded bucket count. Corruption when the metadata is damaged.
+  static Result<std::unique_ptr<BucketStore>> Open(const BucketStoreOptions& options);
+  ~BucketStore();
+
+  uint32_t bucket_count() const;
+  uint32_t BucketOf(uint64_t hash) const;
+  uint32_t depth(uint32_t bucket) const;
+  // Number of pages of bucket (2^depth).
+  uint32_t page_count(uint32_t bucket) const;
+  // The page of bucket that holds hash, at the bucket's current depth.
+  uint32_t PageOf(uint32_t bucket, uint64_t hash) const;
+
+  // Finds key's cell: reads one page. nullopt when absent.
+  Result<std::optional<Cell>> Lookup(uint64_t hash, std::string_view key);
+  // Appends every cell of bucket (all its pages) to *cells.
+  Status ReadBucket(uint32_t bucket, std::vector<Cell>* cells);
+  // Appends the cells of one page of bucket (index < page_count(bucket)) to *cells.
+  Status ReadPage(uint32_t bucket, uint32_t index, std::vector<Cell>* cells);
+  // Replaces the whole content of bucket with cells (each cell's hash must map to bucket),
+  // splitting when needed. Pages whose bytes do not change are not rewritten.
+  // InvalidArgument when one cell cannot fit even alone in a page.
+  Status WriteBucket(uint32_t bucket, const std::vector<Cell>& cells);
+  // Makes every WriteBucket so far durable (see the design note), and frees split leftovers.
+  Status Sync();
+
+  // Bytes the page files take on disk (pages in use).
+  uint64_t disk_bytes() const;
+  const BucketStoreStats& stats() const;
+
+ private:
+  struct Impl;
+  explicit BucketStore(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace slotkv::keybucket

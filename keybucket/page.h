@@ -1,0 +1,37 @@
+// Bucket page codec: a fixed 4 KiB page holding the cells of one bucket (or of one split of it).
+// Pure: bytes in, cells out. The exact layout is the grammar at the top of page.cc.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/base/status.h"
+#include "keybucket/cell.h"
+
+namespace slotkv::keybucket {
+
+constexpr size_t kPageSize = 4096;
+
+// Bytes one cell takes in a page (its directory entry included).
+size_t CellFootprint(const Cell& cell);
+// Bytes available for cells in a page.
+size_t PageCapacity();
+// Whether cells fit in one page together.
+bool CellsFit(const std::vector<Cell>& cells);
+
+// Encodes cells into exactly kPageSize bytes at page.
+// InvalidArgument when they do not fit.
+Status EncodePage(const std::vector<Cell>& cells, char* page);
+
+// Decodes a page; appends its cells to *cells. An all-zero page (never written) is valid and
+// empty. Corruption on a checksum mismatch or malformed content.
+// REQUIRES: page.size() == kPageSize.
+Status DecodePage(std::string_view page, std::vector<Cell>* cells);
+
+// Looks one key up without decoding the other cells: compares fingerprints first.
+// Returns true and fills *cell when found; false when absent; Corruption as DecodePage.
+Result<bool> FindInPage(std::string_view page, uint64_t hash, std::string_view key, Cell* cell);
+
+}  // namespace slotkv::keybucket

@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# Installs every Debian package slotkv needs to build, test and run. Idempotent: packages already
+# present are skipped, so a second run makes no network call.
+set -euo pipefail
+
+packages=(
+  g++ cmake ccache pkg-config
+  libzstd-dev libxxhash-dev liburing-dev libboost-dev
+  prometheus-cpp-dev libcpp-httplib-dev libzookeeper-mt-dev doctest-dev
+  redis-tools python3-redis python3-pytest
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+
+sudo_cmd=()
+[ "$(id -u)" -ne 0 ] && sudo_cmd=(sudo)
+echo "setup: installing ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+"${sudo_cmd[@]}" apt-get update -qq
+"${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null

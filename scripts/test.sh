@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# Installs what is missing, builds, and runs every test through ctest: a Release build, then an
+# ASan+UBSan build of the same tests. Exits non-zero on any failure.
+# SLOTKV_SKIP_ASAN=1 skips the sanitizer build (quicker local runs).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+./scripts/setup.sh
+
+jobs=${SLOTKV_JOBS:-2}
+
+run_suite() {  # build-dir, extra cmake args...
+  local dir=$1
+  shift
+  cmake -S . -B "$dir" "$@" >/dev/null
+  cmake --build "$dir" -j"$jobs"
+  ctest --test-dir "$dir" --output-on-failure --timeout 900
+}
+
+run_suite build/release -DCMAKE_BUILD_TYPE=Release
+if [ "${SLOTKV_SKIP_ASAN:-0}" != 1 ]; then
+  run_suite build/asan -DCMAKE_BUILD_TYPE=Debug -DSLOTKV_SANITIZE=ON
+fi

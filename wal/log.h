@@ -1,0 +1,95 @@
+// Log: one slot's write-ahead log, a numbered series of files `wal-NNNNNN.log` in the slot's
+// directory. Records are appended to the newest file; a new file starts once the current one
+// passes Options::file_bytes. Files are removed whole, oldest first, once the slot says nothing
+// in them is needed (RemoveFilesBefore).
+//
+// Group commit: Append() only buffers in memory; Commit() writes the buffer with one write and,
+// per the fsync policy, syncs it. A writer acknowledges a request only after Commit() returned
+// OK for it: with kAlways the record is then on disk, otherwise it is in the OS and survives the
+// process being killed.
+//
+// After a failed write or sync the log refuses every further Append/Commit with the same
+// IOError until it is reopened: what reached the file is unknown.
+//
+// Thread rule: one owner thread (the slot's worker) calls everything.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/base/clock.h"
+#include "core/base/fs.h"
+#include "core/base/status.h"
+#include "wal/record.h"
+
+namespace slotkv::wal {
+
+enum class FsyncPolicy { kAlways, kEverySec, kNo };
+
+// Where a record lives, so a reader can fetch it again.
+struct LogPos {
+  uint32_t file_no = 0;
+  uint64_t offset = 0;  // of the record header in the file
+  uint32_t size = 0;    // whole encoded record, header included
+};
+
+struct LogStats {
+  uint64_t records_appended = 0;
+  uint64_t bytes_written = 0;  // bytes handed to the file system
+  uint64_t syncs = 0;
+  uint64_t files_removed = 0;
+};
+
+class Log {
+ public:
+  struct Options {
+    Fs* fs = nullptr;          // must outlive the Log
+    std::string dir;           // the slot directory (exists)
+    FsyncPolicy fsync = FsyncPolicy::kEverySec;
+    uint64_t file_bytes = 64 << 20;
+    Clock* clock = nullptr;    // for everysec; SystemClock() when null
+  };
+
+  // Called for each valid record in log order during Open.
+  using Visitor = std::function<Status(const Record&, const LogPos&)>;
+
+  // Opens the log in options.dir, replaying every record of every file in order through visit
+  // (a visitor error stops Open and is returned). A damaged tail of the newest file (incomplete
+  // record, zero fill, or a bad record that reaches the end of the file) is truncated and
+  // counted in truncated_tail_bytes(). Damage anywhere else returns Corruption naming the file
+  // and offset, e.g. "wal-000002.log at offset 4096: checksum mismatch".
+  static Result<std::unique_ptr<Log>> Open(const Options& options, const Visitor& visit);
+
+  ~Log();
+
+  // Buffers record; returns where it will live. Readable through ReadAt at once.
+  Result<LogPos> Append(const Record& record);
+  // Writes buffered records to the file; syncs per policy (kAlways: always; kEverySec: when the
+  // last sync is at least a second old; kNo: never).
+  Status Commit();
+  // Writes buffered records and syncs now, whatever the policy.
+  Status Sync();
+  // Reads back the record at pos (from the buffer or the file) and checks its checksum.
+  Result<Record> ReadAt(const LogPos& pos) const;
+
+  // Removes every file numbered below file_no (never the current file).
+  Status RemoveFilesBefore(uint32_t file_no);
+
+  uint32_t current_file_no() const;
+  uint32_t oldest_file_no() const;
+  // Bytes of all files, buffered bytes included.
+  uint64_t total_bytes() const;
+  uint64_t truncated_tail_bytes() const;
+  bool failed() const;
+  const LogStats& stats() const;
+
+ private:
+  struct Impl;
+  explicit Log(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace slotkv::wal

@@ -1,0 +1,57 @@
+// WAL records: the unit a slot's write-ahead log holds. Encoding is pure (bytes in, bytes out).
+//
+// On disk, one record:
+//   record   := crc32:fixed32 length:fixed32 body[length]
+//   body     := kind:u8 seq:fixed64 payload
+//   payload  := (kind = kPut)    type:u8 expire_at_ms:fixed64 key:lenprefixed value:lenprefixed
+//             | (kind = kDelete) key:lenprefixed
+//             | (kind = kGroupFlushed) group:fixed32
+//   crc32 = Checksum(length bytes ++ body), so a torn length is caught too.
+// lenprefixed = varint32 length, then the bytes. Kinds are on-disk numbers: never reuse one.
+// Example: Put seq=7 "k"->"v" string, no expiry is 8 + 1+8 + 1+8+2+2 = 30 bytes.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "core/base/status.h"
+
+namespace slotkv::wal {
+
+enum class RecordKind : uint8_t {
+  kPut = 1,
+  kDelete = 2,
+  // Every record of `group` with seq <= this record's seq is persisted in buckets and chunks:
+  // replay drops them.
+  kGroupFlushed = 3,
+};
+
+struct Record {
+  RecordKind kind = RecordKind::kPut;
+  uint64_t seq = 0;
+  uint8_t type_tag = 0;       // kPut
+  int64_t expire_at_ms = 0;   // kPut; 0 = no expiry
+  std::string key;            // kPut, kDelete
+  std::string value;          // kPut
+  uint32_t group = 0;         // kGroupFlushed
+
+  bool operator==(const Record&) const = default;
+};
+
+constexpr size_t kRecordHeaderSize = 8;  // crc32 + length
+// Largest body accepted when decoding (a 512 MB value plus room for the rest).
+constexpr uint32_t kMaxRecordBody = (512u << 20) + (1u << 20);
+
+// Appends the encoded record to *out.
+void EncodeRecord(const Record& record, std::string* out);
+
+enum class DecodeResult {
+  kOk,          // *record filled, *consumed = bytes used
+  kIncomplete,  // input ends inside the record (or holds only zero bytes): a possible torn tail
+  kCorrupt,     // checksum mismatch or malformed body
+};
+// Decodes the record at the start of in.
+DecodeResult DecodeRecord(std::string_view in, Record* record, size_t* consumed);
+
+}  // namespace slotkv::wal
