@@ -76,6 +76,11 @@ class BucketStore {
   // Makes every WriteBucket so far durable (see the design note), and frees split leftovers.
   Status Sync();
 
+  // Cells in all buckets, as of the last WriteBucket of each (durable with Sync, in
+  // buckets.count). Expired cells count until a write drops them.
+  uint64_t cell_count() const;
+  uint32_t bucket_cell_count(uint32_t bucket) const;
+
   // Bytes the page files take on disk (pages in use).
   uint64_t disk_bytes() const;
   const BucketStoreStats& stats() const;

@@ -1,0 +1,385 @@
+// Log: a numbered series of WAL files in one slot directory.
+//
+//   dir/     := wal-NNNNNN.log ...      NNNNNN = file number, decimal, zero-padded to 6 digits
+//                                       (more digits past 999999), starting at 1
+//   file     := record*                 records as in wal/record.cc, back to back, no padding
+//   tail     := record* (torn | zero*)  only the newest file may end in a torn record or zero
+//                                       fill; Open truncates it
+//
+// Example: a slot with file_bytes = 64 MB after 70 MB of records holds
+//   wal-000001.log  (64 MB + the record that crossed the limit)
+//   wal-000002.log  (the rest)
+// and a LogPos {file_no=2, offset=4096, size=30} names the 30-byte record at byte 4096 of
+// wal-000002.log. Records never span files.
+//
+// Design: appends go to an in-memory buffer that belongs to the current (newest) file and starts
+// at its written size; Commit hands the whole buffer to the file in one Append. So a LogPos in the
+// current file at or past written_ lives in the buffer. Every live file keeps an open handle for
+// ReadAt. A failed write or sync leaves failed_ set: what reached the file is unknown, so the log
+// refuses further writes until it is reopened and replay decides.
+#include "wal/log.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <map>
+
+#include "core/base/coding.h"
+#include "core/base/hash.h"
+
+namespace slotkv::wal {
+namespace {
+
+// Replay reads files this many bytes at a time (more when one record is larger).
+constexpr size_t kReadChunk = 4 << 20;
+constexpr int64_t kEverySecUs = 1'000'000;
+
+std::string FileName(uint32_t file_no) {
+  char name[32];
+  std::snprintf(name, sizeof(name), "wal-%06u.log", file_no);
+  return name;
+}
+
+// The number in "wal-NNNNNN.log", or 0 when name is not a WAL file.
+uint32_t ParseFileName(std::string_view name) {
+  constexpr std::string_view kPrefix = "wal-", kSuffix = ".log";
+  if (name.size() < kPrefix.size() + 6 + kSuffix.size() || !name.starts_with(kPrefix) ||
+      !name.ends_with(kSuffix)) {
+    return 0;
+  }
+  std::string_view digits = name.substr(kPrefix.size(), name.size() - 8);
+  if (digits.size() > 10) return 0;
+  uint64_t n = 0;
+  for (char c : digits) {
+    if (c < '0' || c > '9') return 0;
+    n = n * 10 + static_cast<uint64_t>(c - '0');
+  }
+  return n > UINT32_MAX ? 0 : static_cast<uint32_t>(n);
+}
+
+Status CorruptionAt(uint32_t file_no, uint64_t offset, std::string_view reason) {
+  return Status::Corruption(FileName(file_no) + " at offset " + std::to_string(offset) + ": " +
+                            std::string(reason));
+}
+
+// Why DecodeRecord said kCorrupt for in (which holds the whole declared record).
+std::string_view CorruptReason(std::string_view in) {
+  const uint32_t length = DecodeFixed32(in.data() + 4);
+  if (length > kMaxRecordBody) return "record too large";
+  if (DecodeFixed32(in.data()) != Checksum(in.substr(4, 4 + static_cast<size_t>(length)))) {
+    return "checksum mismatch";
+  }
+  return "malformed record";
+}
+
+// Sequential reader over one file for replay: keeps a window of the file in memory and reads
+// ahead in big chunks, so replay costs one read per kReadChunk, not one per record.
+class ChunkReader {
+ public:
+  ChunkReader(const File* file, uint64_t size) : file_(file), size_(size) {}
+
+  // Returns the buffered bytes from off on, at least min(n, size - off) of them.
+  // REQUIRES: off never decreases between calls; off <= size.
+  Result<std::string_view> Peek(uint64_t off, size_t n) {
+    n = static_cast<size_t>(std::min<uint64_t>(n, size_ - off));
+    if (off + n > start_ + buf_.size()) {
+      buf_.erase(0, static_cast<size_t>(std::min<uint64_t>(off - start_, buf_.size())));
+      start_ = off;
+      const size_t want =
+          static_cast<size_t>(std::min<uint64_t>(std::max(n, kReadChunk), size_ - off));
+      size_t have = buf_.size();
+      buf_.resize(want);
+      while (have < want) {
+        SLOTKV_ASSIGN_OR_RETURN(size_t got,
+                                file_->Read(start_ + have, want - have, buf_.data() + have));
+        if (got == 0) break;  // the file shrank under us: decode what is there
+        have += got;
+      }
+      buf_.resize(have);
+    }
+    return std::string_view(buf_).substr(static_cast<size_t>(off - start_));
+  }
+
+ private:
+  const File* file_;
+  uint64_t size_;
+  uint64_t start_ = 0;  // file offset of buf_[0]
+  std::string buf_;
+};
+
+bool AllZero(std::string_view s) {
+  return std::all_of(s.begin(), s.end(), [](char c) { return c == 0; });
+}
+
+}  // namespace
+
+struct Log::Impl {
+  struct LiveFile {
+    std::unique_ptr<File> file;
+    uint64_t size = 0;  // bytes written to the file (the buffer not included)
+  };
+
+  Options options;
+  Clock* clock = nullptr;
+  std::map<uint32_t, LiveFile> files;  // never empty after Open; the last is the current file
+  uint32_t current_no = 0;
+  std::string buffer;     // encoded records not yet written, to follow files[current_no]
+  bool unsynced = false;  // bytes reached the current file since its last sync
+  int64_t last_sync_us = 0;
+  Status failure;  // first write/sync error; sticky
+  uint64_t truncated_tail_bytes = 0;
+  LogStats stats;
+
+  std::string PathOf(uint32_t file_no) const { return JoinPath(options.dir, FileName(file_no)); }
+  LiveFile& Current() { return files.at(current_no); }
+
+  Status Fail(Status st) {
+    if (failure.ok()) failure = st;
+    return st;
+  }
+
+  Status SyncCurrent() {
+    Status st = Current().file->Sync();
+    if (!st.ok()) return Fail(std::move(st));
+    ++stats.syncs;
+    unsynced = false;
+    last_sync_us = clock->MonotonicUs();
+    return Status::OK();
+  }
+
+  Status WriteBuffer() {
+    if (buffer.empty()) return Status::OK();
+    Status st = Current().file->Append(buffer);
+    if (!st.ok()) return Fail(std::move(st));
+    Current().size += buffer.size();
+    stats.bytes_written += buffer.size();
+    buffer.clear();
+    unsynced = true;
+    return Status::OK();
+  }
+
+  // Creates file_no and makes it the current file.
+  Status CreateFile(uint32_t file_no) {
+    SLOTKV_ASSIGN_OR_RETURN(std::unique_ptr<File> file, options.fs->Open(PathOf(file_no)));
+    SLOTKV_RETURN_IF_ERROR(options.fs->SyncDir(options.dir));
+    files[file_no] = LiveFile{std::move(file), 0};
+    current_no = file_no;
+    unsynced = false;
+    return Status::OK();
+  }
+
+  // Closes the current file (written out, synced unless kNo) and starts the next one.
+  Status Rotate() {
+    SLOTKV_RETURN_IF_ERROR(WriteBuffer());
+    if (options.fsync != FsyncPolicy::kNo && unsynced) SLOTKV_RETURN_IF_ERROR(SyncCurrent());
+    Status st = CreateFile(current_no + 1);
+    if (!st.ok()) return Fail(std::move(st));
+    return Status::OK();
+  }
+
+  Status Replay(uint32_t file_no, bool newest, const Visitor& visit);
+};
+
+// Replays one file. For the newest file a damaged tail is truncated; anything else damaged is
+// Corruption naming the file and offset.
+Status Log::Impl::Replay(uint32_t file_no, bool newest, const Visitor& visit) {
+  LiveFile& live = files.at(file_no);
+  const uint64_t size = live.file->Size();
+  ChunkReader reader(live.file.get(), size);
+  uint64_t off = 0;
+  std::string_view tail_reason;
+  while (off < size) {
+    SLOTKV_ASSIGN_OR_RETURN(std::string_view in, reader.Peek(off, kRecordHeaderSize));
+    uint64_t declared_end = size + 1;  // unknown until a header is read: treat as past the end
+    if (in.size() >= kRecordHeaderSize) {
+      declared_end = off + kRecordHeaderSize + DecodeFixed32(in.data() + 4);
+      if (declared_end <= size) {
+        SLOTKV_ASSIGN_OR_RETURN(in, reader.Peek(off, static_cast<size_t>(declared_end - off)));
+      }
+    }
+    Record record;
+    size_t consumed = 0;
+    const DecodeResult result = DecodeRecord(in, &record, &consumed);
+    if (result == DecodeResult::kOk) {
+      if (visit) {
+        SLOTKV_RETURN_IF_ERROR(
+            visit(record, LogPos{file_no, off, static_cast<uint32_t>(consumed)}));
+      }
+      off += consumed;
+      continue;
+    }
+    if (in.size() >= kRecordHeaderSize && AllZero(in.substr(0, kRecordHeaderSize))) {
+      // Zero fill is a tail only when nothing but zeros follows it.
+      for (uint64_t at = off; at < size;) {
+        SLOTKV_ASSIGN_OR_RETURN(std::string_view rest, reader.Peek(at, kReadChunk));
+        if (rest.empty()) break;
+        if (!AllZero(rest)) return CorruptionAt(file_no, off, "zero-filled header before data");
+        at += rest.size();
+      }
+      tail_reason = "zero fill";
+    } else if (result == DecodeResult::kIncomplete) {
+      tail_reason = "incomplete record";
+    } else if (declared_end >= size) {
+      tail_reason = CorruptReason(in);
+    } else {
+      return CorruptionAt(file_no, off, CorruptReason(in));
+    }
+    break;
+  }
+  if (off == size) {
+    live.size = size;
+    return Status::OK();
+  }
+  if (!newest) return CorruptionAt(file_no, off, tail_reason);
+  // A torn tail of the newest file: the write that made it was never acknowledged as durable.
+  SLOTKV_RETURN_IF_ERROR(live.file->Truncate(off));
+  SLOTKV_RETURN_IF_ERROR(live.file->Sync());
+  ++stats.syncs;
+  truncated_tail_bytes += size - off;
+  live.size = off;
+  return Status::OK();
+}
+
+Result<std::unique_ptr<Log>> Log::Open(const Options& options, const Visitor& visit) {
+  if (options.fs == nullptr) return Status::InvalidArgument("wal: Options::fs is null");
+  auto impl = std::make_unique<Impl>();
+  impl->options = options;
+  impl->clock = options.clock != nullptr ? options.clock : SystemClock();
+
+  SLOTKV_ASSIGN_OR_RETURN(std::vector<std::string> names, options.fs->List(options.dir));
+  std::vector<uint32_t> numbers;
+  for (const std::string& name : names) {
+    if (uint32_t n = ParseFileName(name); n != 0) numbers.push_back(n);
+  }
+  std::sort(numbers.begin(), numbers.end());
+  for (uint32_t n : numbers) {
+    SLOTKV_ASSIGN_OR_RETURN(std::unique_ptr<File> file, options.fs->Open(impl->PathOf(n)));
+    impl->files[n] = Impl::LiveFile{std::move(file), 0};
+  }
+  for (uint32_t n : numbers) {
+    SLOTKV_RETURN_IF_ERROR(impl->Replay(n, n == numbers.back(), visit));
+  }
+  if (numbers.empty()) {
+    SLOTKV_RETURN_IF_ERROR(impl->CreateFile(1));
+  } else {
+    impl->current_no = numbers.back();
+  }
+  impl->last_sync_us = impl->clock->MonotonicUs();
+  return std::unique_ptr<Log>(new Log(std::move(impl)));
+}
+
+Log::Log(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+
+// Buffered records that were never committed are dropped: nobody was told they are stored.
+Log::~Log() = default;
+
+Result<LogPos> Log::Append(const Record& record) {
+  Impl& m = *impl_;
+  if (!m.failure.ok()) return m.failure;
+  const uint64_t current_size = m.Current().size + m.buffer.size();
+  if (current_size > 0 && current_size >= m.options.file_bytes) {
+    SLOTKV_RETURN_IF_ERROR(m.Rotate());
+  }
+  const size_t start = m.buffer.size();
+  EncodeRecord(record, &m.buffer);
+  const size_t encoded = m.buffer.size() - start;
+  if (encoded - kRecordHeaderSize > kMaxRecordBody) {
+    m.buffer.resize(start);
+    return Status::InvalidArgument("wal: record of " + std::to_string(encoded) +
+                                   " bytes is larger than the limit");
+  }
+  ++m.stats.records_appended;
+  return LogPos{m.current_no, m.Current().size + start, static_cast<uint32_t>(encoded)};
+}
+
+Status Log::Commit() {
+  Impl& m = *impl_;
+  if (!m.failure.ok()) return m.failure;
+  SLOTKV_RETURN_IF_ERROR(m.WriteBuffer());
+  if (!m.unsynced) return Status::OK();
+  switch (m.options.fsync) {
+    case FsyncPolicy::kAlways:
+      return m.SyncCurrent();
+    case FsyncPolicy::kEverySec:
+      if (m.clock->MonotonicUs() - m.last_sync_us >= kEverySecUs) return m.SyncCurrent();
+      return Status::OK();
+    case FsyncPolicy::kNo:
+      return Status::OK();
+  }
+  return Status::OK();
+}
+
+Status Log::Sync() {
+  Impl& m = *impl_;
+  if (!m.failure.ok()) return m.failure;
+  SLOTKV_RETURN_IF_ERROR(m.WriteBuffer());
+  return m.SyncCurrent();
+}
+
+Result<Record> Log::ReadAt(const LogPos& pos) const {
+  const Impl& m = *impl_;
+  auto it = m.files.find(pos.file_no);
+  if (it == m.files.end()) {
+    return Status::NotFound(FileName(pos.file_no) + " is not a live WAL file");
+  }
+  if (pos.size < kRecordHeaderSize) {
+    return Status::InvalidArgument("wal: LogPos size " + std::to_string(pos.size) + " too small");
+  }
+  std::string from_file;
+  std::string_view in;
+  const uint64_t written = it->second.size;
+  if (pos.file_no == m.current_no && pos.offset >= written) {
+    const uint64_t at = pos.offset - written;
+    if (at + pos.size > m.buffer.size()) {
+      return Status::InvalidArgument("wal: LogPos past the end of " + FileName(pos.file_no));
+    }
+    in = std::string_view(m.buffer).substr(static_cast<size_t>(at), pos.size);
+  } else {
+    if (pos.offset + pos.size > written) {
+      return Status::InvalidArgument("wal: LogPos past the end of " + FileName(pos.file_no));
+    }
+    from_file.resize(pos.size);
+    SLOTKV_ASSIGN_OR_RETURN(size_t got,
+                            it->second.file->Read(pos.offset, pos.size, from_file.data()));
+    if (got != pos.size) return CorruptionAt(pos.file_no, pos.offset, "short read");
+    in = from_file;
+  }
+  Record record;
+  size_t consumed = 0;
+  switch (DecodeRecord(in, &record, &consumed)) {
+    case DecodeResult::kOk:
+      if (consumed != pos.size) return CorruptionAt(pos.file_no, pos.offset, "size mismatch");
+      return record;
+    case DecodeResult::kIncomplete:
+      return CorruptionAt(pos.file_no, pos.offset, "incomplete record");
+    case DecodeResult::kCorrupt:
+      break;
+  }
+  return CorruptionAt(pos.file_no, pos.offset, CorruptReason(in));
+}
+
+Status Log::RemoveFilesBefore(uint32_t file_no) {
+  Impl& m = *impl_;
+  while (!m.files.empty()) {
+    auto it = m.files.begin();
+    if (it->first >= file_no || it->first == m.current_no) break;
+    SLOTKV_RETURN_IF_ERROR(m.options.fs->Remove(m.PathOf(it->first)));
+    m.files.erase(it);
+    ++m.stats.files_removed;
+  }
+  return Status::OK();
+}
+
+uint32_t Log::current_file_no() const { return impl_->current_no; }
+uint32_t Log::oldest_file_no() const { return impl_->files.begin()->first; }
+
+uint64_t Log::total_bytes() const {
+  uint64_t total = impl_->buffer.size();
+  for (const auto& [no, live] : impl_->files) total += live.size;
+  return total;
+}
+
+uint64_t Log::truncated_tail_bytes() const { return impl_->truncated_tail_bytes; }
+bool Log::failed() const { return !impl_->failure.ok(); }
+const LogStats& Log::stats() const { return impl_->stats; }
+
+}  // namespace slotkv::wal

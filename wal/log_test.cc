@@ -1,0 +1,792 @@
+#include "wal/log.h"
+
+#include <doctest/doctest.h>
+#include <stdlib.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cstdio>
+#include <filesystem>
+
+#include "core/base/clock.h"
+#include "core/base/coding.h"
+#include "core/base/fault_fs.h"
+#include "core/base/fs.h"
+#include "core/base/hash.h"
+#include "core/base/mem_fs.h"
+
+namespace slotkv::wal {
+namespace {
+
+constexpr const char* kDir = "/data/slot-0000";
+
+Record Put(uint64_t seq, std::string key, std::string value) {
+  Record r;
+  r.seq = seq;
+  r.key = std::move(key);
+  r.value = std::move(value);
+  return r;
+}
+
+std::string Path(uint32_t file_no) {
+  char name[32];
+  std::snprintf(name, sizeof(name), "wal-%06u.log", file_no);
+  return JoinPath(kDir, name);
+}
+
+struct Replayed {
+  std::vector<Record> records;
+  std::vector<LogPos> positions;
+};
+
+// An in-memory slot directory and the helpers each case needs.
+struct LogEnv {
+  MemFs mem;
+  Fs* fs = &mem;
+  ManualClock clock;
+  Log::Options options;
+
+  LogEnv() {
+    REQUIRE(mem.CreateDirs(kDir).ok());
+    options.fs = fs;
+    options.dir = kDir;
+    options.fsync = FsyncPolicy::kAlways;
+    options.clock = &clock;
+  }
+
+  Result<std::unique_ptr<Log>> TryOpen(Replayed* out = nullptr) {
+    return Log::Open(options, [out](const Record& r, const LogPos& pos) {
+      if (out != nullptr) {
+        out->records.push_back(r);
+        out->positions.push_back(pos);
+      }
+      return Status::OK();
+    });
+  }
+
+  std::unique_ptr<Log> Open(Replayed* out = nullptr) {
+    auto log = TryOpen(out);
+    REQUIRE_MESSAGE(log.ok(), log.status().ToString());
+    return std::move(log).value();
+  }
+
+  // Appends records seq first..first+n-1 ("k<seq>" -> value) and commits them.
+  std::vector<LogPos> Write(Log& log, uint64_t first, int n, size_t value_size = 10) {
+    std::vector<LogPos> positions;
+    for (int i = 0; i < n; ++i) {
+      uint64_t seq = first + static_cast<uint64_t>(i);
+      auto pos = log.Append(Put(seq, "k" + std::to_string(seq), std::string(value_size, 'v')));
+      REQUIRE(pos.ok());
+      positions.push_back(*pos);
+    }
+    REQUIRE(log.Commit().ok());
+    return positions;
+  }
+
+  std::string Contents(uint32_t file_no) {
+    auto data = mem.ReadFile(Path(file_no));
+    REQUIRE(data.ok());
+    return *data;
+  }
+
+  void WriteAt(uint32_t file_no, uint64_t offset, std::string_view bytes) {
+    auto file = mem.Open(Path(file_no));
+    REQUIRE(file.ok());
+    REQUIRE((*file)->Write(offset, bytes).ok());
+  }
+
+  void FlipByte(uint32_t file_no, uint64_t offset) {
+    std::string byte(1, static_cast<char>(Contents(file_no)[offset] ^ 0x40));
+    WriteAt(file_no, offset, byte);
+  }
+
+  void AppendRaw(uint32_t file_no, std::string_view bytes) {
+    WriteAt(file_no, Contents(file_no).size(), bytes);
+  }
+
+  std::vector<std::string> Files() {
+    auto names = mem.List(kDir);
+    REQUIRE(names.ok());
+    std::sort(names->begin(), names->end());
+    return *names;
+  }
+};
+
+std::vector<uint64_t> Seqs(const Replayed& r) {
+  std::vector<uint64_t> seqs;
+  for (const Record& rec : r.records) seqs.push_back(rec.seq);
+  return seqs;
+}
+
+std::vector<uint64_t> Range(uint64_t first, uint64_t last) {
+  std::vector<uint64_t> v;
+  for (uint64_t s = first; s <= last; ++s) v.push_back(s);
+  return v;
+}
+
+TEST_CASE("open on an empty dir creates wal-000001.log") {
+  LogEnv env;
+  auto log = env.Open();
+  CHECK(env.Files() == std::vector<std::string>{"wal-000001.log"});
+  CHECK(log->current_file_no() == 1);
+  CHECK(log->oldest_file_no() == 1);
+  CHECK(log->total_bytes() == 0);
+  CHECK(log->truncated_tail_bytes() == 0);
+  CHECK_FALSE(log->failed());
+}
+
+TEST_CASE("records of every kind replay in order with their positions") {
+  LogEnv env;
+  std::vector<Record> written = {Put(1, "a", "1"), Put(2, "b", std::string(1000, 'x'))};
+  Record del;
+  del.kind = RecordKind::kDelete;
+  del.seq = 3;
+  del.key = "a";
+  Record flushed;
+  flushed.kind = RecordKind::kGroupFlushed;
+  flushed.seq = 4;
+  flushed.group = 17;
+  written.push_back(del);
+  written.push_back(flushed);
+  std::vector<LogPos> positions;
+  {
+    auto log = env.Open();
+    for (const Record& r : written) positions.push_back(*log->Append(r));
+    REQUIRE(log->Commit().ok());
+  }
+  Replayed replayed;
+  auto log = env.Open(&replayed);
+  CHECK(replayed.records == written);
+  REQUIRE(replayed.positions.size() == positions.size());
+  uint64_t offset = 0;
+  for (size_t i = 0; i < positions.size(); ++i) {
+    CHECK(replayed.positions[i].file_no == 1);
+    CHECK(replayed.positions[i].offset == positions[i].offset);
+    CHECK(replayed.positions[i].size == positions[i].size);
+    CHECK(positions[i].offset == offset);
+    offset += positions[i].size;
+  }
+  CHECK(log->truncated_tail_bytes() == 0);
+}
+
+TEST_CASE("files that are not wal files are ignored") {
+  LogEnv env;
+  { env.Write(*env.Open(), 1, 2); }
+  auto other = env.mem.Open(JoinPath(kDir, "wal-1.log"));
+  REQUIRE(other.ok());
+  REQUIRE((*other)->Append("junk").ok());
+  REQUIRE(env.mem.Open(JoinPath(kDir, "bucket-0001")).ok());
+  Replayed replayed;
+  auto log = env.Open(&replayed);
+  CHECK(Seqs(replayed) == Range(1, 2));
+  CHECK(log->current_file_no() == 1);
+}
+
+TEST_CASE("a visitor error stops open and is returned") {
+  LogEnv env;
+  { env.Write(*env.Open(), 1, 3); }
+  int seen = 0;
+  auto log = Log::Open(env.options, [&seen](const Record&, const LogPos&) {
+    return ++seen == 2 ? Status::InvalidArgument("stop here") : Status::OK();
+  });
+  REQUIRE_FALSE(log.ok());
+  CHECK(log.status().IsInvalidArgument());
+  CHECK(log.status().message() == "stop here");
+  CHECK(seen == 2);
+}
+
+TEST_CASE("torn tail of the newest file is truncated, counted and appended over") {
+  LogEnv env;
+  std::string torn;
+  EncodeRecord(Put(4, "torn", "value"), &torn);
+  torn.resize(torn.size() - 3);
+  uint64_t good_end = 0;
+  {
+    auto log = env.Open();
+    env.Write(*log, 1, 3);
+    good_end = log->total_bytes();
+  }
+  env.AppendRaw(1, torn);
+  Replayed replayed;
+  auto log = env.Open(&replayed);
+  CHECK(Seqs(replayed) == Range(1, 3));
+  CHECK(log->truncated_tail_bytes() == torn.size());
+  CHECK(env.Contents(1).size() == good_end);
+  auto pos = env.Write(*log, 10, 1);
+  CHECK(pos[0].offset == good_end);
+  log.reset();
+  Replayed again;
+  log = env.Open(&again);
+  CHECK(Seqs(again) == std::vector<uint64_t>{1, 2, 3, 10});
+  CHECK(log->truncated_tail_bytes() == 0);
+}
+
+TEST_CASE("header cut short at the end of the newest file is truncated") {
+  LogEnv env;
+  { env.Write(*env.Open(), 1, 2); }
+  env.AppendRaw(1, "\x01\x02\x03");
+  Replayed replayed;
+  auto log = env.Open(&replayed);
+  CHECK(Seqs(replayed) == Range(1, 2));
+  CHECK(log->truncated_tail_bytes() == 3);
+}
+
+TEST_CASE("zero-filled tail of the newest file is truncated") {
+  LogEnv env;
+  { env.Write(*env.Open(), 1, 2); }
+  env.AppendRaw(1, std::string(4096, '\0'));
+  Replayed replayed;
+  auto log = env.Open(&replayed);
+  CHECK(Seqs(replayed) == Range(1, 2));
+  CHECK(log->truncated_tail_bytes() == 4096);
+}
+
+TEST_CASE("zero fill followed by data is corruption, not a tail") {
+  LogEnv env;
+  uint64_t end = 0;
+  {
+    auto log = env.Open();
+    env.Write(*log, 1, 2);
+    end = log->total_bytes();
+  }
+  env.AppendRaw(1, std::string(100, '\0') + "x");
+  auto log = env.TryOpen();
+  REQUIRE_FALSE(log.ok());
+  CHECK(log.status().IsCorruption());
+  CHECK(log.status().message() ==
+        "wal-000001.log at offset " + std::to_string(end) + ": zero-filled header before data");
+}
+
+TEST_CASE("bad last record ending exactly at end of file is truncated") {
+  LogEnv env;
+  std::vector<LogPos> pos;
+  { pos = env.Write(*env.Open(), 1, 3); }
+  env.FlipByte(1, pos[2].offset + pos[2].size - 1);
+  Replayed replayed;
+  auto log = env.Open(&replayed);
+  CHECK(Seqs(replayed) == Range(1, 2));
+  CHECK(log->truncated_tail_bytes() == pos[2].size);
+}
+
+TEST_CASE("checksum mismatch in the middle names the file and offset") {
+  LogEnv env;
+  std::vector<LogPos> pos;
+  { pos = env.Write(*env.Open(), 1, 3); }
+  env.FlipByte(1, pos[1].offset + 12);
+  auto log = env.TryOpen();
+  REQUIRE_FALSE(log.ok());
+  CHECK(log.status().IsCorruption());
+  CHECK(log.status().message() ==
+        "wal-000001.log at offset " + std::to_string(pos[1].offset) + ": checksum mismatch");
+}
+
+TEST_CASE("malformed body with a valid checksum in the middle is corruption") {
+  LogEnv env;
+  std::vector<LogPos> pos;
+  { pos = env.Write(*env.Open(), 1, 2); }
+  // Turn the first record's kind into an unknown one and reseal its checksum.
+  std::string rec = env.Contents(1).substr(pos[0].offset, pos[0].size);
+  rec[8] = 9;
+  EncodeFixed32(rec.data(), Checksum(std::string_view(rec).substr(4)));
+  env.WriteAt(1, pos[0].offset, rec);
+  auto log = env.TryOpen();
+  REQUIRE_FALSE(log.ok());
+  CHECK(log.status().message() == "wal-000001.log at offset 0: malformed record");
+}
+
+TEST_CASE("a torn tail in an older file is corruption, not truncated") {
+  LogEnv env;
+  env.options.file_bytes = 100;
+  std::vector<LogPos> pos;
+  { pos = env.Write(*env.Open(), 1, 3, 120); }
+  REQUIRE(pos[2].file_no == 3);
+  const uint64_t end_of_1 = env.Contents(1).size();
+  env.AppendRaw(1, "\x07\x07\x07");
+  auto log = env.TryOpen();
+  REQUIRE_FALSE(log.ok());
+  CHECK(log.status().IsCorruption());
+  CHECK(log.status().message() ==
+        "wal-000001.log at offset " + std::to_string(end_of_1) + ": incomplete record");
+  CHECK(env.Contents(1).size() == end_of_1 + 3);  // left as found
+}
+
+TEST_CASE("a bad last record of an older file is corruption") {
+  LogEnv env;
+  env.options.file_bytes = 100;
+  std::vector<LogPos> pos;
+  { pos = env.Write(*env.Open(), 1, 3, 120); }
+  env.FlipByte(2, pos[1].offset + pos[1].size - 1);
+  auto log = env.TryOpen();
+  REQUIRE_FALSE(log.ok());
+  CHECK(log.status().message() == "wal-000002.log at offset 0: checksum mismatch");
+}
+
+TEST_CASE("files rotate at file_bytes and replay across files in order") {
+  LogEnv env;
+  env.options.file_bytes = 200;
+  std::vector<LogPos> pos;
+  {
+    auto log = env.Open();
+    for (int i = 0; i < 20; ++i) {
+      auto more = env.Write(*log, 1 + i, 1, 40);  // one commit per record
+      pos.push_back(more[0]);
+    }
+    CHECK(log->current_file_no() > 3);
+    CHECK(log->oldest_file_no() == 1);
+  }
+  // Each file holds records until it reaches 200 bytes, then the next one starts.
+  for (size_t i = 1; i < pos.size(); ++i) {
+    if (pos[i].file_no == pos[i - 1].file_no) {
+      CHECK(pos[i].offset == pos[i - 1].offset + pos[i - 1].size);
+    } else {
+      CHECK(pos[i].file_no == pos[i - 1].file_no + 1);
+      CHECK(pos[i].offset == 0);
+      CHECK(pos[i - 1].offset + pos[i - 1].size >= 200);
+      CHECK(pos[i - 1].offset < 200);
+    }
+  }
+  Replayed replayed;
+  auto log = env.Open(&replayed);
+  CHECK(Seqs(replayed) == Range(1, 20));
+  for (size_t i = 0; i < pos.size(); ++i) {
+    CHECK(replayed.positions[i].file_no == pos[i].file_no);
+    CHECK(replayed.positions[i].offset == pos[i].offset);
+  }
+  CHECK(log->current_file_no() == pos.back().file_no);
+}
+
+TEST_CASE("a file exactly at file_bytes starts a new file on the next append") {
+  LogEnv env;
+  std::string one;
+  EncodeRecord(Put(1, "k1", std::string(10, 'v')), &one);
+  env.options.file_bytes = one.size() + 1;
+  auto log = env.Open();
+  auto pos = env.Write(*log, 1, 3);
+  CHECK(pos[0].file_no == 1);
+  CHECK(pos[1].file_no == 1);  // file 1 held one byte less than file_bytes
+  CHECK(pos[2].file_no == 2);  // file 1 held 2 * one.size() >= file_bytes
+  env.options.file_bytes = one.size();
+  log.reset();
+  log = env.Open();
+  CHECK(env.Write(*log, 4, 1)[0].file_no == 3);  // file 2 holds exactly file_bytes
+}
+
+TEST_CASE("rotation writes out the buffer and syncs the old file unless the policy is no") {
+  for (FsyncPolicy policy : {FsyncPolicy::kAlways, FsyncPolicy::kEverySec, FsyncPolicy::kNo}) {
+    LogEnv env;
+    FaultFs fault(&env.mem);
+    env.options.fs = &fault;
+    env.options.fsync = policy;
+    env.options.file_bytes = 100;
+    auto log = env.Open();
+    // Uncommitted records fill file 1; the next append starts file 2.
+    REQUIRE(log->Append(Put(1, "a", std::string(120, 'x'))).ok());
+    REQUIRE(log->Append(Put(2, "b", "y")).ok());
+    CHECK(log->current_file_no() == 2);
+    CHECK(env.Contents(1).size() > 100);
+    CHECK(fault.syncs() == (policy == FsyncPolicy::kNo ? 0 : 1));
+    CHECK(env.Files() == std::vector<std::string>{"wal-000001.log", "wal-000002.log"});
+  }
+}
+
+TEST_CASE("a rotated file written with always survives a power cut") {
+  LogEnv env;
+  env.options.file_bytes = 100;
+  {
+    auto log = env.Open();
+    for (int i = 0; i < 10; ++i) env.Write(*log, 1 + i, 1, 50);
+    REQUIRE(log->Append(Put(11, "lost", "never committed")).ok());
+  }
+  env.mem.SimulatePowerCutForTest();
+  Replayed replayed;
+  auto log = env.Open(&replayed);
+  CHECK(Seqs(replayed) == Range(1, 10));
+}
+
+TEST_CASE("RemoveFilesBefore removes older files but never the current one") {
+  LogEnv env;
+  env.options.file_bytes = 100;
+  auto log = env.Open();
+  std::vector<LogPos> pos;
+  for (int i = 0; i < 4; ++i) pos.push_back(env.Write(*log, 1 + i, 1, 120)[0]);
+  REQUIRE(log->current_file_no() == 4);
+  const uint64_t before = log->total_bytes();
+  REQUIRE(log->RemoveFilesBefore(3).ok());
+  CHECK(log->oldest_file_no() == 3);
+  CHECK(log->stats().files_removed == 2);
+  CHECK(env.Files() == std::vector<std::string>{"wal-000003.log", "wal-000004.log"});
+  CHECK(log->total_bytes() == before - pos[0].size - pos[1].size);
+  CHECK(log->ReadAt(pos[0]).status().IsNotFound());
+  CHECK(log->ReadAt(pos[2])->seq == 3);
+
+  REQUIRE(log->RemoveFilesBefore(100).ok());
+  CHECK(log->oldest_file_no() == 4);
+  CHECK(log->current_file_no() == 4);
+  CHECK(log->stats().files_removed == 3);
+  CHECK(env.Files() == std::vector<std::string>{"wal-000004.log"});
+  log.reset();
+  Replayed replayed;
+  log = env.Open(&replayed);
+  CHECK(Seqs(replayed) == std::vector<uint64_t>{4});
+}
+
+TEST_CASE("ReadAt reads a record still in the buffer") {
+  LogEnv env;
+  auto log = env.Open();
+  env.Write(*log, 1, 2);
+  auto pos = log->Append(Put(3, "buffered", "value"));
+  REQUIRE(pos.ok());
+  CHECK(env.Contents(1).size() == pos->offset);  // nothing of it in the file yet
+  auto rec = log->ReadAt(*pos);
+  REQUIRE(rec.ok());
+  CHECK(*rec == Put(3, "buffered", "value"));
+}
+
+TEST_CASE("ReadAt reads committed records from the file, also of older files") {
+  LogEnv env;
+  env.options.file_bytes = 100;
+  auto log = env.Open();
+  auto pos = env.Write(*log, 1, 3, 120);
+  CHECK(pos[0].file_no == 1);
+  CHECK(pos[2].file_no == 3);
+  for (int i = 0; i < 3; ++i) {
+    auto rec = log->ReadAt(pos[i]);
+    REQUIRE(rec.ok());
+    CHECK(rec->seq == static_cast<uint64_t>(i + 1));
+  }
+  // Also after reopening, with positions from replay.
+  log.reset();
+  Replayed replayed;
+  log = env.Open(&replayed);
+  for (size_t i = 0; i < replayed.positions.size(); ++i) {
+    CHECK(*log->ReadAt(replayed.positions[i]) == replayed.records[i]);
+  }
+}
+
+TEST_CASE("ReadAt of a position past the written data is invalid") {
+  LogEnv env;
+  auto log = env.Open();
+  auto pos = env.Write(*log, 1, 1)[0];
+  auto buffered = *log->Append(Put(2, "k", "v"));
+  LogPos past = buffered;
+  past.offset += 1;
+  CHECK(log->ReadAt(past).status().IsInvalidArgument());
+  LogPos tiny = pos;
+  tiny.size = 4;
+  CHECK(log->ReadAt(tiny).status().IsInvalidArgument());
+  LogPos off_by_one = pos;
+  off_by_one.size -= 1;  // names a record in the file with the wrong size
+  CHECK(log->ReadAt(off_by_one).status().IsCorruption());
+}
+
+TEST_CASE("ReadAt of a damaged record in the file is corruption") {
+  LogEnv env;
+  auto log = env.Open();
+  auto pos = env.Write(*log, 1, 2);
+  env.FlipByte(1, pos[1].offset + 20);
+  auto rec = log->ReadAt(pos[1]);
+  REQUIRE_FALSE(rec.ok());
+  CHECK(rec.status().IsCorruption());
+  CHECK(rec.status().message() ==
+        "wal-000001.log at offset " + std::to_string(pos[1].offset) + ": checksum mismatch");
+  CHECK(log->ReadAt(pos[0]).ok());
+}
+
+TEST_CASE("total_bytes counts files and the buffer") {
+  LogEnv env;
+  env.options.file_bytes = 100;
+  auto log = env.Open();
+  auto pos = env.Write(*log, 1, 2, 120);
+  auto buffered = log->Append(Put(3, "k", "v"));
+  REQUIRE(buffered.ok());
+  CHECK(log->total_bytes() == pos[0].size + pos[1].size + buffered->size);
+  CHECK(env.mem.TotalBytes() == pos[0].size + pos[1].size);
+}
+
+TEST_CASE("stats count records, bytes written and syncs") {
+  LogEnv env;
+  auto log = env.Open();
+  env.Write(*log, 1, 3);
+  env.Write(*log, 4, 2);
+  const LogStats& s = log->stats();
+  CHECK(s.records_appended == 5);
+  CHECK(s.bytes_written == log->total_bytes());
+  CHECK(s.syncs == 2);  // kAlways: one per commit
+  CHECK(log->Commit().ok());
+  CHECK(s.syncs == 2);  // nothing new to sync
+  CHECK(log->Sync().ok());
+  CHECK(s.syncs == 3);  // Sync() always syncs
+}
+
+TEST_CASE("everysec syncs only once a second has passed since the last sync") {
+  LogEnv env;
+  FaultFs fault(&env.mem);
+  env.options.fs = &fault;
+  env.options.fsync = FsyncPolicy::kEverySec;
+  auto log = env.Open();
+  env.Write(*log, 1, 1);
+  CHECK(fault.syncs() == 0);
+  env.clock.AdvanceMs(999);
+  env.Write(*log, 2, 1);
+  CHECK(fault.syncs() == 0);
+  env.clock.AdvanceMs(1);
+  env.Write(*log, 3, 1);
+  CHECK(fault.syncs() == 1);
+  CHECK(log->stats().syncs == 1);
+  env.clock.AdvanceMs(500);
+  env.Write(*log, 4, 1);
+  CHECK(fault.syncs() == 1);
+  // A commit with nothing new still syncs bytes left unsynced once the second is up.
+  env.clock.AdvanceMs(500);
+  REQUIRE(log->Commit().ok());
+  CHECK(fault.syncs() == 2);
+  env.clock.AdvanceMs(5000);
+  REQUIRE(log->Commit().ok());
+  CHECK(fault.syncs() == 2);
+}
+
+TEST_CASE("policy no never syncs on commit") {
+  LogEnv env;
+  FaultFs fault(&env.mem);
+  env.options.fs = &fault;
+  env.options.fsync = FsyncPolicy::kNo;
+  auto log = env.Open();
+  for (int i = 0; i < 5; ++i) {
+    env.Write(*log, 1 + i, 1);
+    env.clock.AdvanceMs(2000);
+  }
+  CHECK(fault.syncs() == 0);
+  CHECK(log->Sync().ok());
+  CHECK(fault.syncs() == 1);
+}
+
+TEST_CASE("a failed write is sticky: later appends, commits and syncs are refused") {
+  LogEnv env;
+  FaultFs fault(&env.mem);
+  env.options.fs = &fault;
+  auto log = env.Open();
+  env.Write(*log, 1, 1);
+  REQUIRE(log->Append(Put(2, "k", "v")).ok());
+  fault.FailNthWrite(1);
+  Status st = log->Commit();
+  CHECK(st.IsIOError());
+  CHECK(st.message() == "injected write failure");
+  CHECK(log->failed());
+  fault.Clear();
+  auto pos = log->Append(Put(3, "k", "v"));
+  REQUIRE_FALSE(pos.ok());
+  CHECK(pos.status().message() == "injected write failure");
+  CHECK(log->Commit().message() == "injected write failure");
+  CHECK(log->Sync().message() == "injected write failure");
+  log.reset();
+  Replayed replayed;
+  log = env.Open(&replayed);
+  CHECK(Seqs(replayed) == Range(1, 1));
+  CHECK_FALSE(log->failed());
+}
+
+TEST_CASE("a failed sync is sticky") {
+  LogEnv env;
+  FaultFs fault(&env.mem);
+  env.options.fs = &fault;
+  auto log = env.Open();
+  REQUIRE(log->Append(Put(1, "k", "v")).ok());
+  fault.FailNthSync(1);
+  Status st = log->Commit();
+  CHECK(st.IsIOError());
+  CHECK(st.message() == "injected fsync failure");
+  CHECK(log->failed());
+  CHECK(log->Append(Put(2, "k", "v")).status().message() == "injected fsync failure");
+  CHECK(log->Commit().IsIOError());
+  CHECK(log->Sync().message() == "injected fsync failure");
+  CHECK(fault.syncs() == 1);  // no further sync was tried
+}
+
+TEST_CASE("a short write fails and reopen truncates the torn tail") {
+  LogEnv env;
+  FaultFs fault(&env.mem);
+  env.options.fs = &fault;
+  uint64_t good_end = 0;
+  {
+    auto log = env.Open();
+    env.Write(*log, 1, 5);
+    good_end = log->total_bytes();
+    REQUIRE(log->Append(Put(6, "k6", "value six")).ok());
+    REQUIRE(log->Append(Put(7, "k7", "value seven")).ok());
+    fault.ShortNthWrite(1, 21);
+    Status st = log->Commit();
+    CHECK(st.IsIOError());
+    CHECK(log->failed());
+    CHECK(log->Append(Put(8, "k", "v")).status().IsIOError());
+  }
+  fault.Clear();
+  CHECK(env.Contents(1).size() == good_end + 21);
+  Replayed replayed;
+  auto log = env.Open(&replayed);
+  CHECK(Seqs(replayed) == Range(1, 5));
+  CHECK(log->truncated_tail_bytes() == 21);
+  env.Write(*log, 6, 1);
+}
+
+TEST_CASE("a full disk reports No space left on device and is sticky") {
+  LogEnv env;
+  FaultFs fault(&env.mem);
+  env.options.fs = &fault;
+  auto log = env.Open();
+  fault.SetSpaceLimit(100);
+  env.Write(*log, 1, 1);
+  for (int i = 0; i < 10; ++i) REQUIRE(log->Append(Put(2 + i, "k", "value")).ok());
+  Status st = log->Commit();
+  CHECK(st.IsIOError());
+  CHECK(st.message().find("No space left on device") != std::string_view::npos);
+  CHECK(log->Sync().message() == st.message());
+}
+
+TEST_CASE("power cut keeps every record committed under always") {
+  LogEnv env;
+  {
+    auto log = env.Open();
+    env.Write(*log, 1, 50);
+    env.Write(*log, 51, 50);
+    for (int i = 0; i < 10; ++i) REQUIRE(log->Append(Put(101 + i, "k", "uncommitted")).ok());
+  }
+  env.mem.SimulatePowerCutForTest();
+  Replayed replayed;
+  auto log = env.Open(&replayed);
+  CHECK(Seqs(replayed) == Range(1, 100));
+  CHECK(log->truncated_tail_bytes() == 0);
+}
+
+TEST_CASE("power cut under policy no loses unsynced records but opens cleanly") {
+  LogEnv env;
+  env.options.fsync = FsyncPolicy::kNo;
+  {
+    auto log = env.Open();
+    env.Write(*log, 1, 10);
+    REQUIRE(log->Sync().ok());
+    env.Write(*log, 11, 10);
+  }
+  env.mem.SimulatePowerCutForTest();
+  Replayed replayed;
+  auto log = env.Open(&replayed);
+  CHECK(Seqs(replayed) == Range(1, 10));
+  env.Write(*log, 11, 1);
+}
+
+TEST_CASE("a 5 MB record round trips through buffer, file and replay") {
+  LogEnv env;
+  std::string big(5 << 20, '\0');
+  for (size_t i = 0; i < big.size(); ++i) big[i] = static_cast<char>('a' + i % 23);
+  LogPos pos;
+  {
+    auto log = env.Open();
+    env.Write(*log, 1, 1);
+    pos = *log->Append(Put(2, "big", big));
+    CHECK(log->ReadAt(pos)->value == big);
+    REQUIRE(log->Commit().ok());
+    CHECK(log->ReadAt(pos)->value == big);
+    env.Write(*log, 3, 1);
+  }
+  Replayed replayed;
+  auto log = env.Open(&replayed);
+  REQUIRE(Seqs(replayed) == Range(1, 3));
+  CHECK(replayed.records[1].value == big);
+  CHECK(replayed.positions[1].offset == pos.offset);
+  CHECK(replayed.positions[1].size == pos.size);
+}
+
+// Counts Read calls on files it opened, to check replay reads in big chunks.
+class ReadCountingFs : public FaultFs {
+ public:
+  explicit ReadCountingFs(Fs* base) : FaultFs(base) {}
+  Result<std::unique_ptr<File>> Open(const std::string& path) override {
+    SLOTKV_ASSIGN_OR_RETURN(std::unique_ptr<File> file, FaultFs::Open(path));
+    return std::unique_ptr<File>(new CountingFile(std::move(file), &reads_));
+  }
+  int reads() const { return reads_.load(); }
+
+ private:
+  class CountingFile : public File {
+   public:
+    CountingFile(std::unique_ptr<File> base, std::atomic<int>* reads)
+        : base_(std::move(base)), reads_(reads) {}
+    Status Write(uint64_t offset, std::string_view data) override {
+      return base_->Write(offset, data);
+    }
+    Status Append(std::string_view data) override { return base_->Append(data); }
+    Result<size_t> Read(uint64_t offset, size_t n, char* buf) const override {
+      ++*reads_;
+      return base_->Read(offset, n, buf);
+    }
+    Status Sync() override { return base_->Sync(); }
+    Status Truncate(uint64_t size) override { return base_->Truncate(size); }
+    Status PunchHole(uint64_t offset, uint64_t len) override {
+      return base_->PunchHole(offset, len);
+    }
+    uint64_t Size() const override { return base_->Size(); }
+
+   private:
+    std::unique_ptr<File> base_;
+    std::atomic<int>* reads_;
+  };
+  std::atomic<int> reads_{0};
+};
+
+TEST_CASE("replay reads files in big chunks, not once per record") {
+  LogEnv env;
+  env.options.fsync = FsyncPolicy::kNo;
+  { env.Write(*env.Open(), 1, 20000); }
+  ReadCountingFs counting(&env.mem);
+  env.options.fs = &counting;
+  Replayed replayed;
+  auto log = env.Open(&replayed);
+  CHECK(replayed.records.size() == 20000);
+  CHECK(log->total_bytes() > 500'000);
+  CHECK(counting.reads() <= 2);
+}
+
+TEST_CASE("records replay on the posix file system") {
+  char tmpl[] = "/tmp/slotkv-wal-test-XXXXXX";
+  REQUIRE(mkdtemp(tmpl) != nullptr);
+  const std::string dir = tmpl;
+  {
+    std::unique_ptr<Fs> fs = NewPosixFs();
+    Log::Options options;
+    options.fs = fs.get();
+    options.dir = dir;
+    options.fsync = FsyncPolicy::kAlways;
+    options.file_bytes = 300;
+    std::vector<Record> replayed;
+    auto visit = [&replayed](const Record& r, const LogPos&) {
+      replayed.push_back(r);
+      return Status::OK();
+    };
+    {
+      auto log = Log::Open(options, visit);
+      REQUIRE(log.ok());
+      for (uint64_t seq = 1; seq <= 10; ++seq) {
+        REQUIRE((*log)->Append(Put(seq, "key" + std::to_string(seq), std::string(50, 'p'))).ok());
+        REQUIRE((*log)->Commit().ok());
+      }
+      CHECK((*log)->current_file_no() > 1);
+    }
+    // A torn tail on the real file system too.
+    {
+      auto names = fs->List(dir);
+      REQUIRE(names.ok());
+      std::sort(names->begin(), names->end());
+      auto last = fs->Open(JoinPath(dir, names->back()));
+      REQUIRE(last.ok());
+      REQUIRE((*last)->Append("\x10\x20\x30\x40\x50").ok());
+    }
+    auto log = Log::Open(options, visit);
+    REQUIRE_MESSAGE(log.ok(), log.status().ToString());
+    CHECK(replayed.size() == 10);
+    for (size_t i = 0; i < replayed.size(); ++i) CHECK(replayed[i].seq == i + 1);
+    CHECK((*log)->truncated_tail_bytes() == 5);
+  }
+  std::filesystem::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace slotkv::wal
