@@ -14,9 +14,10 @@
 // for the group's segments that are mostly dead, reads their records with ReadSegment, carries
 // the live ones forward with Add, and frees the segments with FreeSegment.
 //
-// Crash safety. Frees (FreeSegment, Release of a big value) take effect at Commit, after the
-// flush's new data is durable; a segment is never reused before the bucket pages that stopped
-// pointing at it are durable (the slot syncs buckets before Commit). Segments written by a
+// Crash safety. The slot calls SyncData (values and their segment table entries durable), then
+// syncs its bucket pages, then Commit. Frees (FreeSegment, Release of a big value) take effect
+// at Commit, so a segment is never reused before the bucket pages that stopped pointing at it
+// are durable. Segments written by a
 // flush that crashed before Commit are garbage nobody points at; compaction frees them.
 //
 // Thread rule: one owner thread (the slot's worker) calls everything.
@@ -86,8 +87,11 @@ class ChunkStore {
   // Frees segment (and the rest of its run) at the next Commit.
   void FreeSegment(uint32_t segment);
 
-  // Makes the values added so far durable (when fsync), writes the changed segment table
-  // entries, then applies the frees and big-file removals requested since the last Commit.
+  // Makes the values added so far durable (when fsync) and records their segments in the
+  // segment table, so bucket pages may point at them. Frees still wait for Commit.
+  Status SyncData();
+  // SyncData, then applies the frees and big-file removals requested since the last Commit.
+  // Call it only once the bucket pages that stopped pointing at freed values are durable.
   Status Commit();
 
   // Bytes the chunk file and big files take on disk (free segments excluded when punched).

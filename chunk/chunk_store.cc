@@ -1,0 +1,496 @@
+// ChunkStore files in the slot directory (format version 1):
+//
+//   chunks.meta   := magic:"SKVCHUNK" version:fixed32(1) segment_bytes:fixed32
+//                    crc:fixed32 (Checksum of the 16 bytes before it)            (20 bytes)
+//   chunks.dat    := segment*        segment i at offset i * segment_bytes
+//   segment       := record* zero*   records of one group (record.cc), then zero padding
+//   segments.meta := the segment table (segment_table.cc)
+//   big-<id>.val  := record           one value of at least big_value_bytes; <id> in decimal
+//
+// chunks.meta is written once, atomically, when the store is created; an existing store keeps
+// the segment size it records whatever the options say.
+//
+// Worked example (segment_bytes 4096): chunks.meta for a new store is
+//   53 4b 56 43 48 55 4e 4b  01 00 00 00  00 10 00 00  cc cc cc cc
+// Group 3 then adds "ab"/seq 9/"xyz" (19 bytes) and "k"/seq 10/5000 bytes (5016 bytes): the first
+// goes to a fresh segment 0 at offset 0 (ptr {0, 0, 19}); the second does not fit in the 4077
+// bytes left, so segment 0 is sealed (written whole, zero-padded) and the value takes a fresh
+// run of two segments, 1-2 (ptr {1, 0, 5016}), whose last 3176 bytes stay free for later
+// records of group 3 in the same flush. Commit writes segment 1-2 whole, syncs chunks.dat, and
+// writes entries 0-2 of segments.meta.
+//
+// Big values go to their own file, written with one Append at Add; the next id is one past the
+// largest id found in the directory at Open, so ids keep increasing across reopens.
+#include "chunk/chunk_store.h"
+
+#include <algorithm>
+#include <charconv>
+#include <map>
+#include <unordered_map>
+#include <utility>
+
+#include "chunk/record.h"
+#include "chunk/segment_table.h"
+#include "core/base/coding.h"
+#include "core/base/hash.h"
+#include "core/base/lru_cache.h"
+
+namespace slotkv::chunk {
+namespace {
+
+constexpr std::string_view kMagic = "SKVCHUNK";
+constexpr uint32_t kFormatVersion = 1;
+constexpr size_t kChunksMetaBytes = 20;
+constexpr uint32_t kMinSegmentBytes = 64;
+constexpr uint32_t kMaxSegmentBytes = 64u << 20;
+// Keeps a run's bytes, and so its live count, within 32 bits; longer values need a big file.
+constexpr size_t kMaxSegmentRecordBytes = size_t{1} << 31;
+
+std::string EncodeChunksMeta(uint32_t segment_bytes) {
+  std::string out(kMagic);
+  PutFixed32(&out, kFormatVersion);
+  PutFixed32(&out, segment_bytes);
+  PutFixed32(&out, Checksum(out));
+  return out;
+}
+
+Result<uint32_t> DecodeChunksMeta(std::string_view in) {
+  if (in.size() != kChunksMetaBytes || in.substr(0, kMagic.size()) != kMagic ||
+      DecodeFixed32(in.data() + 16) != Checksum(in.substr(0, 16))) {
+    return Status::Corruption("chunks.meta: bad header");
+  }
+  const uint32_t version = DecodeFixed32(in.data() + 8);
+  if (version != kFormatVersion) {
+    return Status::NotSupported("chunks.meta: format version " + std::to_string(version));
+  }
+  const uint32_t segment_bytes = DecodeFixed32(in.data() + 12);
+  if (segment_bytes < kMinSegmentBytes || segment_bytes > kMaxSegmentBytes) {
+    return Status::Corruption("chunks.meta: bad segment size");
+  }
+  return segment_bytes;
+}
+
+std::string BigFileName(uint64_t id) { return "big-" + std::to_string(id) + ".val"; }
+
+// The id in a name "big-<id>.val", or false.
+bool ParseBigFileName(std::string_view name, uint64_t* id) {
+  constexpr std::string_view kPrefix = "big-", kSuffix = ".val";
+  if (name.size() <= kPrefix.size() + kSuffix.size() || !name.starts_with(kPrefix) ||
+      !name.ends_with(kSuffix)) {
+    return false;
+  }
+  std::string_view digits = name.substr(4, name.size() - 8);
+  auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), *id);
+  return ec == std::errc() && end == digits.data() + digits.size();
+}
+
+std::string Where(const ValuePtr& ptr) {
+  return " at segment " + std::to_string(ptr.segment) + " offset " + std::to_string(ptr.offset);
+}
+
+// The open run of a group: records are appended to buf until the next one does not fit.
+struct OpenRun {
+  uint32_t head = 0;
+  uint32_t length = 0;  // segments
+  std::string buf;      // the run's bytes so far (no padding)
+};
+
+}  // namespace
+
+struct ChunkStore::Impl {
+  ChunkStoreOptions options;
+  uint32_t segment_bytes = 0;
+  std::unique_ptr<File> data;  // chunks.dat
+  std::unique_ptr<File> meta;  // segments.meta
+  SegmentTable table;
+  LruCache<uint32_t, std::string> cache;       // segment number -> its bytes
+  std::unordered_map<uint32_t, OpenRun> open;  // group -> open run
+  bool data_unsynced = false;
+  std::vector<SegmentRun> awaiting_reuse;  // freed in the table, entries not yet durable
+
+  std::map<uint64_t, uint64_t> big_sizes;  // id -> file size
+  uint64_t big_bytes = 0;
+  uint64_t next_big_id = 1;
+  std::vector<std::unique_ptr<File>> unsynced_big;
+  std::vector<uint64_t> big_to_remove;
+
+  ChunkStoreStats stats;
+
+  Impl(const ChunkStoreOptions& opts, uint32_t seg_bytes)
+      : options(opts), segment_bytes(seg_bytes), table(seg_bytes), cache(opts.cache_bytes) {}
+
+  std::string Path(std::string_view name) const { return JoinPath(options.dir, name); }
+  uint64_t RunBytes(uint32_t length) const { return uint64_t{length} * segment_bytes; }
+
+  Status LoadBigFiles();
+  Status Seal(OpenRun* run);
+  Result<ValuePtr> AddBig(std::string_view key, uint64_t seq, std::string_view value);
+  Result<std::string> ReadBig(uint64_t id, std::string_view key);
+  Status ReadAt(uint64_t offset, size_t n, std::string* out) const;
+  Status ApplyFrees();
+  // Writes the changed segment table entries (only those of fresh runs when fresh_only) and
+  // syncs them when fsync.
+  Status WriteDirtyEntries(bool fresh_only);
+};
+
+Status ChunkStore::Impl::LoadBigFiles() {
+  SLOTKV_ASSIGN_OR_RETURN(std::vector<std::string> names, options.fs->List(options.dir));
+  for (const std::string& name : names) {
+    uint64_t id = 0;
+    if (!ParseBigFileName(name, &id)) continue;
+    SLOTKV_ASSIGN_OR_RETURN(std::unique_ptr<File> file, options.fs->Open(Path(name)));
+    big_sizes[id] = file->Size();
+    big_bytes += file->Size();
+    next_big_id = std::max(next_big_id, id + 1);
+  }
+  return Status::OK();
+}
+
+// Writes the run whole, zero-padded: the padding ends the records, and overwrites whatever a
+// reused segment held before. The buffer is kept when the write fails so Commit can retry.
+Status ChunkStore::Impl::Seal(OpenRun* run) {
+  const size_t used = run->buf.size();
+  run->buf.resize(RunBytes(run->length), '\0');
+  Status s = data->Write(uint64_t{run->head} * segment_bytes, run->buf);
+  if (!s.ok()) {
+    run->buf.resize(used);
+    return s;
+  }
+  stats.bytes_written += run->buf.size();
+  data_unsynced = true;
+  for (uint32_t j = run->head; j < run->head + run->length; ++j) cache.Erase(j);
+  return Status::OK();
+}
+
+Status ChunkStore::Impl::ReadAt(uint64_t offset, size_t n, std::string* out) const {
+  out->assign(n, '\0');
+  SLOTKV_ASSIGN_OR_RETURN(size_t got, data->Read(offset, n, out->data()));
+  (void)got;  // a short read leaves zeros, which fail the checksum or end the records
+  return Status::OK();
+}
+
+Result<ValuePtr> ChunkStore::Impl::AddBig(std::string_view key, uint64_t seq,
+                                          std::string_view value) {
+  const uint64_t id = next_big_id++;
+  const std::string path = Path(BigFileName(id));
+  std::string record;
+  record.reserve(RecordLength(key.size(), value.size()));
+  AppendRecord(key, seq, value, &record);
+  SLOTKV_ASSIGN_OR_RETURN(std::unique_ptr<File> file, options.fs->Open(path));
+  Status s = file->Truncate(0);
+  if (s.ok()) s = file->Append(record);
+  if (!s.ok()) {
+    file.reset();
+    options.fs->Remove(path).PermitUnchecked();  // best effort: the Add fails either way
+    return s;
+  }
+  stats.bytes_written += record.size();
+  big_sizes[id] = record.size();
+  big_bytes += record.size();
+  unsynced_big.push_back(std::move(file));
+  return ValuePtr{.kind = ValuePtr::Kind::kBigFile, .big_id = id};
+}
+
+Result<std::string> ChunkStore::Impl::ReadBig(uint64_t id, std::string_view key) {
+  const std::string path = Path(BigFileName(id));
+  Result<std::string> bytes = options.fs->ReadFile(path);
+  if (!bytes.ok()) {
+    if (bytes.status().IsNotFound()) return Status::Corruption("big value file missing: " + path);
+    return bytes.status();
+  }
+  std::string& file = *bytes;
+  RecordView rec;
+  size_t length = 0;
+  Status s = DecodeRecord(file, &rec, &length);
+  if (!s.ok()) return Status::Corruption(std::string(s.message()) + " in " + path);
+  if (length != file.size()) return Status::Corruption("trailing bytes in " + path);
+  if (rec.key != key) return Status::Corruption("value record key mismatch in " + path);
+  // Move the value to the front of the buffer instead of copying a possibly huge string.
+  const size_t value_offset = static_cast<size_t>(rec.value.data() - file.data());
+  const size_t value_size = rec.value.size();
+  file.erase(0, value_offset);
+  file.resize(value_size);
+  return std::move(file);
+}
+
+// Frees become reusable only once the segments.meta entries saying "free" are durable; then the
+// disk space goes back and stale cache entries go away.
+Status ChunkStore::Impl::ApplyFrees() {
+  Status first_error;
+  for (const SegmentRun& run : awaiting_reuse) {
+    for (uint32_t j = run.head; j < run.head + run.length; ++j) cache.Erase(j);
+    table.MakeReusable(run);
+    Status s = data->PunchHole(uint64_t{run.head} * segment_bytes, RunBytes(run.length));
+    if (!s.ok() && first_error.ok()) first_error = s;
+  }
+  awaiting_reuse.clear();
+  std::vector<uint64_t> still_pending;
+  for (uint64_t id : big_to_remove) {
+    auto it = big_sizes.find(id);
+    if (it == big_sizes.end()) continue;
+    Status s = options.fs->Remove(Path(BigFileName(id)));
+    if (!s.ok() && !s.IsNotFound()) {
+      still_pending.push_back(id);
+      if (first_error.ok()) first_error = s;
+      continue;
+    }
+    big_bytes -= it->second;
+    big_sizes.erase(it);
+  }
+  big_to_remove = std::move(still_pending);
+  return first_error;
+}
+
+ChunkStore::ChunkStore(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+ChunkStore::~ChunkStore() = default;
+
+Result<std::unique_ptr<ChunkStore>> ChunkStore::Open(const ChunkStoreOptions& options) {
+  if (options.fs == nullptr || options.dir.empty()) {
+    return Status::InvalidArgument("chunk store needs an fs and a dir");
+  }
+  Fs* fs = options.fs;
+  const std::string meta_path = JoinPath(options.dir, "chunks.meta");
+  const std::string table_path = JoinPath(options.dir, "segments.meta");
+  uint32_t segment_bytes = 0;
+  bool created = false;
+  if (fs->Exists(meta_path)) {
+    SLOTKV_ASSIGN_OR_RETURN(std::string bytes, fs->ReadFile(meta_path));
+    SLOTKV_ASSIGN_OR_RETURN(segment_bytes, DecodeChunksMeta(bytes));
+  } else {
+    segment_bytes = options.segment_bytes;
+    if (segment_bytes < kMinSegmentBytes || segment_bytes > kMaxSegmentBytes) {
+      return Status::InvalidArgument("segment_bytes out of range");
+    }
+    created = true;
+  }
+
+  auto impl = std::make_unique<Impl>(options, segment_bytes);
+  SLOTKV_ASSIGN_OR_RETURN(impl->data, fs->Open(JoinPath(options.dir, "chunks.dat")));
+  SLOTKV_ASSIGN_OR_RETURN(impl->meta, fs->Open(table_path));
+  if (created) {
+    // Without chunks.meta the store never finished being created; a segment table then would
+    // mean chunks.meta was lost, and starting over would drop data.
+    if (impl->meta->Size() > 0) return Status::Corruption("chunks.meta missing in " + options.dir);
+    SLOTKV_RETURN_IF_ERROR(impl->data->Truncate(0));
+    // Atomic and synced with its directory, which also makes the two files above durable.
+    SLOTKV_RETURN_IF_ERROR(fs->WriteFileAtomic(meta_path, EncodeChunksMeta(segment_bytes)));
+  }
+
+  SLOTKV_ASSIGN_OR_RETURN(std::string table_bytes, fs->ReadFile(table_path));
+  SLOTKV_RETURN_IF_ERROR(impl->table.Load(table_bytes));
+  // Segments past the table belong to a flush that never committed: nothing points at them.
+  const uint64_t table_end = impl->RunBytes(impl->table.segment_count());
+  if (impl->data->Size() > table_end) SLOTKV_RETURN_IF_ERROR(impl->data->Truncate(table_end));
+  const uint64_t data_size = impl->data->Size();
+  for (uint32_t s = impl->table.segment_count(); s-- > 0;) {
+    if (!impl->table.IsUsed(s)) continue;
+    if (data_size < impl->RunBytes(s + 1)) {
+      return Status::Corruption("segments.meta names segment " + std::to_string(s) +
+                                " past the end of chunks.dat");
+    }
+    break;  // the last used segment is within the file, so all are
+  }
+  SLOTKV_RETURN_IF_ERROR(impl->LoadBigFiles());
+  return std::unique_ptr<ChunkStore>(new ChunkStore(std::move(impl)));
+}
+
+Result<ValuePtr> ChunkStore::Add(uint32_t group, std::string_view key, uint64_t seq,
+                                 std::string_view value) {
+  Impl& m = *impl_;
+  if (group == kNoGroup) return Status::InvalidArgument("group 0xFFFFFFFF is reserved");
+  if (key.size() > UINT32_MAX || value.size() > UINT32_MAX) {
+    return Status::InvalidArgument("value record too large");
+  }
+  if (value.size() >= m.options.big_value_bytes) return m.AddBig(key, seq, value);
+  const size_t len = RecordLength(key.size(), value.size());
+  if (len > kMaxSegmentRecordBytes) {
+    return Status::InvalidArgument("value too large for segments; lower big_value_bytes");
+  }
+
+  auto it = m.open.find(group);
+  if (it != m.open.end() && (it->second.buf.size() + len > m.RunBytes(it->second.length) ||
+                             m.table.FreeRequested(it->second.head))) {
+    SLOTKV_RETURN_IF_ERROR(m.Seal(&it->second));
+    m.open.erase(it);
+    it = m.open.end();
+  }
+  if (it == m.open.end()) {
+    const auto n =
+        static_cast<uint32_t>(std::max<uint64_t>(1, (len + m.segment_bytes - 1) / m.segment_bytes));
+    OpenRun run{.head = m.table.Allocate(group, n), .length = n, .buf = {}};
+    run.buf.reserve(m.RunBytes(n));
+    it = m.open.emplace(group, std::move(run)).first;
+  }
+  OpenRun& run = it->second;
+  const size_t offset = run.buf.size();
+  AppendRecord(key, seq, value, &run.buf);
+  m.table.AddLive(run.head, static_cast<uint32_t>(len));
+  return ValuePtr{.kind = ValuePtr::Kind::kSegments,
+                  .segment = run.head + static_cast<uint32_t>(offset / m.segment_bytes),
+                  .offset = static_cast<uint32_t>(offset % m.segment_bytes),
+                  .length = static_cast<uint32_t>(len)};
+}
+
+Result<std::string> ChunkStore::Read(const ValuePtr& ptr, std::string_view key) {
+  Impl& m = *impl_;
+  if (ptr.kind == ValuePtr::Kind::kBigFile) return m.ReadBig(ptr.big_id, key);
+  if (!m.table.IsUsed(ptr.segment)) {
+    return Status::Corruption("value pointer to free segment " + std::to_string(ptr.segment));
+  }
+  const uint32_t head = m.table.RunHead(ptr.segment);
+  const uint64_t start = uint64_t{ptr.segment - head} * m.segment_bytes + ptr.offset;
+  if (ptr.offset >= m.segment_bytes || ptr.length < kMinRecordBytes ||
+      start + ptr.length > m.RunBytes(m.table.RunLength(head))) {
+    return Status::Corruption("value pointer out of its run");
+  }
+
+  std::string scratch;
+  std::string_view bytes;
+  bool cache_scratch = false;
+  auto open = m.open.find(m.table.Group(head));
+  if (open != m.open.end() && open->second.head == head) {
+    // Not written yet: read the open run's buffer.
+    if (start + ptr.length > open->second.buf.size()) {
+      return Status::Corruption("value pointer past the bytes added");
+    }
+    bytes = std::string_view(open->second.buf).substr(start);
+  } else if (ptr.offset + uint64_t{ptr.length} <= m.segment_bytes) {
+    const std::string* segment = m.cache.Lookup(ptr.segment);
+    if (segment == nullptr) {
+      SLOTKV_RETURN_IF_ERROR(
+          m.ReadAt(uint64_t{ptr.segment} * m.segment_bytes, m.segment_bytes, &scratch));
+      segment = &scratch;
+      cache_scratch = true;
+    }
+    bytes = std::string_view(*segment).substr(ptr.offset);
+  } else {
+    // A record spanning segments is read on its own and not cached.
+    SLOTKV_RETURN_IF_ERROR(
+        m.ReadAt(uint64_t{head} * m.segment_bytes + start, ptr.length, &scratch));
+    bytes = scratch;
+  }
+
+  RecordView rec;
+  size_t length = 0;
+  Status s = DecodeRecord(bytes.substr(0, ptr.length), &rec, &length);
+  if (!s.ok()) return Status::Corruption(std::string(s.message()) + Where(ptr));
+  if (length != ptr.length) return Status::Corruption("value record length mismatch" + Where(ptr));
+  if (rec.key != key) return Status::Corruption("value record key mismatch" + Where(ptr));
+  std::string value(rec.value);
+  if (cache_scratch) m.cache.Insert(ptr.segment, std::move(scratch), m.segment_bytes);
+  return value;
+}
+
+void ChunkStore::Release(const ValuePtr& ptr) {
+  Impl& m = *impl_;
+  if (ptr.kind == ValuePtr::Kind::kBigFile) {
+    if (m.big_sizes.count(ptr.big_id) > 0) m.big_to_remove.push_back(ptr.big_id);
+    return;
+  }
+  m.table.ReleaseLive(ptr.segment, ptr.length);
+}
+
+std::vector<uint32_t> ChunkStore::CompactionCandidates(uint32_t group, size_t max) const {
+  return impl_->table.Candidates(group, max);
+}
+
+Status ChunkStore::ReadSegment(uint32_t segment, std::vector<ChunkRecord>* records) {
+  Impl& m = *impl_;
+  if (!m.table.IsUsed(segment)) {
+    return Status::InvalidArgument("segment " + std::to_string(segment) + " is free");
+  }
+  const uint32_t head = m.table.RunHead(segment);
+  const uint32_t length = m.table.RunLength(head);
+  std::string region;
+  auto open = m.open.find(m.table.Group(head));
+  if (open != m.open.end() && open->second.head == head) {
+    region = open->second.buf;
+  } else {
+    // Compaction reads a run once and then frees it: bypass the cache.
+    SLOTKV_RETURN_IF_ERROR(m.ReadAt(uint64_t{head} * m.segment_bytes, m.RunBytes(length), &region));
+  }
+  size_t pos = 0;
+  while (pos < region.size()) {
+    const std::string_view rest = std::string_view(region).substr(pos);
+    if (IsAllZero(rest.substr(0, kMinRecordBytes)) && IsAllZero(rest)) break;
+    RecordView rec;
+    size_t len = 0;
+    Status s = DecodeRecord(rest, &rec, &len);
+    if (!s.ok()) {
+      return Status::Corruption(std::string(s.message()) + " in run of segment " +
+                                std::to_string(head) + " at byte " + std::to_string(pos));
+    }
+    records->push_back(
+        ChunkRecord{.key = std::string(rec.key),
+                    .seq = rec.seq,
+                    .value = std::string(rec.value),
+                    .ptr = ValuePtr{.kind = ValuePtr::Kind::kSegments,
+                                    .segment = head + static_cast<uint32_t>(pos / m.segment_bytes),
+                                    .offset = static_cast<uint32_t>(pos % m.segment_bytes),
+                                    .length = static_cast<uint32_t>(len)}});
+    pos += len;
+  }
+  return Status::OK();
+}
+
+void ChunkStore::FreeSegment(uint32_t segment) { impl_->table.RequestFree(segment); }
+
+Status ChunkStore::SyncData() {
+  Impl& m = *impl_;
+  // 1. Every open run is written: the next flush starts fresh segments.
+  for (auto it = m.open.begin(); it != m.open.end();) {
+    SLOTKV_RETURN_IF_ERROR(m.Seal(&it->second));
+    it = m.open.erase(it);
+  }
+  // 2. The new values are durable before any entry points at them.
+  if (m.options.fsync) {
+    if (m.data_unsynced) SLOTKV_RETURN_IF_ERROR(m.data->Sync());
+    for (auto& file : m.unsynced_big) SLOTKV_RETURN_IF_ERROR(file->Sync());
+    if (!m.unsynced_big.empty()) SLOTKV_RETURN_IF_ERROR(m.options.fs->SyncDir(m.options.dir));
+  }
+  m.data_unsynced = false;
+  m.unsynced_big.clear();
+  // 3. The table entries of the new runs, so that Open keeps them once bucket pages point at
+  //    them. Lower live bytes of older runs wait for Commit: written now, a crash before the
+  //    pages are durable would let Open free a run that durable pages still point at.
+  return m.WriteDirtyEntries(/*fresh_only=*/true);
+}
+
+Status ChunkStore::Impl::WriteDirtyEntries(bool fresh_only) {
+  auto writes = table.DirtyWrites(fresh_only);
+  for (const auto& [offset, bytes] : writes) {
+    SLOTKV_RETURN_IF_ERROR(meta->Write(offset, bytes));
+    stats.bytes_written += bytes.size();
+  }
+  if (options.fsync && !writes.empty()) SLOTKV_RETURN_IF_ERROR(meta->Sync());
+  if (!fresh_only) table.ClearDirty();
+  return Status::OK();
+}
+
+Status ChunkStore::Commit() {
+  Impl& m = *impl_;
+  SLOTKV_RETURN_IF_ERROR(SyncData());
+  // 4. Frees: marked in the table, made durable, and only then is the space reused or given
+  //    back.
+  m.table.ClearFresh();
+  std::vector<SegmentRun> freed = m.table.TakeFrees(&m.stats.compacted_segments);
+  m.awaiting_reuse.insert(m.awaiting_reuse.end(), freed.begin(), freed.end());
+  SLOTKV_RETURN_IF_ERROR(m.WriteDirtyEntries(/*fresh_only=*/false));
+  return m.ApplyFrees();
+}
+
+uint64_t ChunkStore::disk_bytes() const {
+  return impl_->table.used_segments() * impl_->segment_bytes + impl_->big_bytes;
+}
+
+const ChunkStoreStats& ChunkStore::stats() const {
+  ChunkStoreStats& s = impl_->stats;
+  s.segments_used = impl_->table.used_segments();
+  s.segments_free = impl_->table.segment_count() - impl_->table.used_segments();
+  s.live_bytes = impl_->table.live_bytes();
+  s.cache_hits = impl_->cache.hits();
+  s.cache_misses = impl_->cache.misses();
+  return s;
+}
+
+}  // namespace slotkv::chunk

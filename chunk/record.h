@@ -1,0 +1,39 @@
+// Value records: the unit the chunk store writes into segments and big-value files. Internal to
+// chunk/; the format is described at the top of record.cc.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "core/base/status.h"
+
+namespace slotkv::chunk {
+
+// crc + empty key + seq + empty value: the smallest record.
+inline constexpr size_t kMinRecordBytes = 4 + 1 + 8 + 1;
+
+// Bytes AppendRecord writes for a key and value of these sizes.
+size_t RecordLength(size_t key_size, size_t value_size);
+
+// Appends one encoded record to *out.
+// REQUIRES: key.size() and value.size() fit in 32 bits.
+void AppendRecord(std::string_view key, uint64_t seq, std::string_view value, std::string* out);
+
+// A decoded record; the views point into the input given to DecodeRecord.
+struct RecordView {
+  std::string_view key;
+  uint64_t seq = 0;
+  std::string_view value;
+};
+
+// Decodes the record at the start of in (bytes after it are ignored) and sets *length to the
+// bytes it takes. Corruption ("value record truncated" / "value record checksum mismatch") when
+// the record runs past in or its checksum does not match.
+Status DecodeRecord(std::string_view in, RecordView* record, size_t* length);
+
+// True when every byte of data is zero (an empty view counts): how a segment's records end.
+bool IsAllZero(std::string_view data);
+
+}  // namespace slotkv::chunk

@@ -1,0 +1,278 @@
+// segments.meta: one fixed-size entry per segment of chunks.dat, entry i at offset 32 * i.
+// Format version 1 (chunks.meta records the version).
+//
+//   segments.meta := entry*
+//   entry := crc:fixed32 group:fixed32 live:fixed32 run_head:fixed32 run_len:fixed32
+//            alloc_seq:fixed64 reserved:fixed32(0)                           (32 bytes)
+//   crc   = Checksum(the 28 bytes after the crc field)
+//
+// A free segment has group 0xFFFFFFFF and every other field 0. An entry of 32 zero bytes (a gap
+// that was never written) also reads as free: no used entry can look like it, since a used entry
+// has run_len >= 1. For a used segment, run_head/run_len name its run of consecutive segments;
+// every segment of the run repeats group, run_head, run_len and alloc_seq, and only the head
+// carries the run's live bytes (0 elsewhere). alloc_seq numbers runs in allocation order across
+// the store, so "oldest first" survives a reopen; it starts at 1.
+//
+// Entries are 32 bytes so that none straddles a 512-byte sector: a Commit cut by a power loss
+// tears whole entries, never the inside of one. Each entry has its own checksum, so Commit can
+// rewrite only the entries that changed.
+//
+// Worked example: segment 5 is the head of a 2-segment run of group 7, allocated 12th, with
+// 1000 live bytes; entry 5 is at offset 160:
+//   cc cc cc cc  07 00 00 00  e8 03 00 00  05 00 00 00  02 00 00 00
+//   0c 00 00 00 00 00 00 00  00 00 00 00
+// and entry 6 is the same with live = 00 00 00 00 (and its own crc).
+#include "chunk/segment_table.h"
+
+#include <algorithm>
+#include <cassert>
+
+#include "chunk/record.h"
+#include "core/base/coding.h"
+#include "core/base/hash.h"
+
+namespace slotkv::chunk {
+namespace {
+
+Status EntryCorruption(uint32_t entry, std::string_view what) {
+  return Status::Corruption("segments.meta: " + std::string(what) + " in entry " +
+                            std::to_string(entry));
+}
+
+}  // namespace
+
+Status SegmentTable::Load(std::string_view meta) {
+  assert(segs_.empty());
+  const size_t count = meta.size() / kSegmentEntryBytes;
+  if (count >= kNoGroup) return Status::Corruption("segments.meta: too many entries");
+  segs_.resize(count);
+  for (uint32_t i = 0; i < count; ++i) {
+    std::string_view entry = meta.substr(i * kSegmentEntryBytes, kSegmentEntryBytes);
+    if (IsAllZero(entry)) continue;
+    if (DecodeFixed32(entry.data()) != Checksum(entry.substr(4))) {
+      return EntryCorruption(i, "checksum mismatch");
+    }
+    Segment s;
+    s.group = DecodeFixed32(entry.data() + 4);
+    if (s.group == kNoGroup) continue;
+    s.live = DecodeFixed32(entry.data() + 8);
+    s.run_head = DecodeFixed32(entry.data() + 12);
+    s.run_len = DecodeFixed32(entry.data() + 16);
+    s.alloc_seq = DecodeFixed64(entry.data() + 20);
+    if (s.run_len == 0 || s.run_head > i || i - s.run_head >= s.run_len || s.alloc_seq == 0) {
+      return EntryCorruption(i, "bad run");
+    }
+    if (uint64_t{s.run_head} + s.run_len > count) return EntryCorruption(i, "run past the end");
+    if (i != s.run_head) s.live = 0;
+    segs_[i] = s;
+  }
+
+  for (uint32_t i = 0; i < count; ++i) {
+    Segment& s = segs_[i];
+    if (s.group == kNoGroup) {
+      reusable_.insert(i);
+      continue;
+    }
+    const Segment& head = segs_[s.run_head];
+    if (head.group != s.group || head.run_head != s.run_head || head.run_len != s.run_len ||
+        head.alloc_seq != s.alloc_seq) {
+      return EntryCorruption(i, "segment disagrees with its run head");
+    }
+    if (i != s.run_head) continue;
+    if (s.live > uint64_t{s.run_len} * segment_bytes_) return EntryCorruption(i, "live too big");
+    GroupIndex& g = groups_[s.group];
+    if (!g.runs.emplace(s.alloc_seq, i).second) return EntryCorruption(i, "duplicate alloc_seq");
+    g.used_bytes += uint64_t{s.run_len} * segment_bytes_;
+    g.live_bytes += s.live;
+    used_segments_ += s.run_len;
+    live_bytes_ += s.live;
+    next_alloc_seq_ = std::max(next_alloc_seq_, s.alloc_seq + 1);
+    if (s.live == 0) {
+      // Everything in it was released but the store closed before the Commit that frees it.
+      s.touched = true;
+      to_check_.push_back(i);
+    }
+  }
+  return Status::OK();
+}
+
+uint32_t SegmentTable::FindFreeRun(uint32_t n) const {
+  const auto end = static_cast<uint32_t>(segs_.size());
+  if (reusable_.empty()) return end;
+  if (n == 1) return *reusable_.begin();
+  uint32_t start = 0;
+  uint32_t len = 0;
+  for (uint32_t s : reusable_) {
+    if (len > 0 && s == start + len) {
+      ++len;
+    } else {
+      start = s;
+      len = 1;
+    }
+    if (len == n) return start;
+  }
+  // A free tail of the file can start a run that grows the file.
+  if (start + len == end) return start;
+  return end;
+}
+
+uint32_t SegmentTable::Allocate(uint32_t group, uint32_t n) {
+  assert(group != kNoGroup && n >= 1);
+  const uint32_t head = FindFreeRun(n);
+  assert(uint64_t{head} + n < kNoGroup);
+  if (head + n > segs_.size()) segs_.resize(head + n);
+  const uint64_t seq = next_alloc_seq_++;
+  for (uint32_t j = head; j < head + n; ++j) {
+    reusable_.erase(j);
+    Segment& s = segs_[j];
+    const bool dirty = s.dirty;
+    s = Segment{.group = group, .live = 0, .run_head = head, .run_len = n, .alloc_seq = seq};
+    s.dirty = dirty;
+    MarkDirty(j);
+  }
+  segs_[head].fresh = true;
+  fresh_.push_back(head);
+  GroupIndex& g = groups_[group];
+  g.used_bytes += uint64_t{n} * segment_bytes_;
+  g.runs.emplace(seq, head);
+  used_segments_ += n;
+  return head;
+}
+
+void SegmentTable::AddLive(uint32_t head, uint32_t bytes) {
+  assert(IsUsed(head) && RunHead(head) == head);
+  Segment& s = segs_[head];
+  s.live += bytes;
+  groups_[s.group].live_bytes += bytes;
+  live_bytes_ += bytes;
+  MarkDirty(head);
+}
+
+void SegmentTable::ReleaseLive(uint32_t segment, uint32_t bytes) {
+  if (!IsUsed(segment)) return;
+  const uint32_t head = RunHead(segment);
+  Segment& s = segs_[head];
+  const uint32_t d = std::min(bytes, s.live);
+  s.live -= d;
+  groups_[s.group].live_bytes -= d;
+  live_bytes_ -= d;
+  if (d > 0) MarkDirty(head);
+  if (!s.touched && !s.free_requested) to_check_.push_back(head);
+  s.touched = true;
+}
+
+void SegmentTable::RequestFree(uint32_t segment) {
+  if (!IsUsed(segment)) return;
+  const uint32_t head = RunHead(segment);
+  Segment& s = segs_[head];
+  if (!s.touched && !s.free_requested) to_check_.push_back(head);
+  s.free_requested = true;
+}
+
+std::vector<uint32_t> SegmentTable::Candidates(uint32_t group, size_t max) const {
+  std::vector<uint32_t> out;
+  auto it = groups_.find(group);
+  if (it == groups_.end() || max == 0) return out;
+  const GroupIndex& g = it->second;
+  if (g.used_bytes <= 2 * g.live_bytes) return out;
+  for (const auto& [seq, head] : g.runs) {
+    const Segment& s = segs_[head];
+    if (s.fresh || s.free_requested) continue;
+    if (2 * uint64_t{s.live} >= uint64_t{s.run_len} * segment_bytes_) continue;
+    out.push_back(head);
+    if (out.size() == max) break;
+  }
+  return out;
+}
+
+void SegmentTable::ClearFresh() {
+  for (uint32_t head : fresh_) segs_[head].fresh = false;
+  fresh_.clear();
+}
+
+std::vector<SegmentRun> SegmentTable::TakeFrees(uint64_t* requested) {
+  std::vector<SegmentRun> freed;
+  for (uint32_t head : to_check_) {
+    Segment& s = segs_[head];
+    const bool req = s.free_requested;
+    s.free_requested = false;
+    s.touched = false;
+    if (s.group == kNoGroup || s.run_head != head) continue;  // listed twice
+    if (!req && s.live > 0) continue;
+    if (req) *requested += s.run_len;
+    FreeRun(head, &freed);
+  }
+  to_check_.clear();
+  return freed;
+}
+
+void SegmentTable::FreeRun(uint32_t head, std::vector<SegmentRun>* freed) {
+  const Segment s = segs_[head];
+  auto it = groups_.find(s.group);
+  assert(it != groups_.end());
+  GroupIndex& g = it->second;
+  g.used_bytes -= uint64_t{s.run_len} * segment_bytes_;
+  g.live_bytes -= s.live;
+  g.runs.erase(s.alloc_seq);
+  if (g.runs.empty()) groups_.erase(it);
+  used_segments_ -= s.run_len;
+  live_bytes_ -= s.live;
+  for (uint32_t j = head; j < head + s.run_len; ++j) {
+    const bool dirty = segs_[j].dirty;
+    segs_[j] = Segment{};
+    segs_[j].dirty = dirty;
+    MarkDirty(j);
+  }
+  freed->push_back({head, s.run_len});
+}
+
+void SegmentTable::MarkDirty(uint32_t segment) {
+  if (segs_[segment].dirty) return;
+  segs_[segment].dirty = true;
+  dirty_.push_back(segment);
+}
+
+void SegmentTable::EncodeEntry(uint32_t segment, std::string* out) const {
+  const size_t start = out->size();
+  const Segment& s = segs_[segment];
+  const bool used = s.group != kNoGroup;
+  PutFixed32(out, 0);  // crc, filled below
+  PutFixed32(out, s.group);
+  PutFixed32(out, used && s.run_head == segment ? s.live : 0);
+  PutFixed32(out, used ? s.run_head : 0);
+  PutFixed32(out, used ? s.run_len : 0);
+  PutFixed64(out, used ? s.alloc_seq : 0);
+  PutFixed32(out, 0);
+  EncodeFixed32(out->data() + start, Checksum(std::string_view(*out).substr(start + 4)));
+}
+
+std::vector<std::pair<uint64_t, std::string>> SegmentTable::DirtyWrites(bool fresh_only) const {
+  std::vector<uint32_t> sorted;
+  for (uint32_t s : dirty_) {
+    if (!fresh_only || (segs_[s].group != kNoGroup && segs_[segs_[s].run_head].fresh)) {
+      sorted.push_back(s);
+    }
+  }
+  std::sort(sorted.begin(), sorted.end());
+  std::vector<std::pair<uint64_t, std::string>> writes;
+  for (size_t i = 0; i < sorted.size(); ++i) {
+    if (i == 0 || sorted[i] != sorted[i - 1] + 1) {
+      writes.emplace_back(uint64_t{sorted[i]} * kSegmentEntryBytes, std::string());
+    }
+    EncodeEntry(sorted[i], &writes.back().second);
+  }
+  return writes;
+}
+
+void SegmentTable::ClearDirty() {
+  for (uint32_t s : dirty_) segs_[s].dirty = false;
+  dirty_.clear();
+}
+
+void SegmentTable::MakeReusable(const SegmentRun& run) {
+  for (uint32_t j = run.head; j < run.head + run.length; ++j) {
+    if (segs_[j].group == kNoGroup) reusable_.insert(j);
+  }
+}
+
+}  // namespace slotkv::chunk

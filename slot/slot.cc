@@ -1,0 +1,307 @@
+// Slot: open and replay, point reads and writes. Group persistence is in slot_flush.cc, scans
+// and active expiry in slot_scan.cc.
+//
+// slot.seq, the sequence-number floor:
+//   seq_file := limit:fixed64 crc32:fixed32      crc32 = Checksum(limit bytes)
+// No sequence number above `limit` was handed out before the file was last written, so after a
+// restart numbering continues above max(limit, newest seq in the log) even when every log file
+// was removed. Rewritten (atomically) once per 2^20 sequence numbers.
+#include "slot/slot.h"
+
+#include <algorithm>
+
+#include "chunk/value_ptr.h"
+#include "core/base/coding.h"
+#include "core/base/hash.h"
+#include "slot/slot_impl.h"
+
+namespace slotkv::slot {
+namespace {
+
+constexpr uint64_t kSeqStep = 1 << 20;
+constexpr uint64_t kBytesPerKeyEstimate = 40;  // keys per bucket at creation
+constexpr char kSeqFile[] = "slot.seq";
+
+Result<uint64_t> ReadSeqLimit(Fs* fs, const std::string& path) {
+  if (!fs->Exists(path)) return uint64_t{0};
+  SLOTKV_ASSIGN_OR_RETURN(std::string data, fs->ReadFile(path));
+  if (data.size() != 12 || Checksum(std::string_view(data.data(), 8)) !=
+                               DecodeFixed32(data.data() + 8)) {
+    return Status::Corruption(path + ": damaged sequence file");
+  }
+  return DecodeFixed64(data.data());
+}
+
+constexpr size_t kMaxCachedValue = 64 << 10;
+
+}  // namespace
+
+Slot::Slot(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+Slot::~Slot() = default;
+
+Result<std::unique_ptr<Slot>> Slot::Open(const SlotOptions& options) {
+  auto impl = std::make_unique<Impl>();
+  impl->options = options;
+  impl->clock = options.clock ? options.clock : SystemClock();
+  Fs* fs = options.fs;
+  SLOTKV_RETURN_IF_ERROR(fs->CreateDirs(options.dir));
+  SLOTKV_ASSIGN_OR_RETURN(impl->seq_limit, ReadSeqLimit(fs, JoinPath(options.dir, kSeqFile)));
+
+  const bool fsync = !options.memory;
+  uint32_t per_group = std::max<uint32_t>(1, options.buckets_per_group);
+  impl->options.buckets_per_group = per_group;
+  uint64_t wanted = std::max<uint64_t>(per_group, options.key_estimate / kBytesPerKeyEstimate);
+  keybucket::BucketStoreOptions bucket_options;
+  bucket_options.fs = fs;
+  bucket_options.dir = options.dir;
+  bucket_options.bucket_count = static_cast<uint32_t>(
+      std::min<uint64_t>((wanted + per_group - 1) / per_group * per_group, 1u << 30));
+  bucket_options.page_cache_bytes = options.page_cache_bytes;
+  bucket_options.fsync = fsync;
+  SLOTKV_ASSIGN_OR_RETURN(impl->buckets, keybucket::BucketStore::Open(bucket_options));
+
+  chunk::ChunkStoreOptions chunk_options;
+  chunk_options.fs = fs;
+  chunk_options.dir = options.dir;
+  chunk_options.segment_bytes = options.segment_bytes;
+  chunk_options.big_value_bytes = options.big_value_bytes;
+  chunk_options.cache_bytes = options.chunk_cache_bytes;
+  chunk_options.fsync = fsync;
+  SLOTKV_ASSIGN_OR_RETURN(impl->chunks, chunk::ChunkStore::Open(chunk_options));
+
+  uint32_t buckets = impl->buckets->bucket_count();
+  impl->groups.resize((buckets + per_group - 1) / per_group);
+  impl->value_cache.SetCapacity(options.value_cache_bytes);
+
+  wal::Log::Options log_options;
+  log_options.fs = fs;
+  log_options.dir = options.dir;
+  log_options.fsync = options.memory ? wal::FsyncPolicy::kNo : options.fsync;
+  log_options.file_bytes = options.wal_file_bytes;
+  log_options.clock = impl->clock;
+  Impl* state = impl.get();
+  auto replay = [state](const wal::Record& record, const wal::LogPos& pos) -> Status {
+    state->last_seq = std::max(state->last_seq, record.seq);
+    if (record.kind == wal::RecordKind::kGroupFlushed) {
+      if (record.group >= state->groups.size()) {
+        return Status::Corruption("log names group " + std::to_string(record.group) +
+                                  " of a slot with " + std::to_string(state->groups.size()));
+      }
+      Group& group = state->groups[record.group];
+      state->wal_entries -= group.map.size();
+      group = Group();
+      return Status::OK();
+    }
+    Group& group = state->groups[state->GroupOfHash(KeyHash(record.key))];
+    auto [it, inserted] = group.map.try_emplace(record.key);
+    if (inserted) ++state->wal_entries;
+    MapEntry& entry = it->second;
+    entry.pos = pos;
+    entry.seq = record.seq;
+    entry.tombstone = record.kind == wal::RecordKind::kDelete;
+    entry.expire_at_ms = entry.tombstone ? 0 : record.expire_at_ms;
+    entry.type = record.type_tag;
+    group.bytes += pos.size;
+    group.oldest_file = std::min(group.oldest_file, pos.file_no);
+    return Status::OK();
+  };
+  SLOTKV_ASSIGN_OR_RETURN(impl->log, wal::Log::Open(log_options, replay));
+  impl->last_seq = std::max(impl->last_seq, impl->seq_limit);
+  return std::unique_ptr<Slot>(new Slot(std::move(impl)));
+}
+
+Result<uint64_t> Slot::Impl::NextSeq() {
+  if (last_seq + 1 > seq_limit) {
+    uint64_t limit = last_seq + kSeqStep;
+    std::string data;
+    PutFixed64(&data, limit);
+    PutFixed32(&data, Checksum(data));
+    SLOTKV_RETURN_IF_ERROR(options.fs->WriteFileAtomic(JoinPath(options.dir, kSeqFile), data));
+    seq_limit = limit;
+  }
+  return ++last_seq;
+}
+
+Status Slot::Impl::Write(std::string_view key, const wal::Record& record) {
+  SLOTKV_ASSIGN_OR_RETURN(wal::LogPos pos, log->Append(record));
+  Group& group = groups[GroupOfHash(KeyHash(key))];
+  auto [it, inserted] = group.map.try_emplace(std::string(key));
+  if (inserted) ++wal_entries;
+  MapEntry& entry = it->second;
+  entry.pos = pos;
+  entry.seq = record.seq;
+  entry.tombstone = record.kind == wal::RecordKind::kDelete;
+  entry.expire_at_ms = record.expire_at_ms;
+  entry.type = record.type_tag;
+  group.bytes += pos.size;
+  group.oldest_file = std::min(group.oldest_file, pos.file_no);
+  return Status::OK();
+}
+
+Result<std::string> Slot::Impl::EntryValue(const std::string& key, const MapEntry& entry) {
+  if (const CachedValue* cached = value_cache.Lookup(key); cached && cached->seq == entry.seq) {
+    return cached->value;
+  }
+  SLOTKV_ASSIGN_OR_RETURN(wal::Record record, log->ReadAt(entry.pos));
+  if (record.key != key || record.seq != entry.seq) {
+    return Status::Corruption("log record at offset " + std::to_string(entry.pos.offset) +
+                              " does not hold key " + key);
+  }
+  return std::move(record.value);
+}
+
+void Slot::Impl::CacheValue(const std::string& key, CachedValue value) {
+  if (value.value.size() > kMaxCachedValue) {
+    value_cache.Erase(key);  // an older cached version must not outlive this write
+    return;
+  }
+  size_t charge = key.size() + value.value.size() + 96;  // entry and list-node overhead
+  value_cache.Insert(key, std::move(value), charge);
+}
+
+Result<bool> Slot::Impl::HasCell(uint64_t hash, std::string_view key) {
+  SLOTKV_ASSIGN_OR_RETURN(auto cell, buckets->Lookup(hash, key));
+  return cell.has_value();
+}
+
+bool Slot::Impl::NeedsFlush(uint32_t g) const {
+  const Group& group = groups[g];
+  if (group.bytes >= options.group_flush_bytes) return true;
+  uint64_t pages = 0;
+  uint32_t first = g * options.buckets_per_group;
+  uint32_t end = std::min(first + options.buckets_per_group, buckets->bucket_count());
+  for (uint32_t b = first; b < end; ++b) pages += buckets->page_count(b);
+  return group.map.size() >= pages * options.flush_entries_per_page;
+}
+
+Result<std::optional<std::string>> Slot::Get(std::string_view key, KeyMeta* meta) {
+  Impl& s = *impl_;
+  uint64_t hash = KeyHash(key);
+  Group& group = s.groups[s.GroupOfHash(hash)];
+  std::string key_string(key);
+  if (auto it = group.map.find(key_string); it != group.map.end()) {
+    const MapEntry& entry = it->second;
+    if (entry.tombstone || s.Expired(entry.expire_at_ms)) return std::optional<std::string>();
+    if (meta) *meta = {static_cast<ValueType>(entry.type), entry.expire_at_ms, entry.seq};
+    SLOTKV_ASSIGN_OR_RETURN(std::string value, s.EntryValue(key_string, entry));
+    return std::optional<std::string>(std::move(value));
+  }
+  if (const CachedValue* cached = s.value_cache.Lookup(key_string)) {
+    if (s.Expired(cached->expire_at_ms)) return std::optional<std::string>();
+    if (meta) *meta = {static_cast<ValueType>(cached->type), cached->expire_at_ms, cached->seq};
+    return std::optional<std::string>(cached->value);
+  }
+  SLOTKV_ASSIGN_OR_RETURN(auto cell, s.buckets->Lookup(hash, key));
+  if (!cell || s.Expired(cell->expire_at_ms)) return std::optional<std::string>();
+  std::string value;
+  if (cell->is_pointer) {
+    chunk::ValuePtr ptr;
+    if (!chunk::DecodeValuePtr(cell->payload, &ptr)) {
+      return Status::Corruption("bad value pointer in the cell of key " + key_string);
+    }
+    SLOTKV_ASSIGN_OR_RETURN(value, s.chunks->Read(ptr, key));
+  } else {
+    value = std::move(cell->payload);
+  }
+  if (meta) *meta = {static_cast<ValueType>(cell->type_tag), cell->expire_at_ms, cell->seq};
+  s.CacheValue(key_string, CachedValue{cell->seq, cell->expire_at_ms, cell->type_tag, value});
+  return std::optional<std::string>(std::move(value));
+}
+
+Result<std::optional<KeyMeta>> Slot::GetMeta(std::string_view key) {
+  Impl& s = *impl_;
+  uint64_t hash = KeyHash(key);
+  Group& group = s.groups[s.GroupOfHash(hash)];
+  if (auto it = group.map.find(std::string(key)); it != group.map.end()) {
+    const MapEntry& entry = it->second;
+    if (entry.tombstone || s.Expired(entry.expire_at_ms)) return std::optional<KeyMeta>();
+    return std::optional<KeyMeta>(
+        KeyMeta{static_cast<ValueType>(entry.type), entry.expire_at_ms, entry.seq});
+  }
+  SLOTKV_ASSIGN_OR_RETURN(auto cell, s.buckets->Lookup(hash, key));
+  if (!cell || s.Expired(cell->expire_at_ms)) return std::optional<KeyMeta>();
+  return std::optional<KeyMeta>(
+      KeyMeta{static_cast<ValueType>(cell->type_tag), cell->expire_at_ms, cell->seq});
+}
+
+Status Slot::Put(std::string_view key, std::string_view value, ValueType type,
+                 int64_t expire_at_ms) {
+  Impl& s = *impl_;
+  if (key.size() > kMaxKeyBytes) return Status::InvalidArgument("key too long");
+  SLOTKV_ASSIGN_OR_RETURN(uint64_t seq, s.NextSeq());
+  wal::Record record;
+  record.kind = wal::RecordKind::kPut;
+  record.seq = seq;
+  record.type_tag = static_cast<uint8_t>(type);
+  record.expire_at_ms = expire_at_ms;
+  record.key.assign(key);
+  record.value.assign(value);
+  SLOTKV_RETURN_IF_ERROR(s.Write(key, record));
+  s.CacheValue(record.key, CachedValue{seq, expire_at_ms, record.type_tag, std::move(record.value)});
+  s.counters.user_bytes_written += key.size() + value.size();
+  uint32_t g = s.GroupOfHash(KeyHash(key));
+  if (s.NeedsFlush(g)) SLOTKV_RETURN_IF_ERROR(s.FlushGroup(g));
+  return s.EnforceWalLimit();
+}
+
+Result<bool> Slot::Delete(std::string_view key) {
+  Impl& s = *impl_;
+  uint64_t hash = KeyHash(key);
+  uint32_t g = s.GroupOfHash(hash);
+  bool live = false;
+  bool known = false;  // the key has a map entry or a cell: a tombstone is worth writing
+  if (auto it = s.groups[g].map.find(std::string(key)); it != s.groups[g].map.end()) {
+    known = true;
+    live = !it->second.tombstone && !s.Expired(it->second.expire_at_ms);
+  } else {
+    SLOTKV_ASSIGN_OR_RETURN(auto cell, s.buckets->Lookup(hash, key));
+    known = cell.has_value();
+    live = known && !s.Expired(cell->expire_at_ms);
+  }
+  if (!known) return false;
+  SLOTKV_ASSIGN_OR_RETURN(uint64_t seq, s.NextSeq());
+  wal::Record record;
+  record.kind = wal::RecordKind::kDelete;
+  record.seq = seq;
+  record.key.assign(key);
+  SLOTKV_RETURN_IF_ERROR(s.Write(key, record));
+  s.value_cache.Erase(record.key);
+  if (s.NeedsFlush(g)) SLOTKV_RETURN_IF_ERROR(s.FlushGroup(g));
+  SLOTKV_RETURN_IF_ERROR(s.EnforceWalLimit());
+  return live;
+}
+
+Status Slot::Commit() { return impl_->log->Commit(); }
+
+Result<uint64_t> Slot::KeyCount() {
+  Impl& s = *impl_;
+  int64_t count = static_cast<int64_t>(s.buckets->cell_count());
+  for (Group& group : s.groups) {
+    for (auto& [key, entry] : group.map) {
+      if (entry.base == BaseState::kUnknown) {
+        SLOTKV_ASSIGN_OR_RETURN(bool has, s.HasCell(KeyHash(key), key));
+        entry.base = has ? BaseState::kPresent : BaseState::kAbsent;
+      }
+      count += (entry.tombstone ? 0 : 1) - (entry.base == BaseState::kPresent ? 1 : 0);
+    }
+  }
+  return static_cast<uint64_t>(count);
+}
+
+SlotStats Slot::Stats() const {
+  const Impl& s = *impl_;
+  SlotStats stats = s.counters;
+  stats.disk_bytes_written = s.log->stats().bytes_written +
+                             s.buckets->stats().page_bytes_written +
+                             s.chunks->stats().bytes_written;
+  stats.disk_bytes = s.log->total_bytes() + s.buckets->disk_bytes() + s.chunks->disk_bytes();
+  stats.wal_entries = s.wal_entries;
+  stats.wal_bytes = s.log->total_bytes();
+  stats.bucket_splits = s.buckets->stats().splits;
+  stats.compacted_segments = s.chunks->stats().compacted_segments;
+  stats.value_cache_hits = s.value_cache.hits();
+  stats.value_cache_misses = s.value_cache.misses();
+  return stats;
+}
+
+}  // namespace slotkv::slot

@@ -1,0 +1,140 @@
+// Slot: one shard of the keyspace and the API every command reaches storage through.
+//
+// Design. A slot composes a write-ahead log (wal::Log), an on-disk hash table of key cells
+// (keybucket::BucketStore) and append-only value segments (chunk::ChunkStore). Buckets are cut
+// into WAL groups, runs of `buckets_per_group` consecutive buckets. A write gets the next
+// sequence number, is appended to the log and lands in its group's in-memory map (the newest
+// version of each recently written key; the value stays in the log and the value cache). When
+// a group's map reaches `flush_entries_per_page` entries per bucket page of the group, or
+// `group_flush_bytes`, the group is persisted in one batch: its buckets are read, merged with
+// the map (long values appended to chunk segments owned by the group, short ones inline,
+// expired cells dropped), the group's mostly-dead segments are compacted against those same
+// cells, the buckets are written (splitting when full), everything is synced, and a
+// GroupFlushed record in the log tells replay that the group's older records are persisted.
+// Log files are removed once no group needs their records; when the log grows past
+// `wal_max_bytes`, the groups pinning the oldest file are flushed early.
+//
+// Reads: group map -> value cache -> bucket page (page cache or one read) -> chunk segment
+// (chunk cache or one read). Metadata (exists, type, TTL) never reads chunks.
+//
+// Durability: Put/Delete only buffer the log record; the caller acknowledges writes after
+// Commit() returns OK (one write, and one fsync with appendfsync always, per batch). An
+// acknowledged write survives SIGKILL in every fsync mode and power loss with kAlways.
+//
+// Thread rule: a Slot is owned by one worker thread; only that thread calls it.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/base/clock.h"
+#include "core/base/fs.h"
+#include "core/base/status.h"
+#include "core/types/value_type.h"
+#include "wal/log.h"
+
+namespace slotkv::slot {
+
+struct SlotOptions {
+  Fs* fs = nullptr;          // must outlive the slot (a MemFs for pure-memory mode)
+  std::string dir;           // this slot's directory; created when missing
+  Clock* clock = nullptr;    // SystemClock() when null
+  wal::FsyncPolicy fsync = wal::FsyncPolicy::kEverySec;
+  bool memory = false;       // pure-memory mode: never fsync
+  // Sizing, used when the slot is created and then recorded on disk: bucket count =
+  // key_estimate / 40, rounded up to a multiple of buckets_per_group.
+  uint64_t key_estimate = 1 << 20;
+  uint32_t buckets_per_group = 16;
+  uint32_t flush_entries_per_page = 12;
+  uint64_t group_flush_bytes = 1 << 20;
+  uint32_t inline_value_bytes = 48;  // longer values go to chunks
+  uint32_t segment_bytes = 4096;
+  uint64_t big_value_bytes = 1 << 20;
+  uint64_t wal_file_bytes = 64 << 20;
+  uint64_t wal_max_bytes = 256 << 20;
+  size_t value_cache_bytes = 32 << 20;
+  size_t page_cache_bytes = 32 << 20;
+  size_t chunk_cache_bytes = 16 << 20;
+};
+
+// Metadata of a live key, known without reading its value.
+struct KeyMeta {
+  ValueType type = ValueType::kString;
+  int64_t expire_at_ms = 0;  // 0 = no expiry
+  uint64_t seq = 0;
+};
+
+struct ScanItem {
+  std::string key;
+  ValueType type;
+};
+
+struct ScanResult {
+  std::vector<ScanItem> items;
+  uint64_t next_cursor = 0;  // 0 = the scan is complete
+};
+
+struct SlotStats {
+  uint64_t user_bytes_written = 0;  // key + value bytes of every Put
+  uint64_t disk_bytes_written = 0;  // log + bucket pages + chunks
+  uint64_t disk_bytes = 0;          // on disk now: log files + pages + chunks
+  uint64_t wal_entries = 0;         // in group maps, not yet persisted
+  uint64_t wal_bytes = 0;
+  uint64_t flushes = 0;
+  uint64_t expired_keys = 0;        // reclaimed by ActiveExpireStep or a flush
+  uint64_t bucket_splits = 0;
+  uint64_t compacted_segments = 0;
+  uint64_t value_cache_hits = 0;
+  uint64_t value_cache_misses = 0;
+};
+
+class Slot {
+ public:
+  // Opens (or creates) the slot in options.dir and replays its log. Corruption naming the file
+  // and offset when any file is damaged beyond a torn log tail.
+  static Result<std::unique_ptr<Slot>> Open(const SlotOptions& options);
+  // Closes without flushing: what is not persisted stays in the log and replays next time.
+  ~Slot();
+
+  // Keys longer than this are refused with InvalidArgument.
+  static constexpr size_t kMaxKeyBytes = 2048;
+
+  // The value of key and its metadata; nullopt when absent or expired.
+  Result<std::optional<std::string>> Get(std::string_view key, KeyMeta* meta = nullptr);
+  // Metadata only (EXISTS, TYPE, TTL): never reads chunks. nullopt when absent or expired.
+  Result<std::optional<KeyMeta>> GetMeta(std::string_view key);
+  // Sets key to value with its type and absolute expiry (0 = none). Buffered: see Commit.
+  Status Put(std::string_view key, std::string_view value, ValueType type,
+             int64_t expire_at_ms = 0);
+  // Removes key; returns whether a live key was removed. Buffered: see Commit.
+  Result<bool> Delete(std::string_view key);
+  // Makes the buffered writes reach the OS, and the disk per the fsync policy. Acknowledge
+  // writes only after this returns OK.
+  Status Commit();
+
+  // Up to about count live keys from cursor (0 starts a scan). A key present for the whole
+  // scan is returned at least once, whatever is written meanwhile. Whole buckets are returned,
+  // so a call may return more than count.
+  Result<ScanResult> Scan(uint64_t cursor, size_t count);
+  // Looks at up to max_buckets buckets (continuing where the last step stopped) and deletes
+  // the expired keys found there. Returns how many were deleted.
+  Result<size_t> ActiveExpireStep(size_t max_buckets);
+  // Persists every group and syncs: afterwards the log holds nothing that replay would need.
+  Status Flush();
+
+  // Keys in the slot, expired-but-not-reclaimed ones included (as Redis's DBSIZE). May read
+  // bucket pages for keys written since the last flush of their group.
+  Result<uint64_t> KeyCount();
+  SlotStats Stats() const;
+
+ private:
+  struct Impl;
+  explicit Slot(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace slotkv::slot

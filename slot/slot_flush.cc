@@ -1,0 +1,208 @@
+// Group persistence: merging a WAL group's map into its buckets, with just-in-time compaction
+// of the group's chunk segments riding on the same batch. See the design note in slot.h.
+//
+// Order of a flush, and why:
+//   1. log Commit        the records reach the OS before any data file depends on them
+//   2. read the group's buckets; merge the map; drop expired cells; compact segments
+//   3. chunk SyncData    values (new and carried forward) are durable before any page names them
+//   4. bucket writes + Sync
+//   5. chunk Commit      frees segments only once no durable page points at them
+//   6. log GroupFlushed  replay may now skip the group's older records
+// A crash anywhere before 6 replays the group's records and redoes the flush; cells carry
+// sequence numbers, so a redo never lets an older write win.
+#include <algorithm>
+#include <string_view>
+#include <unordered_map>
+
+#include "chunk/value_ptr.h"
+#include "core/base/hash.h"
+#include "slot/slot_impl.h"
+
+namespace slotkv::slot {
+namespace {
+
+using keybucket::Cell;
+
+constexpr size_t kCompactSegmentsPerFlush = 8;
+
+// The cells of one bucket during a merge: existing cells (some marked removed) plus appended.
+struct BucketCells {
+  std::vector<Cell> cells;
+  std::vector<bool> removed;
+  std::unordered_map<std::string_view, size_t> index;  // key -> position in cells
+
+  void BuildIndex() {
+    removed.assign(cells.size(), false);
+    index.reserve(cells.size());
+    for (size_t i = 0; i < cells.size(); ++i) index.emplace(cells[i].key, i);
+  }
+  Cell* Find(std::string_view key) {
+    auto it = index.find(key);
+    if (it == index.end() || removed[it->second]) return nullptr;
+    return &cells[it->second];
+  }
+};
+
+Status DecodePtr(const Cell& cell, chunk::ValuePtr* ptr) {
+  if (!chunk::DecodeValuePtr(cell.payload, ptr)) {
+    return Status::Corruption("bad value pointer in the cell of key " + cell.key);
+  }
+  return Status::OK();
+}
+
+}  // namespace
+
+Status Slot::Impl::FlushGroup(uint32_t g) {
+  Group& group = groups[g];
+  if (group.map.empty()) return Status::OK();
+  SLOTKV_RETURN_IF_ERROR(log->Commit());
+
+  const uint32_t first = g * options.buckets_per_group;
+  const uint32_t end = std::min(first + options.buckets_per_group, buckets->bucket_count());
+  // Read every bucket before indexing: the index holds views into the cells' keys, and the
+  // vectors must not move afterwards.
+  std::vector<BucketCells> bucket_cells(end - first);
+  for (uint32_t b = first; b < end; ++b) {
+    SLOTKV_RETURN_IF_ERROR(buckets->ReadBucket(b, &bucket_cells[b - first].cells));
+  }
+  for (BucketCells& bc : bucket_cells) bc.BuildIndex();
+
+  auto release = [&](const Cell& cell) -> Status {
+    if (!cell.is_pointer) return Status::OK();
+    chunk::ValuePtr ptr;
+    SLOTKV_RETURN_IF_ERROR(DecodePtr(cell, &ptr));
+    chunks->Release(ptr);
+    return Status::OK();
+  };
+
+  // Merge the map: the newest write of each key replaces or removes its cell.
+  std::vector<std::vector<Cell>> appended(end - first);
+  for (const auto& [key, entry] : group.map) {
+    uint64_t hash = KeyHash(key);
+    uint32_t b = buckets->BucketOf(hash) - first;
+    BucketCells& bc = bucket_cells[b];
+    Cell* old = bc.Find(key);
+    if (old && old->seq > entry.seq) continue;  // a redo after a crash: pages are newer
+    if (old) {
+      SLOTKV_RETURN_IF_ERROR(release(*old));
+      bc.removed[bc.index[key]] = true;
+    }
+    if (entry.tombstone) continue;
+    if (Expired(entry.expire_at_ms)) {
+      ++counters.expired_keys;
+      value_cache.Erase(key);
+      continue;
+    }
+    SLOTKV_ASSIGN_OR_RETURN(std::string value, EntryValue(key, entry));
+    Cell cell;
+    cell.hash = hash;
+    cell.seq = entry.seq;
+    cell.expire_at_ms = entry.expire_at_ms;
+    cell.type_tag = entry.type;
+    cell.key = key;
+    if (value.size() <= options.inline_value_bytes) {
+      cell.payload = std::move(value);
+    } else {
+      SLOTKV_ASSIGN_OR_RETURN(chunk::ValuePtr ptr, chunks->Add(g, key, entry.seq, value));
+      cell.is_pointer = true;
+      chunk::EncodeValuePtr(ptr, &cell.payload);
+    }
+    if (old) {
+      size_t at = bc.index[key];
+      bc.cells[at] = std::move(cell);
+      bc.removed[at] = false;
+    } else {
+      appended[b].push_back(std::move(cell));
+    }
+  }
+
+  // Drop expired cells.
+  for (BucketCells& bc : bucket_cells) {
+    for (size_t i = 0; i < bc.cells.size(); ++i) {
+      if (bc.removed[i] || !Expired(bc.cells[i].expire_at_ms)) continue;
+      SLOTKV_RETURN_IF_ERROR(release(bc.cells[i]));
+      bc.removed[i] = true;
+      ++counters.expired_keys;
+      value_cache.Erase(bc.cells[i].key);
+    }
+  }
+
+  // Just-in-time compaction: carry the live values of mostly-dead segments forward. A record
+  // is live when its key's cell still points at it.
+  for (uint32_t segment : chunks->CompactionCandidates(g, kCompactSegmentsPerFlush)) {
+    std::vector<chunk::ChunkRecord> records;
+    SLOTKV_RETURN_IF_ERROR(chunks->ReadSegment(segment, &records));
+    for (chunk::ChunkRecord& record : records) {
+      uint32_t b = buckets->BucketOf(KeyHash(record.key));
+      if (b < first || b >= end) continue;
+      Cell* cell = bucket_cells[b - first].Find(record.key);
+      chunk::ValuePtr ptr;
+      if (!cell || !cell->is_pointer || !chunk::DecodeValuePtr(cell->payload, &ptr) ||
+          !(ptr == record.ptr)) {
+        continue;
+      }
+      SLOTKV_ASSIGN_OR_RETURN(chunk::ValuePtr moved,
+                              chunks->Add(g, record.key, cell->seq, record.value));
+      cell->payload.clear();
+      chunk::EncodeValuePtr(moved, &cell->payload);
+    }
+    chunks->FreeSegment(segment);
+  }
+
+  SLOTKV_RETURN_IF_ERROR(chunks->SyncData());
+  for (uint32_t b = first; b < end; ++b) {
+    BucketCells& bc = bucket_cells[b - first];
+    std::vector<Cell> out;
+    out.reserve(bc.cells.size() + appended[b - first].size());
+    for (size_t i = 0; i < bc.cells.size(); ++i) {
+      if (!bc.removed[i]) out.push_back(std::move(bc.cells[i]));
+    }
+    for (Cell& cell : appended[b - first]) out.push_back(std::move(cell));
+    SLOTKV_RETURN_IF_ERROR(buckets->WriteBucket(b, out));
+  }
+  SLOTKV_RETURN_IF_ERROR(buckets->Sync());
+  SLOTKV_RETURN_IF_ERROR(chunks->Commit());
+
+  wal::Record mark;
+  mark.kind = wal::RecordKind::kGroupFlushed;
+  mark.seq = last_seq;
+  mark.group = g;
+  SLOTKV_RETURN_IF_ERROR(log->Append(mark).status());
+  wal_entries -= group.map.size();
+  group = Group();
+  ++counters.flushes;
+  return RemoveObsoleteLogFiles();
+}
+
+Status Slot::Impl::RemoveObsoleteLogFiles() {
+  uint32_t oldest = log->current_file_no();
+  for (const Group& group : groups) oldest = std::min(oldest, group.oldest_file);
+  if (oldest <= log->oldest_file_no()) return Status::OK();
+  // The marks of the flushes that freed these files must be durable before the records they
+  // cover disappear.
+  SLOTKV_RETURN_IF_ERROR(options.memory ? log->Commit() : log->Sync());
+  return log->RemoveFilesBefore(oldest);
+}
+
+Status Slot::Impl::EnforceWalLimit() {
+  if (log->total_bytes() <= options.wal_max_bytes) return Status::OK();
+  // A few groups per call keep the pause short; the log shrinks over the next writes.
+  uint32_t oldest = log->oldest_file_no();
+  int flushed = 0;
+  for (uint32_t g = 0; g < groups.size() && flushed < 4; ++g) {
+    if (groups[g].oldest_file == oldest) {
+      SLOTKV_RETURN_IF_ERROR(FlushGroup(g));
+      ++flushed;
+    }
+  }
+  return Status::OK();
+}
+
+Status Slot::Flush() {
+  Impl& s = *impl_;
+  for (uint32_t g = 0; g < s.groups.size(); ++g) SLOTKV_RETURN_IF_ERROR(s.FlushGroup(g));
+  SLOTKV_RETURN_IF_ERROR(s.options.memory ? s.log->Commit() : s.log->Sync());
+  return s.log->RemoveFilesBefore(s.log->current_file_no());
+}
+
+}  // namespace slotkv::slot

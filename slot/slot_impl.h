@@ -1,0 +1,96 @@
+// Internal state of a Slot, shared by slot.cc (open, reads, writes), slot_flush.cc (group
+// persistence and compaction) and slot_scan.cc (scan, active expiry). Not a public header.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "chunk/chunk_store.h"
+#include "core/base/lru_cache.h"
+#include "keybucket/bucket_store.h"
+#include "slot/slot.h"
+#include "wal/log.h"
+
+namespace slotkv::slot {
+
+// Whether a key had a cell in the bucket pages before its first write in the group map.
+enum class BaseState : uint8_t { kUnknown, kAbsent, kPresent };
+
+// The newest unpersisted write of one key. The value itself stays in the log (and maybe the
+// value cache).
+struct MapEntry {
+  wal::LogPos pos;
+  uint64_t seq = 0;
+  int64_t expire_at_ms = 0;
+  uint8_t type = 0;
+  bool tombstone = false;
+  BaseState base = BaseState::kUnknown;
+};
+
+struct Group {
+  std::unordered_map<std::string, MapEntry> map;
+  uint64_t bytes = 0;                 // log bytes of the records in map
+  uint32_t oldest_file = UINT32_MAX;  // oldest log file holding a record in map
+};
+
+struct CachedValue {
+  uint64_t seq = 0;
+  int64_t expire_at_ms = 0;
+  uint8_t type = 0;
+  std::string value;
+};
+
+// A key of a bucket as a scan sees it: its cell overlaid with its group map entry.
+struct LiveKey {
+  std::string key;
+  ValueType type;
+  int64_t expire_at_ms;
+};
+
+struct Slot::Impl {
+  SlotOptions options;
+  Clock* clock = nullptr;
+  std::unique_ptr<wal::Log> log;
+  std::unique_ptr<keybucket::BucketStore> buckets;
+  std::unique_ptr<chunk::ChunkStore> chunks;
+  std::vector<Group> groups;
+  LruCache<std::string, CachedValue> value_cache{0};
+
+  uint64_t last_seq = 0;
+  uint64_t seq_limit = 0;  // recorded in slot.seq: no seq above it was handed out before
+  uint64_t wal_entries = 0;
+  uint32_t expire_cursor = 0;
+  SlotStats counters;      // the cumulative counters; Stats() fills in the rest
+
+  uint32_t GroupOfBucket(uint32_t bucket) const { return bucket / options.buckets_per_group; }
+  uint32_t GroupOfHash(uint64_t hash) const { return GroupOfBucket(buckets->BucketOf(hash)); }
+  bool Expired(int64_t expire_at_ms) const {
+    return expire_at_ms != 0 && expire_at_ms <= clock->NowMs();
+  }
+
+  // Hands out the next sequence number, recording a new limit on disk when needed.
+  Result<uint64_t> NextSeq();
+  // Appends a Put or Delete record and records it in the key's group map.
+  Status Write(std::string_view key, const wal::Record& record);
+  // The value of a map entry: from the value cache or read back from the log.
+  Result<std::string> EntryValue(const std::string& key, const MapEntry& entry);
+  // Caches the newest value of key (or drops the cached one when value is too large to keep).
+  void CacheValue(const std::string& key, CachedValue value);
+  // Whether key has a cell in the bucket pages (live or expired).
+  Result<bool> HasCell(uint64_t hash, std::string_view key);
+
+  // Persists group g (see slot.h) and removes log files nobody needs any more.
+  Status FlushGroup(uint32_t g);
+  // Flushes a few groups that pin the oldest log file when the log is over wal_max_bytes.
+  Status EnforceWalLimit();
+  Status RemoveObsoleteLogFiles();
+  // Fills *live with bucket b's keys that exist now; expired ones too when with_expired.
+  Status BucketKeys(uint32_t b, bool with_expired, std::vector<LiveKey>* live);
+  // Whether group g has reached its flush threshold (entries per page, or bytes).
+  bool NeedsFlush(uint32_t g) const;
+};
+
+}  // namespace slotkv::slot

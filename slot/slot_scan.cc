@@ -1,0 +1,69 @@
+// Scans and active expiry walk the slot bucket by bucket. The bucket count of a slot never
+// changes (a full bucket splits into more pages, not into other buckets), so a cursor that
+// names the next bucket stays valid across any writes: a key that exists for the whole scan
+// sits in one bucket the whole time and is returned when that bucket is visited.
+#include <algorithm>
+#include <unordered_map>
+
+#include "core/base/hash.h"
+#include "slot/slot_impl.h"
+
+namespace slotkv::slot {
+
+Status Slot::Impl::BucketKeys(uint32_t b, bool with_expired, std::vector<LiveKey>* live) {
+  Slot::Impl& s = *this;
+  std::vector<keybucket::Cell> cells;
+  SLOTKV_RETURN_IF_ERROR(s.buckets->ReadBucket(b, &cells));
+  const Group& group = s.groups[s.GroupOfBucket(b)];
+  for (keybucket::Cell& cell : cells) {
+    if (group.map.count(cell.key)) continue;  // the map holds a newer write
+    if (!with_expired && s.Expired(cell.expire_at_ms)) continue;
+    live->push_back({std::move(cell.key), static_cast<ValueType>(cell.type_tag),
+                     cell.expire_at_ms});
+  }
+  for (const auto& [key, entry] : group.map) {
+    if (entry.tombstone || s.buckets->BucketOf(KeyHash(key)) != b) continue;
+    if (!with_expired && s.Expired(entry.expire_at_ms)) continue;
+    live->push_back({key, static_cast<ValueType>(entry.type), entry.expire_at_ms});
+  }
+  return Status::OK();
+}
+
+Result<ScanResult> Slot::Scan(uint64_t cursor, size_t count) {
+  Impl& s = *impl_;
+  ScanResult result;
+  const uint32_t buckets = s.buckets->bucket_count();
+  uint64_t b = cursor;
+  std::vector<LiveKey> live;
+  while (b < buckets && result.items.size() < std::max<size_t>(count, 1)) {
+    live.clear();
+    SLOTKV_RETURN_IF_ERROR(s.BucketKeys(static_cast<uint32_t>(b), false, &live));
+    for (LiveKey& k : live) result.items.push_back({std::move(k.key), k.type});
+    ++b;
+  }
+  result.next_cursor = b < buckets ? b : 0;
+  return result;
+}
+
+Result<size_t> Slot::ActiveExpireStep(size_t max_buckets) {
+  Impl& s = *impl_;
+  const uint32_t buckets = s.buckets->bucket_count();
+  size_t expired = 0;
+  std::vector<LiveKey> live;
+  for (size_t i = 0; i < std::min<size_t>(max_buckets, buckets); ++i) {
+    uint32_t b = s.expire_cursor;
+    s.expire_cursor = (b + 1) % buckets;
+    live.clear();
+    SLOTKV_RETURN_IF_ERROR(s.BucketKeys(b, true, &live));
+    for (const LiveKey& k : live) {
+      if (!s.Expired(k.expire_at_ms)) continue;
+      SLOTKV_ASSIGN_OR_RETURN(bool removed, Delete(k.key));
+      (void)removed;  // expired keys read as absent, so Delete reports false; it still reclaims
+      ++expired;
+      ++s.counters.expired_keys;
+    }
+  }
+  return expired;
+}
+
+}  // namespace slotkv::slot

@@ -1,0 +1,261 @@
+#include "slot/slot.h"
+
+#include <doctest/doctest.h>
+
+#include <map>
+#include <random>
+#include <set>
+
+#include "slot/slot_test_util.h"
+
+namespace slotkv::slot {
+namespace {
+
+struct Fixture {
+  explicit Fixture(uint32_t segment_bytes = 512) {
+    options.segment_bytes = segment_bytes;
+    slot = OpenOrDie(options);
+  }
+  MemFs fs;
+  ManualClock clock;
+  SlotOptions options = SmallOptions(&fs, &clock);
+  std::unique_ptr<Slot> slot;
+
+  void Put(const std::string& key, const std::string& value, int64_t expire = 0,
+           ValueType type = ValueType::kString) {
+    REQUIRE(slot->Put(key, value, type, expire).ok());
+    REQUIRE(slot->Commit().ok());
+  }
+  void Reopen() {
+    slot.reset();
+    slot = OpenOrDie(options);
+  }
+};
+
+TEST_CASE("put then get returns the value with its metadata") {
+  Fixture f;
+  f.Put("k", "short");
+  f.Put("long", std::string(300, 'x'), 0, ValueType::kHash);
+  KeyMeta meta;
+  auto got = f.slot->Get("long", &meta);
+  REQUIRE(got.ok());
+  CHECK(**got == std::string(300, 'x'));
+  CHECK(meta.type == ValueType::kHash);
+  CHECK(GetOrDie(*f.slot, "k") == "short");
+  CHECK(GetOrDie(*f.slot, "missing") == "<absent>");
+}
+
+TEST_CASE("values of every size read back before and after a flush and a reopen") {
+  Fixture f;
+  std::vector<size_t> sizes = {0, 1, 16, 17, 200, 511, 512, 513, 3000, 70000, 200000};
+  for (size_t i = 0; i < sizes.size(); ++i) f.Put("k" + std::to_string(i), ValueFor(i, 0, sizes[i]));
+  for (int pass = 0; pass < 3; ++pass) {
+    for (size_t i = 0; i < sizes.size(); ++i) {
+      CHECK(GetOrDie(*f.slot, "k" + std::to_string(i)) == ValueFor(i, 0, sizes[i]));
+    }
+    if (pass == 0) REQUIRE(f.slot->Flush().ok());
+    if (pass == 1) f.Reopen();
+  }
+}
+
+TEST_CASE("overwrite and delete win over older versions everywhere") {
+  Fixture f;
+  f.Put("a", "1");
+  REQUIRE(f.slot->Flush().ok());
+  f.Put("a", "2");
+  CHECK(GetOrDie(*f.slot, "a") == "2");
+  REQUIRE(f.slot->Flush().ok());
+  CHECK(GetOrDie(*f.slot, "a") == "2");
+  auto deleted = f.slot->Delete("a");
+  REQUIRE(deleted.ok());
+  CHECK(*deleted);
+  CHECK(GetOrDie(*f.slot, "a") == "<absent>");
+  REQUIRE(f.slot->Flush().ok());
+  f.Reopen();
+  CHECK(GetOrDie(*f.slot, "a") == "<absent>");
+  CHECK_FALSE(*f.slot->Delete("a"));
+}
+
+TEST_CASE("metadata answers exists, type and ttl") {
+  Fixture f;
+  int64_t at = f.clock.NowMs() + 5000;
+  f.Put("z", std::string(100, 'z'), at, ValueType::kZSet);
+  REQUIRE(f.slot->Flush().ok());
+  auto meta = f.slot->GetMeta("z");
+  REQUIRE(meta.ok());
+  REQUIRE(meta->has_value());
+  CHECK((*meta)->type == ValueType::kZSet);
+  CHECK((*meta)->expire_at_ms == at);
+  CHECK_FALSE(f.slot->GetMeta("nope")->has_value());
+}
+
+TEST_CASE("expired keys read as absent and the expiry step reclaims them") {
+  Fixture f;
+  int64_t now = f.clock.NowMs();
+  for (int i = 0; i < 50; ++i) f.Put("t" + std::to_string(i), "v", now + 1000);
+  for (int i = 0; i < 50; ++i) f.Put("p" + std::to_string(i), "v");
+  REQUIRE(f.slot->Flush().ok());
+  for (int i = 0; i < 10; ++i) f.Put("w" + std::to_string(i), "v", now + 1000);  // still in the map
+  CHECK(*f.slot->KeyCount() == 110);
+  f.clock.AdvanceMs(1000);
+  CHECK(GetOrDie(*f.slot, "t3") == "<absent>");
+  CHECK(GetOrDie(*f.slot, "w3") == "<absent>");
+  CHECK_FALSE(f.slot->GetMeta("t3")->has_value());
+  auto expired = f.slot->ActiveExpireStep(1000);
+  REQUIRE(expired.ok());
+  CHECK(*expired == 60);
+  REQUIRE(f.slot->Commit().ok());
+  CHECK(*f.slot->KeyCount() == 50);
+  REQUIRE(f.slot->Flush().ok());
+  CHECK(*f.slot->KeyCount() == 50);
+  CHECK(f.slot->Stats().expired_keys == 60);
+}
+
+TEST_CASE("key count tracks inserts, overwrites and deletes across flushes") {
+  Fixture f;
+  for (int i = 0; i < 300; ++i) f.Put("k" + std::to_string(i), "v");
+  for (int i = 0; i < 100; ++i) f.Put("k" + std::to_string(i), "w");
+  for (int i = 100; i < 150; ++i) REQUIRE(*f.slot->Delete("k" + std::to_string(i)));
+  CHECK(*f.slot->KeyCount() == 250);
+  REQUIRE(f.slot->Flush().ok());
+  CHECK(*f.slot->KeyCount() == 250);
+  f.Reopen();
+  CHECK(*f.slot->KeyCount() == 250);
+}
+
+TEST_CASE("full buckets split without a cap: 20k keys in a slot sized for 2.5k") {
+  Fixture f;
+  const int n = 20000;
+  for (int i = 0; i < n; ++i) REQUIRE(f.slot->Put("key:" + std::to_string(i), ValueFor(i, 0, 24),
+                                                 ValueType::kString).ok());
+  REQUIRE(f.slot->Commit().ok());
+  REQUIRE(f.slot->Flush().ok());
+  CHECK(f.slot->Stats().bucket_splits > 64);
+  f.Reopen();
+  for (int i = 0; i < n; i += 7) CHECK(GetOrDie(*f.slot, "key:" + std::to_string(i)) == ValueFor(i, 0, 24));
+  CHECK(*f.slot->KeyCount() == n);
+}
+
+TEST_CASE("steady overwrites keep disk use within twice the live data") {
+  Fixture f(4096);  // ~19 values a segment: segments die only partly
+  const int keys = 2000;
+  const size_t value_size = 200;
+  uint64_t live = 0;
+  for (int i = 0; i < keys; ++i) live += 4 + std::to_string(i).size() + value_size;
+  std::mt19937 rng(7);
+  for (int round = 0; round < 15; ++round) {
+    for (int i = 0; i < keys; ++i) {
+      int k = static_cast<int>(rng() % keys);
+      REQUIRE(f.slot->Put("key:" + std::to_string(k), ValueFor(k, round, value_size),
+                          ValueType::kString).ok());
+    }
+    REQUIRE(f.slot->Commit().ok());
+  }
+  REQUIRE(f.slot->Flush().ok());
+  SlotStats stats = f.slot->Stats();
+  CHECK(stats.compacted_segments > 0);
+  MESSAGE("disk ", stats.disk_bytes, " live ", live, " wal ", stats.wal_bytes, " splits ",
+          stats.bucket_splits);
+  CHECK(stats.disk_bytes <= 2 * live + 64 * 4096);  // plus the bucket pages themselves
+}
+
+TEST_CASE("scan returns every key present for the whole scan despite concurrent writes") {
+  Fixture f;
+  std::set<std::string> stable;
+  for (int i = 0; i < 1000; ++i) {
+    f.Put("s" + std::to_string(i), "v");
+    stable.insert("s" + std::to_string(i));
+  }
+  std::set<std::string> seen;
+  uint64_t cursor = 0;
+  int step = 0;
+  do {
+    auto page = f.slot->Scan(cursor, 10);
+    REQUIRE(page.ok());
+    for (auto& item : page->items) seen.insert(item.key);
+    cursor = page->next_cursor;
+    // Meanwhile: new keys (splitting buckets), overwrites, deletes of other keys, flushes.
+    for (int j = 0; j < 40; ++j) f.Put("n" + std::to_string(step * 40 + j), std::string(30, 'n'));
+    f.Put("s" + std::to_string(step % 1000), "changed");
+    if (step % 5 == 0) REQUIRE(f.slot->Flush().ok());
+    ++step;
+  } while (cursor != 0);
+  for (const std::string& key : stable) CHECK_MESSAGE(seen.count(key), key);
+}
+
+TEST_CASE("scan skips deleted and expired keys and reports types") {
+  Fixture f;
+  f.Put("a", "1");
+  f.Put("b", "1", f.clock.NowMs() + 10);
+  f.Put("c", "1", 0, ValueType::kList);
+  REQUIRE(*f.slot->Delete("a"));
+  f.clock.AdvanceMs(10);
+  std::map<std::string, ValueType> seen;
+  uint64_t cursor = 0;
+  do {
+    auto page = f.slot->Scan(cursor, 100);
+    REQUIRE(page.ok());
+    for (auto& item : page->items) seen[item.key] = item.type;
+    cursor = page->next_cursor;
+  } while (cursor != 0);
+  CHECK(seen == std::map<std::string, ValueType>{{"c", ValueType::kList}});
+}
+
+TEST_CASE("key longer than the limit is refused") {
+  Fixture f;
+  Status s = f.slot->Put(std::string(Slot::kMaxKeyBytes + 1, 'k'), "v", ValueType::kString);
+  CHECK(s.IsInvalidArgument());
+  CHECK(f.slot->Put(std::string(Slot::kMaxKeyBytes, 'k'), "v", ValueType::kString).ok());
+}
+
+TEST_CASE("pure-memory mode runs the same engine without syncing") {
+  MemFs fs;
+  ManualClock clock;
+  SlotOptions options = SmallOptions(&fs, &clock);
+  options.memory = true;
+  auto slot = OpenOrDie(options);
+  for (int i = 0; i < 3000; ++i) REQUIRE(slot->Put("m" + std::to_string(i), ValueFor(i, 0, 100),
+                                                   ValueType::kString).ok());
+  REQUIRE(slot->Commit().ok());
+  for (int i = 0; i < 3000; i += 13) CHECK(GetOrDie(*slot, "m" + std::to_string(i)) == ValueFor(i, 0, 100));
+  CHECK(*slot->KeyCount() == 3000);
+}
+
+TEST_CASE("random operations match a reference map across flushes and reopens") {
+  Fixture f;
+  std::map<std::string, std::string> model;
+  std::mt19937 rng(12345);
+  MESSAGE("seed 12345");
+  for (int op = 0; op < 20000; ++op) {
+    std::string key = "r" + std::to_string(rng() % 500);
+    switch (rng() % 10) {
+      case 0:
+      case 1: {
+        bool had = model.erase(key) > 0;
+        auto removed = f.slot->Delete(key);
+        REQUIRE(removed.ok());
+        CHECK(*removed == had);
+        break;
+      }
+      default: {
+        std::string value = ValueFor(static_cast<int>(rng() % 1000), op, rng() % 700);
+        REQUIRE(f.slot->Put(key, value, ValueType::kString).ok());
+        model[key] = value;
+      }
+    }
+    if (op % 3000 == 2999) {
+      REQUIRE(f.slot->Commit().ok());
+      f.Reopen();
+    }
+  }
+  REQUIRE(f.slot->Commit().ok());
+  for (int i = 0; i < 500; ++i) {
+    std::string key = "r" + std::to_string(i);
+    auto it = model.find(key);
+    CHECK(GetOrDie(*f.slot, key) == (it == model.end() ? "<absent>" : it->second));
+  }
+  CHECK(*f.slot->KeyCount() == model.size());
+}
+
+}  // namespace
+}  // namespace slotkv::slot

@@ -1,0 +1,57 @@
+// Helpers shared by the slot tests: a slot over MemFs with small sizes, so flushes, splits and
+// compaction happen within a few thousand writes.
+#pragma once
+
+#include <doctest/doctest.h>
+
+#include <memory>
+#include <string>
+
+#include "core/base/clock.h"
+#include "core/base/mem_fs.h"
+#include "slot/slot.h"
+
+namespace slotkv::slot {
+
+inline SlotOptions SmallOptions(Fs* fs, Clock* clock) {
+  SlotOptions options;
+  options.fs = fs;
+  options.dir = "/data/slot-0000";
+  options.clock = clock;
+  options.fsync = wal::FsyncPolicy::kAlways;
+  options.key_estimate = 64 * 40;  // 64 buckets
+  options.buckets_per_group = 4;
+  options.flush_entries_per_page = 4;
+  options.group_flush_bytes = 64 << 10;
+  options.inline_value_bytes = 16;
+  options.segment_bytes = 512;
+  options.big_value_bytes = 64 << 10;
+  options.wal_file_bytes = 64 << 10;
+  options.wal_max_bytes = 1 << 20;
+  options.value_cache_bytes = 1 << 20;
+  options.page_cache_bytes = 1 << 20;
+  options.chunk_cache_bytes = 1 << 20;
+  return options;
+}
+
+inline std::unique_ptr<Slot> OpenOrDie(const SlotOptions& options) {
+  auto slot = Slot::Open(options);
+  REQUIRE_MESSAGE(slot.ok(), slot.status().ToString());
+  return std::move(slot).value();
+}
+
+inline std::string ValueFor(int i, int version, size_t size) {
+  std::string v = "v" + std::to_string(i) + "." + std::to_string(version) + ":";
+  while (v.size() < size) v += static_cast<char>('a' + (i + v.size()) % 26);
+  v.resize(size);
+  return v;
+}
+
+// The value of key, "<absent>" when missing; fails the test on an error.
+inline std::string GetOrDie(Slot& slot, const std::string& key) {
+  auto got = slot.Get(key);
+  REQUIRE_MESSAGE(got.ok(), got.status().ToString());
+  return got->has_value() ? **got : "<absent>";
+}
+
+}  // namespace slotkv::slot
