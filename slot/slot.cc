@@ -47,7 +47,7 @@ Result<std::unique_ptr<Slot>> Slot::Open(const SlotOptions& options) {
   SLOTKV_RETURN_IF_ERROR(fs->CreateDirs(options.dir));
   SLOTKV_ASSIGN_OR_RETURN(impl->seq_limit, ReadSeqLimit(fs, JoinPath(options.dir, kSeqFile)));
 
-  const bool fsync = !options.memory;
+  const bool fsync = !options.memory && options.fsync == wal::FsyncPolicy::kAlways;
   uint32_t per_group = std::max<uint32_t>(1, options.buckets_per_group);
   impl->options.buckets_per_group = per_group;
   uint64_t wanted = std::max<uint64_t>(per_group, options.key_estimate / kBytesPerKeyEstimate);
