@@ -1,6 +1,12 @@
 // Slot: open and replay, point reads and writes. Group persistence is in slot_flush.cc, scans
 // and active expiry in slot_scan.cc.
 //
+// slot.meta, written once when the slot is created (before any other file), then read:
+//   meta_file := magic:"SKVS" version:fixed32(1) buckets_per_group:fixed32 crc32:fixed32
+//   crc32 = Checksum(the 12 bytes before it)
+// The grouping decides which log records a GroupFlushed record covers, so it can never change
+// for an existing slot; the options' value is used only at creation.
+//
 // slot.seq, the sequence-number floor:
 //   seq_file := limit:fixed64 crc32:fixed32      crc32 = Checksum(limit bytes)
 // No sequence number above `limit` was handed out before the file was last written, so after a
@@ -21,6 +27,31 @@ namespace {
 constexpr uint64_t kSeqStep = 1 << 20;
 constexpr uint64_t kBytesPerKeyEstimate = 40;  // keys per bucket at creation
 constexpr char kSeqFile[] = "slot.seq";
+constexpr char kMetaFile[] = "slot.meta";
+constexpr char kMetaMagic[] = "SKVS";
+
+// Reads the slot's grouping, or records `wanted` when the slot is new.
+Result<uint32_t> LoadBucketsPerGroup(Fs* fs, const std::string& dir, uint32_t wanted) {
+  std::string path = JoinPath(dir, kMetaFile);
+  if (!fs->Exists(path)) {
+    if (fs->Exists(JoinPath(dir, "buckets.meta"))) {
+      return Status::Corruption(path + ": missing in an existing slot");
+    }
+    std::string meta(kMetaMagic, 4);
+    PutFixed32(&meta, 1);
+    PutFixed32(&meta, wanted);
+    PutFixed32(&meta, Checksum(meta));
+    SLOTKV_RETURN_IF_ERROR(fs->WriteFileAtomic(path, meta));
+    return wanted;
+  }
+  SLOTKV_ASSIGN_OR_RETURN(std::string meta, fs->ReadFile(path));
+  if (meta.size() != 16 || meta.compare(0, 4, kMetaMagic) != 0 ||
+      DecodeFixed32(meta.data() + 4) != 1 || DecodeFixed32(meta.data() + 8) == 0 ||
+      Checksum(std::string_view(meta.data(), 12)) != DecodeFixed32(meta.data() + 12)) {
+    return Status::Corruption(path + ": damaged");
+  }
+  return DecodeFixed32(meta.data() + 8);
+}
 
 Result<uint64_t> ReadSeqLimit(Fs* fs, const std::string& path) {
   if (!fs->Exists(path)) return uint64_t{0};
@@ -48,7 +79,9 @@ Result<std::unique_ptr<Slot>> Slot::Open(const SlotOptions& options) {
   SLOTKV_ASSIGN_OR_RETURN(impl->seq_limit, ReadSeqLimit(fs, JoinPath(options.dir, kSeqFile)));
 
   const bool fsync = !options.memory && options.fsync == wal::FsyncPolicy::kAlways;
-  uint32_t per_group = std::max<uint32_t>(1, options.buckets_per_group);
+  SLOTKV_ASSIGN_OR_RETURN(
+      uint32_t per_group,
+      LoadBucketsPerGroup(fs, options.dir, std::max<uint32_t>(1, options.buckets_per_group)));
   impl->options.buckets_per_group = per_group;
   uint64_t wanted = std::max<uint64_t>(per_group, options.key_estimate / kBytesPerKeyEstimate);
   keybucket::BucketStoreOptions bucket_options;

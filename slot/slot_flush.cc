@@ -185,9 +185,12 @@ Status Slot::Impl::RemoveObsoleteLogFiles() {
 }
 
 Status Slot::Impl::EnforceWalLimit() {
-  if (log->total_bytes() <= options.wal_max_bytes) return Status::OK();
-  // A few groups per call keep the pause short; the log shrinks over the next writes.
   uint32_t oldest = log->oldest_file_no();
+  // Only older files can be freed by flushing; the current one is never removed.
+  if (log->total_bytes() <= options.wal_max_bytes || oldest == log->current_file_no()) {
+    return Status::OK();
+  }
+  // A few groups per call keep the pause short; the log shrinks over the next writes.
   int flushed = 0;
   for (uint32_t g = 0; g < groups.size() && flushed < 4; ++g) {
     if (groups[g].oldest_file == oldest) {

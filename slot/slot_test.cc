@@ -257,5 +257,16 @@ TEST_CASE("random operations match a reference map across flushes and reopens") 
   CHECK(*f.slot->KeyCount() == model.size());
 }
 
+TEST_CASE("an existing slot keeps its grouping whatever the options say") {
+  Fixture f;
+  for (int i = 0; i < 200; ++i) f.Put("g" + std::to_string(i), "v");  // some groups flushed
+  f.options.buckets_per_group = 8;
+  f.Reopen();
+  for (int i = 0; i < 200; ++i) CHECK(GetOrDie(*f.slot, "g" + std::to_string(i)) == "v");
+  for (int i = 0; i < 200; ++i) f.Put("g" + std::to_string(i), "w");
+  f.Reopen();
+  for (int i = 0; i < 200; ++i) CHECK(GetOrDie(*f.slot, "g" + std::to_string(i)) == "w");
+}
+
 }  // namespace
 }  // namespace slotkv::slot
