@@ -4,7 +4,6 @@
 #include <stdlib.h>
 
 #include <algorithm>
-#include <atomic>
 #include <cstdio>
 #include <filesystem>
 
@@ -695,48 +694,11 @@ TEST_CASE("a 5 MB record round trips through buffer, file and replay") {
   CHECK(replayed.positions[1].size == pos.size);
 }
 
-// Counts Read calls on files it opened, to check replay reads in big chunks.
-class ReadCountingFs : public FaultFs {
- public:
-  explicit ReadCountingFs(Fs* base) : FaultFs(base) {}
-  Result<std::unique_ptr<File>> Open(const std::string& path) override {
-    SLOTKV_ASSIGN_OR_RETURN(std::unique_ptr<File> file, FaultFs::Open(path));
-    return std::unique_ptr<File>(new CountingFile(std::move(file), &reads_));
-  }
-  int reads() const { return reads_.load(); }
-
- private:
-  class CountingFile : public File {
-   public:
-    CountingFile(std::unique_ptr<File> base, std::atomic<int>* reads)
-        : base_(std::move(base)), reads_(reads) {}
-    Status Write(uint64_t offset, std::string_view data) override {
-      return base_->Write(offset, data);
-    }
-    Status Append(std::string_view data) override { return base_->Append(data); }
-    Result<size_t> Read(uint64_t offset, size_t n, char* buf) const override {
-      ++*reads_;
-      return base_->Read(offset, n, buf);
-    }
-    Status Sync() override { return base_->Sync(); }
-    Status Truncate(uint64_t size) override { return base_->Truncate(size); }
-    Status PunchHole(uint64_t offset, uint64_t len) override {
-      return base_->PunchHole(offset, len);
-    }
-    uint64_t Size() const override { return base_->Size(); }
-
-   private:
-    std::unique_ptr<File> base_;
-    std::atomic<int>* reads_;
-  };
-  std::atomic<int> reads_{0};
-};
-
 TEST_CASE("replay reads files in big chunks, not once per record") {
   LogEnv env;
   env.options.fsync = FsyncPolicy::kNo;
   { env.Write(*env.Open(), 1, 20000); }
-  ReadCountingFs counting(&env.mem);
+  FaultFs counting(&env.mem);
   env.options.fs = &counting;
   Replayed replayed;
   auto log = env.Open(&replayed);

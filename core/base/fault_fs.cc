@@ -17,6 +17,7 @@ struct FaultFs::State {
   uint64_t space_left = 0;
   uint64_t writes = 0;
   uint64_t syncs = 0;
+  uint64_t reads = 0;
 
   // What the next write of n bytes should do: write all, write `*partial` bytes then fail, or
   // fail at once.
@@ -69,6 +70,10 @@ class FaultFile : public File {
   Status Append(std::string_view data) override { return Write(base_->Size(), data); }
 
   Result<size_t> Read(uint64_t offset, size_t n, char* buf) const override {
+    {
+      std::lock_guard lock(state_->mu);
+      ++state_->reads;
+    }
     return base_->Read(offset, n, buf);
   }
 
@@ -131,6 +136,11 @@ uint64_t FaultFs::writes() const {
 uint64_t FaultFs::syncs() const {
   std::lock_guard lock(state_->mu);
   return state_->syncs;
+}
+
+uint64_t FaultFs::reads() const {
+  std::lock_guard lock(state_->mu);
+  return state_->reads;
 }
 
 Result<std::unique_ptr<File>> FaultFs::Open(const std::string& path) {

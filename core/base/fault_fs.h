@@ -30,6 +30,7 @@ class FaultFs : public Fs {
 
   uint64_t writes() const;
   uint64_t syncs() const;
+  uint64_t reads() const;  // File::Read calls
 
   Result<std::unique_ptr<File>> Open(const std::string& path) override;
   bool Exists(const std::string& path) override;

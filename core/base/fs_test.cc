@@ -108,6 +108,7 @@ TEST_CASE("fault fs fails exactly the nth write") {
   CHECK((*file)->Append("c").ok());
   CHECK(ReadAll(**file) == "ac");
   CHECK(fs.writes() == 3);
+  CHECK(fs.reads() == 1);
 }
 
 TEST_CASE("fault fs short write keeps a prefix and fails") {
