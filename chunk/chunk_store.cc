@@ -266,6 +266,7 @@ Result<std::unique_ptr<ChunkStore>> ChunkStore::Open(const ChunkStoreOptions& op
 
   auto impl = std::make_unique<Impl>(options, segment_bytes);
   SLOTKV_ASSIGN_OR_RETURN(impl->data, fs->Open(JoinPath(options.dir, "chunks.dat")));
+  impl->data->AdviseRandomAccess();  // value reads touch single segments
   SLOTKV_ASSIGN_OR_RETURN(impl->meta, fs->Open(table_path));
   if (created) {
     // Without chunks.meta the store never finished being created; a segment table then would

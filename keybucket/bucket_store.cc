@@ -114,7 +114,8 @@ struct BucketStore::Impl {
         cache(opts.page_cache_bytes) {}
 
   Result<File*> PageFile(uint32_t depth);
-  // The bytes of one page: from the cache, or read (and cached). The view lives until the next
+  // The bytes of one verified page: from the cache, or read, verified and cached (Corruption
+  // naming file and offset when damaged). The view lives until the next
   // call that touches the cache; *scratch backs it on a miss.
   Result<std::string_view> GetPage(uint32_t depth, uint32_t bucket, uint64_t index,
                                    std::string* scratch);
@@ -170,6 +171,7 @@ Result<File*> BucketStore::Impl::PageFile(uint32_t depth) {
     std::string path = JoinPath(options.dir, PageFileName(depth));
     if (!options.fs->Exists(path)) new_files = true;
     SLOTKV_ASSIGN_OR_RETURN(page_files[depth], options.fs->Open(path));
+    page_files[depth]->AdviseRandomAccess();  // lookups read single pages
   }
   return page_files[depth].get();
 }
@@ -188,6 +190,11 @@ Result<std::string_view> BucketStore::Impl::GetPage(uint32_t depth, uint32_t buc
   Result<size_t> read = file->Read(pageno * kPageSize, kPageSize, scratch->data());
   if (!read.ok()) return read.status();
   ++stats.pages_read;
+  // Pages are verified once, when read: the cache holds only verified pages.
+  Status verified = VerifyPage(*scratch);
+  if (!verified.ok()) {
+    return Status::Corruption(Where(depth, pageno) + std::string(verified.message()));
+  }
   CachePage(PageId(depth, pageno), *scratch, false);
   return std::string_view(*scratch);
 }
@@ -204,7 +211,7 @@ Status BucketStore::Impl::DecodeAt(uint32_t depth, uint32_t bucket, uint64_t ind
                                    std::vector<Cell>* cells) {
   std::string scratch;
   SLOTKV_ASSIGN_OR_RETURN(std::string_view page, GetPage(depth, bucket, index, &scratch));
-  Status st = DecodePage(page, cells);
+  Status st = DecodePage(page, cells, /*verified=*/true);
   if (!st.ok()) {
     return Status::Corruption(Where(depth, PageNumber(depth, bucket, index)) +
                               std::string(st.message()));
@@ -246,13 +253,13 @@ Status BucketStore::Impl::WritePages(uint32_t bucket, uint32_t depth, bool split
   uint64_t pages = uint64_t{1} << depth;
   std::string encoded(kPageSize, '\0');
   std::string scratch;
-  std::vector<Cell> group;
+  std::vector<const Cell*> group;
   size_t next = 0;
   uint64_t empty_from = 0;  // start of the current run of empty pages (split only)
   for (uint64_t index = 0; index <= pages; ++index) {
     group.clear();
     while (next < order.size() && (order[next] >> 32) == index) {
-      group.push_back(cells[order[next++] & UINT32_MAX]);
+      group.push_back(&cells[order[next++] & UINT32_MAX]);
     }
     uint64_t pageno = PageNumber(depth, bucket, index);
     if (split && (index == pages || !group.empty())) {
@@ -377,7 +384,7 @@ Result<std::optional<Cell>> BucketStore::Lookup(uint64_t hash, std::string_view 
   std::string scratch;
   SLOTKV_ASSIGN_OR_RETURN(std::string_view page, impl_->GetPage(depth, bucket, index, &scratch));
   Cell cell;
-  Result<bool> found = FindInPage(page, hash, key, &cell);
+  Result<bool> found = FindInPage(page, hash, key, &cell, /*verified=*/true);
   if (!found.ok()) {
     return Status::Corruption(impl_->Where(depth, PageNumber(depth, bucket, index)) +
                               std::string(found.status().message()));

@@ -25,7 +25,9 @@ namespace slotkv::slot {
 namespace {
 
 constexpr uint64_t kSeqStep = 1 << 20;
-constexpr uint64_t kBytesPerKeyEstimate = 40;  // keys per bucket at creation
+// Keys per bucket at creation: a 4 KiB page holds about 90 cells of a 16-byte key, so the
+// estimate fills pages to about 70%, leaving room before the first splits.
+constexpr uint64_t kKeysPerBucket = 64;
 constexpr char kSeqFile[] = "slot.seq";
 constexpr char kMetaFile[] = "slot.meta";
 constexpr char kMetaMagic[] = "SKVS";
@@ -83,7 +85,7 @@ Result<std::unique_ptr<Slot>> Slot::Open(const SlotOptions& options) {
       uint32_t per_group,
       LoadBucketsPerGroup(fs, options.dir, std::max<uint32_t>(1, options.buckets_per_group)));
   impl->options.buckets_per_group = per_group;
-  uint64_t wanted = std::max<uint64_t>(per_group, options.key_estimate / kBytesPerKeyEstimate);
+  uint64_t wanted = std::max<uint64_t>(per_group, options.key_estimate / kKeysPerBucket);
   keybucket::BucketStoreOptions bucket_options;
   bucket_options.fs = fs;
   bucket_options.dir = options.dir;
@@ -158,8 +160,11 @@ Result<uint64_t> Slot::Impl::NextSeq() {
 Status Slot::Impl::Write(std::string_view key, const wal::Record& record) {
   SLOTKV_ASSIGN_OR_RETURN(wal::LogPos pos, log->Append(record));
   Group& group = groups[GroupOfHash(KeyHash(key))];
-  auto [it, inserted] = group.map.try_emplace(std::string(key));
-  if (inserted) ++wal_entries;
+  auto it = group.map.find(key);
+  if (it == group.map.end()) {
+    it = group.map.emplace(std::string(key), MapEntry()).first;
+    ++wal_entries;
+  }
   MapEntry& entry = it->second;
   entry.pos = pos;
   entry.seq = record.seq;
@@ -172,9 +177,6 @@ Status Slot::Impl::Write(std::string_view key, const wal::Record& record) {
 }
 
 Result<std::string> Slot::Impl::EntryValue(const std::string& key, const MapEntry& entry) {
-  if (const CachedValue* cached = value_cache.Lookup(key); cached && cached->seq == entry.seq) {
-    return cached->value;
-  }
   SLOTKV_ASSIGN_OR_RETURN(wal::Record record, log->ReadAt(entry.pos));
   if (record.key != key || record.seq != entry.seq) {
     return Status::Corruption("log record at offset " + std::to_string(entry.pos.offset) +
@@ -245,7 +247,7 @@ Result<std::optional<KeyMeta>> Slot::GetMeta(std::string_view key) {
   Impl& s = *impl_;
   uint64_t hash = KeyHash(key);
   Group& group = s.groups[s.GroupOfHash(hash)];
-  if (auto it = group.map.find(std::string(key)); it != group.map.end()) {
+  if (auto it = group.map.find(key); it != group.map.end()) {
     const MapEntry& entry = it->second;
     if (entry.tombstone || s.Expired(entry.expire_at_ms)) return std::optional<KeyMeta>();
     return std::optional<KeyMeta>(
@@ -262,7 +264,7 @@ Status Slot::Put(std::string_view key, std::string_view value, ValueType type,
   Impl& s = *impl_;
   if (key.size() > kMaxKeyBytes) return Status::InvalidArgument("key too long");
   SLOTKV_ASSIGN_OR_RETURN(uint64_t seq, s.NextSeq());
-  wal::Record record;
+  wal::Record& record = s.scratch;
   record.kind = wal::RecordKind::kPut;
   record.seq = seq;
   record.type_tag = static_cast<uint8_t>(type);
@@ -270,7 +272,9 @@ Status Slot::Put(std::string_view key, std::string_view value, ValueType type,
   record.key.assign(key);
   record.value.assign(value);
   SLOTKV_RETURN_IF_ERROR(s.Write(key, record));
-  s.CacheValue(record.key, CachedValue{seq, expire_at_ms, record.type_tag, std::move(record.value)});
+  // The value is read back from the log while the key is in its group map; a cached older
+  // version must not resurface once the group is flushed.
+  s.value_cache.Erase(record.key);
   s.counters.user_bytes_written += key.size() + value.size();
   uint32_t g = s.GroupOfHash(KeyHash(key));
   if (s.NeedsFlush(g)) SLOTKV_RETURN_IF_ERROR(s.FlushGroup(g));
@@ -283,7 +287,7 @@ Result<bool> Slot::Delete(std::string_view key) {
   uint32_t g = s.GroupOfHash(hash);
   bool live = false;
   bool known = false;  // the key has a map entry or a cell: a tombstone is worth writing
-  if (auto it = s.groups[g].map.find(std::string(key)); it != s.groups[g].map.end()) {
+  if (auto it = s.groups[g].map.find(key); it != s.groups[g].map.end()) {
     known = true;
     live = !it->second.tombstone && !s.Expired(it->second.expire_at_ms);
   } else {
@@ -293,10 +297,13 @@ Result<bool> Slot::Delete(std::string_view key) {
   }
   if (!known) return false;
   SLOTKV_ASSIGN_OR_RETURN(uint64_t seq, s.NextSeq());
-  wal::Record record;
+  wal::Record& record = s.scratch;
   record.kind = wal::RecordKind::kDelete;
   record.seq = seq;
+  record.type_tag = 0;
+  record.expire_at_ms = 0;
   record.key.assign(key);
+  record.value.clear();
   SLOTKV_RETURN_IF_ERROR(s.Write(key, record));
   s.value_cache.Erase(record.key);
   if (s.NeedsFlush(g)) SLOTKV_RETURN_IF_ERROR(s.FlushGroup(g));

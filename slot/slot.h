@@ -46,10 +46,10 @@ struct SlotOptions {
   wal::FsyncPolicy fsync = wal::FsyncPolicy::kEverySec;
   bool memory = false;       // pure-memory mode: never fsync
   // Sizing, used when the slot is created and then recorded on disk: bucket count =
-  // key_estimate / 40, rounded up to a multiple of buckets_per_group.
+  // key_estimate / 64, rounded up to a multiple of buckets_per_group.
   uint64_t key_estimate = 1 << 20;
   uint32_t buckets_per_group = 16;
-  uint32_t flush_entries_per_page = 12;
+  uint32_t flush_entries_per_page = 16;
   uint64_t group_flush_bytes = 1 << 20;
   uint32_t inline_value_bytes = 48;  // longer values go to chunks
   uint32_t segment_bytes = 4096;

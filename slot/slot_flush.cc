@@ -12,7 +12,6 @@
 // sequence numbers, so a redo never lets an older write win.
 #include <algorithm>
 #include <string_view>
-#include <unordered_map>
 
 #include "chunk/value_ptr.h"
 #include "core/base/hash.h"
@@ -27,19 +26,32 @@ constexpr size_t kCompactSegmentsPerFlush = 8;
 
 // The cells of one bucket during a merge: existing cells (some marked removed) plus appended.
 struct BucketCells {
+  static constexpr size_t kNone = SIZE_MAX;
+
   std::vector<Cell> cells;
   std::vector<bool> removed;
-  std::unordered_map<std::string_view, size_t> index;  // key -> position in cells
+  std::vector<std::pair<uint64_t, uint32_t>> by_hash;  // (hash, position), sorted
 
   void BuildIndex() {
     removed.assign(cells.size(), false);
-    index.reserve(cells.size());
-    for (size_t i = 0; i < cells.size(); ++i) index.emplace(cells[i].key, i);
+    by_hash.clear();
+    by_hash.reserve(cells.size());
+    for (size_t i = 0; i < cells.size(); ++i) {
+      by_hash.emplace_back(cells[i].hash, static_cast<uint32_t>(i));
+    }
+    std::sort(by_hash.begin(), by_hash.end());
   }
-  Cell* Find(std::string_view key) {
-    auto it = index.find(key);
-    if (it == index.end() || removed[it->second]) return nullptr;
-    return &cells[it->second];
+  // Position of key's cell (removed or not), or kNone.
+  size_t Position(uint64_t hash, std::string_view key) const {
+    auto it = std::lower_bound(by_hash.begin(), by_hash.end(), std::make_pair(hash, uint32_t{0}));
+    for (; it != by_hash.end() && it->first == hash; ++it) {
+      if (cells[it->second].key == key) return it->second;
+    }
+    return kNone;
+  }
+  Cell* Find(uint64_t hash, std::string_view key) {
+    size_t at = Position(hash, key);
+    return at == kNone || removed[at] ? nullptr : &cells[at];
   }
 };
 
@@ -59,8 +71,6 @@ Status Slot::Impl::FlushGroup(uint32_t g) {
 
   const uint32_t first = g * options.buckets_per_group;
   const uint32_t end = std::min(first + options.buckets_per_group, buckets->bucket_count());
-  // Read every bucket before indexing: the index holds views into the cells' keys, and the
-  // vectors must not move afterwards.
   std::vector<BucketCells> bucket_cells(end - first);
   for (uint32_t b = first; b < end; ++b) {
     SLOTKV_RETURN_IF_ERROR(buckets->ReadBucket(b, &bucket_cells[b - first].cells));
@@ -81,11 +91,12 @@ Status Slot::Impl::FlushGroup(uint32_t g) {
     uint64_t hash = KeyHash(key);
     uint32_t b = buckets->BucketOf(hash) - first;
     BucketCells& bc = bucket_cells[b];
-    Cell* old = bc.Find(key);
+    size_t at = bc.Position(hash, key);
+    Cell* old = at == BucketCells::kNone || bc.removed[at] ? nullptr : &bc.cells[at];
     if (old && old->seq > entry.seq) continue;  // a redo after a crash: pages are newer
     if (old) {
       SLOTKV_RETURN_IF_ERROR(release(*old));
-      bc.removed[bc.index[key]] = true;
+      bc.removed[at] = true;
     }
     if (entry.tombstone) continue;
     if (Expired(entry.expire_at_ms)) {
@@ -108,7 +119,6 @@ Status Slot::Impl::FlushGroup(uint32_t g) {
       chunk::EncodeValuePtr(ptr, &cell.payload);
     }
     if (old) {
-      size_t at = bc.index[key];
       bc.cells[at] = std::move(cell);
       bc.removed[at] = false;
     } else {
@@ -133,9 +143,10 @@ Status Slot::Impl::FlushGroup(uint32_t g) {
     std::vector<chunk::ChunkRecord> records;
     SLOTKV_RETURN_IF_ERROR(chunks->ReadSegment(segment, &records));
     for (chunk::ChunkRecord& record : records) {
-      uint32_t b = buckets->BucketOf(KeyHash(record.key));
+      uint64_t hash = KeyHash(record.key);
+      uint32_t b = buckets->BucketOf(hash);
       if (b < first || b >= end) continue;
-      Cell* cell = bucket_cells[b - first].Find(record.key);
+      Cell* cell = bucket_cells[b - first].Find(hash, record.key);
       chunk::ValuePtr ptr;
       if (!cell || !cell->is_pointer || !chunk::DecodeValuePtr(cell->payload, &ptr) ||
           !(ptr == record.ptr)) {
@@ -190,9 +201,14 @@ Status Slot::Impl::EnforceWalLimit() {
   if (log->total_bytes() <= options.wal_max_bytes || oldest == log->current_file_no()) {
     return Status::OK();
   }
-  // A few groups per call keep the pause short; the log shrinks over the next writes.
+  // Flush at most a few of the groups that pin the oldest file per call, searching a bounded
+  // stretch of groups from where the last call stopped: the pause per write stays short and
+  // the log shrinks over the next writes.
   int flushed = 0;
-  for (uint32_t g = 0; g < groups.size() && flushed < 4; ++g) {
+  const uint32_t n = static_cast<uint32_t>(groups.size());
+  for (uint32_t i = 0; i < std::min<uint32_t>(n, 256) && flushed < 4; ++i) {
+    uint32_t g = wal_limit_cursor;
+    wal_limit_cursor = (wal_limit_cursor + 1) % n;
     if (groups[g].oldest_file == oldest) {
       SLOTKV_RETURN_IF_ERROR(FlushGroup(g));
       ++flushed;

@@ -30,8 +30,14 @@ struct MapEntry {
   BaseState base = BaseState::kUnknown;
 };
 
+// Hashes std::string and std::string_view alike, so lookups need no temporary string.
+struct KeyHasher {
+  using is_transparent = void;
+  size_t operator()(std::string_view key) const { return std::hash<std::string_view>()(key); }
+};
+
 struct Group {
-  std::unordered_map<std::string, MapEntry> map;
+  std::unordered_map<std::string, MapEntry, KeyHasher, std::equal_to<>> map;
   uint64_t bytes = 0;                 // log bytes of the records in map
   uint32_t oldest_file = UINT32_MAX;  // oldest log file holding a record in map
 };
@@ -57,12 +63,14 @@ struct Slot::Impl {
   std::unique_ptr<keybucket::BucketStore> buckets;
   std::unique_ptr<chunk::ChunkStore> chunks;
   std::vector<Group> groups;
-  LruCache<std::string, CachedValue> value_cache{0};
+  LruCache<std::string, CachedValue, KeyHasher> value_cache{0};
 
   uint64_t last_seq = 0;
   uint64_t seq_limit = 0;  // recorded in slot.seq: no seq above it was handed out before
   uint64_t wal_entries = 0;
   uint32_t expire_cursor = 0;
+  uint32_t wal_limit_cursor = 0;  // where EnforceWalLimit resumes its search
+  wal::Record scratch;            // reused by writes, so a Put allocates nothing for it
   SlotStats counters;      // the cumulative counters; Stats() fills in the rest
 
   uint32_t GroupOfBucket(uint32_t bucket) const { return bucket / options.buckets_per_group; }
@@ -75,7 +83,7 @@ struct Slot::Impl {
   Result<uint64_t> NextSeq();
   // Appends a Put or Delete record and records it in the key's group map.
   Status Write(std::string_view key, const wal::Record& record);
-  // The value of a map entry: from the value cache or read back from the log.
+  // The value of a map entry, read back from the log.
   Result<std::string> EntryValue(const std::string& key, const MapEntry& entry);
   // Caches the newest value of key (or drops the cached one when value is too large to keep).
   void CacheValue(const std::string& key, CachedValue value);

@@ -19,7 +19,7 @@ inline SlotOptions SmallOptions(Fs* fs, Clock* clock) {
   options.dir = "/data/slot-0000";
   options.clock = clock;
   options.fsync = wal::FsyncPolicy::kAlways;
-  options.key_estimate = 64 * 40;  // 64 buckets
+  options.key_estimate = 64 * 64;  // 64 buckets
   options.buckets_per_group = 4;
   options.flush_entries_per_page = 4;
   options.group_flush_bytes = 64 << 10;

@@ -87,6 +87,7 @@ class FaultFile : public File {
     return base_->PunchHole(offset, len);
   }
   uint64_t Size() const override { return base_->Size(); }
+  void AdviseRandomAccess() override { base_->AdviseRandomAccess(); }
 
  private:
   std::unique_ptr<File> base_;

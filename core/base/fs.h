@@ -36,6 +36,9 @@ class File {
   // Frees the disk space of [offset, offset+len); the range then reads as zeros.
   [[nodiscard]] virtual Status PunchHole(uint64_t offset, uint64_t len) = 0;
   virtual uint64_t Size() const = 0;
+  // Hints that reads will be random, so the OS should not read ahead; a no-op where the
+  // implementation has no such notion.
+  virtual void AdviseRandomAccess() {}
 };
 
 class Fs {

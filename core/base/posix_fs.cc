@@ -87,6 +87,8 @@ class PosixFile : public File {
 
   uint64_t Size() const override { return size_; }
 
+  void AdviseRandomAccess() override { posix_fadvise(fd_, 0, 0, POSIX_FADV_RANDOM); }
+
  private:
   std::string path_;
   int fd_;
