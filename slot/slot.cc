@@ -176,12 +176,18 @@ Status Slot::Impl::Write(std::string_view key, const wal::Record& record) {
   return Status::OK();
 }
 
-Result<std::string> Slot::Impl::EntryValue(const std::string& key, const MapEntry& entry) {
-  SLOTKV_ASSIGN_OR_RETURN(wal::Record record, log->ReadAt(entry.pos));
+Status Slot::Impl::CheckRecord(const std::string& key, const MapEntry& entry,
+                               const wal::Record& record) const {
   if (record.key != key || record.seq != entry.seq) {
     return Status::Corruption("log record at offset " + std::to_string(entry.pos.offset) +
                               " does not hold key " + key);
   }
+  return Status::OK();
+}
+
+Result<std::string> Slot::Impl::EntryValue(const std::string& key, const MapEntry& entry) {
+  SLOTKV_ASSIGN_OR_RETURN(wal::Record record, log->ReadAt(entry.pos));
+  SLOTKV_RETURN_IF_ERROR(CheckRecord(key, entry, record));
   return std::move(record.value);
 }
 

@@ -85,9 +85,25 @@ Status Slot::Impl::FlushGroup(uint32_t g) {
     return Status::OK();
   };
 
+  // The values to persist, read back from the log in one batch. `now` is fixed for the whole
+  // merge so that this pass and the next agree on what has expired.
+  const int64_t now = clock->NowMs();
+  auto live = [now](const MapEntry& e) {
+    return !e.tombstone && (e.expire_at_ms == 0 || e.expire_at_ms > now);
+  };
+  std::vector<wal::LogPos> positions;
+  positions.reserve(group.map.size());
+  for (const auto& [key, entry] : group.map) {
+    if (live(entry)) positions.push_back(entry.pos);
+  }
+  std::vector<wal::Record> values;
+  SLOTKV_RETURN_IF_ERROR(log->ReadMany(positions, &values));
+
   // Merge the map: the newest write of each key replaces or removes its cell.
   std::vector<std::vector<Cell>> appended(end - first);
+  size_t next_value = 0;
   for (const auto& [key, entry] : group.map) {
+    wal::Record* record = live(entry) ? &values[next_value++] : nullptr;
     uint64_t hash = KeyHash(key);
     uint32_t b = buckets->BucketOf(hash) - first;
     BucketCells& bc = bucket_cells[b];
@@ -99,12 +115,13 @@ Status Slot::Impl::FlushGroup(uint32_t g) {
       bc.removed[at] = true;
     }
     if (entry.tombstone) continue;
-    if (Expired(entry.expire_at_ms)) {
+    if (record == nullptr) {  // expired before it was persisted
       ++counters.expired_keys;
       value_cache.Erase(key);
       continue;
     }
-    SLOTKV_ASSIGN_OR_RETURN(std::string value, EntryValue(key, entry));
+    SLOTKV_RETURN_IF_ERROR(CheckRecord(key, entry, *record));
+    std::string& value = record->value;
     Cell cell;
     cell.hash = hash;
     cell.seq = entry.seq;

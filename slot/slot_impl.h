@@ -83,6 +83,8 @@ struct Slot::Impl {
   Result<uint64_t> NextSeq();
   // Appends a Put or Delete record and records it in the key's group map.
   Status Write(std::string_view key, const wal::Record& record);
+  // Corruption unless record is the write entry names.
+  Status CheckRecord(const std::string& key, const MapEntry& entry, const wal::Record& record) const;
   // The value of a map entry, read back from the log.
   Result<std::string> EntryValue(const std::string& key, const MapEntry& entry);
   // Caches the newest value of key (or drops the cached one when value is too large to keep).

@@ -113,6 +113,10 @@ bool AllZero(std::string_view s) {
 }  // namespace
 
 struct Log::Impl {
+  Status CheckPos(const LogPos& pos, bool* buffered) const;
+  Result<Record> DecodeAt(const LogPos& pos, std::string_view in) const;
+  // The bytes of a buffered record. REQUIRES: CheckPos said it is buffered.
+  std::string_view Buffered(const LogPos& pos) const;
   struct LiveFile {
     std::unique_ptr<File> file;
     uint64_t size = 0;  // bytes written to the file (the buffer not included)
@@ -315,34 +319,24 @@ Status Log::Sync() {
   return m.SyncCurrent();
 }
 
-Result<Record> Log::ReadAt(const LogPos& pos) const {
-  const Impl& m = *impl_;
-  auto it = m.files.find(pos.file_no);
-  if (it == m.files.end()) {
-    return Status::NotFound(FileName(pos.file_no) + " is not a live WAL file");
-  }
+// Checks pos against the live files; *buffered tells whether the record is still in the
+// buffer (not yet written to the file).
+Status Log::Impl::CheckPos(const LogPos& pos, bool* buffered) const {
+  auto it = files.find(pos.file_no);
+  if (it == files.end()) return Status::NotFound(FileName(pos.file_no) + " is not a live WAL file");
   if (pos.size < kRecordHeaderSize) {
     return Status::InvalidArgument("wal: LogPos size " + std::to_string(pos.size) + " too small");
   }
-  std::string from_file;
-  std::string_view in;
   const uint64_t written = it->second.size;
-  if (pos.file_no == m.current_no && pos.offset >= written) {
-    const uint64_t at = pos.offset - written;
-    if (at + pos.size > m.buffer.size()) {
-      return Status::InvalidArgument("wal: LogPos past the end of " + FileName(pos.file_no));
-    }
-    in = std::string_view(m.buffer).substr(static_cast<size_t>(at), pos.size);
-  } else {
-    if (pos.offset + pos.size > written) {
-      return Status::InvalidArgument("wal: LogPos past the end of " + FileName(pos.file_no));
-    }
-    from_file.resize(pos.size);
-    SLOTKV_ASSIGN_OR_RETURN(size_t got,
-                            it->second.file->Read(pos.offset, pos.size, from_file.data()));
-    if (got != pos.size) return CorruptionAt(pos.file_no, pos.offset, "short read");
-    in = from_file;
+  *buffered = pos.file_no == current_no && pos.offset >= written;
+  uint64_t end = *buffered ? written + buffer.size() : written;
+  if (pos.offset + pos.size > end) {
+    return Status::InvalidArgument("wal: LogPos past the end of " + FileName(pos.file_no));
   }
+  return Status::OK();
+}
+
+Result<Record> Log::Impl::DecodeAt(const LogPos& pos, std::string_view in) const {
   Record record;
   size_t consumed = 0;
   switch (DecodeRecord(in, &record, &consumed)) {
@@ -355,6 +349,60 @@ Result<Record> Log::ReadAt(const LogPos& pos) const {
       break;
   }
   return CorruptionAt(pos.file_no, pos.offset, CorruptReason(in));
+}
+
+std::string_view Log::Impl::Buffered(const LogPos& pos) const {
+  const uint64_t at = pos.offset - files.at(pos.file_no).size;
+  return std::string_view(buffer).substr(static_cast<size_t>(at), pos.size);
+}
+
+Result<Record> Log::ReadAt(const LogPos& pos) const {
+  const Impl& m = *impl_;
+  bool buffered;
+  SLOTKV_RETURN_IF_ERROR(m.CheckPos(pos, &buffered));
+  if (buffered) return m.DecodeAt(pos, m.Buffered(pos));
+  std::string from_file(pos.size, '\0');
+  SLOTKV_ASSIGN_OR_RETURN(size_t got,
+                          m.files.at(pos.file_no).file->Read(pos.offset, pos.size, from_file.data()));
+  if (got != pos.size) return CorruptionAt(pos.file_no, pos.offset, "short read");
+  return m.DecodeAt(pos, from_file);
+}
+
+Status Log::ReadMany(const std::vector<LogPos>& positions, std::vector<Record>* records) const {
+  const Impl& m = *impl_;
+  records->assign(positions.size(), Record());
+  size_t total = 0;
+  std::vector<bool> buffered(positions.size());
+  for (size_t i = 0; i < positions.size(); ++i) {
+    bool in_buffer;
+    SLOTKV_RETURN_IF_ERROR(m.CheckPos(positions[i], &in_buffer));
+    buffered[i] = in_buffer;
+    if (!in_buffer) total += positions[i].size;
+  }
+  // One batch per file, into one buffer.
+  std::string bytes(total, '\0');
+  std::map<uint32_t, std::vector<ReadRequest>> batches;
+  std::vector<size_t> at(positions.size());
+  size_t used = 0;
+  for (size_t i = 0; i < positions.size(); ++i) {
+    if (buffered[i]) continue;
+    at[i] = used;
+    batches[positions[i].file_no].push_back(
+        {.offset = positions[i].offset, .n = positions[i].size, .buf = bytes.data() + used});
+    used += positions[i].size;
+  }
+  for (auto& [file_no, batch] : batches) {
+    SLOTKV_RETURN_IF_ERROR(m.files.at(file_no).file->ReadMany(batch));
+    for (const ReadRequest& r : batch) {
+      if (r.done != r.n) return CorruptionAt(file_no, r.offset, "short read");
+    }
+  }
+  for (size_t i = 0; i < positions.size(); ++i) {
+    std::string_view in = buffered[i] ? m.Buffered(positions[i])
+                                      : std::string_view(bytes).substr(at[i], positions[i].size);
+    SLOTKV_ASSIGN_OR_RETURN((*records)[i], m.DecodeAt(positions[i], in));
+  }
+  return Status::OK();
 }
 
 Status Log::RemoveFilesBefore(uint32_t file_no) {

@@ -75,6 +75,10 @@ class Log {
   // Reads back the record at pos (from the buffer or the file) and checks its checksum.
   Result<Record> ReadAt(const LogPos& pos) const;
 
+  // Reads back the records at positions into (*records)[i], as ReadAt would, with one batch of
+  // reads per file.
+  Status ReadMany(const std::vector<LogPos>& positions, std::vector<Record>* records) const;
+
   // Removes every file numbered below file_no (never the current file).
   Status RemoveFilesBefore(uint32_t file_no);
 

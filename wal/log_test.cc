@@ -491,6 +491,34 @@ TEST_CASE("ReadAt of a damaged record in the file is corruption") {
   CHECK(log->ReadAt(pos[0]).ok());
 }
 
+TEST_CASE("ReadMany reads records of several files and the buffer like ReadAt") {
+  LogEnv env;
+  env.options.file_bytes = 300;
+  auto log = env.Open();
+  std::vector<LogPos> pos = env.Write(*log, 1, 9, 120);  // three files
+  pos.push_back(*log->Append(Put(10, "k10", "buffered")));
+  std::vector<LogPos> shuffled = {pos[9], pos[0], pos[5], pos[2], pos[8], pos[1]};
+  std::vector<Record> records;
+  REQUIRE(log->ReadMany(shuffled, &records).ok());
+  REQUIRE(records.size() == shuffled.size());
+  for (size_t i = 0; i < shuffled.size(); ++i) CHECK(records[i] == *log->ReadAt(shuffled[i]));
+  CHECK(records[0].value == "buffered");
+}
+
+TEST_CASE("ReadMany reports a damaged record and a removed file") {
+  LogEnv env;
+  env.options.file_bytes = 300;
+  auto log = env.Open();
+  std::vector<LogPos> pos = env.Write(*log, 1, 6, 120);
+  std::vector<Record> records;
+  env.FlipByte(pos[3].file_no, pos[3].offset + 20);
+  Status damaged = log->ReadMany({pos[0], pos[3]}, &records);
+  CHECK(damaged.IsCorruption());
+  CHECK(damaged.message().find("checksum mismatch") != std::string_view::npos);
+  REQUIRE(log->RemoveFilesBefore(pos[5].file_no).ok());
+  CHECK(log->ReadMany({pos[5], pos[0]}, &records).IsNotFound());
+}
+
 TEST_CASE("total_bytes counts files and the buffer") {
   LogEnv env;
   env.options.file_bytes = 100;

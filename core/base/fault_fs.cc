@@ -77,6 +77,14 @@ class FaultFile : public File {
     return base_->Read(offset, n, buf);
   }
 
+  Status ReadMany(std::vector<ReadRequest>& requests) const override {
+    {
+      std::lock_guard lock(state_->mu);
+      state_->reads += requests.size();
+    }
+    return base_->ReadMany(requests);
+  }
+
   Status Sync() override {
     SLOTKV_RETURN_IF_ERROR(state_->OnSync());
     return base_->Sync();

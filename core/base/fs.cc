@@ -9,6 +9,13 @@ std::string JoinPath(std::string_view dir, std::string_view name) {
   return path;
 }
 
+Status File::ReadMany(std::vector<ReadRequest>& requests) const {
+  for (ReadRequest& r : requests) {
+    SLOTKV_ASSIGN_OR_RETURN(r.done, Read(r.offset, r.n, r.buf));
+  }
+  return Status::OK();
+}
+
 Result<std::string> Fs::ReadFile(const std::string& path) {
   if (!Exists(path)) return Status::NotFound(path);
   SLOTKV_ASSIGN_OR_RETURN(std::unique_ptr<File> file, Open(path));

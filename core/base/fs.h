@@ -16,6 +16,14 @@
 
 namespace slotkv {
 
+// One read of a batch (File::ReadMany).
+struct ReadRequest {
+  uint64_t offset = 0;
+  size_t n = 0;
+  char* buf = nullptr;
+  size_t done = 0;  // out: bytes read; fewer than n only at the end of the file
+};
+
 // An open file: positional reads and writes, plus append at the end.
 class File {
  public:
@@ -30,6 +38,10 @@ class File {
   // Reads up to n bytes at offset into buf; fewer only at the end of the file.
   // Returns the count read (0 at or past the end).
   [[nodiscard]] virtual Result<size_t> Read(uint64_t offset, size_t n, char* buf) const = 0;
+  // Performs every read of requests, as Read would, in as few system calls as the
+  // implementation can (the posix one submits them together through io_uring when the kernel
+  // allows). Returns the first error.
+  [[nodiscard]] virtual Status ReadMany(std::vector<ReadRequest>& requests) const;
   // Makes every byte written so far durable (fdatasync).
   [[nodiscard]] virtual Status Sync() = 0;
   [[nodiscard]] virtual Status Truncate(uint64_t size) = 0;

@@ -40,6 +40,15 @@ void CheckFileContract(Fs& fs, const std::string& dir) {
   char buf[4];
   CHECK(*f.Read(8, 4, buf) == 2);  // short at the end
   CHECK(*f.Read(20, 4, buf) == 0);
+  char many[3][4] = {};
+  std::vector<ReadRequest> requests = {
+      {.offset = 8, .n = 2, .buf = many[0]},   // "xy"
+      {.offset = 0, .n = 4, .buf = many[1]},   // "hell"
+      {.offset = 9, .n = 4, .buf = many[2]}};  // short: "y"
+  REQUIRE(f.ReadMany(requests).ok());
+  CHECK(std::string(many[0], requests[0].done) == "xy");
+  CHECK(std::string(many[1], requests[1].done) == "hell");
+  CHECK(std::string(many[2], requests[2].done) == "y");
   CHECK(f.PunchHole(1, 3).ok());
   CHECK(ReadAll(f).substr(0, 5) == std::string("h\0\0\0o", 5));
   CHECK(f.Sync().ok());
@@ -68,6 +77,28 @@ TEST_CASE("posix fs keeps the file contract") {
   std::string dir = MakeTempDir();
   auto fs = NewPosixFs();
   CheckFileContract(*fs, dir);
+  std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("posix ReadMany of a batch larger than the ring matches Read") {
+  std::string dir = MakeTempDir();
+  auto fs = NewPosixFs();
+  auto file = fs->Open(JoinPath(dir, "f"));
+  REQUIRE(file.ok());
+  std::string data(1 << 20, '\0');
+  for (size_t i = 0; i < data.size(); ++i) data[i] = static_cast<char>(i * 131 % 251);
+  REQUIRE((*file)->Append(data).ok());
+  std::vector<std::string> bufs(1000, std::string(100, '\0'));
+  std::vector<ReadRequest> requests;
+  for (size_t i = 0; i < bufs.size(); ++i) {
+    requests.push_back({.offset = (i * 7919) % (data.size() - 50), .n = 100, .buf = bufs[i].data()});
+  }
+  REQUIRE((*file)->ReadMany(requests).ok());
+  for (size_t i = 0; i < bufs.size(); ++i) {
+    size_t want = std::min<size_t>(100, data.size() - requests[i].offset);
+    REQUIRE(requests[i].done == want);
+    CHECK(bufs[i].substr(0, want) == data.substr(requests[i].offset, want));
+  }
   std::filesystem::remove_all(dir);
 }
 
