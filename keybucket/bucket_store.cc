@@ -30,6 +30,7 @@
 #include <algorithm>
 #include <array>
 #include <cstdio>
+#include <map>
 
 #include "core/base/coding.h"
 #include "core/base/hash.h"
@@ -398,6 +399,42 @@ Status BucketStore::ReadBucket(uint32_t bucket, std::vector<Cell>* cells) {
   uint32_t depth = impl_->depths[bucket];
   for (uint64_t index = 0; index < (uint64_t{1} << depth); ++index) {
     SLOTKV_RETURN_IF_ERROR(impl_->DecodeAt(depth, bucket, index, cells));
+  }
+  return Status::OK();
+}
+
+Status BucketStore::PrefetchBuckets(uint32_t first, uint32_t end) {
+  Impl& s = *impl_;
+  if (first > end || end > s.bucket_count) return Status::InvalidArgument("bucket out of range");
+  // Uncached pages, one batch per depth file.
+  std::map<uint32_t, std::vector<uint64_t>> missing;  // depth -> page numbers
+  for (uint32_t bucket = first; bucket < end; ++bucket) {
+    uint32_t depth = s.depths[bucket];
+    for (uint64_t index = 0; index < (uint64_t{1} << depth); ++index) {
+      uint64_t pageno = PageNumber(depth, bucket, index);
+      if (!s.cache.Contains(PageId(depth, pageno))) missing[depth].push_back(pageno);
+    }
+  }
+  for (const auto& [depth, pagenos] : missing) {
+    SLOTKV_ASSIGN_OR_RETURN(File * file, s.PageFile(depth));
+    std::string bytes(pagenos.size() * kPageSize, '\0');
+    std::vector<ReadRequest> batch;
+    batch.reserve(pagenos.size());
+    for (size_t i = 0; i < pagenos.size(); ++i) {
+      batch.push_back({.offset = pagenos[i] * kPageSize, .n = kPageSize,
+                       .buf = bytes.data() + i * kPageSize});
+    }
+    SLOTKV_RETURN_IF_ERROR(file->ReadMany(batch));
+    for (size_t i = 0; i < pagenos.size(); ++i) {
+      // A short read is a hole or the end of the file: those bytes stay zero.
+      std::string_view page(bytes.data() + i * kPageSize, kPageSize);
+      ++s.stats.pages_read;
+      Status verified = VerifyPage(page);
+      if (!verified.ok()) {
+        return Status::Corruption(s.Where(depth, pagenos[i]) + std::string(verified.message()));
+      }
+      s.CachePage(PageId(depth, pagenos[i]), std::string(page), false);
+    }
   }
   return Status::OK();
 }

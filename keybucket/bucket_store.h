@@ -67,6 +67,9 @@ class BucketStore {
   Result<std::optional<Cell>> Lookup(uint64_t hash, std::string_view key);
   // Appends every cell of bucket (all its pages) to *cells.
   Status ReadBucket(uint32_t bucket, std::vector<Cell>* cells);
+  // Reads the uncached pages of buckets [first, end) into the page cache in one batch of reads
+  // per file, so that the ReadBucket calls that follow find them there. Corruption as Lookup.
+  Status PrefetchBuckets(uint32_t first, uint32_t end);
   // Appends the cells of one page of bucket (index < page_count(bucket)) to *cells.
   Status ReadPage(uint32_t bucket, uint32_t index, std::vector<Cell>* cells);
   // Replaces the whole content of bucket with cells (each cell's hash must map to bucket),

@@ -507,5 +507,39 @@ TEST_CASE("counts written without Sync are lost by a power cut with the pages") 
   CHECK(env.store->cell_count() == 1);
 }
 
+TEST_CASE("prefetch reads a range of buckets in one batch, then ReadBucket hits the cache") {
+  Env env(8);
+  std::vector<Cell> cells;
+  for (int i = 0; i < 3000; ++i) cells.push_back(MakeCell(Key(i), Value(i)));  // some splits
+  env.Add(cells);
+  REQUIRE(env.store->Sync().ok());
+  env.Reopen(8);
+  REQUIRE(env.store->PrefetchBuckets(0, 8).ok());
+  uint64_t read = env.store->stats().pages_read;
+  CHECK(read == env.store->stats().pages_in_use);
+  size_t total = 0;
+  for (uint32_t b = 0; b < 8; ++b) total += env.Bucket(b).size();
+  CHECK(total == 3000);
+  CHECK(env.store->stats().pages_read == read);  // all from the cache
+  CHECK(env.store->PrefetchBuckets(0, 9).IsInvalidArgument());
+}
+
+TEST_CASE("prefetch reports a damaged page as Corruption") {
+  Env env(2);
+  env.Add({MakeCell(Key(1), Value(1)), MakeCell(Key(2), Value(2))});
+  REQUIRE(env.store->Sync().ok());
+  auto file = env.mem.Open(JoinPath(kDir, "buckets-00.dat"));
+  REQUIRE(file.ok());
+  char c;
+  REQUIRE((*file)->Read(100, 1, &c).ok());
+  REQUIRE((*file)->Write(100, std::string(1, static_cast<char>(c ^ 1))).ok());
+  REQUIRE((*file)->Read(4096 + 100, 1, &c).ok());
+  REQUIRE((*file)->Write(4096 + 100, std::string(1, static_cast<char>(c ^ 1))).ok());
+  env.Reopen(2);
+  Status s = env.store->PrefetchBuckets(0, 2);
+  CHECK(s.IsCorruption());
+  CHECK(s.message().find("buckets-00.dat") != std::string_view::npos);
+}
+
 }  // namespace
 }  // namespace slotkv::keybucket

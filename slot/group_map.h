@@ -8,6 +8,7 @@
 #include <string>
 #include <string_view>
 #include <utility>
+#include <vector>
 
 #include "wal/log.h"
 
@@ -28,16 +29,20 @@ struct MapEntry {
 };
 
 // GroupMap: key -> MapEntry for the unpersisted writes of one WAL group. Open addressing over a
-// power-of-two table of small slots {key hash, key offset and length in an arena, MapEntry};
-// key bytes live in one arena string per map, so an insert allocates nothing most of the time.
-// Overwriting an existing key reuses its slot; the arena only grows until Clear().
+// power-of-two table of small slots; each slot points at a record {key hash, key offset and
+// length in an arena, MapEntry} in a dense array. Key bytes live in one arena string per map,
+// so an insert allocates nothing most of the time. Overwriting an existing key reuses its
+// record; the records and the arena only grow until Clear().
 //
-// Design: a control byte per slot (0 = empty, else 0x80 | 7 bits of the hash) sits in its own
-// array, so a probe scans bytes and touches a 64-byte slot only when the tag matches. Linear
-// probing; the table doubles before it would pass 3/4 full. There is no single-key deletion,
-// hence no tombstones: the first empty control byte ends every probe. The table index comes
-// from the top bits of the hash times an odd constant, not from its low bits, because the keys
-// of one group share the low bits that chose their bucket (BucketStore::BucketOf is hash % n).
+// Design: a table slot is 8 bytes, {top 32 bits of the mixed hash, record index + 1} (0 =
+// empty), so a probe reads 8 slots per cache line and reaches a 64-byte record only when 32
+// hash bits match. Growing rehashes the slots alone, from the hash bits they hold, without
+// touching records or keys; the record array is reserved to the table's limit at each growth,
+// so it moves only then. Linear probing; the table doubles before it would pass 3/4 full. There
+// is no single-key deletion, hence no tombstones: the first empty slot ends every probe. The
+// table index comes from the top bits of the hash times an odd constant, not from its low
+// bits, because the keys of one group share the low bits that chose their bucket
+// (BucketStore::BucketOf is hash % n).
 //
 // Thread rule: one owner thread.
 class GroupMap {
@@ -57,30 +62,30 @@ class GroupMap {
 
   // The entry of key, inserted default-constructed when absent; second = whether inserted.
   // The pointer is valid until the next FindOrInsert or Clear. Allocates only when the table
-  // grows or the arena needs room for a new key. Overwriting an existing key never allocates.
+  // grows or the arena needs room for a new key; overwriting an existing key never allocates.
   // REQUIRES: hash as for Find; the arena stays under 4 GiB (asserted).
   std::pair<MapEntry*, bool> FindOrInsert(std::string_view key, uint64_t hash);
 
-  size_t size() const { return size_; }
-  bool empty() const { return size_ == 0; }
+  size_t size() const { return records_.size(); }
+  bool empty() const { return records_.empty(); }
 
-  // Removes everything and gives the memory back (table and arena).
+  // Removes everything and gives the memory back (table, records and arena).
   void Clear();
 
-  // Calls f(std::string_view key, uint64_t hash, MapEntry& entry) for every entry, in table
-  // order (unspecified but stable while the map is not modified). f must not modify the map.
-  // The key view is valid until the next FindOrInsert or Clear.
+  // Calls f(std::string_view key, uint64_t hash, MapEntry& entry) for every entry, in
+  // insertion order (stable while the map is not modified). f must not modify the map. The key
+  // view is valid until the next FindOrInsert or Clear.
   template <typename F>
   void ForEach(F&& f);
   // As above; f gets const MapEntry&.
   template <typename F>
   void ForEach(F&& f) const;
 
-  // Bytes held (table + arena), for stats.
+  // Bytes held (table + records + arena, allocated capacity), for stats.
   size_t memory_bytes() const;
 
  private:
-  struct Slot {
+  struct Record {
     uint64_t hash;
     uint32_t key_offset;
     uint32_t key_len;
@@ -89,41 +94,30 @@ class GroupMap {
 
   static constexpr size_t kNotFound = SIZE_MAX;
 
-  // The index of key's slot, or kNotFound.
+  // The index in records_ of key's record, or kNotFound.
   size_t FindIndex(std::string_view key, uint64_t hash) const;
-  // The first slot of hash's probe sequence, and its control byte.
-  size_t Home(uint64_t hash) const;
-  static uint8_t Tag(uint64_t hash);
-  std::string_view KeyOf(const Slot& slot) const {
-    return std::string_view(arena_.data() + slot.key_offset, slot.key_len);
+  std::string_view KeyOf(const Record& r) const {
+    return std::string_view(arena_.data() + r.key_offset, r.key_len);
   }
   // Makes the table twice as large (16 slots when there is none) and reinserts every slot.
   void Grow();
 
-  std::unique_ptr<uint8_t[]> ctrl_;  // capacity_ control bytes
-  std::unique_ptr<Slot[]> slots_;    // capacity_ slots; meaningful where ctrl_ != 0
-  size_t capacity_ = 0;              // 0 or a power of two >= 16
-  int shift_ = 64;                   // 64 - log2(capacity_): Home keeps the top bits
-  size_t size_ = 0;
-  std::string arena_;  // key bytes, back to back
+  // Table slots: 0 = empty, else {uint32 Mixed(hash), uint32 record index + 1}.
+  std::unique_ptr<uint64_t[]> table_;
+  size_t capacity_ = 0;  // of table_: 0 or a power of two >= 16
+  int shift_ = 32;       // 32 - log2(capacity_): a slot's home is Mixed(hash) >> shift_
+  std::vector<Record> records_;  // in insertion order; size() is the map's size
+  std::string arena_;            // key bytes, back to back
 };
 
 template <typename F>
 void GroupMap::ForEach(F&& f) {
-  for (size_t i = 0; i < capacity_; ++i) {
-    if (ctrl_[i] == 0) continue;
-    Slot& slot = slots_[i];
-    f(KeyOf(slot), slot.hash, slot.entry);
-  }
+  for (Record& r : records_) f(KeyOf(r), r.hash, r.entry);
 }
 
 template <typename F>
 void GroupMap::ForEach(F&& f) const {
-  for (size_t i = 0; i < capacity_; ++i) {
-    if (ctrl_[i] == 0) continue;
-    const Slot& slot = slots_[i];
-    f(KeyOf(slot), slot.hash, static_cast<const MapEntry&>(slot.entry));
-  }
+  for (const Record& r : records_) f(KeyOf(r), r.hash, static_cast<const MapEntry&>(r.entry));
 }
 
 }  // namespace slotkv::slot

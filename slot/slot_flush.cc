@@ -72,6 +72,7 @@ Status Slot::Impl::FlushGroup(uint32_t g) {
   const uint32_t first = g * options.buckets_per_group;
   const uint32_t end = std::min(first + options.buckets_per_group, buckets->bucket_count());
   std::vector<BucketCells> bucket_cells(end - first);
+  SLOTKV_RETURN_IF_ERROR(buckets->PrefetchBuckets(first, end));
   for (uint32_t b = first; b < end; ++b) {
     SLOTKV_RETURN_IF_ERROR(buckets->ReadBucket(b, &bucket_cells[b - first].cells));
   }

@@ -42,6 +42,9 @@ class LruCache {
     return &it->second->value;
   }
 
+  // Whether key is cached; neither counts as a hit or miss nor refreshes the entry.
+  bool Contains(const Key& key) const { return index_.count(key) > 0; }
+
   void Erase(const Key& key) {
     auto it = index_.find(key);
     if (it == index_.end()) return;

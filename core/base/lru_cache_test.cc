@@ -31,6 +31,18 @@ TEST_CASE("erase invalidates one key only") {
   CHECK(cache.misses() == 1);
 }
 
+TEST_CASE("contains neither counts nor refreshes") {
+  LruCache<int, int> cache(2);
+  cache.Insert(1, 1, 1);
+  cache.Insert(2, 2, 1);
+  CHECK(cache.Contains(1));
+  CHECK_FALSE(cache.Contains(3));
+  cache.Insert(3, 3, 1);  // evicts 1: Contains did not make it recent
+  CHECK_FALSE(cache.Contains(1));
+  CHECK(cache.hits() == 0);
+  CHECK(cache.misses() == 0);
+}
+
 TEST_CASE("replacing a key updates its charge") {
   LruCache<int, int> cache(100);
   cache.Insert(1, 10, 60);
