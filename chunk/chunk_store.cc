@@ -126,6 +126,17 @@ struct ChunkStore::Impl {
   Status Seal(OpenRun* run);
   Result<ValuePtr> AddBig(std::string_view key, uint64_t seq, std::string_view value);
   Result<std::string> ReadBig(uint64_t id, std::string_view key);
+  // Where a segment record's bytes are: in memory (open run or segment cache), or at a file
+  // offset of chunks.dat. Corruption when ptr does not name a record of a used run.
+  struct Located {
+    std::string_view bytes;  // in_memory only
+    uint64_t file_offset = 0;
+    bool in_memory = false;
+  };
+  Result<Located> Locate(const ValuePtr& ptr);
+  // Checks the record bytes at ptr (checksum, length, key) and returns its value.
+  Result<std::string> DecodeValue(const ValuePtr& ptr, std::string_view key,
+                                  std::string_view bytes) const;
   Status ReadAt(uint64_t offset, size_t n, std::string* out) const;
   Status ApplyFrees();
   // Writes the changed segment table entries (only those of fresh runs when fresh_only) and
@@ -336,47 +347,98 @@ Result<ValuePtr> ChunkStore::Add(uint32_t group, std::string_view key, uint64_t 
                   .length = static_cast<uint32_t>(len)};
 }
 
-Result<std::string> ChunkStore::Read(const ValuePtr& ptr, std::string_view key) {
-  Impl& m = *impl_;
-  if (ptr.kind == ValuePtr::Kind::kBigFile) return m.ReadBig(ptr.big_id, key);
-  if (!m.table.IsUsed(ptr.segment)) {
+Result<ChunkStore::Impl::Located> ChunkStore::Impl::Locate(const ValuePtr& ptr) {
+  if (!table.IsUsed(ptr.segment)) {
     return Status::Corruption("value pointer to free segment " + std::to_string(ptr.segment));
   }
-  const uint32_t head = m.table.RunHead(ptr.segment);
-  const uint64_t start = uint64_t{ptr.segment - head} * m.segment_bytes + ptr.offset;
-  if (ptr.offset >= m.segment_bytes || ptr.length < kMinRecordBytes ||
-      start + ptr.length > m.RunBytes(m.table.RunLength(head))) {
+  const uint32_t head = table.RunHead(ptr.segment);
+  const uint64_t start = uint64_t{ptr.segment - head} * segment_bytes + ptr.offset;
+  if (ptr.offset >= segment_bytes || ptr.length < kMinRecordBytes ||
+      start + ptr.length > RunBytes(table.RunLength(head))) {
     return Status::Corruption("value pointer out of its run");
   }
-
-  std::string scratch;
-  std::string_view bytes;
-  auto open = m.open.find(m.table.Group(head));
-  if (open != m.open.end() && open->second.head == head) {
+  Located at;
+  auto run = open.find(table.Group(head));
+  if (run != open.end() && run->second.head == head) {
     // Not written yet: read the open run's buffer.
-    if (start + ptr.length > open->second.buf.size()) {
+    if (start + ptr.length > run->second.buf.size()) {
       return Status::Corruption("value pointer past the bytes added");
     }
-    bytes = std::string_view(open->second.buf).substr(start);
-  } else if (const std::string* segment = ptr.offset + uint64_t{ptr.length} <= m.segment_bytes
-                                               ? m.cache.Lookup(ptr.segment)
+    at.bytes = std::string_view(run->second.buf).substr(start, ptr.length);
+    at.in_memory = true;
+  } else if (const std::string* segment = ptr.offset + uint64_t{ptr.length} <= segment_bytes
+                                               ? cache.Lookup(ptr.segment)
                                                : nullptr) {
-    bytes = std::string_view(*segment).substr(ptr.offset);
+    at.bytes = std::string_view(*segment).substr(ptr.offset, ptr.length);
+    at.in_memory = true;
   } else {
     // A miss reads the record alone: with data far larger than the cache, caching whole
     // segments on reads would copy 4 KiB per value for hits that rarely come.
-    SLOTKV_RETURN_IF_ERROR(
-        m.ReadAt(uint64_t{head} * m.segment_bytes + start, ptr.length, &scratch));
-    bytes = scratch;
+    at.file_offset = uint64_t{head} * segment_bytes + start;
   }
+  return at;
+}
 
+Result<std::string> ChunkStore::Impl::DecodeValue(const ValuePtr& ptr, std::string_view key,
+                                                  std::string_view bytes) const {
   RecordView rec;
   size_t length = 0;
-  Status s = DecodeRecord(bytes.substr(0, ptr.length), &rec, &length);
+  Status s = DecodeRecord(bytes, &rec, &length);
   if (!s.ok()) return Status::Corruption(std::string(s.message()) + Where(ptr));
   if (length != ptr.length) return Status::Corruption("value record length mismatch" + Where(ptr));
   if (rec.key != key) return Status::Corruption("value record key mismatch" + Where(ptr));
   return std::string(rec.value);
+}
+
+Result<std::string> ChunkStore::Read(const ValuePtr& ptr, std::string_view key) {
+  Impl& m = *impl_;
+  if (ptr.kind == ValuePtr::Kind::kBigFile) return m.ReadBig(ptr.big_id, key);
+  SLOTKV_ASSIGN_OR_RETURN(Impl::Located at, m.Locate(ptr));
+  std::string scratch;
+  if (!at.in_memory) {
+    SLOTKV_RETURN_IF_ERROR(m.ReadAt(at.file_offset, ptr.length, &scratch));
+    at.bytes = scratch;
+  }
+  return m.DecodeValue(ptr, key, at.bytes);
+}
+
+Status ChunkStore::ReadMany(const std::vector<ValuePtr>& ptrs,
+                            const std::vector<std::string_view>& keys,
+                            std::vector<std::string>* values) {
+  Impl& m = *impl_;
+  values->assign(ptrs.size(), std::string());
+  std::vector<size_t> pending;  // indexes read from chunks.dat in the batch
+  std::vector<ReadRequest> batch;
+  size_t total = 0;
+  for (size_t i = 0; i < ptrs.size(); ++i) {
+    if (ptrs[i].kind == ValuePtr::Kind::kBigFile) {
+      SLOTKV_ASSIGN_OR_RETURN((*values)[i], m.ReadBig(ptrs[i].big_id, keys[i]));
+      continue;
+    }
+    SLOTKV_ASSIGN_OR_RETURN(Impl::Located at, m.Locate(ptrs[i]));
+    if (at.in_memory) {
+      SLOTKV_ASSIGN_OR_RETURN((*values)[i], m.DecodeValue(ptrs[i], keys[i], at.bytes));
+      continue;
+    }
+    pending.push_back(i);
+    batch.push_back({.offset = at.file_offset, .n = ptrs[i].length});
+    total += ptrs[i].length;
+  }
+  if (pending.empty()) return Status::OK();
+  std::string bytes(total, '\0');
+  size_t used = 0;
+  for (ReadRequest& r : batch) {
+    r.buf = bytes.data() + used;
+    used += r.n;
+  }
+  SLOTKV_RETURN_IF_ERROR(m.data->ReadMany(batch));
+  // A short read leaves zeros, which fail the checksum.
+  for (size_t j = 0; j < pending.size(); ++j) {
+    size_t i = pending[j];
+    SLOTKV_ASSIGN_OR_RETURN((*values)[i],
+                            m.DecodeValue(ptrs[i], keys[i], std::string_view(batch[j].buf, batch[j].n)));
+  }
+  return Status::OK();
 }
 
 void ChunkStore::Release(const ValuePtr& ptr) {

@@ -76,6 +76,10 @@ class ChunkStore {
   // Reads the value at ptr. Corruption on a checksum mismatch, or when the record there does not
   // belong to key.
   Result<std::string> Read(const ValuePtr& ptr, std::string_view key);
+  // Reads the values at ptrs (keys[i] must own ptrs[i]) into (*values)[i], as Read would, with
+  // the records not in memory fetched in one batch of reads.
+  Status ReadMany(const std::vector<ValuePtr>& ptrs, const std::vector<std::string_view>& keys,
+                  std::vector<std::string>* values);
   // The value at ptr is no longer referenced once the current flush is durable.
   void Release(const ValuePtr& ptr);
 

@@ -499,5 +499,39 @@ TEST_CASE("SyncData records new runs but keeps older runs' live bytes until Comm
   for (const ValuePtr& ptr : old) CHECK(t.Read(store.get(), ptr, "k") == "old value");
 }
 
+TEST_CASE_FIXTURE(StoreTest, "ReadMany reads open, cached, uncached and big values like Read") {
+  auto store = Open();
+  std::vector<ValuePtr> ptrs;
+  std::vector<std::string> keys;
+  for (uint64_t i = 0; i < 60; ++i) {  // far more segments than the 8-segment cache holds
+    keys.push_back("key" + std::to_string(i));
+    ptrs.push_back(Add(store.get(), i % 3, keys.back(), i, Value(i * 37 % 500, i)));
+    if (i == 40) ASSERT_OK(store->Commit());
+  }
+  keys.push_back("big");
+  ptrs.push_back(Add(store.get(), 1, "big", 99, std::string(5000, 'b')));  // >= big_value_bytes
+  std::vector<std::string_view> views(keys.begin(), keys.end());
+  std::vector<std::string> values;
+  ASSERT_OK(store->ReadMany(ptrs, views, &values));
+  REQUIRE(values.size() == ptrs.size());
+  for (size_t i = 0; i < ptrs.size(); ++i) CHECK(values[i] == Read(store.get(), ptrs[i], keys[i]));
+  CHECK(values.back() == std::string(5000, 'b'));
+}
+
+TEST_CASE_FIXTURE(StoreTest, "ReadMany reports a damaged record") {
+  auto store = Open();
+  std::vector<ValuePtr> ptrs;
+  for (uint64_t i = 0; i < 40; ++i) ptrs.push_back(Add(store.get(), 0, "k", i, Value(200, i)));
+  ASSERT_OK(store->Commit());
+  store.reset();
+  const ValuePtr& victim = ptrs[3];
+  FlipByte("chunks.dat", uint64_t{victim.segment} * kSeg + victim.offset + victim.length - 1);
+  store = Open();
+  std::vector<std::string_view> keys(ptrs.size(), "k");
+  std::vector<std::string> values;
+  Status s = store->ReadMany(ptrs, keys, &values);
+  CHECK(s.IsCorruption());
+}
+
 }  // namespace
 }  // namespace slotkv::chunk

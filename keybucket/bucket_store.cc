@@ -31,6 +31,7 @@
 #include <array>
 #include <cstdio>
 #include <map>
+#include <set>
 
 #include "core/base/coding.h"
 #include "core/base/hash.h"
@@ -126,6 +127,11 @@ struct BucketStore::Impl {
     return PageFileName(depth) + " page " + std::to_string(pageno) + " (offset " +
            std::to_string(pageno * kPageSize) + "): ";
   }
+  // Uncached pages to read, per depth file.
+  using PageBatches = std::map<uint32_t, std::set<uint64_t>>;
+  void NoteMissing(uint32_t depth, uint64_t pageno, PageBatches* missing);
+  // Reads the pages in one batch per file, verifies them and caches them.
+  Status ReadIntoCache(const PageBatches& missing);
   Result<uint32_t> FitDepth(const std::vector<Cell>& cells, uint32_t from) const;
   Status WritePages(uint32_t bucket, uint32_t depth, bool split, const std::vector<Cell>& cells,
                     const std::vector<uint64_t>& order);
@@ -403,40 +409,58 @@ Status BucketStore::ReadBucket(uint32_t bucket, std::vector<Cell>* cells) {
   return Status::OK();
 }
 
-Status BucketStore::PrefetchBuckets(uint32_t first, uint32_t end) {
-  Impl& s = *impl_;
-  if (first > end || end > s.bucket_count) return Status::InvalidArgument("bucket out of range");
-  // Uncached pages, one batch per depth file.
-  std::map<uint32_t, std::vector<uint64_t>> missing;  // depth -> page numbers
-  for (uint32_t bucket = first; bucket < end; ++bucket) {
-    uint32_t depth = s.depths[bucket];
-    for (uint64_t index = 0; index < (uint64_t{1} << depth); ++index) {
-      uint64_t pageno = PageNumber(depth, bucket, index);
-      if (!s.cache.Contains(PageId(depth, pageno))) missing[depth].push_back(pageno);
-    }
-  }
+void BucketStore::Impl::NoteMissing(uint32_t depth, uint64_t pageno, PageBatches* missing) {
+  if (!cache.Contains(PageId(depth, pageno))) (*missing)[depth].insert(pageno);
+}
+
+Status BucketStore::Impl::ReadIntoCache(const PageBatches& missing) {
   for (const auto& [depth, pagenos] : missing) {
-    SLOTKV_ASSIGN_OR_RETURN(File * file, s.PageFile(depth));
+    SLOTKV_ASSIGN_OR_RETURN(File * file, PageFile(depth));
     std::string bytes(pagenos.size() * kPageSize, '\0');
     std::vector<ReadRequest> batch;
     batch.reserve(pagenos.size());
-    for (size_t i = 0; i < pagenos.size(); ++i) {
-      batch.push_back({.offset = pagenos[i] * kPageSize, .n = kPageSize,
-                       .buf = bytes.data() + i * kPageSize});
+    for (uint64_t pageno : pagenos) {
+      batch.push_back({.offset = pageno * kPageSize, .n = kPageSize,
+                       .buf = bytes.data() + batch.size() * kPageSize});
     }
     SLOTKV_RETURN_IF_ERROR(file->ReadMany(batch));
-    for (size_t i = 0; i < pagenos.size(); ++i) {
+    for (const ReadRequest& r : batch) {
       // A short read is a hole or the end of the file: those bytes stay zero.
-      std::string_view page(bytes.data() + i * kPageSize, kPageSize);
-      ++s.stats.pages_read;
+      std::string_view page(r.buf, kPageSize);
+      uint64_t pageno = r.offset / kPageSize;
+      ++stats.pages_read;
       Status verified = VerifyPage(page);
       if (!verified.ok()) {
-        return Status::Corruption(s.Where(depth, pagenos[i]) + std::string(verified.message()));
+        return Status::Corruption(Where(depth, pageno) + std::string(verified.message()));
       }
-      s.CachePage(PageId(depth, pagenos[i]), std::string(page), false);
+      CachePage(PageId(depth, pageno), std::string(page), false);
     }
   }
   return Status::OK();
+}
+
+Status BucketStore::PrefetchBuckets(uint32_t first, uint32_t end) {
+  Impl& s = *impl_;
+  if (first > end || end > s.bucket_count) return Status::InvalidArgument("bucket out of range");
+  Impl::PageBatches missing;
+  for (uint32_t bucket = first; bucket < end; ++bucket) {
+    uint32_t depth = s.depths[bucket];
+    for (uint64_t index = 0; index < (uint64_t{1} << depth); ++index) {
+      s.NoteMissing(depth, PageNumber(depth, bucket, index), &missing);
+    }
+  }
+  return s.ReadIntoCache(missing);
+}
+
+Status BucketStore::PrefetchKeys(const std::vector<uint64_t>& hashes) {
+  Impl& s = *impl_;
+  Impl::PageBatches missing;
+  for (uint64_t hash : hashes) {
+    uint32_t bucket = BucketOf(hash);
+    uint32_t depth = s.depths[bucket];
+    s.NoteMissing(depth, PageNumber(depth, bucket, PageOf(bucket, hash)), &missing);
+  }
+  return s.ReadIntoCache(missing);
 }
 
 Status BucketStore::ReadPage(uint32_t bucket, uint32_t index, std::vector<Cell>* cells) {

@@ -70,6 +70,9 @@ class BucketStore {
   // Reads the uncached pages of buckets [first, end) into the page cache in one batch of reads
   // per file, so that the ReadBucket calls that follow find them there. Corruption as Lookup.
   Status PrefetchBuckets(uint32_t first, uint32_t end);
+  // The same for the pages holding the given key hashes, so the Lookup calls that follow find
+  // them in the cache.
+  Status PrefetchKeys(const std::vector<uint64_t>& hashes);
   // Appends the cells of one page of bucket (index < page_count(bucket)) to *cells.
   Status ReadPage(uint32_t bucket, uint32_t index, std::vector<Cell>* cells);
   // Replaces the whole content of bucket with cells (each cell's hash must map to bucket),

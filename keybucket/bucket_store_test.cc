@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -539,6 +540,27 @@ TEST_CASE("prefetch reports a damaged page as Corruption") {
   Status s = env.store->PrefetchBuckets(0, 2);
   CHECK(s.IsCorruption());
   CHECK(s.message().find("buckets-00.dat") != std::string_view::npos);
+}
+
+TEST_CASE("prefetching keys reads each of their pages once, then lookups hit the cache") {
+  Env env(64);
+  std::vector<Cell> cells;
+  for (int i = 0; i < 2000; ++i) cells.push_back(MakeCell(Key(i), Value(i)));
+  env.Add(cells);
+  REQUIRE(env.store->Sync().ok());
+  env.Reopen(64);
+  std::vector<uint64_t> hashes;
+  std::set<std::pair<uint32_t, uint32_t>> pages;
+  for (int i = 0; i < 2000; i += 20) {
+    uint64_t hash = KeyHash(Key(i));
+    hashes.push_back(hash);
+    uint32_t bucket = env.store->BucketOf(hash);
+    pages.insert({bucket, env.store->PageOf(bucket, hash)});
+  }
+  REQUIRE(env.store->PrefetchKeys(hashes).ok());
+  CHECK(env.store->stats().pages_read == pages.size());
+  for (int i = 0; i < 2000; i += 20) CHECK(env.Get(Key(i))->payload == Value(i));
+  CHECK(env.store->stats().pages_read == pages.size());
 }
 
 }  // namespace

@@ -215,56 +215,6 @@ bool Slot::Impl::NeedsFlush(uint32_t g) const {
   return group.map.size() >= pages * options.flush_entries_per_page;
 }
 
-Result<std::optional<std::string>> Slot::Get(std::string_view key, KeyMeta* meta) {
-  Impl& s = *impl_;
-  uint64_t hash = KeyHash(key);
-  Group& group = s.groups[s.GroupOfHash(hash)];
-  std::string key_string(key);
-  if (auto it = group.map.find(key_string); it != group.map.end()) {
-    const MapEntry& entry = it->second;
-    if (entry.tombstone || s.Expired(entry.expire_at_ms)) return std::optional<std::string>();
-    if (meta) *meta = {static_cast<ValueType>(entry.type), entry.expire_at_ms, entry.seq};
-    SLOTKV_ASSIGN_OR_RETURN(std::string value, s.EntryValue(key_string, entry));
-    return std::optional<std::string>(std::move(value));
-  }
-  if (const CachedValue* cached = s.value_cache.Lookup(key_string)) {
-    if (s.Expired(cached->expire_at_ms)) return std::optional<std::string>();
-    if (meta) *meta = {static_cast<ValueType>(cached->type), cached->expire_at_ms, cached->seq};
-    return std::optional<std::string>(cached->value);
-  }
-  SLOTKV_ASSIGN_OR_RETURN(auto cell, s.buckets->Lookup(hash, key));
-  if (!cell || s.Expired(cell->expire_at_ms)) return std::optional<std::string>();
-  std::string value;
-  if (cell->is_pointer) {
-    chunk::ValuePtr ptr;
-    if (!chunk::DecodeValuePtr(cell->payload, &ptr)) {
-      return Status::Corruption("bad value pointer in the cell of key " + key_string);
-    }
-    SLOTKV_ASSIGN_OR_RETURN(value, s.chunks->Read(ptr, key));
-  } else {
-    value = std::move(cell->payload);
-  }
-  if (meta) *meta = {static_cast<ValueType>(cell->type_tag), cell->expire_at_ms, cell->seq};
-  s.CacheValue(key_string, CachedValue{cell->seq, cell->expire_at_ms, cell->type_tag, value});
-  return std::optional<std::string>(std::move(value));
-}
-
-Result<std::optional<KeyMeta>> Slot::GetMeta(std::string_view key) {
-  Impl& s = *impl_;
-  uint64_t hash = KeyHash(key);
-  Group& group = s.groups[s.GroupOfHash(hash)];
-  if (auto it = group.map.find(key); it != group.map.end()) {
-    const MapEntry& entry = it->second;
-    if (entry.tombstone || s.Expired(entry.expire_at_ms)) return std::optional<KeyMeta>();
-    return std::optional<KeyMeta>(
-        KeyMeta{static_cast<ValueType>(entry.type), entry.expire_at_ms, entry.seq});
-  }
-  SLOTKV_ASSIGN_OR_RETURN(auto cell, s.buckets->Lookup(hash, key));
-  if (!cell || s.Expired(cell->expire_at_ms)) return std::optional<KeyMeta>();
-  return std::optional<KeyMeta>(
-      KeyMeta{static_cast<ValueType>(cell->type_tag), cell->expire_at_ms, cell->seq});
-}
-
 Status Slot::Put(std::string_view key, std::string_view value, ValueType type,
                  int64_t expire_at_ms) {
   Impl& s = *impl_;

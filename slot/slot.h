@@ -106,6 +106,12 @@ class Slot {
 
   // The value of key and its metadata; nullopt when absent or expired.
   Result<std::optional<std::string>> Get(std::string_view key, KeyMeta* meta = nullptr);
+  // The values of keys ((*values)[i] for keys[i], nullopt when absent or expired) and, when
+  // metas is given, their metadata. What is not in memory is read in batches: one for the log
+  // records, one for the bucket pages, one for the chunk records.
+  Status MultiGet(const std::vector<std::string_view>& keys,
+                  std::vector<std::optional<std::string>>* values,
+                  std::vector<KeyMeta>* metas = nullptr);
   // Metadata only (EXISTS, TYPE, TTL): never reads chunks. nullopt when absent or expired.
   Result<std::optional<KeyMeta>> GetMeta(std::string_view key);
   // Sets key to value with its type and absolute expiry (0 = none). Buffered: see Commit.

@@ -268,5 +268,49 @@ TEST_CASE("an existing slot keeps its grouping whatever the options say") {
   for (int i = 0; i < 200; ++i) CHECK(GetOrDie(*f.slot, "g" + std::to_string(i)) == "w");
 }
 
+TEST_CASE("multiget reads keys from the log, the caches and the disk in one call") {
+  Fixture f;
+  std::map<std::string, std::string> model;
+  for (int i = 0; i < 600; ++i) {
+    std::string key = "mg" + std::to_string(i);
+    model[key] = ValueFor(i, 0, i % 3 == 0 ? 8 : 300);  // inline and chunk values
+    f.Put(key, model[key], i % 5 == 0 ? f.clock.NowMs() + 1000 : 0);
+  }
+  REQUIRE(f.slot->Flush().ok());
+  for (int i = 0; i < 600; i += 4) {  // newer writes still in group maps
+    std::string key = "mg" + std::to_string(i);
+    model[key] = ValueFor(i, 1, 50);
+    f.Put(key, model[key]);
+  }
+  REQUIRE(*f.slot->Delete("mg7"));
+  REQUIRE(f.slot->Commit().ok());
+  model.erase("mg7");
+  f.clock.AdvanceMs(1000);  // keys i % 5 == 0 not rewritten since expire
+  for (int i = 0; i < 600; i += 5) {
+    if (i % 4 != 0) model.erase("mg" + std::to_string(i));
+  }
+  f.Reopen();
+  std::vector<std::string> keys;
+  for (int i = 0; i < 610; ++i) keys.push_back("mg" + std::to_string(i));
+  std::vector<std::string_view> views(keys.begin(), keys.end());
+  std::vector<std::optional<std::string>> values;
+  std::vector<KeyMeta> metas;
+  REQUIRE(f.slot->MultiGet(views, &values, &metas).ok());
+  for (size_t i = 0; i < keys.size(); ++i) {
+    auto it = model.find(keys[i]);
+    if (it == model.end()) {
+      CHECK_MESSAGE(!values[i].has_value(), keys[i]);
+    } else {
+      CHECK_MESSAGE(values[i] == it->second, keys[i]);
+      CHECK(metas[i].type == ValueType::kString);
+      CHECK(metas[i].seq > 0);
+    }
+  }
+  // A second call is served from the value cache and agrees.
+  std::vector<std::optional<std::string>> again;
+  REQUIRE(f.slot->MultiGet(views, &again).ok());
+  CHECK(again == values);
+}
+
 }  // namespace
 }  // namespace slotkv::slot

@@ -1,0 +1,127 @@
+// Reads: Get and MultiGet share one path that batches what is not in memory: the log records
+// of keys in group maps, the bucket pages, and the chunk records are each fetched with one batch
+// of reads.
+#include <algorithm>
+
+#include "chunk/value_ptr.h"
+#include "core/base/hash.h"
+#include "slot/slot_impl.h"
+
+namespace slotkv::slot {
+
+Result<std::optional<std::string>> Slot::Get(std::string_view key, KeyMeta* meta) {
+  std::vector<std::optional<std::string>> values;
+  std::vector<KeyMeta> metas;
+  SLOTKV_RETURN_IF_ERROR(MultiGet({key}, &values, meta ? &metas : nullptr));
+  if (meta && values[0]) *meta = metas[0];
+  return std::move(values[0]);
+}
+
+Status Slot::MultiGet(const std::vector<std::string_view>& keys,
+                      std::vector<std::optional<std::string>>* values,
+                      std::vector<KeyMeta>* metas) {
+  Impl& s = *impl_;
+  const size_t n = keys.size();
+  values->assign(n, std::nullopt);
+  if (metas) metas->assign(n, KeyMeta());
+  auto found = [&](size_t i, std::string value, ValueType type, int64_t expire, uint64_t seq) {
+    (*values)[i] = std::move(value);
+    if (metas) (*metas)[i] = {type, expire, seq};
+  };
+
+  // 1. Memory: group maps (values still in the log) and the value cache.
+  std::vector<size_t> in_log;
+  std::vector<const MapEntry*> entries;
+  std::vector<wal::LogPos> positions;
+  std::vector<size_t> in_pages;
+  std::vector<uint64_t> hashes;
+  for (size_t i = 0; i < n; ++i) {
+    uint64_t hash = KeyHash(keys[i]);
+    const Group& group = s.groups[s.GroupOfHash(hash)];
+    if (auto it = group.map.find(keys[i]); it != group.map.end()) {
+      const MapEntry& entry = it->second;
+      if (entry.tombstone || s.Expired(entry.expire_at_ms)) continue;
+      in_log.push_back(i);
+      entries.push_back(&entry);
+      positions.push_back(entry.pos);
+      continue;
+    }
+    std::string key(keys[i]);
+    if (const CachedValue* cached = s.value_cache.Lookup(key)) {
+      if (!s.Expired(cached->expire_at_ms)) {
+        found(i, cached->value, static_cast<ValueType>(cached->type), cached->expire_at_ms,
+              cached->seq);
+      }
+      continue;
+    }
+    in_pages.push_back(i);
+    hashes.push_back(hash);
+  }
+
+  // 2. The log, for keys written since their group's last flush.
+  if (!positions.empty()) {
+    std::vector<wal::Record> records;
+    SLOTKV_RETURN_IF_ERROR(s.log->ReadMany(positions, &records));
+    for (size_t j = 0; j < in_log.size(); ++j) {
+      const MapEntry& entry = *entries[j];
+      SLOTKV_RETURN_IF_ERROR(s.CheckRecord(std::string(keys[in_log[j]]), entry, records[j]));
+      found(in_log[j], std::move(records[j].value), static_cast<ValueType>(entry.type),
+            entry.expire_at_ms, entry.seq);
+    }
+  }
+
+  // 3. Bucket pages, then the chunk records they point at.
+  if (in_pages.empty()) return Status::OK();
+  SLOTKV_RETURN_IF_ERROR(s.buckets->PrefetchKeys(hashes));
+  std::vector<keybucket::Cell> cells(in_pages.size());
+  std::vector<bool> live(in_pages.size(), false);
+  std::vector<size_t> in_chunks;
+  std::vector<chunk::ValuePtr> ptrs;
+  std::vector<std::string_view> chunk_keys;
+  for (size_t j = 0; j < in_pages.size(); ++j) {
+    size_t i = in_pages[j];
+    SLOTKV_ASSIGN_OR_RETURN(auto cell, s.buckets->Lookup(hashes[j], keys[i]));
+    if (!cell || s.Expired(cell->expire_at_ms)) continue;
+    cells[j] = std::move(*cell);
+    live[j] = true;
+    if (!cells[j].is_pointer) continue;
+    chunk::ValuePtr ptr;
+    if (!chunk::DecodeValuePtr(cells[j].payload, &ptr)) {
+      return Status::Corruption("bad value pointer in the cell of key " + cells[j].key);
+    }
+    in_chunks.push_back(j);
+    ptrs.push_back(ptr);
+    chunk_keys.push_back(keys[i]);
+  }
+  std::vector<std::string> chunk_values;
+  SLOTKV_RETURN_IF_ERROR(s.chunks->ReadMany(ptrs, chunk_keys, &chunk_values));
+  for (size_t k = 0; k < in_chunks.size(); ++k) {
+    cells[in_chunks[k]].payload = std::move(chunk_values[k]);
+  }
+  for (size_t j = 0; j < in_pages.size(); ++j) {
+    if (!live[j]) continue;
+    keybucket::Cell& cell = cells[j];
+    s.CacheValue(cell.key, CachedValue{cell.seq, cell.expire_at_ms, cell.type_tag, cell.payload});
+    found(in_pages[j], std::move(cell.payload), static_cast<ValueType>(cell.type_tag),
+          cell.expire_at_ms, cell.seq);
+  }
+  return Status::OK();
+}
+
+Result<std::optional<KeyMeta>> Slot::GetMeta(std::string_view key) {
+  Impl& s = *impl_;
+  uint64_t hash = KeyHash(key);
+  Group& group = s.groups[s.GroupOfHash(hash)];
+  if (auto it = group.map.find(key); it != group.map.end()) {
+    const MapEntry& entry = it->second;
+    if (entry.tombstone || s.Expired(entry.expire_at_ms)) return std::optional<KeyMeta>();
+    return std::optional<KeyMeta>(
+        KeyMeta{static_cast<ValueType>(entry.type), entry.expire_at_ms, entry.seq});
+  }
+  SLOTKV_ASSIGN_OR_RETURN(auto cell, s.buckets->Lookup(hash, key));
+  if (!cell || s.Expired(cell->expire_at_ms)) return std::optional<KeyMeta>();
+  return std::optional<KeyMeta>(
+      KeyMeta{static_cast<ValueType>(cell->type_tag), cell->expire_at_ms, cell->seq});
+}
+
+}  // namespace slotkv::slot
