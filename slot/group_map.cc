@@ -124,8 +124,7 @@ void GroupMap::Clear() {
 }
 
 size_t GroupMap::memory_bytes() const {
-  return capacity_ * sizeof(uint64_t) + records_.capacity() * sizeof(Record) +
-         arena_.capacity();
+  return capacity_ * sizeof(uint64_t) + records_.capacity() * sizeof(Record) + arena_.capacity();
 }
 
 }  // namespace slotkv::slot

@@ -104,8 +104,8 @@ class GroupMap {
 
   // Table slots: 0 = empty, else {uint32 Mixed(hash), uint32 record index + 1}.
   std::unique_ptr<uint64_t[]> table_;
-  size_t capacity_ = 0;  // of table_: 0 or a power of two >= 16
-  int shift_ = 32;       // 32 - log2(capacity_): a slot's home is Mixed(hash) >> shift_
+  size_t capacity_ = 0;          // of table_: 0 or a power of two >= 16
+  int shift_ = 32;               // 32 - log2(capacity_): a slot's home is Mixed(hash) >> shift_
   std::vector<Record> records_;  // in insertion order; size() is the map's size
   std::string arena_;            // key bytes, back to back
 };

@@ -127,10 +127,11 @@ Result<std::unique_ptr<Slot>> Slot::Open(const SlotOptions& options) {
       group = Group();
       return Status::OK();
     }
-    Group& group = state->groups[state->GroupOfHash(KeyHash(record.key))];
-    auto [it, inserted] = group.map.try_emplace(record.key);
+    uint64_t hash = KeyHash(record.key);
+    Group& group = state->groups[state->GroupOfHash(hash)];
+    auto [found, inserted] = group.map.FindOrInsert(record.key, hash);
     if (inserted) ++state->wal_entries;
-    MapEntry& entry = it->second;
+    MapEntry& entry = *found;
     entry.pos = pos;
     entry.seq = record.seq;
     entry.tombstone = record.kind == wal::RecordKind::kDelete;
@@ -159,13 +160,11 @@ Result<uint64_t> Slot::Impl::NextSeq() {
 
 Status Slot::Impl::Write(std::string_view key, const wal::Record& record) {
   SLOTKV_ASSIGN_OR_RETURN(wal::LogPos pos, log->Append(record));
-  Group& group = groups[GroupOfHash(KeyHash(key))];
-  auto it = group.map.find(key);
-  if (it == group.map.end()) {
-    it = group.map.emplace(std::string(key), MapEntry()).first;
-    ++wal_entries;
-  }
-  MapEntry& entry = it->second;
+  uint64_t hash = KeyHash(key);
+  Group& group = groups[GroupOfHash(hash)];
+  auto [found, inserted] = group.map.FindOrInsert(key, hash);
+  if (inserted) ++wal_entries;
+  MapEntry& entry = *found;
   entry.pos = pos;
   entry.seq = record.seq;
   entry.tombstone = record.kind == wal::RecordKind::kDelete;
@@ -176,11 +175,11 @@ Status Slot::Impl::Write(std::string_view key, const wal::Record& record) {
   return Status::OK();
 }
 
-Status Slot::Impl::CheckRecord(const std::string& key, const MapEntry& entry,
+Status Slot::Impl::CheckRecord(std::string_view key, const MapEntry& entry,
                                const wal::Record& record) const {
   if (record.key != key || record.seq != entry.seq) {
     return Status::Corruption("log record at offset " + std::to_string(entry.pos.offset) +
-                              " does not hold key " + key);
+                              " does not hold key " + std::string(key));
   }
   return Status::OK();
 }
@@ -243,9 +242,9 @@ Result<bool> Slot::Delete(std::string_view key) {
   uint32_t g = s.GroupOfHash(hash);
   bool live = false;
   bool known = false;  // the key has a map entry or a cell: a tombstone is worth writing
-  if (auto it = s.groups[g].map.find(key); it != s.groups[g].map.end()) {
+  if (const MapEntry* entry = s.groups[g].map.Find(key, hash)) {
     known = true;
-    live = !it->second.tombstone && !s.Expired(it->second.expire_at_ms);
+    live = !entry->tombstone && !s.Expired(entry->expire_at_ms);
   } else {
     SLOTKV_ASSIGN_OR_RETURN(auto cell, s.buckets->Lookup(hash, key));
     known = cell.has_value();
@@ -272,15 +271,22 @@ Status Slot::Commit() { return impl_->log->Commit(); }
 Result<uint64_t> Slot::KeyCount() {
   Impl& s = *impl_;
   int64_t count = static_cast<int64_t>(s.buckets->cell_count());
+  Status failure;
   for (Group& group : s.groups) {
-    for (auto& [key, entry] : group.map) {
+    group.map.ForEach([&](std::string_view key, uint64_t hash, MapEntry& entry) {
+      if (!failure.ok()) return;
       if (entry.base == BaseState::kUnknown) {
-        SLOTKV_ASSIGN_OR_RETURN(bool has, s.HasCell(KeyHash(key), key));
-        entry.base = has ? BaseState::kPresent : BaseState::kAbsent;
+        Result<bool> has = s.HasCell(hash, key);
+        if (!has.ok()) {
+          failure = has.status();
+          return;
+        }
+        entry.base = *has ? BaseState::kPresent : BaseState::kAbsent;
       }
       count += (entry.tombstone ? 0 : 1) - (entry.base == BaseState::kPresent ? 1 : 0);
-    }
+    });
   }
+  SLOTKV_RETURN_IF_ERROR(failure);
   return static_cast<uint64_t>(count);
 }
 

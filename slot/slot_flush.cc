@@ -92,20 +92,28 @@ Status Slot::Impl::FlushGroup(uint32_t g) {
   auto live = [now](const MapEntry& e) {
     return !e.tombstone && (e.expire_at_ms == 0 || e.expire_at_ms > now);
   };
+  struct Pending {
+    std::string_view key;  // in the group map, which does not change during the flush
+    uint64_t hash;
+    const MapEntry* entry;
+  };
+  std::vector<Pending> pending;
+  pending.reserve(group.map.size());
   std::vector<wal::LogPos> positions;
   positions.reserve(group.map.size());
-  for (const auto& [key, entry] : group.map) {
+  group.map.ForEach([&](std::string_view key, uint64_t hash, const MapEntry& entry) {
+    pending.push_back({key, hash, &entry});
     if (live(entry)) positions.push_back(entry.pos);
-  }
+  });
   std::vector<wal::Record> values;
   SLOTKV_RETURN_IF_ERROR(log->ReadMany(positions, &values));
 
   // Merge the map: the newest write of each key replaces or removes its cell.
   std::vector<std::vector<Cell>> appended(end - first);
   size_t next_value = 0;
-  for (const auto& [key, entry] : group.map) {
+  for (const auto& [key, hash, entry_ptr] : pending) {
+    const MapEntry& entry = *entry_ptr;
     wal::Record* record = live(entry) ? &values[next_value++] : nullptr;
-    uint64_t hash = KeyHash(key);
     uint32_t b = buckets->BucketOf(hash) - first;
     BucketCells& bc = bucket_cells[b];
     size_t at = bc.Position(hash, key);
@@ -118,7 +126,7 @@ Status Slot::Impl::FlushGroup(uint32_t g) {
     if (entry.tombstone) continue;
     if (record == nullptr) {  // expired before it was persisted
       ++counters.expired_keys;
-      value_cache.Erase(key);
+      value_cache.Erase(std::string(key));
       continue;
     }
     SLOTKV_RETURN_IF_ERROR(CheckRecord(key, entry, *record));

@@ -5,39 +5,19 @@
 #include <cstdint>
 #include <memory>
 #include <string>
-#include <unordered_map>
 #include <vector>
 
 #include "chunk/chunk_store.h"
 #include "core/base/lru_cache.h"
 #include "keybucket/bucket_store.h"
+#include "slot/group_map.h"
 #include "slot/slot.h"
 #include "wal/log.h"
 
 namespace slotkv::slot {
 
-// Whether a key had a cell in the bucket pages before its first write in the group map.
-enum class BaseState : uint8_t { kUnknown, kAbsent, kPresent };
-
-// The newest unpersisted write of one key. The value itself stays in the log (and maybe the
-// value cache).
-struct MapEntry {
-  wal::LogPos pos;
-  uint64_t seq = 0;
-  int64_t expire_at_ms = 0;
-  uint8_t type = 0;
-  bool tombstone = false;
-  BaseState base = BaseState::kUnknown;
-};
-
-// Hashes std::string and std::string_view alike, so lookups need no temporary string.
-struct KeyHasher {
-  using is_transparent = void;
-  size_t operator()(std::string_view key) const { return std::hash<std::string_view>()(key); }
-};
-
 struct Group {
-  std::unordered_map<std::string, MapEntry, KeyHasher, std::equal_to<>> map;
+  GroupMap map;  // keyed by KeyHash
   uint64_t bytes = 0;                 // log bytes of the records in map
   uint32_t oldest_file = UINT32_MAX;  // oldest log file holding a record in map
 };
@@ -63,7 +43,7 @@ struct Slot::Impl {
   std::unique_ptr<keybucket::BucketStore> buckets;
   std::unique_ptr<chunk::ChunkStore> chunks;
   std::vector<Group> groups;
-  LruCache<std::string, CachedValue, KeyHasher> value_cache{0};
+  LruCache<std::string, CachedValue> value_cache{0};
 
   uint64_t last_seq = 0;
   uint64_t seq_limit = 0;  // recorded in slot.seq: no seq above it was handed out before
@@ -84,7 +64,7 @@ struct Slot::Impl {
   // Appends a Put or Delete record and records it in the key's group map.
   Status Write(std::string_view key, const wal::Record& record);
   // Corruption unless record is the write entry names.
-  Status CheckRecord(const std::string& key, const MapEntry& entry, const wal::Record& record) const;
+  Status CheckRecord(std::string_view key, const MapEntry& entry, const wal::Record& record) const;
   // The value of a map entry, read back from the log.
   Result<std::string> EntryValue(const std::string& key, const MapEntry& entry);
   // Caches the newest value of key (or drops the cached one when value is too large to keep).

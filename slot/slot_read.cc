@@ -38,8 +38,8 @@ Status Slot::MultiGet(const std::vector<std::string_view>& keys,
   for (size_t i = 0; i < n; ++i) {
     uint64_t hash = KeyHash(keys[i]);
     const Group& group = s.groups[s.GroupOfHash(hash)];
-    if (auto it = group.map.find(keys[i]); it != group.map.end()) {
-      const MapEntry& entry = it->second;
+    if (const MapEntry* found_entry = group.map.Find(keys[i], hash)) {
+      const MapEntry& entry = *found_entry;
       if (entry.tombstone || s.Expired(entry.expire_at_ms)) continue;
       in_log.push_back(i);
       entries.push_back(&entry);
@@ -112,8 +112,8 @@ Result<std::optional<KeyMeta>> Slot::GetMeta(std::string_view key) {
   Impl& s = *impl_;
   uint64_t hash = KeyHash(key);
   Group& group = s.groups[s.GroupOfHash(hash)];
-  if (auto it = group.map.find(key); it != group.map.end()) {
-    const MapEntry& entry = it->second;
+  if (const MapEntry* found = group.map.Find(key, hash)) {
+    const MapEntry& entry = *found;
     if (entry.tombstone || s.Expired(entry.expire_at_ms)) return std::optional<KeyMeta>();
     return std::optional<KeyMeta>(
         KeyMeta{static_cast<ValueType>(entry.type), entry.expire_at_ms, entry.seq});

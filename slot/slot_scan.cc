@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <unordered_map>
 
-#include "core/base/hash.h"
 #include "slot/slot_impl.h"
 
 namespace slotkv::slot {
@@ -16,16 +15,16 @@ Status Slot::Impl::BucketKeys(uint32_t b, bool with_expired, std::vector<LiveKey
   SLOTKV_RETURN_IF_ERROR(s.buckets->ReadBucket(b, &cells));
   const Group& group = s.groups[s.GroupOfBucket(b)];
   for (keybucket::Cell& cell : cells) {
-    if (group.map.count(cell.key)) continue;  // the map holds a newer write
+    if (group.map.Find(cell.key, cell.hash)) continue;  // the map holds a newer write
     if (!with_expired && s.Expired(cell.expire_at_ms)) continue;
     live->push_back({std::move(cell.key), static_cast<ValueType>(cell.type_tag),
                      cell.expire_at_ms});
   }
-  for (const auto& [key, entry] : group.map) {
-    if (entry.tombstone || s.buckets->BucketOf(KeyHash(key)) != b) continue;
-    if (!with_expired && s.Expired(entry.expire_at_ms)) continue;
-    live->push_back({key, static_cast<ValueType>(entry.type), entry.expire_at_ms});
-  }
+  group.map.ForEach([&](std::string_view key, uint64_t hash, const MapEntry& entry) {
+    if (entry.tombstone || s.buckets->BucketOf(hash) != b) return;
+    if (!with_expired && s.Expired(entry.expire_at_ms)) return;
+    live->push_back({std::string(key), static_cast<ValueType>(entry.type), entry.expire_at_ms});
+  });
   return Status::OK();
 }
 
