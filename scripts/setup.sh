@@ -5,7 +5,7 @@ set -euo pipefail
 
 packages=(
   g++ cmake ccache pkg-config
-  libzstd-dev libxxhash-dev liburing-dev libboost-dev
+  libzstd-dev libxxhash-dev liburing-dev libboost-dev libjemalloc-dev
   prometheus-cpp-dev libcpp-httplib-dev libzookeeper-mt-dev doctest-dev
   redis-tools python3-redis python3-pytest
 )

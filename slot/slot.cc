@@ -158,7 +158,7 @@ Result<uint64_t> Slot::Impl::NextSeq() {
   return ++last_seq;
 }
 
-Status Slot::Impl::Write(std::string_view key, const wal::Record& record) {
+Result<uint32_t> Slot::Impl::Write(std::string_view key, const wal::Record& record) {
   SLOTKV_ASSIGN_OR_RETURN(wal::LogPos pos, log->Append(record));
   uint64_t hash = KeyHash(key);
   Group& group = groups[GroupOfHash(hash)];
@@ -172,7 +172,7 @@ Status Slot::Impl::Write(std::string_view key, const wal::Record& record) {
   entry.type = record.type_tag;
   group.bytes += pos.size;
   group.oldest_file = std::min(group.oldest_file, pos.file_no);
-  return Status::OK();
+  return GroupOfHash(hash);
 }
 
 Status Slot::Impl::CheckRecord(std::string_view key, const MapEntry& entry,
@@ -182,12 +182,6 @@ Status Slot::Impl::CheckRecord(std::string_view key, const MapEntry& entry,
                               " does not hold key " + std::string(key));
   }
   return Status::OK();
-}
-
-Result<std::string> Slot::Impl::EntryValue(const std::string& key, const MapEntry& entry) {
-  SLOTKV_ASSIGN_OR_RETURN(wal::Record record, log->ReadAt(entry.pos));
-  SLOTKV_RETURN_IF_ERROR(CheckRecord(key, entry, record));
-  return std::move(record.value);
 }
 
 void Slot::Impl::CacheValue(const std::string& key, CachedValue value) {
@@ -226,12 +220,11 @@ Status Slot::Put(std::string_view key, std::string_view value, ValueType type,
   record.expire_at_ms = expire_at_ms;
   record.key.assign(key);
   record.value.assign(value);
-  SLOTKV_RETURN_IF_ERROR(s.Write(key, record));
+  SLOTKV_ASSIGN_OR_RETURN(uint32_t g, s.Write(key, record));
   // The value is read back from the log while the key is in its group map; a cached older
   // version must not resurface once the group is flushed.
   s.value_cache.Erase(record.key);
   s.counters.user_bytes_written += key.size() + value.size();
-  uint32_t g = s.GroupOfHash(KeyHash(key));
   if (s.NeedsFlush(g)) SLOTKV_RETURN_IF_ERROR(s.FlushGroup(g));
   return s.EnforceWalLimit();
 }
@@ -259,7 +252,7 @@ Result<bool> Slot::Delete(std::string_view key) {
   record.expire_at_ms = 0;
   record.key.assign(key);
   record.value.clear();
-  SLOTKV_RETURN_IF_ERROR(s.Write(key, record));
+  SLOTKV_RETURN_IF_ERROR(s.Write(key, record).status());
   s.value_cache.Erase(record.key);
   if (s.NeedsFlush(g)) SLOTKV_RETURN_IF_ERROR(s.FlushGroup(g));
   SLOTKV_RETURN_IF_ERROR(s.EnforceWalLimit());

@@ -3,19 +3,22 @@
 // Design. A slot composes a write-ahead log (wal::Log), an on-disk hash table of key cells
 // (keybucket::BucketStore) and append-only value segments (chunk::ChunkStore). Buckets are cut
 // into WAL groups, runs of `buckets_per_group` consecutive buckets. A write gets the next
-// sequence number, is appended to the log and lands in its group's in-memory map (the newest
-// version of each recently written key; the value stays in the log and the value cache). When
+// sequence number, is appended to the log and lands in its group's in-memory map (a GroupMap:
+// the newest version of each recently written key and where its record is; the value itself
+// stays in the log and is read back in one batch when the group is persisted). When
 // a group's map reaches `flush_entries_per_page` entries per bucket page of the group, or
 // `group_flush_bytes`, the group is persisted in one batch: its buckets are read, merged with
 // the map (long values appended to chunk segments owned by the group, short ones inline,
 // expired cells dropped), the group's mostly-dead segments are compacted against those same
-// cells, the buckets are written (splitting when full), everything is synced, and a
-// GroupFlushed record in the log tells replay that the group's older records are persisted.
+// cells, the buckets are written (splitting when full), the files are synced in a safe order
+// (every flush with appendfsync always; see slot_flush.cc), and a GroupFlushed record in the
+// log tells replay that the group's older records are persisted.
 // Log files are removed once no group needs their records; when the log grows past
 // `wal_max_bytes`, the groups pinning the oldest file are flushed early.
 //
-// Reads: group map -> value cache -> bucket page (page cache or one read) -> chunk segment
-// (chunk cache or one read). Metadata (exists, type, TTL) never reads chunks.
+// Reads: group map (then the log) -> value cache -> bucket page (page cache or one read) ->
+// chunk record (segment cache or one read). MultiGet does the same for many keys with one
+// batch of reads per stage. Metadata (exists, type, TTL) never reads chunks.
 //
 // Durability: Put/Delete only buffer the log record; the caller acknowledges writes after
 // Commit() returns OK (one write, and one fsync with appendfsync always, per batch). An

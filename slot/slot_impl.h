@@ -61,12 +61,10 @@ struct Slot::Impl {
 
   // Hands out the next sequence number, recording a new limit on disk when needed.
   Result<uint64_t> NextSeq();
-  // Appends a Put or Delete record and records it in the key's group map.
-  Status Write(std::string_view key, const wal::Record& record);
+  // Appends a Put or Delete record and records it in the key's group map; returns the group.
+  Result<uint32_t> Write(std::string_view key, const wal::Record& record);
   // Corruption unless record is the write entry names.
   Status CheckRecord(std::string_view key, const MapEntry& entry, const wal::Record& record) const;
-  // The value of a map entry, read back from the log.
-  Result<std::string> EntryValue(const std::string& key, const MapEntry& entry);
   // Caches the newest value of key (or drops the cached one when value is too large to keep).
   void CacheValue(const std::string& key, CachedValue value);
   // Whether key has a cell in the bucket pages (live or expired).
