@@ -60,9 +60,9 @@ struct SlotOptions {
   uint64_t wal_file_bytes = 64 << 20;
   uint64_t wal_max_bytes = 256 << 20;
   // Per-slot caches (a later step puts every slot's caches under one budget).
-  size_t value_cache_bytes = 16 << 20;
-  size_t page_cache_bytes = 16 << 20;
-  size_t chunk_cache_bytes = 8 << 20;
+  size_t value_cache_bytes = 8 << 20;
+  size_t page_cache_bytes = 8 << 20;
+  size_t chunk_cache_bytes = 4 << 20;
 };
 
 // Metadata of a live key, known without reading its value.

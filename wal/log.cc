@@ -206,7 +206,8 @@ Status Log::Impl::Replay(uint32_t file_no, bool newest, const Visitor& visit) {
     if (result == DecodeResult::kOk) {
       if (visit) {
         SLOTKV_RETURN_IF_ERROR(
-            visit(record, LogPos{file_no, off, static_cast<uint32_t>(consumed)}));
+            visit(record, LogPos{.offset = off, .file_no = file_no,
+                                  .size = static_cast<uint32_t>(consumed)}));
       }
       off += consumed;
       continue;
@@ -292,7 +293,8 @@ Result<LogPos> Log::Append(const Record& record) {
                                    " bytes is larger than the limit");
   }
   ++m.stats.records_appended;
-  return LogPos{m.current_no, m.Current().size + start, static_cast<uint32_t>(encoded)};
+  return LogPos{.offset = m.Current().size + start, .file_no = m.current_no,
+                .size = static_cast<uint32_t>(encoded)};
 }
 
 Status Log::Commit() {

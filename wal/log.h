@@ -30,9 +30,10 @@ namespace slotkv::wal {
 enum class FsyncPolicy { kAlways, kEverySec, kNo };
 
 // Where a record lives, so a reader can fetch it again.
+// Fields ordered so the struct packs into 16 bytes: one sits in every unpersisted key's entry.
 struct LogPos {
-  uint32_t file_no = 0;
   uint64_t offset = 0;  // of the record header in the file
+  uint32_t file_no = 0;
   uint32_t size = 0;    // whole encoded record, header included
 };
 
