@@ -2,7 +2,7 @@
 // here reaches the disk; the in-memory layout, for a map holding "ab" then "xyz":
 //
 //   table_   (16 x u64)  slot = 0 (empty) | Mixed(hash) << 32 | (record index + 1)
-//   records_ (64 B each) record = {hash u64, key_offset u32, key_len u32, MapEntry (48 B)}
+//   records_ (56 B each) record = {hash u64, key_offset u32, key_len u32, MapEntry (40 B)}
 //   arena_               "abxyz"
 //
 //   records_[0] = {hash("ab"),  key_offset 0, key_len 2, ...}  in slot Mixed(hash("ab")) >> 28

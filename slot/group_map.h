@@ -35,7 +35,7 @@ struct MapEntry {
 // record; the records and the arena only grow until Clear().
 //
 // Design: a table slot is 8 bytes, {top 32 bits of the mixed hash, record index + 1} (0 =
-// empty), so a probe reads 8 slots per cache line and reaches a 64-byte record only when 32
+// empty), so a probe reads 8 slots per cache line and reaches a 56-byte record only when 32
 // hash bits match. Growing rehashes the slots alone, from the hash bits they hold, without
 // touching records or keys; the record array is reserved to the table's limit at each growth,
 // so it moves only then. Linear probing; the table doubles before it would pass 3/4 full. There
