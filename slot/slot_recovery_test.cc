@@ -83,21 +83,34 @@ TEST_CASE("power cut without a commit keeps the state of the last commit") {
   CHECK(GetOrDie(*slot, "b") == "<absent>");
 }
 
+// Writes a -> 1 in a fresh slot, then commits it, or persists it when flush.
+void WriteOneKey(const SlotOptions& options, bool flush) {
+  auto slot = OpenOrDie(options);
+  REQUIRE(slot->Put("a", "1", ValueType::kString).ok());
+  REQUIRE((flush ? slot->Flush() : slot->Commit()).ok());
+}
+
+// The slot's files whose names start with prefix, sorted.
+std::vector<std::string> FilesWithPrefix(MemFs& fs, const std::string& dir,
+                                         std::string_view prefix) {
+  auto names = fs.List(dir);
+  REQUIRE(names.ok());
+  std::vector<std::string> matching;
+  for (const std::string& n : *names) {
+    if (n.rfind(prefix, 0) == 0) matching.push_back(n);
+  }
+  std::sort(matching.begin(), matching.end());
+  return matching;
+}
+
 TEST_CASE("garbage after the last log record is truncated as a torn tail") {
   MemFs fs;
   ManualClock clock;
   SlotOptions options = SmallOptions(&fs, &clock);
-  {
-    auto slot = OpenOrDie(options);
-    REQUIRE(slot->Put("a", "1", ValueType::kString).ok());
-    REQUIRE(slot->Commit().ok());
-  }
-  auto names = fs.List(options.dir);
-  REQUIRE(names.ok());
-  std::string newest;
-  for (const std::string& n : *names) if (n.rfind("wal-", 0) == 0 && n > newest) newest = n;
-  REQUIRE(!newest.empty());
-  auto file = fs.Open(JoinPath(options.dir, newest));
+  WriteOneKey(options, /*flush=*/false);
+  std::vector<std::string> logs = FilesWithPrefix(fs, options.dir, "wal-");
+  REQUIRE(!logs.empty());
+  auto file = fs.Open(JoinPath(options.dir, logs.back()));
   REQUIRE(file.ok());
   REQUIRE((*file)->Append(std::string("\x13\x00\x00\x00\x40\x00", 6)).ok());
   auto slot = OpenOrDie(options);
@@ -108,15 +121,8 @@ TEST_CASE("a damaged bucket page reads as Corruption, never as wrong data") {
   MemFs fs;
   ManualClock clock;
   SlotOptions options = SmallOptions(&fs, &clock);
-  {
-    auto slot = OpenOrDie(options);
-    REQUIRE(slot->Put("a", "1", ValueType::kString).ok());
-    REQUIRE(slot->Flush().ok());
-  }
-  auto names = fs.List(options.dir);
-  REQUIRE(names.ok());
-  for (const std::string& n : *names) {
-    if (n.rfind("buckets-", 0) != 0) continue;
+  WriteOneKey(options, /*flush=*/true);
+  for (const std::string& n : FilesWithPrefix(fs, options.dir, "buckets-")) {
     auto file = fs.Open(JoinPath(options.dir, n));
     REQUIRE(file.ok());
     std::string data((*file)->Size(), '\0');
