@@ -1,6 +1,7 @@
 // Log: one slot's write-ahead log, a numbered series of files `wal-NNNNNN.log` in the slot's
 // directory. Records are appended to the newest file; a new file starts once the current one
-// passes Options::file_bytes. Files are removed whole, oldest first, once the slot says nothing
+// passes Options::file_bytes, and the full one is synced then, whatever the policy (so only
+// the newest file can be torn by a power cut). Files are removed whole, oldest first, once the slot says nothing
 // in them is needed (RemoveFilesBefore).
 //
 // Group commit: Append() only buffers in memory; Commit() writes the buffer with one write and,
