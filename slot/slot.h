@@ -57,7 +57,7 @@ struct SlotOptions {
   uint32_t inline_value_bytes = 48;  // longer values go to chunks
   uint32_t segment_bytes = 4096;
   uint64_t big_value_bytes = 1 << 20;
-  uint64_t wal_file_bytes = 64 << 20;
+  uint64_t wal_file_bytes = 16 << 20;
   uint64_t wal_max_bytes = 256 << 20;
   // Per-slot caches (a later step puts every slot's caches under one budget).
   size_t value_cache_bytes = 8 << 20;
