@@ -509,11 +509,21 @@ Status ChunkStore::SyncData() {
     if (!m.unsynced_big.empty()) SLOTKV_RETURN_IF_ERROR(m.options.fs->SyncDir(m.options.dir));
   }
   m.data_unsynced = false;
-  m.unsynced_big.clear();
+  if (m.options.fsync) m.unsynced_big.clear();  // else SyncAll syncs them later
   // 3. The table entries of the new runs, so that Open keeps them once bucket pages point at
   //    them. Lower live bytes of older runs wait for Commit: written now, a crash before the
   //    pages are durable would let Open free a run that durable pages still point at.
   return m.WriteDirtyEntries(/*fresh_only=*/true);
+}
+
+Status ChunkStore::SyncAll() {
+  Impl& m = *impl_;
+  SLOTKV_RETURN_IF_ERROR(m.data->Sync());
+  SLOTKV_RETURN_IF_ERROR(m.meta->Sync());
+  for (auto& file : m.unsynced_big) SLOTKV_RETURN_IF_ERROR(file->Sync());
+  SLOTKV_RETURN_IF_ERROR(m.options.fs->SyncDir(m.options.dir));
+  m.unsynced_big.clear();
+  return Status::OK();
 }
 
 Status ChunkStore::Impl::WriteDirtyEntries(bool fresh_only) {

@@ -94,6 +94,9 @@ class ChunkStore {
   // Makes the values added so far durable (when fsync) and records their segments in the
   // segment table, so bucket pages may point at them. Frees still wait for Commit.
   Status SyncData();
+  // Syncs every file written so far (chunks.dat, segments.meta, big files, the directory)
+  // whatever Options::fsync says: a store opened without fsync is made durable at chosen points.
+  Status SyncAll();
   // SyncData, then applies the frees and big-file removals requested since the last Commit.
   // Call it only once the bucket pages that stopped pointing at freed values are durable.
   Status Commit();

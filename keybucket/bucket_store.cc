@@ -580,6 +580,17 @@ Status BucketStore::Impl::WriteCounts() {
   return Status::OK();
 }
 
+Status BucketStore::SyncAll() {
+  Impl& s = *impl_;
+  if (!s.failed.ok()) return s.failed;
+  for (auto& file : s.page_files) {
+    if (file) SLOTKV_RETURN_IF_ERROR(file->Sync());
+  }
+  SLOTKV_RETURN_IF_ERROR(s.depth_file->Sync());
+  SLOTKV_RETURN_IF_ERROR(s.count_file->Sync());
+  return s.options.fs->SyncDir(s.options.dir);
+}
+
 uint64_t BucketStore::cell_count() const { return impl_->total_cells; }
 
 uint32_t BucketStore::bucket_cell_count(uint32_t bucket) const { return impl_->counts[bucket]; }

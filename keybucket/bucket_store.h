@@ -82,6 +82,10 @@ class BucketStore {
   // Makes every WriteBucket so far durable (see the design note), and frees split leftovers.
   Status Sync();
 
+  // Syncs every page file, the depth and count files and the directory, whatever
+  // Options::fsync says. REQUIRES: after Sync() (which writes depths and counts).
+  Status SyncAll();
+
   // Cells in all buckets, as of the last WriteBucket of each (durable with Sync, in
   // buckets.count). Expired cells count until a write drops them.
   uint64_t cell_count() const;

@@ -80,7 +80,7 @@ Result<std::unique_ptr<Slot>> Slot::Open(const SlotOptions& options) {
   SLOTKV_RETURN_IF_ERROR(fs->CreateDirs(options.dir));
   SLOTKV_ASSIGN_OR_RETURN(impl->seq_limit, ReadSeqLimit(fs, JoinPath(options.dir, kSeqFile)));
 
-  const bool fsync = !options.memory && options.fsync == wal::FsyncPolicy::kAlways;
+  const bool fsync = impl->FsyncEachFlush();
   SLOTKV_ASSIGN_OR_RETURN(
       uint32_t per_group,
       LoadBucketsPerGroup(fs, options.dir, std::max<uint32_t>(1, options.buckets_per_group)));
@@ -122,9 +122,7 @@ Result<std::unique_ptr<Slot>> Slot::Open(const SlotOptions& options) {
         return Status::Corruption("log names group " + std::to_string(record.group) +
                                   " of a slot with " + std::to_string(state->groups.size()));
       }
-      Group& group = state->groups[record.group];
-      state->wal_entries -= group.map.size();
-      group = Group();
+      state->DropFlushed(record.group, record.seq);
       return Status::OK();
     }
     uint64_t hash = KeyHash(record.key);
@@ -259,7 +257,16 @@ Result<bool> Slot::Delete(std::string_view key) {
   return live;
 }
 
-Status Slot::Commit() { return impl_->log->Commit(); }
+Status Slot::Commit() {
+  Impl& s = *impl_;
+  // With everysec, flushed data becomes durable (and its marks are logged) once a second.
+  constexpr int64_t kPublishEveryUs = 1'000'000;
+  if (!s.pending_marks.empty() && s.options.fsync == wal::FsyncPolicy::kEverySec &&
+      s.clock->MonotonicUs() - s.last_publish_us >= kPublishEveryUs) {
+    SLOTKV_RETURN_IF_ERROR(s.PublishMarks());
+  }
+  return s.log->Commit();
+}
 
 Result<uint64_t> Slot::KeyCount() {
   Impl& s = *impl_;

@@ -10,6 +10,14 @@
 //   6. log GroupFlushed  replay may now skip the group's older records
 // A crash anywhere before 6 replays the group's records and redoes the flush; cells carry
 // sequence numbers, so a redo never lets an older write win.
+//
+// With appendfsync always every step syncs. Otherwise (everysec, no) the data files are not
+// synced per flush, so steps 5 and 6 wait: PublishMarks syncs every data file, then commits
+// the chunk frees, then logs the pending marks, once a second with everysec and always before
+// log files are removed. A power cut then loses at most what the log lost, and never leaves a
+// page pointing at a freed segment. A flush that moved values syncs them before step 4, since
+// they exist nowhere else. Replay drops only the entries a mark covers (seq <= the mark's),
+// since a late mark can follow newer writes of its group.
 #include <algorithm>
 #include <string_view>
 
@@ -165,7 +173,9 @@ Status Slot::Impl::FlushGroup(uint32_t g) {
 
   // Just-in-time compaction: carry the live values of mostly-dead segments forward. A record
   // is live when its key's cell still points at it.
-  for (uint32_t segment : chunks->CompactionCandidates(g, kCompactSegmentsPerFlush)) {
+  const std::vector<uint32_t> compacted =
+      chunks->CompactionCandidates(g, kCompactSegmentsPerFlush);
+  for (uint32_t segment : compacted) {
     std::vector<chunk::ChunkRecord> records;
     SLOTKV_RETURN_IF_ERROR(chunks->ReadSegment(segment, &records));
     for (chunk::ChunkRecord& record : records) {
@@ -187,6 +197,11 @@ Status Slot::Impl::FlushGroup(uint32_t g) {
   }
 
   SLOTKV_RETURN_IF_ERROR(chunks->SyncData());
+  // Without per-flush fsync, moved values exist nowhere but in the new segments: make them (and
+  // their table entries) durable before any page can point at them.
+  if (!compacted.empty() && !FsyncEachFlush() && !options.memory) {
+    SLOTKV_RETURN_IF_ERROR(chunks->SyncAll());
+  }
   for (uint32_t b = first; b < end; ++b) {
     BucketCells& bc = bucket_cells[b - first];
     std::vector<Cell> out;
@@ -198,13 +213,17 @@ Status Slot::Impl::FlushGroup(uint32_t g) {
     SLOTKV_RETURN_IF_ERROR(buckets->WriteBucket(b, out));
   }
   SLOTKV_RETURN_IF_ERROR(buckets->Sync());
-  SLOTKV_RETURN_IF_ERROR(chunks->Commit());
 
   wal::Record mark;
   mark.kind = wal::RecordKind::kGroupFlushed;
   mark.seq = last_seq;
   mark.group = g;
-  SLOTKV_RETURN_IF_ERROR(log->Append(mark).status());
+  if (FsyncEachFlush() || options.memory) {
+    SLOTKV_RETURN_IF_ERROR(chunks->Commit());
+    SLOTKV_RETURN_IF_ERROR(log->Append(mark).status());
+  } else {
+    pending_marks.push_back(std::move(mark));  // chunk frees and the mark wait for PublishMarks
+  }
   wal_entries -= group.map.size();
   group = Group();
   ++counters.flushes;
@@ -215,10 +234,46 @@ Status Slot::Impl::RemoveObsoleteLogFiles() {
   uint32_t oldest = log->current_file_no();
   for (const Group& group : groups) oldest = std::min(oldest, group.oldest_file);
   if (oldest <= log->oldest_file_no()) return Status::OK();
-  // The marks of the flushes that freed these files must be durable before the records they
-  // cover disappear.
+  // The marks of the flushes that freed these files (and the data they vouch for) must be
+  // durable before the records they cover disappear.
+  SLOTKV_RETURN_IF_ERROR(PublishMarks());
   SLOTKV_RETURN_IF_ERROR(options.memory ? log->Commit() : log->Sync());
   return log->RemoveFilesBefore(oldest);
+}
+
+Status Slot::Impl::PublishMarks() {
+  if (pending_marks.empty()) return Status::OK();
+  SLOTKV_RETURN_IF_ERROR(chunks->SyncAll());
+  SLOTKV_RETURN_IF_ERROR(buckets->SyncAll());
+  // Only now, with the pages durable, may the segments the flushes stopped using be freed.
+  SLOTKV_RETURN_IF_ERROR(chunks->Commit());
+  for (const wal::Record& mark : pending_marks) {
+    SLOTKV_RETURN_IF_ERROR(log->Append(mark).status());
+  }
+  pending_marks.clear();
+  last_publish_us = clock->MonotonicUs();
+  return Status::OK();
+}
+
+void Slot::Impl::DropFlushed(uint32_t g, uint64_t seq) {
+  // A mark published late may follow newer writes of its group in the log: keep those.
+  Group& group = groups[g];
+  struct Kept {
+    std::string key;
+    uint64_t hash;
+    MapEntry entry;
+  };
+  std::vector<Kept> kept;
+  group.map.ForEach([&](std::string_view key, uint64_t hash, const MapEntry& entry) {
+    if (entry.seq > seq) kept.push_back({std::string(key), hash, entry});
+  });
+  wal_entries -= group.map.size() - kept.size();
+  group = Group();
+  for (Kept& k : kept) {
+    *group.map.FindOrInsert(k.key, k.hash).first = k.entry;
+    group.bytes += k.entry.pos.size;
+    group.oldest_file = std::min(group.oldest_file, k.entry.pos.file_no);
+  }
 }
 
 Status Slot::Impl::EnforceWalLimit() {
@@ -246,6 +301,7 @@ Status Slot::Impl::EnforceWalLimit() {
 Status Slot::Flush() {
   Impl& s = *impl_;
   for (uint32_t g = 0; g < s.groups.size(); ++g) SLOTKV_RETURN_IF_ERROR(s.FlushGroup(g));
+  SLOTKV_RETURN_IF_ERROR(s.PublishMarks());
   SLOTKV_RETURN_IF_ERROR(s.options.memory ? s.log->Commit() : s.log->Sync());
   return s.log->RemoveFilesBefore(s.log->current_file_no());
 }

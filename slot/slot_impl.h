@@ -50,11 +50,19 @@ struct Slot::Impl {
   uint64_t wal_entries = 0;
   uint32_t expire_cursor = 0;
   uint32_t wal_limit_cursor = 0;  // where EnforceWalLimit resumes its search
+  // GroupFlushed marks of flushes whose data files are not synced yet (everysec, no): a mark
+  // may reach the log only after the data it vouches for is durable (see slot_flush.cc).
+  std::vector<wal::Record> pending_marks;
+  int64_t last_publish_us = 0;
   wal::Record scratch;            // reused by writes, so a Put allocates nothing for it
   SlotStats counters;      // the cumulative counters; Stats() fills in the rest
 
   uint32_t GroupOfBucket(uint32_t bucket) const { return bucket / options.buckets_per_group; }
   uint32_t GroupOfHash(uint64_t hash) const { return GroupOfBucket(buckets->BucketOf(hash)); }
+  // Whether every flush syncs the data files (appendfsync always, not pure-memory).
+  bool FsyncEachFlush() const {
+    return !options.memory && options.fsync == wal::FsyncPolicy::kAlways;
+  }
   bool Expired(int64_t expire_at_ms) const {
     return expire_at_ms != 0 && expire_at_ms <= clock->NowMs();
   }
@@ -75,6 +83,10 @@ struct Slot::Impl {
   // Flushes a few groups that pin the oldest log file when the log is over wal_max_bytes.
   Status EnforceWalLimit();
   Status RemoveObsoleteLogFiles();
+  // Syncs the data files, then appends the pending marks to the log.
+  Status PublishMarks();
+  // Replay of a GroupFlushed mark: drops group g's entries with seq <= seq.
+  void DropFlushed(uint32_t g, uint64_t seq);
   // Fills *live with bucket b's keys that exist now; expired ones too when with_expired.
   Status BucketKeys(uint32_t b, bool with_expired, std::vector<LiveKey>* live);
   // Whether group g has reached its flush threshold (entries per page, or bytes).
