@@ -1,5 +1,5 @@
-// Crash test: a child process writes to a slot with appendfsync always and acknowledges each
-// write to the parent through a pipe; the parent SIGKILLs it at random moments, reopens the
+// Crash test: a child process writes to a slot (appendfsync always, or everysec on every other
+// run) and acknowledges each committed write to the parent through a pipe; the parent SIGKILLs it at random moments, reopens the
 // data and checks that every acknowledged write reads back exactly and nothing else appears.
 //
 // Protocol, one line per event on the child's stdout:
@@ -8,7 +8,7 @@
 // After a kill, the last intent without an ack may or may not have happened.
 //
 // Usage: crash_test [--iterations N] [--seed S] [--dir D]   (the parent)
-//        crash_test --child DIR SEED                         (spawned by the parent)
+//        crash_test --child DIR SEED always|everysec         (spawned by the parent)
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -45,13 +45,13 @@ std::string ValueOf(int k, int version) {
   return v;
 }
 
-slot::SlotOptions Options(Fs* fs, const std::string& dir, uint32_t s) {
+slot::SlotOptions Options(Fs* fs, const std::string& dir, uint32_t s, wal::FsyncPolicy fsync) {
   slot::SlotOptions o;
   o.fs = fs;
   char name[32];
   std::snprintf(name, sizeof(name), "slot-%04u", s);
   o.dir = JoinPath(dir, name);
-  o.fsync = wal::FsyncPolicy::kAlways;
+  o.fsync = fsync;
   o.key_estimate = 40 * 32;  // small: splits, flushes and compaction happen quickly
   o.buckets_per_group = 4;
   o.flush_entries_per_page = 3;
@@ -62,10 +62,11 @@ slot::SlotOptions Options(Fs* fs, const std::string& dir, uint32_t s) {
   return o;
 }
 
-std::vector<std::unique_ptr<slot::Slot>> OpenSlots(Fs* fs, const std::string& dir) {
+std::vector<std::unique_ptr<slot::Slot>> OpenSlots(
+    Fs* fs, const std::string& dir, wal::FsyncPolicy fsync = wal::FsyncPolicy::kAlways) {
   std::vector<std::unique_ptr<slot::Slot>> slots;
   for (uint32_t s = 0; s < kSlots; ++s) {
-    auto opened = slot::Slot::Open(Options(fs, dir, s));
+    auto opened = slot::Slot::Open(Options(fs, dir, s, fsync));
     if (!opened.ok()) {
       std::fprintf(stderr, "open slot %u: %s\n", s, opened.status().ToString().c_str());
       std::exit(2);
@@ -75,9 +76,9 @@ std::vector<std::unique_ptr<slot::Slot>> OpenSlots(Fs* fs, const std::string& di
   return slots;
 }
 
-int RunChild(const std::string& dir, uint32_t seed) {
+int RunChild(const std::string& dir, uint32_t seed, wal::FsyncPolicy fsync) {
   auto fs = NewPosixFs();
-  auto slots = OpenSlots(fs.get(), dir);
+  auto slots = OpenSlots(fs.get(), dir, fsync);
   std::mt19937 rng(seed);
   for (int version = static_cast<int>(seed % 100000) * 1000;; ++version) {
     int k = static_cast<int>(rng() % kKeys);
@@ -181,7 +182,8 @@ int RunParent(int iterations, uint32_t seed, std::string dir, const char* self) 
       close(pipefd[0]);
       close(pipefd[1]);
       std::string child_seed = std::to_string(rng() + static_cast<uint32_t>(it));
-      execl(self, self, "--child", dir.c_str(), child_seed.c_str(), nullptr);
+      const char* policy = it % 2 == 0 ? "always" : "everysec";
+      execl(self, self, "--child", dir.c_str(), child_seed.c_str(), policy, nullptr);
       _exit(127);
     }
     close(pipefd[1]);
@@ -212,8 +214,11 @@ int RunParent(int iterations, uint32_t seed, std::string dir, const char* self) 
 }  // namespace slotkv
 
 int main(int argc, char** argv) {
-  if (argc == 4 && std::strcmp(argv[1], "--child") == 0) {
-    return slotkv::RunChild(argv[2], static_cast<uint32_t>(std::strtoul(argv[3], nullptr, 10)));
+  if (argc == 5 && std::strcmp(argv[1], "--child") == 0) {
+    auto fsync = std::strcmp(argv[4], "always") == 0 ? slotkv::wal::FsyncPolicy::kAlways
+                                                     : slotkv::wal::FsyncPolicy::kEverySec;
+    return slotkv::RunChild(argv[2], static_cast<uint32_t>(std::strtoul(argv[3], nullptr, 10)),
+                            fsync);
   }
   int iterations = 60;
   uint32_t seed = static_cast<uint32_t>(
