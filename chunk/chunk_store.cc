@@ -533,7 +533,8 @@ Status ChunkStore::Impl::WriteDirtyEntries(bool fresh_only) {
     stats.bytes_written += bytes.size();
   }
   if (options.fsync && !writes.empty()) SLOTKV_RETURN_IF_ERROR(meta->Sync());
-  if (!fresh_only) table.ClearDirty();
+  // Written entries are clean again: a flush writes only what changed since the last one.
+  table.ClearDirty(fresh_only);
   return Status::OK();
 }
 

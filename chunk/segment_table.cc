@@ -249,7 +249,7 @@ void SegmentTable::EncodeEntry(uint32_t segment, std::string* out) const {
 std::vector<std::pair<uint64_t, std::string>> SegmentTable::DirtyWrites(bool fresh_only) const {
   std::vector<uint32_t> sorted;
   for (uint32_t s : dirty_) {
-    if (!fresh_only || (segs_[s].group != kNoGroup && segs_[segs_[s].run_head].fresh)) {
+    if (!fresh_only || InFreshRun(s)) {
       sorted.push_back(s);
     }
   }
@@ -264,9 +264,20 @@ std::vector<std::pair<uint64_t, std::string>> SegmentTable::DirtyWrites(bool fre
   return writes;
 }
 
-void SegmentTable::ClearDirty() {
-  for (uint32_t s : dirty_) segs_[s].dirty = false;
-  dirty_.clear();
+bool SegmentTable::InFreshRun(uint32_t segment) const {
+  return segs_[segment].group != kNoGroup && segs_[segs_[segment].run_head].fresh;
+}
+
+void SegmentTable::ClearDirty(bool fresh_only) {
+  std::vector<uint32_t> still;
+  for (uint32_t s : dirty_) {
+    if (fresh_only && !InFreshRun(s)) {
+      still.push_back(s);
+    } else {
+      segs_[s].dirty = false;
+    }
+  }
+  dirty_.swap(still);
 }
 
 void SegmentTable::MakeReusable(const SegmentRun& run) {

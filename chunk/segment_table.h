@@ -86,7 +86,8 @@ class SegmentTable {
   // entries of fresh runs (what SyncData records before bucket pages may point at them; live
   // bytes of older runs must not drop on disk before those pages are durable).
   std::vector<std::pair<uint64_t, std::string>> DirtyWrites(bool fresh_only) const;
-  void ClearDirty();
+  // Forgets the changes DirtyWrites(fresh_only) returned: those of fresh runs only, or all.
+  void ClearDirty(bool fresh_only);
   // Commit, step 4 (after the writes are durable): run's segments may be allocated again.
   void MakeReusable(const SegmentRun& run);
 
@@ -112,6 +113,7 @@ class SegmentTable {
   };
 
   uint32_t FindFreeRun(uint32_t n) const;
+  bool InFreshRun(uint32_t segment) const;
   void MarkDirty(uint32_t segment);
   void FreeRun(uint32_t head, std::vector<SegmentRun>* freed);
   void EncodeEntry(uint32_t segment, std::string* out) const;
