@@ -533,5 +533,16 @@ TEST_CASE_FIXTURE(StoreTest, "ReadMany reports a damaged record") {
   CHECK(s.IsCorruption());
 }
 
+TEST_CASE_FIXTURE(StoreTest, "SyncData writes a fresh run's table entry once") {
+  auto store = Open();
+  Add(store.get(), 1, "a", 1, "x");
+  ASSERT_OK(store->SyncData());
+  uint64_t before = store->stats().bytes_written;
+  Add(store.get(), 2, "b", 2, "y");
+  ASSERT_OK(store->SyncData());
+  // One new segment and its one 32-byte entry; group 1's entry is not written again.
+  CHECK(store->stats().bytes_written - before == kSeg + 32);
+}
+
 }  // namespace
 }  // namespace slotkv::chunk
