@@ -125,18 +125,7 @@ Result<std::unique_ptr<Slot>> Slot::Open(const SlotOptions& options) {
       state->DropFlushed(record.group, record.seq);
       return Status::OK();
     }
-    uint64_t hash = KeyHash(record.key);
-    Group& group = state->groups[state->GroupOfHash(hash)];
-    auto [found, inserted] = group.map.FindOrInsert(record.key, hash);
-    if (inserted) ++state->wal_entries;
-    MapEntry& entry = *found;
-    entry.pos = pos;
-    entry.seq = record.seq;
-    entry.tombstone = record.kind == wal::RecordKind::kDelete;
-    entry.expire_at_ms = entry.tombstone ? 0 : record.expire_at_ms;
-    entry.type = record.type_tag;
-    group.bytes += pos.size;
-    group.oldest_file = std::min(group.oldest_file, pos.file_no);
+    state->Track(record, pos, KeyHash(record.key));
     return Status::OK();
   };
   SLOTKV_ASSIGN_OR_RETURN(impl->log, wal::Log::Open(log_options, replay));
@@ -156,21 +145,39 @@ Result<uint64_t> Slot::Impl::NextSeq() {
   return ++last_seq;
 }
 
-Result<uint32_t> Slot::Impl::Write(std::string_view key, const wal::Record& record) {
-  SLOTKV_ASSIGN_OR_RETURN(wal::LogPos pos, log->Append(record));
-  uint64_t hash = KeyHash(key);
-  Group& group = groups[GroupOfHash(hash)];
-  auto [found, inserted] = group.map.FindOrInsert(key, hash);
+uint32_t Slot::Impl::Track(const wal::Record& record, const wal::LogPos& pos, uint64_t hash) {
+  const uint32_t g = GroupOfHash(hash);
+  Group& group = groups[g];
+  auto [found, inserted] = group.map.FindOrInsert(record.key, hash);
   if (inserted) ++wal_entries;
   MapEntry& entry = *found;
   entry.pos = pos;
   entry.seq = record.seq;
   entry.tombstone = record.kind == wal::RecordKind::kDelete;
-  entry.expire_at_ms = record.expire_at_ms;
+  entry.expire_at_ms = entry.tombstone ? 0 : record.expire_at_ms;
   entry.type = record.type_tag;
   group.bytes += pos.size;
   group.oldest_file = std::min(group.oldest_file, pos.file_no);
-  return GroupOfHash(hash);
+  return g;
+}
+
+Status Slot::Impl::LogWrite(wal::RecordKind kind, std::string_view key, uint64_t hash,
+                            std::string_view value, ValueType type, int64_t expire_at_ms) {
+  SLOTKV_ASSIGN_OR_RETURN(uint64_t seq, NextSeq());
+  wal::Record& record = scratch;
+  record.kind = kind;
+  record.seq = seq;
+  record.type_tag = static_cast<uint8_t>(type);
+  record.expire_at_ms = expire_at_ms;
+  record.key.assign(key);
+  record.value.assign(value);
+  SLOTKV_ASSIGN_OR_RETURN(wal::LogPos pos, log->Append(record));
+  const uint32_t g = Track(record, pos, hash);
+  // While the key is in its group map its value is read back from the log; a cached older
+  // version must not resurface once the group is flushed.
+  value_cache.Erase(record.key);
+  if (NeedsFlush(g)) SLOTKV_RETURN_IF_ERROR(FlushGroup(g));
+  return EnforceWalLimit();
 }
 
 Status Slot::Impl::CheckRecord(std::string_view key, const MapEntry& entry,
@@ -210,21 +217,8 @@ Status Slot::Put(std::string_view key, std::string_view value, ValueType type,
                  int64_t expire_at_ms) {
   Impl& s = *impl_;
   if (key.size() > kMaxKeyBytes) return Status::InvalidArgument("key too long");
-  SLOTKV_ASSIGN_OR_RETURN(uint64_t seq, s.NextSeq());
-  wal::Record& record = s.scratch;
-  record.kind = wal::RecordKind::kPut;
-  record.seq = seq;
-  record.type_tag = static_cast<uint8_t>(type);
-  record.expire_at_ms = expire_at_ms;
-  record.key.assign(key);
-  record.value.assign(value);
-  SLOTKV_ASSIGN_OR_RETURN(uint32_t g, s.Write(key, record));
-  // The value is read back from the log while the key is in its group map; a cached older
-  // version must not resurface once the group is flushed.
-  s.value_cache.Erase(record.key);
   s.counters.user_bytes_written += key.size() + value.size();
-  if (s.NeedsFlush(g)) SLOTKV_RETURN_IF_ERROR(s.FlushGroup(g));
-  return s.EnforceWalLimit();
+  return s.LogWrite(wal::RecordKind::kPut, key, KeyHash(key), value, type, expire_at_ms);
 }
 
 Result<bool> Slot::Delete(std::string_view key) {
@@ -232,9 +226,9 @@ Result<bool> Slot::Delete(std::string_view key) {
   uint64_t hash = KeyHash(key);
   uint32_t g = s.GroupOfHash(hash);
   bool live = false;
-  bool known = false;  // the key has a map entry or a cell: a tombstone is worth writing
+  bool known = false;  // something to remove (live or expired): a tombstone is worth writing
   if (const MapEntry* entry = s.groups[g].map.Find(key, hash)) {
-    known = true;
+    known = !entry->tombstone;
     live = !entry->tombstone && !s.Expired(entry->expire_at_ms);
   } else {
     SLOTKV_ASSIGN_OR_RETURN(auto cell, s.buckets->Lookup(hash, key));
@@ -242,18 +236,8 @@ Result<bool> Slot::Delete(std::string_view key) {
     live = known && !s.Expired(cell->expire_at_ms);
   }
   if (!known) return false;
-  SLOTKV_ASSIGN_OR_RETURN(uint64_t seq, s.NextSeq());
-  wal::Record& record = s.scratch;
-  record.kind = wal::RecordKind::kDelete;
-  record.seq = seq;
-  record.type_tag = 0;
-  record.expire_at_ms = 0;
-  record.key.assign(key);
-  record.value.clear();
-  SLOTKV_RETURN_IF_ERROR(s.Write(key, record).status());
-  s.value_cache.Erase(record.key);
-  if (s.NeedsFlush(g)) SLOTKV_RETURN_IF_ERROR(s.FlushGroup(g));
-  SLOTKV_RETURN_IF_ERROR(s.EnforceWalLimit());
+  SLOTKV_RETURN_IF_ERROR(
+      s.LogWrite(wal::RecordKind::kDelete, key, hash, {}, ValueType::kString, 0));
   return live;
 }
 

@@ -199,7 +199,7 @@ Status Slot::Impl::FlushGroup(uint32_t g) {
   SLOTKV_RETURN_IF_ERROR(chunks->SyncData());
   // Without per-flush fsync, moved values exist nowhere but in the new segments: make them (and
   // their table entries) durable before any page can point at them.
-  if (!compacted.empty() && !FsyncEachFlush() && !options.memory) {
+  if (!compacted.empty() && DefersMarks()) {
     SLOTKV_RETURN_IF_ERROR(chunks->SyncAll());
   }
   for (uint32_t b = first; b < end; ++b) {
@@ -218,11 +218,11 @@ Status Slot::Impl::FlushGroup(uint32_t g) {
   mark.kind = wal::RecordKind::kGroupFlushed;
   mark.seq = last_seq;
   mark.group = g;
-  if (FsyncEachFlush() || options.memory) {
+  if (DefersMarks()) {
+    pending_marks.push_back(std::move(mark));  // chunk frees and the mark wait for PublishMarks
+  } else {
     SLOTKV_RETURN_IF_ERROR(chunks->Commit());
     SLOTKV_RETURN_IF_ERROR(log->Append(mark).status());
-  } else {
-    pending_marks.push_back(std::move(mark));  // chunk frees and the mark wait for PublishMarks
   }
   wal_entries -= group.map.size();
   group = Group();

@@ -32,6 +32,7 @@ struct CachedValue {
 // A key of a bucket as a scan sees it: its cell overlaid with its group map entry.
 struct LiveKey {
   std::string key;
+  uint64_t hash;
   ValueType type;
   int64_t expire_at_ms;
 };
@@ -63,14 +64,23 @@ struct Slot::Impl {
   bool FsyncEachFlush() const {
     return !options.memory && options.fsync == wal::FsyncPolicy::kAlways;
   }
+  // Whether flush marks and chunk frees wait for PublishMarks (everysec, no; not pure-memory,
+  // where there is no disk to wait for).
+  bool DefersMarks() const { return !options.memory && !FsyncEachFlush(); }
   bool Expired(int64_t expire_at_ms) const {
     return expire_at_ms != 0 && expire_at_ms <= clock->NowMs();
   }
 
   // Hands out the next sequence number, recording a new limit on disk when needed.
   Result<uint64_t> NextSeq();
-  // Appends a Put or Delete record and records it in the key's group map; returns the group.
-  Result<uint32_t> Write(std::string_view key, const wal::Record& record);
+  // Records a logged Put or Delete (hash = KeyHash(record.key)) in its group map, for writes and
+  // replay alike; returns the group.
+  uint32_t Track(const wal::Record& record, const wal::LogPos& pos, uint64_t hash);
+  // Logs a Put or Delete of key (hash = KeyHash(key)), tracks it, drops the key's cached value,
+  // then flushes the group when it is due and keeps the log within wal_max_bytes. Buffered
+  // until Commit.
+  Status LogWrite(wal::RecordKind kind, std::string_view key, uint64_t hash,
+                  std::string_view value, ValueType type, int64_t expire_at_ms);
   // Corruption unless record is the write entry names.
   Status CheckRecord(std::string_view key, const MapEntry& entry, const wal::Record& record) const;
   // Caches the newest value of key (or drops the cached one when value is too large to keep).

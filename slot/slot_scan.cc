@@ -3,27 +3,26 @@
 // names the next bucket stays valid across any writes: a key that exists for the whole scan
 // sits in one bucket the whole time and is returned when that bucket is visited.
 #include <algorithm>
-#include <unordered_map>
 
 #include "slot/slot_impl.h"
 
 namespace slotkv::slot {
 
 Status Slot::Impl::BucketKeys(uint32_t b, bool with_expired, std::vector<LiveKey>* live) {
-  Slot::Impl& s = *this;
   std::vector<keybucket::Cell> cells;
-  SLOTKV_RETURN_IF_ERROR(s.buckets->ReadBucket(b, &cells));
-  const Group& group = s.groups[s.GroupOfBucket(b)];
+  SLOTKV_RETURN_IF_ERROR(buckets->ReadBucket(b, &cells));
+  const Group& group = groups[GroupOfBucket(b)];
   for (keybucket::Cell& cell : cells) {
     if (group.map.Find(cell.key, cell.hash)) continue;  // the map holds a newer write
-    if (!with_expired && s.Expired(cell.expire_at_ms)) continue;
-    live->push_back({std::move(cell.key), static_cast<ValueType>(cell.type_tag),
+    if (!with_expired && Expired(cell.expire_at_ms)) continue;
+    live->push_back({std::move(cell.key), cell.hash, static_cast<ValueType>(cell.type_tag),
                      cell.expire_at_ms});
   }
   group.map.ForEach([&](std::string_view key, uint64_t hash, const MapEntry& entry) {
-    if (entry.tombstone || s.buckets->BucketOf(hash) != b) return;
-    if (!with_expired && s.Expired(entry.expire_at_ms)) return;
-    live->push_back({std::string(key), static_cast<ValueType>(entry.type), entry.expire_at_ms});
+    if (entry.tombstone || buckets->BucketOf(hash) != b) return;
+    if (!with_expired && Expired(entry.expire_at_ms)) return;
+    live->push_back(
+        {std::string(key), hash, static_cast<ValueType>(entry.type), entry.expire_at_ms});
   });
   return Status::OK();
 }
@@ -56,8 +55,9 @@ Result<size_t> Slot::ActiveExpireStep(size_t max_buckets) {
     SLOTKV_RETURN_IF_ERROR(s.BucketKeys(b, true, &live));
     for (const LiveKey& k : live) {
       if (!s.Expired(k.expire_at_ms)) continue;
-      SLOTKV_ASSIGN_OR_RETURN(bool removed, Delete(k.key));
-      (void)removed;  // expired keys read as absent, so Delete reports false; it still reclaims
+      // BucketKeys already knows the key exists: log the tombstone without looking it up again.
+      SLOTKV_RETURN_IF_ERROR(
+          s.LogWrite(wal::RecordKind::kDelete, k.key, k.hash, {}, ValueType::kString, 0));
       ++expired;
       ++s.counters.expired_keys;
     }
