@@ -122,6 +122,8 @@ struct BucketStore::Impl {
   Result<std::string_view> GetPage(uint32_t depth, uint32_t bucket, uint64_t index,
                                    std::string* scratch);
   void CachePage(uint64_t id, std::string bytes, bool empty);
+  // Counts, verifies (Corruption naming file and offset) and caches a page read from disk.
+  Status AdmitPage(uint32_t depth, uint64_t pageno, std::string_view page);
   Status DecodeAt(uint32_t depth, uint32_t bucket, uint64_t index, std::vector<Cell>* cells);
   std::string Where(uint32_t depth, uint64_t pageno) const {
     return PageFileName(depth) + " page " + std::to_string(pageno) + " (offset " +
@@ -196,14 +198,20 @@ Result<std::string_view> BucketStore::Impl::GetPage(uint32_t depth, uint32_t buc
   // A short read is a hole or the end of the file: the rest stays zero.
   Result<size_t> read = file->Read(pageno * kPageSize, kPageSize, scratch->data());
   if (!read.ok()) return read.status();
+  SLOTKV_RETURN_IF_ERROR(AdmitPage(depth, pageno, *scratch));
+  return std::string_view(*scratch);
+}
+
+Status BucketStore::Impl::AdmitPage(uint32_t depth, uint64_t pageno, std::string_view page) {
   ++stats.pages_read;
   // Pages are verified once, when read: the cache holds only verified pages.
-  Status verified = VerifyPage(*scratch);
+  Status verified = VerifyPage(page);
   if (!verified.ok()) {
     return Status::Corruption(Where(depth, pageno) + std::string(verified.message()));
   }
-  CachePage(PageId(depth, pageno), *scratch, false);
-  return std::string_view(*scratch);
+  // A verified page with no version byte is all zeros: never written, or emptied.
+  CachePage(PageId(depth, pageno), std::string(page), /*empty=*/page[4] == 0);
+  return Status::OK();
 }
 
 void BucketStore::Impl::CachePage(uint64_t id, std::string bytes, bool empty) {
@@ -426,14 +434,8 @@ Status BucketStore::Impl::ReadIntoCache(const PageBatches& missing) {
     SLOTKV_RETURN_IF_ERROR(file->ReadMany(batch));
     for (const ReadRequest& r : batch) {
       // A short read is a hole or the end of the file: those bytes stay zero.
-      std::string_view page(r.buf, kPageSize);
-      uint64_t pageno = r.offset / kPageSize;
-      ++stats.pages_read;
-      Status verified = VerifyPage(page);
-      if (!verified.ok()) {
-        return Status::Corruption(Where(depth, pageno) + std::string(verified.message()));
-      }
-      CachePage(PageId(depth, pageno), std::string(page), false);
+      SLOTKV_RETURN_IF_ERROR(
+          AdmitPage(depth, r.offset / kPageSize, std::string_view(r.buf, kPageSize)));
     }
   }
   return Status::OK();
