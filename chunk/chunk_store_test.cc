@@ -544,5 +544,24 @@ TEST_CASE_FIXTURE(StoreTest, "SyncData writes a fresh run's table entry once") {
   CHECK(store->stats().bytes_written - before == kSeg + 32);
 }
 
+TEST_CASE("a run recorded by SyncData keeps its live bytes on disk until Commit") {
+  // With deferred Commits (appendfsync everysec) a run stays fresh across flushes: a later
+  // flush that releases its values must not write the lowered live bytes before Commit.
+  StoreTest t;
+  std::vector<ValuePtr> old;
+  {
+    auto store = t.Open();
+    for (int i = 0; i < 4; ++i) old.push_back(t.Add(store.get(), 1, "k", i, "old value"));
+    ASSERT_OK(store->SyncData());  // flush 1: pages then point at the run
+    for (const ValuePtr& ptr : old) store->Release(ptr);
+    t.Add(store.get(), 2, "k2", 9, "new value");
+    ASSERT_OK(store->SyncData());  // flush 2 dies before its pages are durable
+  }
+  auto store = t.Open();
+  t.Add(store.get(), 3, "other", 1, "x");
+  ASSERT_OK(store->Commit());  // must not free the run flush 1's pages point at
+  for (const ValuePtr& ptr : old) CHECK(t.Read(store.get(), ptr, "k") == "old value");
+}
+
 }  // namespace
 }  // namespace slotkv::chunk

@@ -186,7 +186,10 @@ std::vector<uint32_t> SegmentTable::Candidates(uint32_t group, size_t max) const
 }
 
 void SegmentTable::ClearFresh() {
-  for (uint32_t head : fresh_) segs_[head].fresh = false;
+  for (uint32_t head : fresh_) {
+    segs_[head].fresh = false;
+    segs_[head].recorded = false;
+  }
   fresh_.clear();
 }
 
@@ -249,7 +252,7 @@ void SegmentTable::EncodeEntry(uint32_t segment, std::string* out) const {
 std::vector<std::pair<uint64_t, std::string>> SegmentTable::DirtyWrites(bool fresh_only) const {
   std::vector<uint32_t> sorted;
   for (uint32_t s : dirty_) {
-    if (!fresh_only || InFreshRun(s)) {
+    if (!fresh_only || Unrecorded(s)) {
       sorted.push_back(s);
     }
   }
@@ -264,19 +267,25 @@ std::vector<std::pair<uint64_t, std::string>> SegmentTable::DirtyWrites(bool fre
   return writes;
 }
 
-bool SegmentTable::InFreshRun(uint32_t segment) const {
-  return segs_[segment].group != kNoGroup && segs_[segs_[segment].run_head].fresh;
+bool SegmentTable::Unrecorded(uint32_t segment) const {
+  if (segs_[segment].group == kNoGroup) return false;
+  const Segment& head = segs_[segs_[segment].run_head];
+  return head.fresh && !head.recorded;
 }
 
 void SegmentTable::ClearDirty(bool fresh_only) {
   std::vector<uint32_t> still;
+  std::vector<uint32_t> recorded_heads;
   for (uint32_t s : dirty_) {
-    if (fresh_only && !InFreshRun(s)) {
+    if (fresh_only && !Unrecorded(s)) {
       still.push_back(s);
-    } else {
-      segs_[s].dirty = false;
+      continue;
     }
+    segs_[s].dirty = false;
+    if (fresh_only) recorded_heads.push_back(segs_[s].run_head);
   }
+  // Recorded once: later changes to these entries (live bytes going down) wait for Commit.
+  for (uint32_t head : recorded_heads) segs_[head].recorded = true;
   dirty_.swap(still);
 }
 

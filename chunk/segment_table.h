@@ -83,10 +83,12 @@ class SegmentTable {
   std::vector<SegmentRun> TakeFrees(uint64_t* requested);
   // Commit, step 3: the segments.meta writes for the entries changed since ClearDirty, as
   // (file offset, bytes), adjacent entries merged into one write. With fresh_only, only the
-  // entries of fresh runs (what SyncData records before bucket pages may point at them; live
-  // bytes of older runs must not drop on disk before those pages are durable).
+  // entries of fresh runs not recorded yet (what SyncData records before bucket pages may point
+  // at them). Live bytes must never drop on disk before the pages that stopped using those
+  // values are durable, so a run's entry goes out once here, as it was sealed, and every later
+  // change waits for Commit.
   std::vector<std::pair<uint64_t, std::string>> DirtyWrites(bool fresh_only) const;
-  // Forgets the changes DirtyWrites(fresh_only) returned: those of fresh runs only, or all.
+  // Forgets the changes DirtyWrites(fresh_only) returned (marking those runs recorded), or all.
   void ClearDirty(bool fresh_only);
   // Commit, step 4 (after the writes are durable): run's segments may be allocated again.
   void MakeReusable(const SegmentRun& run);
@@ -103,6 +105,7 @@ class SegmentTable {
     uint64_t alloc_seq = 0;
     bool dirty = false;
     bool fresh = false;           // head only
+    bool recorded = false;        // head only: fresh, and its entries written by SyncData
     bool free_requested = false;  // head only
     bool touched = false;         // head only: live went down since the last TakeFrees
   };
@@ -113,7 +116,8 @@ class SegmentTable {
   };
 
   uint32_t FindFreeRun(uint32_t n) const;
-  bool InFreshRun(uint32_t segment) const;
+  // In a fresh run whose entries DirtyWrites(true) has not returned yet.
+  bool Unrecorded(uint32_t segment) const;
   void MarkDirty(uint32_t segment);
   void FreeRun(uint32_t head, std::vector<SegmentRun>* freed);
   void EncodeEntry(uint32_t segment, std::string* out) const;
