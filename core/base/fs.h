@@ -64,6 +64,7 @@ class Fs {
   [[nodiscard]] virtual Status CreateDirs(const std::string& dir) = 0;
   // Names (not paths) of the entries of dir, unsorted.
   [[nodiscard]] virtual Result<std::vector<std::string>> List(const std::string& dir) = 0;
+  // Removes a file or an empty directory.
   [[nodiscard]] virtual Status Remove(const std::string& path) = 0;
   // Replaces `to` atomically with `from`.
   [[nodiscard]] virtual Status Rename(const std::string& from, const std::string& to) = 0;

@@ -71,6 +71,17 @@ void CheckFileContract(Fs& fs, const std::string& dir) {
   CHECK(fs.Remove(JoinPath(dir, "a/g")).ok());
   CHECK(fs.Remove(JoinPath(dir, "a/g")).IsIOError());
   CHECK(fs.SyncDir(JoinPath(dir, "a")).ok());
+
+  // A directory renames with what is in it, and removes once empty.
+  REQUIRE(fs.CreateDirs(JoinPath(dir, "d1/sub")).ok());
+  REQUIRE(fs.WriteFileAtomic(JoinPath(dir, "d1/sub/x"), "x").ok());
+  CHECK(fs.Rename(JoinPath(dir, "d1"), JoinPath(dir, "d2")).ok());
+  CHECK_FALSE(fs.Exists(JoinPath(dir, "d1/sub/x")));
+  CHECK(*fs.ReadFile(JoinPath(dir, "d2/sub/x")) == "x");
+  CHECK(fs.Remove(JoinPath(dir, "d2/sub/x")).ok());
+  CHECK(fs.Remove(JoinPath(dir, "d2/sub")).ok());
+  CHECK(fs.Remove(JoinPath(dir, "d2")).ok());
+  CHECK_FALSE(fs.Exists(JoinPath(dir, "d2")));
 }
 
 TEST_CASE("posix fs keeps the file contract") {

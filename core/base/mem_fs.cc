@@ -135,8 +135,8 @@ Result<std::vector<std::string>> MemFs::List(const std::string& dir) {
 
 Status MemFs::Remove(const std::string& path) {
   std::lock_guard lock(state_->mu);
-  if (state_->files.erase(path) == 0) {
-    return Status::IOError(path + ": unlink: No such file or directory");
+  if (state_->files.erase(path) == 0 && state_->dirs.erase(path) == 0) {
+    return Status::IOError(path + ": remove: No such file or directory");
   }
   return Status::OK();
 }
@@ -144,11 +144,27 @@ Status MemFs::Remove(const std::string& path) {
 Status MemFs::Rename(const std::string& from, const std::string& to) {
   std::lock_guard lock(state_->mu);
   auto it = state_->files.find(from);
-  if (it == state_->files.end()) {
+  if (it != state_->files.end()) {
+    state_->files[to] = it->second;
+    state_->files.erase(it);
+    return Status::OK();
+  }
+  if (!state_->dirs.count(from)) {
     return Status::IOError(from + ": rename: No such file or directory");
   }
-  state_->files[to] = it->second;
-  state_->files.erase(it);
+  // A directory: every path under it moves.
+  const std::string prefix = from + "/";
+  auto moved = [&](const std::string& path) { return to + path.substr(from.size()); };
+  decltype(state_->files) files;
+  for (auto& [path, data] : state_->files) {
+    files[path.compare(0, prefix.size(), prefix) == 0 ? moved(path) : path] = data;
+  }
+  std::set<std::string> dirs;
+  for (const std::string& path : state_->dirs) {
+    dirs.insert(path == from || path.compare(0, prefix.size(), prefix) == 0 ? moved(path) : path);
+  }
+  state_->files = std::move(files);
+  state_->dirs = std::move(dirs);
   return Status::OK();
 }
 

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <memory>
 
@@ -200,7 +201,7 @@ class PosixFs : public Fs {
   }
 
   Status Remove(const std::string& path) override {
-    if (unlink(path.c_str()) != 0) return ErrnoStatus(path, "unlink", errno);
+    if (::remove(path.c_str()) != 0) return ErrnoStatus(path, "remove", errno);
     return Status::OK();
   }
 

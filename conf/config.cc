@@ -1,0 +1,382 @@
+#include "conf/config.h"
+
+#include <algorithm>
+#include <cctype>
+#include <charconv>
+#include <fstream>
+#include <sstream>
+
+#include "core/base/glob.h"
+
+namespace slotkv::conf {
+namespace {
+
+using T = OptionType;
+constexpr int64_t kGb = 1ll << 30;
+
+// clang-format off
+constexpr OptionDef kOptions[] = {
+  {.name = "bind", .type = T::kString, .default_value = "127.0.0.1",
+   .doc = "address the RESP port listens on"},
+  {.name = "port", .type = T::kInt, .default_value = "7379",
+   .doc = "RESP port", .min = 0, .max = 65535},
+  {.name = "dir", .type = T::kString, .default_value = "./data",
+   .doc = "data directory (created when missing)"},
+  {.name = "storage", .type = T::kEnum, .default_value = "disk",
+   .doc = "disk, or memory: the same engine without files (data gone on restart)",
+   .choices = "disk|memory"},
+  {.name = "workers", .type = T::kInt, .default_value = "0",
+   .doc = "network worker threads; 0 = one per CPU core", .min = 0, .max = 256},
+  {.name = "slots", .type = T::kInt, .default_value = "16",
+   .doc = "engine slots (power of two); fixed when the data dir is created", .min = 1,
+   .max = 16384},
+  {.name = "databases", .type = T::kInt, .default_value = "16",
+   .doc = "number of databases (SELECT 0..databases-1)", .min = 1, .max = 1024},
+  {.name = "appendfsync", .type = T::kEnum, .default_value = "everysec",
+   .doc = "WAL fsync: always (before the reply), everysec, no (the OS decides)",
+   .choices = "always|everysec|no"},
+  {.name = "key-estimate", .type = T::kInt, .default_value = "16000000",
+   .doc = "expected keys per database, sizes the bucket files of a new slot", .min = 1024},
+  {.name = "requirepass", .type = T::kString, .default_value = "", .runtime = true,
+   .doc = "password of the default user; empty = no AUTH needed"},
+  {.name = "maxclients", .type = T::kInt, .default_value = "10000", .runtime = true,
+   .doc = "connections beyond this are refused with an error", .min = 1, .max = 1000000},
+  {.name = "proto-max-bulk-len", .type = T::kBytes, .default_value = "536870912",
+   .runtime = true, .doc = "largest bulk string a request may carry", .min = 1 << 20,
+   .max = 4 * kGb},
+  {.name = "client-query-buffer-limit", .type = T::kBytes, .default_value = "1073741824",
+   .runtime = true, .doc = "largest unparsed input kept per client", .min = 1 << 20,
+   .max = 4 * kGb},
+  {.name = "client-output-buffer-limit-bytes", .type = T::kBytes, .default_value = "268435456",
+   .runtime = true,
+   .doc = "a client whose unsent replies pass this is closed (slotkv stops reading a client "
+          "that does not read its replies, so only one huge reply can reach it)",
+   .min = 1 << 20, .max = 64 * kGb},
+  {.name = "slowlog-log-slower-than", .type = T::kInt, .default_value = "10000",
+   .runtime = true, .doc = "microseconds; commands slower than this enter SLOWLOG (-1 = off)",
+   .min = -1},
+  {.name = "slowlog-max-len", .type = T::kInt, .default_value = "128", .runtime = true,
+   .doc = "SLOWLOG entries kept", .min = 0},
+  {.name = "hz", .type = T::kInt, .default_value = "10", .runtime = true,
+   .doc = "active expiry steps per second per worker", .min = 1, .max = 500},
+  {.name = "loglevel", .type = T::kEnum, .default_value = "notice", .runtime = true,
+   .doc = "log verbosity", .choices = "debug|verbose|notice|warning"},
+  {.name = "logfile", .type = T::kString, .default_value = "",
+   .doc = "log file; empty = standard error"},
+  // Accepted because tools and redis.conf files set them; they change nothing in slotkv.
+  {.name = "save", .type = T::kString, .default_value = "", .runtime = true,
+   .doc = "no effect: data is persisted continuously (SAVE persists every WAL group)",
+   .no_effect = true},
+  {.name = "appendonly", .type = T::kBool, .default_value = "yes", .runtime = true,
+   .doc = "no effect: the WAL is always on", .no_effect = true},
+  {.name = "maxmemory", .type = T::kBytes, .default_value = "0", .runtime = true,
+   .doc = "no effect: data lives on disk", .no_effect = true},
+  {.name = "maxmemory-policy", .type = T::kString, .default_value = "noeviction",
+   .runtime = true, .doc = "no effect: nothing is evicted", .no_effect = true},
+  {.name = "timeout", .type = T::kInt, .default_value = "0", .runtime = true,
+   .doc = "no effect: idle clients are never closed", .no_effect = true},
+  {.name = "tcp-keepalive", .type = T::kInt, .default_value = "300", .runtime = true,
+   .doc = "no effect", .no_effect = true},
+  {.name = "hash-max-listpack-entries", .type = T::kInt, .default_value = "128",
+   .runtime = true, .doc = "no effect: encoding threshold of Redis", .no_effect = true},
+  {.name = "hash-max-listpack-value", .type = T::kInt, .default_value = "64", .runtime = true,
+   .doc = "no effect: encoding threshold of Redis", .no_effect = true},
+  {.name = "hash-max-ziplist-entries", .type = T::kInt, .default_value = "128",
+   .runtime = true, .doc = "no effect: encoding threshold of Redis", .no_effect = true},
+  {.name = "hash-max-ziplist-value", .type = T::kInt, .default_value = "64", .runtime = true,
+   .doc = "no effect: encoding threshold of Redis", .no_effect = true},
+  {.name = "list-max-listpack-size", .type = T::kInt, .default_value = "-2", .runtime = true,
+   .doc = "no effect: encoding threshold of Redis", .min = -5, .no_effect = true},
+  {.name = "list-max-ziplist-size", .type = T::kInt, .default_value = "-2", .runtime = true,
+   .doc = "no effect: encoding threshold of Redis", .min = -5, .no_effect = true},
+  {.name = "list-compress-depth", .type = T::kInt, .default_value = "0", .runtime = true,
+   .doc = "no effect: encoding setting of Redis", .no_effect = true},
+  {.name = "set-max-intset-entries", .type = T::kInt, .default_value = "512", .runtime = true,
+   .doc = "no effect: encoding threshold of Redis", .no_effect = true},
+  {.name = "set-max-listpack-entries", .type = T::kInt, .default_value = "128",
+   .runtime = true, .doc = "no effect: encoding threshold of Redis", .no_effect = true},
+  {.name = "zset-max-listpack-entries", .type = T::kInt, .default_value = "128",
+   .runtime = true, .doc = "no effect: encoding threshold of Redis", .no_effect = true},
+  {.name = "zset-max-listpack-value", .type = T::kInt, .default_value = "64", .runtime = true,
+   .doc = "no effect: encoding threshold of Redis", .no_effect = true},
+  {.name = "zset-max-ziplist-entries", .type = T::kInt, .default_value = "128",
+   .runtime = true, .doc = "no effect: encoding threshold of Redis", .no_effect = true},
+  {.name = "zset-max-ziplist-value", .type = T::kInt, .default_value = "64", .runtime = true,
+   .doc = "no effect: encoding threshold of Redis", .no_effect = true},
+  {.name = "activerehashing", .type = T::kBool, .default_value = "yes", .runtime = true,
+   .doc = "no effect", .no_effect = true},
+};
+// clang-format on
+
+std::string Lower(std::string_view s) {
+  std::string out(s);
+  std::transform(out.begin(), out.end(), out.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return out;
+}
+
+// Checks value against def and returns its normalized form.
+Result<std::string> Normalize(const OptionDef& def, std::string_view value) {
+  auto bad = [&](std::string_view why) {
+    return Status::InvalidArgument("argument '" + std::string(value) + "' for '" +
+                                   std::string(def.name) + "': " + std::string(why));
+  };
+  switch (def.type) {
+    case T::kString:
+      return std::string(value);
+    case T::kBool: {
+      std::string v = Lower(value);
+      if (v != "yes" && v != "no") return bad("argument must be 'yes' or 'no'");
+      return v;
+    }
+    case T::kEnum: {
+      std::string v = Lower(value);
+      std::string_view choices = def.choices;
+      while (!choices.empty()) {
+        size_t bar = choices.find('|');
+        if (choices.substr(0, bar) == v) return v;
+        if (bar == std::string_view::npos) break;
+        choices.remove_prefix(bar + 1);
+      }
+      return bad("argument(s) must be one of the following: " +
+                 std::string(def.choices.begin(), def.choices.end()));
+    }
+    case T::kInt:
+    case T::kBytes: {
+      int64_t n = 0;
+      if (def.type == T::kBytes) {
+        Result<int64_t> parsed = ParseMemory(value);
+        if (!parsed.ok()) return bad("argument must be a memory value");
+        n = *parsed;
+      } else {
+        auto [ptr, ec] = std::from_chars(value.data(), value.data() + value.size(), n);
+        if (ec != std::errc() || ptr != value.data() + value.size() || value.empty()) {
+          return bad("argument couldn't be parsed into an integer");
+        }
+      }
+      if (n < def.min || n > def.max) {
+        return bad("argument must be between " + std::to_string(def.min) + " and " +
+                   std::to_string(def.max) + " inclusive");
+      }
+      return std::to_string(n);
+    }
+  }
+  return bad("unknown type");
+}
+
+}  // namespace
+
+std::span<const OptionDef> Options() { return kOptions; }
+
+const OptionDef* FindOption(std::string_view name) {
+  std::string lower = Lower(name);
+  for (const OptionDef& def : kOptions) {
+    if (def.name == lower) return &def;
+  }
+  return nullptr;
+}
+
+Result<int64_t> ParseMemory(std::string_view s) {
+  std::string v = Lower(s);
+  size_t digits = 0;
+  if (!v.empty() && v[0] == '-') digits = 1;
+  while (digits < v.size() && std::isdigit(static_cast<unsigned char>(v[digits]))) ++digits;
+  std::string_view unit = std::string_view(v).substr(digits);
+  int64_t mul = 1;
+  if (unit == "") mul = 1;
+  else if (unit == "b") mul = 1;
+  else if (unit == "k") mul = 1000;
+  else if (unit == "kb") mul = 1024;
+  else if (unit == "m") mul = 1000 * 1000;
+  else if (unit == "mb") mul = 1024 * 1024;
+  else if (unit == "g") mul = 1000ll * 1000 * 1000;
+  else if (unit == "gb") mul = 1ll << 30;
+  else return Status::InvalidArgument("bad memory unit");
+  int64_t n = 0;
+  auto [ptr, ec] = std::from_chars(v.data(), v.data() + digits, n);
+  if (ec != std::errc() || ptr != v.data() + digits || digits == 0) {
+    return Status::InvalidArgument("bad memory value");
+  }
+  if (n > INT64_MAX / mul || n < INT64_MIN / mul) return Status::InvalidArgument("overflow");
+  return n * mul;
+}
+
+Result<std::vector<std::string>> SplitConfigLine(std::string_view line) {
+  std::vector<std::string> words;
+  size_t i = 0;
+  while (true) {
+    while (i < line.size() && std::isspace(static_cast<unsigned char>(line[i]))) ++i;
+    if (i == line.size()) return words;
+    std::string word;
+    if (line[i] == '"' || line[i] == '\'') {
+      char quote = line[i++];
+      bool closed = false;
+      while (i < line.size()) {
+        char c = line[i++];
+        if (c == '\\' && i < line.size() && quote == '"') {
+          char e = line[i++];
+          word.push_back(e == 'n' ? '\n' : e == 't' ? '\t' : e == 'r' ? '\r' : e);
+        } else if (c == '\\' && i < line.size() && line[i] == '\'') {
+          word.push_back(line[i++]);
+        } else if (c == quote) {
+          closed = true;
+          break;
+        } else {
+          word.push_back(c);
+        }
+      }
+      if (!closed || (i < line.size() && !std::isspace(static_cast<unsigned char>(line[i])))) {
+        return Status::InvalidArgument("unbalanced quotes in configuration line");
+      }
+    } else {
+      while (i < line.size() && !std::isspace(static_cast<unsigned char>(line[i]))) {
+        word.push_back(line[i++]);
+      }
+    }
+    words.push_back(std::move(word));
+  }
+}
+
+Config::Config() {
+  for (const OptionDef& def : kOptions) values_.emplace_back(def.default_value);
+}
+
+size_t Config::IndexOf(const OptionDef* def) const {
+  return static_cast<size_t>(def - kOptions);
+}
+
+Status Config::Set(std::string_view name, std::string_view value, bool runtime) {
+  const OptionDef* def = FindOption(name);
+  if (!def) return Status::InvalidArgument("unknown option '" + std::string(name) + "'");
+  if (runtime && !def->runtime) {
+    return Status::NotSupported("can't set immutable config '" + std::string(def->name) + "'");
+  }
+  SLOTKV_ASSIGN_OR_RETURN(std::string normalized, Normalize(*def, value));
+  std::lock_guard lock(mu_);
+  values_[IndexOf(def)] = std::move(normalized);
+  return Status::OK();
+}
+
+std::string Config::Get(std::string_view name) const {
+  const OptionDef* def = FindOption(name);
+  if (!def) return "";
+  std::lock_guard lock(mu_);
+  return values_[IndexOf(def)];
+}
+
+int64_t Config::GetInt(std::string_view name) const {
+  std::string v = Get(name);
+  int64_t n = 0;
+  (void)std::from_chars(v.data(), v.data() + v.size(), n);  // normalized by Set: always valid
+  return n;
+}
+
+bool Config::GetBool(std::string_view name) const { return Get(name) == "yes"; }
+
+std::vector<std::pair<std::string, std::string>> Config::Match(std::string_view pattern) const {
+  std::vector<std::pair<std::string, std::string>> out;
+  std::lock_guard lock(mu_);
+  for (const OptionDef& def : kOptions) {
+    if (GlobMatch(pattern, def.name, /*nocase=*/true)) {
+      out.emplace_back(std::string(def.name), values_[IndexOf(&def)]);
+    }
+  }
+  return out;
+}
+
+std::string Config::file() const {
+  std::lock_guard lock(mu_);
+  return file_;
+}
+
+Status Config::LoadFile(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) return Status::InvalidArgument("cannot open config file '" + path + "'");
+  {
+    std::lock_guard lock(mu_);
+    file_ = path;
+  }
+  std::string line;
+  int number = 0;
+  while (std::getline(in, line)) {
+    ++number;
+    auto where = [&] { return path + ":" + std::to_string(number) + ": "; };
+    Result<std::vector<std::string>> words = SplitConfigLine(line);
+    if (!words.ok()) return Status::InvalidArgument(where() + std::string(words.status().message()));
+    if (words->empty() || (*words)[0][0] == '#') continue;
+    if (words->size() < 2) {
+      return Status::InvalidArgument(where() + "option '" + (*words)[0] + "' needs a value");
+    }
+    std::string value = (*words)[1];
+    for (size_t i = 2; i < words->size(); ++i) value += " " + (*words)[i];
+    Status st = Set((*words)[0], value);
+    if (!st.ok()) return Status::InvalidArgument(where() + std::string(st.message()));
+  }
+  return Status::OK();
+}
+
+Status Config::LoadArgs(int argc, const char* const* argv) {
+  int i = 1;
+  if (i < argc && std::string_view(argv[i]).rfind("--", 0) != 0) {
+    SLOTKV_RETURN_IF_ERROR(LoadFile(argv[i]));
+    ++i;
+  }
+  for (; i < argc; i += 2) {
+    std::string_view arg = argv[i];
+    if (arg.rfind("--", 0) != 0) {
+      return Status::InvalidArgument("expected --option, got '" + std::string(arg) + "'");
+    }
+    if (i + 1 >= argc) {
+      return Status::InvalidArgument("option '" + std::string(arg) + "' needs a value");
+    }
+    SLOTKV_RETURN_IF_ERROR(Set(arg.substr(2), argv[i + 1]));
+  }
+  return Status::OK();
+}
+
+Status Config::Rewrite() const {
+  std::string path = file();
+  if (path.empty()) return Status::NotSupported("The server is running without a config file");
+  std::vector<std::string> lines;
+  std::vector<bool> written(std::size(kOptions), false);
+  {
+    std::ifstream in(path);
+    std::string line;
+    while (std::getline(in, line)) lines.push_back(line);
+  }
+  std::lock_guard lock(mu_);
+  auto render = [&](const OptionDef& def) {
+    const std::string& v = values_[IndexOf(&def)];
+    bool plain = !v.empty() && v.find_first_of(" \t\"'\\") == std::string::npos;
+    if (plain) return std::string(def.name) + " " + v;
+    std::string quoted = "\"";
+    for (char c : v) {
+      if (c == '"' || c == '\\') quoted.push_back('\\');
+      quoted.push_back(c);
+    }
+    return std::string(def.name) + " " + quoted + "\"";
+  };
+  for (std::string& line : lines) {
+    Result<std::vector<std::string>> words = SplitConfigLine(line);
+    if (!words.ok() || words->empty() || (*words)[0][0] == '#') continue;
+    const OptionDef* def = FindOption((*words)[0]);
+    if (!def) continue;
+    line = written[IndexOf(def)] ? "" : render(*def);
+    written[IndexOf(def)] = true;
+  }
+  for (const OptionDef& def : kOptions) {
+    if (written[IndexOf(&def)] || values_[IndexOf(&def)] == def.default_value) continue;
+    lines.push_back(render(def));
+  }
+  std::string tmp = path + ".tmp";
+  {
+    std::ofstream out(tmp, std::ios::trunc);
+    for (const std::string& line : lines) out << line << "\n";
+    out.flush();
+    if (!out) return Status::IOError("cannot write " + tmp);
+  }
+  if (std::rename(tmp.c_str(), path.c_str()) != 0) return Status::IOError("cannot rename " + tmp);
+  return Status::OK();
+}
+
+}  // namespace slotkv::conf

@@ -1,0 +1,85 @@
+// The option table and the live configuration of a server.
+//
+// Every option slotkv knows is one row of the table in config.cc: name, type, default, whether
+// CONFIG SET may change it while running, and a one-line doc (`slotkv-server --help` prints the
+// table). Values come from the defaults, then the config file (redis.conf syntax: `name value`
+// per line, `#` comments, quoted values), then `--name value` arguments. An unknown name or a
+// bad value stops the start with a message naming it. Some Redis options that tools set but that
+// mean nothing to this engine (encoding thresholds, RDB settings) are accepted and listed by
+// CONFIG GET with no effect; their doc says so.
+//
+// Thread rule: all methods may be called from any thread (a mutex guards the values).
+#pragma once
+
+#include <cstdint>
+#include <mutex>
+#include <span>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "core/base/status.h"
+
+namespace slotkv::conf {
+
+enum class OptionType { kInt, kBytes, kString, kEnum, kBool };
+
+struct OptionDef {
+  std::string_view name;
+  OptionType type;
+  std::string_view default_value;
+  bool runtime = false;             // CONFIG SET may change it
+  std::string_view doc;
+  std::string_view choices = {};    // kEnum: "a|b|c"
+  int64_t min = 0;                  // kInt/kBytes bounds
+  int64_t max = INT64_MAX;
+  bool no_effect = false;           // accepted for compatibility, changes nothing
+};
+
+// Every option, in the order --help lists them.
+std::span<const OptionDef> Options();
+// The row named name (case-insensitive), or nullptr.
+const OptionDef* FindOption(std::string_view name);
+
+class Config {
+ public:
+  Config();  // every option at its default
+
+  // Loads a config file then `--name value` pairs (argv[0] skipped; a first argument that does
+  // not start with "--" names the config file, as redis-server takes it). InvalidArgument names
+  // the option, line or argument at fault. `--help` is handled by the caller.
+  Status LoadArgs(int argc, const char* const* argv);
+  Status LoadFile(const std::string& path);
+
+  // Sets name to value after checking it. InvalidArgument (unknown option or bad value) or, with
+  // runtime=true, NotSupported for an option that cannot change while running.
+  Status Set(std::string_view name, std::string_view value, bool runtime = false);
+
+  // The value as CONFIG GET shows it (sizes in bytes, booleans "yes"/"no").
+  std::string Get(std::string_view name) const;
+  int64_t GetInt(std::string_view name) const;
+  bool GetBool(std::string_view name) const;
+  // (name, value) of every option whose name matches the glob pattern, table order.
+  std::vector<std::pair<std::string, std::string>> Match(std::string_view pattern) const;
+
+  // The file loaded at start ("" when none).
+  std::string file() const;
+  // Writes the current values back to file(): lines of options set away from their default
+  // replace or follow the file's own lines (CONFIG REWRITE). NotSupported without a file.
+  Status Rewrite() const;
+
+ private:
+  size_t IndexOf(const OptionDef* def) const;
+  mutable std::mutex mu_;
+  std::vector<std::string> values_;  // [index in Options()], normalized
+  std::string file_;
+};
+
+// Parses "512mb", "1gb", "100k", "42" as Redis does (k=1000, kb=1024, m, mb, g, gb).
+Result<int64_t> ParseMemory(std::string_view s);
+// Splits one config line into words as redis.conf does (quotes, escapes). InvalidArgument on
+// unbalanced quotes.
+Result<std::vector<std::string>> SplitConfigLine(std::string_view line);
+
+}  // namespace slotkv::conf

@@ -1,0 +1,117 @@
+#include "conf/config.h"
+
+#include <doctest/doctest.h>
+
+#include <cstdio>
+#include <fstream>
+
+namespace slotkv::conf {
+namespace {
+
+TEST_CASE("defaults come from the table") {
+  Config c;
+  CHECK(c.Get("port") == "7379");
+  CHECK(c.GetInt("databases") == 16);
+  CHECK(c.Get("appendfsync") == "everysec");
+  CHECK(c.Get("PORT") == "7379");  // names are case-insensitive
+}
+
+TEST_CASE("set checks types, bounds and choices") {
+  Config c;
+  CHECK(c.Set("port", "6380").ok());
+  CHECK(c.GetInt("port") == 6380);
+  CHECK(c.Set("port", "70000").IsInvalidArgument());
+  CHECK(c.Set("port", "12x").IsInvalidArgument());
+  CHECK(c.Set("appendfsync", "ALWAYS").ok());
+  CHECK(c.Get("appendfsync") == "always");
+  CHECK(c.Set("appendfsync", "sometimes").IsInvalidArgument());
+  CHECK(c.Set("appendonly", "maybe").IsInvalidArgument());
+  CHECK(c.Set("nosuchoption", "1").IsInvalidArgument());
+}
+
+TEST_CASE("memory values take Redis units") {
+  CHECK(*ParseMemory("512mb") == 512ll << 20);
+  CHECK(*ParseMemory("1gb") == 1ll << 30);
+  CHECK(*ParseMemory("100k") == 100000);
+  CHECK(*ParseMemory("7") == 7);
+  CHECK(!ParseMemory("12q").ok());
+  CHECK(!ParseMemory("").ok());
+  Config c;
+  CHECK(c.Set("proto-max-bulk-len", "2mb").ok());
+  CHECK(c.Get("proto-max-bulk-len") == "2097152");
+}
+
+TEST_CASE("runtime set refuses immutable options") {
+  Config c;
+  CHECK(c.Set("maxclients", "5", /*runtime=*/true).ok());
+  CHECK(c.Set("port", "1", /*runtime=*/true).IsNotSupported());
+}
+
+TEST_CASE("match takes glob patterns") {
+  Config c;
+  auto m = c.Match("max*");
+  REQUIRE(m.size() == 3);
+  CHECK(m[0].first == "maxclients");
+  CHECK(c.Match("port")[0].second == "7379");
+  CHECK(c.Match("nomatch*").empty());
+}
+
+TEST_CASE("config lines split like redis.conf") {
+  auto w = SplitConfigLine("  requirepass \"a b\\\"c\"  ");
+  REQUIRE(w.ok());
+  REQUIRE(w->size() == 2);
+  CHECK((*w)[1] == "a b\"c");
+  CHECK(!SplitConfigLine("x \"open").ok());
+  CHECK(SplitConfigLine("   ")->empty());
+}
+
+std::string TempFile(const std::string& text) {
+  char name[] = "/tmp/slotkv-conf-XXXXXX";
+  int fd = mkstemp(name);
+  REQUIRE(fd >= 0);
+  FILE* f = fdopen(fd, "w");
+  std::fputs(text.c_str(), f);
+  std::fclose(f);
+  return name;
+}
+
+TEST_CASE("a config file then arguments, later wins; errors name the line") {
+  std::string path = TempFile("# comment\nport 7000\nappendfsync no\n");
+  Config c;
+  const char* argv[] = {"slotkv-server", path.c_str(), "--port", "7001"};
+  REQUIRE(c.LoadArgs(4, argv).ok());
+  CHECK(c.GetInt("port") == 7001);
+  CHECK(c.Get("appendfsync") == "no");
+  std::string bad = TempFile("port 1\nbogus 2\n");
+  Config c2;
+  Status st = c2.LoadFile(bad);
+  CHECK(st.IsInvalidArgument());
+  CHECK(std::string(st.message()).find(":2: unknown option 'bogus'") != std::string::npos);
+  const char* argv2[] = {"slotkv-server", "--port"};
+  CHECK(c2.LoadArgs(2, argv2).IsInvalidArgument());
+  std::remove(path.c_str());
+  std::remove(bad.c_str());
+}
+
+TEST_CASE("rewrite keeps the file's lines and adds changed options") {
+  std::string path = TempFile("# mine\nport 7000\n");
+  Config c;
+  REQUIRE(c.LoadFile(path).ok());
+  REQUIRE(c.Set("port", "7002").ok());
+  REQUIRE(c.Set("requirepass", "s e").ok());
+  REQUIRE(c.Rewrite().ok());
+  Config again;
+  REQUIRE(again.LoadFile(path).ok());
+  CHECK(again.GetInt("port") == 7002);
+  CHECK(again.Get("requirepass") == "s e");
+  std::ifstream in(path);
+  std::string first;
+  std::getline(in, first);
+  CHECK(first == "# mine");
+  Config none;
+  CHECK(none.Rewrite().IsNotSupported());
+  std::remove(path.c_str());
+}
+
+}  // namespace
+}  // namespace slotkv::conf

@@ -1,0 +1,49 @@
+#include "core/command/command_table.h"
+
+#include <algorithm>
+#include <cassert>
+#include <cctype>
+
+namespace slotkv::command {
+
+void CommandTable::Add(CommandSpec spec) {
+  assert((spec.run == nullptr) != (spec.run_async == nullptr));
+  assert(spec.run == nullptr || (spec.first_key > 0 && spec.first_key == spec.last_key));
+  spec.id = static_cast<int>(rows_.size());
+  [[maybe_unused]] bool added = index_.emplace(std::string(spec.name), rows_.size()).second;
+  assert(added);
+  rows_.push_back(spec);
+}
+
+const CommandSpec* CommandTable::Find(std::string_view name) const {
+  char lower[32];
+  if (name.size() > sizeof lower) return nullptr;
+  for (size_t i = 0; i < name.size(); ++i) {
+    lower[i] = static_cast<char>(std::tolower(static_cast<unsigned char>(name[i])));
+  }
+  auto it = index_.find(std::string(lower, name.size()));
+  return it == index_.end() ? nullptr : &rows_[it->second];
+}
+
+std::vector<size_t> CommandTable::KeyPositions(const CommandSpec& spec, size_t argc) {
+  std::vector<size_t> keys;
+  if (spec.first_key <= 0 || argc <= static_cast<size_t>(spec.first_key)) return keys;
+  int64_t last = spec.last_key < 0 ? static_cast<int64_t>(argc) + spec.last_key : spec.last_key;
+  last = std::min<int64_t>(last, static_cast<int64_t>(argc) - 1);
+  for (int64_t i = spec.first_key; i <= last; i += std::max(spec.step, 1)) {
+    keys.push_back(static_cast<size_t>(i));
+  }
+  return keys;
+}
+
+std::unique_ptr<CommandTable> BuildCommandTable() {
+  auto table = std::make_unique<CommandTable>();
+  RegisterConnectionCommands(*table);
+  RegisterKeyCommands(*table);
+  RegisterStringCommands(*table);
+  RegisterBitmapCommands(*table);
+  RegisterServerCommands(*table);
+  return table;
+}
+
+}  // namespace slotkv::command

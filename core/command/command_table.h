@@ -1,0 +1,88 @@
+// The command table: one row per command, read by everything that needs to know a command.
+// Arity checks, key -> slot routing, COMMAND's output, commandstats and (later) what goes to
+// the WAL and replicas all come from the row. Rows are registered by one function per command
+// family (RegisterStringCommands ...) at start; the table is read-only afterwards.
+//
+// A row has exactly one handler: `run` for commands with one key (first_key == last_key > 0),
+// run on the key's owner; or `run_async` for the rest (several keys, no key, or client state).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "core/command/context.h"
+
+namespace slotkv::command {
+
+using Handler = void (*)(CommandContext&);
+using AsyncHandler = Task (*)(AsyncContext&);
+
+// Flags, as COMMAND INFO names them.
+enum CommandFlag : uint32_t {
+  kWrite = 1 << 0,
+  kReadOnly = 1 << 1,
+  kAdmin = 1 << 2,
+  kFast = 1 << 3,
+  kNoAuth = 1 << 4,      // allowed before AUTH
+  kDenyOom = 1 << 5,
+  kLoading = 1 << 6,
+  kStale = 1 << 7,
+  kNoScript = 1 << 8,
+  kBlocking = 1 << 9,
+  kSkipSlowlog = 1 << 10,
+  kPubSub = 1 << 11,
+};
+
+struct CommandSpec {
+  std::string_view name;    // lower case, as COMMAND lists it
+  int arity = 0;            // argument count including the name; -N = at least N
+  uint32_t flags = 0;
+  int first_key = 0;        // 0 = no keys
+  int last_key = 0;         // -1 = the last argument
+  int step = 0;
+  Handler run = nullptr;
+  AsyncHandler run_async = nullptr;
+  std::string_view group;   // COMMAND DOCS group: "string", "generic", "connection", "server"
+  std::string_view summary;
+  std::string_view since;
+  std::string_view acl;     // ACL categories without '@', space separated: "write string slow"
+  int id = -1;              // index in the table, set by Add
+};
+
+class CommandTable {
+ public:
+  // Adds a row. REQUIRES: name unique; exactly one of run / run_async.
+  void Add(CommandSpec spec);
+  // The row of name (any case), or nullptr.
+  const CommandSpec* Find(std::string_view name) const;
+  const std::vector<CommandSpec>& all() const { return rows_; }
+  size_t size() const { return rows_.size(); }
+
+  // Whether args (name included) has a count the row accepts.
+  static bool ArityOk(const CommandSpec& spec, size_t argc) {
+    return spec.arity >= 0 ? argc == static_cast<size_t>(spec.arity)
+                           : argc >= static_cast<size_t>(-spec.arity);
+  }
+  // Positions of the keys in args (from first_key, last_key, step).
+  static std::vector<size_t> KeyPositions(const CommandSpec& spec, size_t argc);
+
+ private:
+  std::vector<CommandSpec> rows_;
+  std::unordered_map<std::string, size_t> index_;
+};
+
+// The table with every command family registered.
+std::unique_ptr<CommandTable> BuildCommandTable();
+
+// One function per family, each at the end of its family's file.
+void RegisterConnectionCommands(CommandTable& table);
+void RegisterKeyCommands(CommandTable& table);
+void RegisterStringCommands(CommandTable& table);
+void RegisterBitmapCommands(CommandTable& table);
+void RegisterServerCommands(CommandTable& table);
+
+}  // namespace slotkv::command

@@ -1,0 +1,429 @@
+// Connection family: PING ECHO QUIT HELLO AUTH SELECT CLIENT RESET. They run on the client's
+// own worker (AsyncHandler) because they read or change its ClientState; CLIENT LIST/KILL
+// visit every worker.
+#include <algorithm>
+
+#include "core/command/args.h"
+#include "core/command/command_table.h"
+
+namespace slotkv::command {
+namespace {
+
+constexpr std::string_view kRedisVersion = "7.0.15";
+
+Task Ping(AsyncContext& ctx) {
+  if (ctx.args.size() > 2) {
+    ctx.reply.Error(WrongArgs("ping"));
+  } else if (ctx.args.size() == 2) {
+    ctx.reply.Bulk(ctx.args[1]);
+  } else {
+    ctx.reply.SimpleString("PONG");
+  }
+  co_return;
+}
+
+Task Echo(AsyncContext& ctx) {
+  ctx.reply.Bulk(ctx.args[1]);
+  co_return;
+}
+
+Task Quit(AsyncContext& ctx) {
+  ctx.reply.Ok();
+  ctx.client->close_after_reply = true;
+  co_return;
+}
+
+// Checks a password for user ("default" is the only user). True when it is accepted.
+bool CheckPassword(AsyncContext& ctx, std::string_view user, std::string_view password) {
+  std::string required = ctx.server.config->Get("requirepass");
+  if (user != "default") return false;
+  return required.empty() || password == required;
+}
+
+Task Auth(AsyncContext& ctx) {
+  const size_t n = ctx.args.size();
+  if (n > 3) {
+    ctx.reply.Error(kErrSyntax);
+    co_return;
+  }
+  if (n == 2 && !ctx.server.auth_required) {
+    ctx.reply.Error(kErrAuthNoPassword);
+    co_return;
+  }
+  std::string_view user = n == 3 ? std::string_view(ctx.args[1]) : "default";
+  if (!CheckPassword(ctx, user, ctx.args[n - 1])) {
+    ctx.reply.Error(kErrWrongPass);
+    co_return;
+  }
+  ctx.client->authenticated = true;
+  ctx.reply.Ok();
+}
+
+bool ValidClientName(std::string_view name) {
+  return std::all_of(name.begin(), name.end(), [](char c) { return c >= '!' && c <= '~'; });
+}
+
+Task Hello(AsyncContext& ctx) {
+  int protocol = ctx.client->protocol;
+  size_t i = 1;
+  if (ctx.args.size() >= 2) {
+    std::optional<int64_t> ver = ParseInt64(ctx.args[1]);
+    if (!ver) {
+      ctx.reply.Error("ERR Protocol version is not an integer or out of range");
+      co_return;
+    }
+    if (*ver < 2 || *ver > 3) {
+      ctx.reply.Error("NOPROTO unsupported protocol version");
+      co_return;
+    }
+    protocol = static_cast<int>(*ver);
+    i = 2;
+  }
+  std::string setname;
+  bool has_setname = false;
+  for (; i < ctx.args.size(); ++i) {
+    size_t left = ctx.args.size() - i - 1;
+    if (Is(ctx.args[i], "AUTH") && left >= 2) {
+      if (!CheckPassword(ctx, ctx.args[i + 1], ctx.args[i + 2])) {
+        ctx.reply.Error(kErrWrongPass);
+        co_return;
+      }
+      ctx.client->authenticated = true;
+      i += 2;
+    } else if (Is(ctx.args[i], "SETNAME") && left >= 1) {
+      setname = ctx.args[++i];
+      has_setname = true;
+      if (!ValidClientName(setname)) {
+        ctx.reply.Error(
+            "ERR Client names cannot contain spaces, newlines or special characters.");
+        co_return;
+      }
+    } else {
+      ctx.reply.Error("ERR Syntax error in HELLO option '" + ctx.args[i] + "'");
+      co_return;
+    }
+  }
+  if (ctx.server.auth_required && !ctx.client->authenticated) {
+    ctx.reply.Error("NOAUTH HELLO must be called with the client already authenticated, "
+                    "otherwise the HELLO <proto> AUTH <user> <pass> option can be used to "
+                    "authenticate the client and select the RESP protocol version at the same "
+                    "time");
+    co_return;
+  }
+  if (has_setname) ctx.client->name = setname;
+  ctx.client->protocol = protocol;
+  Reply reply(protocol);
+  reply.Map(7);
+  reply.Bulk("server");
+  reply.Bulk("redis");
+  reply.Bulk("version");
+  reply.Bulk(kRedisVersion);
+  reply.Bulk("proto");
+  reply.Integer(protocol);
+  reply.Bulk("id");
+  reply.Integer(static_cast<int64_t>(ctx.client->id));
+  reply.Bulk("mode");
+  reply.Bulk("standalone");
+  reply.Bulk("role");
+  reply.Bulk("master");
+  reply.Bulk("modules");
+  reply.Array(0);
+  ctx.reply.buffer() = std::move(reply.buffer());
+}
+
+Task Select(AsyncContext& ctx) {
+  std::optional<int64_t> db = IntArg(ctx.args[1], ctx.reply);
+  if (!db) co_return;
+  if (*db < 0 || *db >= static_cast<int64_t>(ctx.server.keyspace->databases())) {
+    ctx.reply.Error(kErrDbIndex);
+    co_return;
+  }
+  ctx.client->db = static_cast<uint32_t>(*db);
+  ctx.reply.Ok();
+}
+
+Task Reset(AsyncContext& ctx) {
+  ClientState& c = *ctx.client;
+  c.db = 0;
+  c.protocol = 2;
+  c.name.clear();
+  c.authenticated = !ctx.server.auth_required;
+  ctx.reply.SimpleString("RESET");
+  co_return;
+}
+
+std::string FormatClient(const ClientInfo& c) {
+  return "id=" + std::to_string(c.id) + " addr=" + c.addr + " laddr=" + c.laddr +
+         " fd=" + std::to_string(c.fd) + " name=" + c.name + " age=" + std::to_string(c.age_s) +
+         " idle=" + std::to_string(c.idle_s) + " flags=N db=" + std::to_string(c.db) +
+         " sub=0 psub=0 ssub=0 multi=-1 qbuf=" + std::to_string(c.query_buffer) +
+         " qbuf-free=0 argv-mem=0 multi-mem=0 rbs=16384 rbp=0 obl=0 oll=0 omem=" +
+         std::to_string(c.output_buffer) + " tot-mem=0 events=r cmd=" + c.last_command +
+         " user=default redir=-1 resp=" + std::to_string(c.protocol) +
+         " lib-name=" + c.lib_name + " lib-ver=" + c.lib_ver + "\n";
+}
+
+// Every client of every worker, by id.
+Task ListClients(AsyncContext& ctx, std::vector<ClientInfo>* out) {
+  for (int w = 0; w < ctx.server.executor->workers(); ++w) {
+    co_await ctx.ToWorker(w);
+    std::vector<ClientInfo> local = ctx.server.clients->ListLocal();
+    out->insert(out->end(), local.begin(), local.end());
+  }
+  co_await ctx.ToHome();
+  std::sort(out->begin(), out->end(),
+            [](const ClientInfo& a, const ClientInfo& b) { return a.id < b.id; });
+}
+
+// The info of the calling client (its entry is on the home worker).
+ClientInfo SelfInfo(AsyncContext& ctx) {
+  for (const ClientInfo& c : ctx.server.clients->ListLocal()) {
+    if (c.id == ctx.client->id) return c;
+  }
+  return ClientInfo();
+}
+
+Task ClientList(AsyncContext& ctx) {
+  std::vector<uint64_t> ids;
+  for (size_t i = 2; i < ctx.args.size(); ++i) {
+    if (Is(ctx.args[i], "TYPE") && i + 1 < ctx.args.size()) {
+      const std::string& type = ctx.args[++i];
+      if (!Is(type, "normal") && !Is(type, "master") && !Is(type, "replica") &&
+          !Is(type, "slave") && !Is(type, "pubsub")) {
+        ctx.reply.Error("ERR Unknown client type '" + type + "'");
+        co_return;
+      }
+      if (!Is(type, "normal")) {
+        ctx.reply.Verbatim("");
+        co_return;
+      }
+    } else if (Is(ctx.args[i], "ID") && i + 1 < ctx.args.size()) {
+      for (++i; i < ctx.args.size(); ++i) {
+        std::optional<int64_t> id = ParseInt64(ctx.args[i]);
+        if (!id || *id <= 0) {
+          ctx.reply.Error("ERR Invalid client ID");
+          co_return;
+        }
+        ids.push_back(static_cast<uint64_t>(*id));
+      }
+    } else {
+      ctx.reply.Error(kErrSyntax);
+      co_return;
+    }
+  }
+  std::vector<ClientInfo> clients;
+  co_await ListClients(ctx, &clients);
+  std::string text;
+  for (const ClientInfo& c : clients) {
+    if (!ids.empty() && std::find(ids.begin(), ids.end(), c.id) == ids.end()) continue;
+    text += FormatClient(c);
+  }
+  ctx.reply.Verbatim(text);
+}
+
+Task ClientKill(AsyncContext& ctx) {
+  // Old form: CLIENT KILL addr:port -> OK or an error. New form: filters -> count.
+  const bool old_form = ctx.args.size() == 3;
+  std::optional<uint64_t> id;
+  std::string addr;
+  std::string laddr;
+  bool skipme = true;
+  if (old_form) {
+    addr = ctx.args[2];
+    skipme = false;
+  } else {
+    if ((ctx.args.size() - 2) % 2 != 0) {
+      ctx.reply.Error(kErrSyntax);
+      co_return;
+    }
+    for (size_t i = 2; i + 1 < ctx.args.size(); i += 2) {
+      const std::string& opt = ctx.args[i];
+      const std::string& val = ctx.args[i + 1];
+      if (Is(opt, "ID")) {
+        std::optional<int64_t> v = ParseInt64(val);
+        if (!v || *v <= 0) {
+          ctx.reply.Error("ERR client-id should be greater than 0");
+          co_return;
+        }
+        id = static_cast<uint64_t>(*v);
+      } else if (Is(opt, "ADDR")) {
+        addr = val;
+      } else if (Is(opt, "LADDR")) {
+        laddr = val;
+      } else if (Is(opt, "SKIPME")) {
+        if (Is(val, "yes")) {
+          skipme = true;
+        } else if (Is(val, "no")) {
+          skipme = false;
+        } else {
+          ctx.reply.Error(kErrSyntax);
+          co_return;
+        }
+      } else if (Is(opt, "TYPE") || Is(opt, "USER") || Is(opt, "MAXAGE")) {
+        // Every client is a normal client of the default user.
+        if (Is(opt, "USER") && val != "default") {
+          ctx.reply.Error("ERR No such user '" + val + "'");
+          co_return;
+        }
+      } else {
+        ctx.reply.Error(kErrSyntax);
+        co_return;
+      }
+    }
+  }
+  const uint64_t self = ctx.client->id;
+  bool kill_self = false;
+  auto match = [&](const ClientInfo& c) {
+    if (id && c.id != *id) return false;
+    if (!addr.empty() && c.addr != addr) return false;
+    if (!laddr.empty() && c.laddr != laddr) return false;
+    if (c.id == self) {
+      if (!skipme) kill_self = true;
+      return false;
+    }
+    return true;
+  };
+  int killed = 0;
+  for (int w = 0; w < ctx.server.executor->workers(); ++w) {
+    co_await ctx.ToWorker(w);
+    killed += ctx.server.clients->KillLocal(match);
+  }
+  co_await ctx.ToHome();
+  if (kill_self) {
+    ++killed;
+    ctx.client->close_after_reply = true;
+  }
+  if (old_form) {
+    if (killed == 0) {
+      ctx.reply.Error("ERR No such client");
+    } else {
+      ctx.reply.Ok();
+    }
+  } else {
+    ctx.reply.Integer(killed);
+  }
+}
+
+Task ClientSetInfo(AsyncContext& ctx) {
+  if (ctx.args.size() != 4) {
+    ctx.reply.Error(WrongArgs("client|setinfo"));
+    co_return;
+  }
+  const std::string& attr = ctx.args[2];
+  const std::string& value = ctx.args[3];
+  if (!ValidClientName(value) && !value.empty()) {
+    ctx.reply.Error("ERR " + attr + " cannot contain spaces, newlines or special characters.");
+    co_return;
+  }
+  if (Is(attr, "LIB-NAME")) {
+    ctx.client->lib_name = value;
+  } else if (Is(attr, "LIB-VER")) {
+    ctx.client->lib_ver = value;
+  } else {
+    ctx.reply.Error("ERR Unrecognized option '" + attr + "'");
+    co_return;
+  }
+  ctx.reply.Ok();
+}
+
+constexpr std::string_view kClientHelp[] = {
+    "CLIENT <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
+    "GETNAME",
+    "    Return the name of the current connection.",
+    "ID",
+    "    Return the ID of the current connection.",
+    "INFO",
+    "    Return information about the current client connection.",
+    "KILL <ip:port>",
+    "    Kill connection made from <ip:port>.",
+    "KILL <option> <value> [<option> <value> [...]]",
+    "    Kill connections. Options are: ID <client-id>, ADDR <ip:port>, LADDR <ip:port>,",
+    "    SKIPME (YES|NO), TYPE normal, USER default.",
+    "LIST [options ...]",
+    "    Return information about client connections. Options: TYPE normal, ID <id> [...]",
+    "SETINFO <option> <value>",
+    "    Set client meta attr. Options are: LIB-NAME, LIB-VER.",
+    "SETNAME <name>",
+    "    Assign the name <name> to the current connection.",
+    "HELP",
+    "    Print this help.",
+};
+
+Task Client(AsyncContext& ctx) {
+  const std::string& sub = ctx.args[1];
+  const size_t n = ctx.args.size();
+  auto arity = [&](size_t want, std::string_view name) {
+    if (n == want) return true;
+    ctx.reply.Error(WrongArgs(name));
+    return false;
+  };
+  if (Is(sub, "ID")) {
+    if (arity(2, "client|id")) ctx.reply.Integer(static_cast<int64_t>(ctx.client->id));
+  } else if (Is(sub, "GETNAME")) {
+    if (!arity(2, "client|getname")) co_return;
+    if (ctx.client->name.empty()) {
+      ctx.reply.Null();
+    } else {
+      ctx.reply.Bulk(ctx.client->name);
+    }
+  } else if (Is(sub, "SETNAME")) {
+    if (!arity(3, "client|setname")) co_return;
+    if (!ValidClientName(ctx.args[2])) {
+      ctx.reply.Error("ERR Client names cannot contain spaces, newlines or special characters.");
+      co_return;
+    }
+    ctx.client->name = ctx.args[2];
+    ctx.reply.Ok();
+  } else if (Is(sub, "INFO")) {
+    if (!arity(2, "client|info")) co_return;
+    ctx.reply.Verbatim(FormatClient(SelfInfo(ctx)));
+  } else if (Is(sub, "LIST")) {
+    co_await ClientList(ctx);
+  } else if (Is(sub, "KILL")) {
+    if (n < 3) {
+      ctx.reply.Error(WrongArgs("client|kill"));
+      co_return;
+    }
+    co_await ClientKill(ctx);
+  } else if (Is(sub, "SETINFO")) {
+    co_await ClientSetInfo(ctx);
+  } else if (Is(sub, "HELP")) {
+    ctx.reply.Array(std::size(kClientHelp));
+    for (std::string_view line : kClientHelp) ctx.reply.SimpleString(line);
+  } else {
+    ctx.reply.Error(UnknownSubcommand("client", sub));
+  }
+}
+
+}  // namespace
+
+void RegisterConnectionCommands(CommandTable& t) {
+  constexpr uint32_t kConn = kNoScript | kLoading | kStale | kFast;
+  t.Add({.name = "ping", .arity = -1, .flags = kFast | kStale, .run_async = Ping,
+         .group = "connection", .summary = "Returns the server's liveliness response.",
+         .since = "1.0.0", .acl = "fast connection"});
+  t.Add({.name = "echo", .arity = 2, .flags = kFast | kStale | kLoading, .run_async = Echo,
+         .group = "connection", .summary = "Returns the given string.", .since = "1.0.0",
+         .acl = "fast connection"});
+  t.Add({.name = "quit", .arity = -1, .flags = kConn | kNoAuth, .run_async = Quit,
+         .group = "connection", .summary = "Closes the connection.", .since = "1.0.0",
+         .acl = "fast connection"});
+  t.Add({.name = "auth", .arity = -2, .flags = kConn | kNoAuth, .run_async = Auth,
+         .group = "connection", .summary = "Authenticates the connection.", .since = "1.0.0",
+         .acl = "fast connection"});
+  t.Add({.name = "hello", .arity = -1, .flags = kConn | kNoAuth, .run_async = Hello,
+         .group = "connection", .summary = "Handshakes with the Redis server.",
+         .since = "6.0.0", .acl = "fast connection"});
+  t.Add({.name = "select", .arity = 2, .flags = kConn, .run_async = Select,
+         .group = "connection", .summary = "Changes the selected database.", .since = "1.0.0",
+         .acl = "fast connection"});
+  t.Add({.name = "reset", .arity = 1, .flags = kConn | kNoAuth, .run_async = Reset,
+         .group = "connection", .summary = "Resets the connection.", .since = "6.2.0",
+         .acl = "fast connection"});
+  t.Add({.name = "client", .arity = -2, .flags = kNoScript | kLoading | kStale,
+         .run_async = Client, .group = "connection",
+         .summary = "A container for client connection commands.", .since = "2.4.0",
+         .acl = "slow connection"});
+}
+
+}  // namespace slotkv::command

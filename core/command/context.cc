@@ -1,0 +1,32 @@
+#include "core/command/context.h"
+
+namespace slotkv::command {
+
+Status ServerState::CommitDirty() {
+  std::vector<slot::Slot*>& slots = (*dirty)[static_cast<size_t>(executor->current())];
+  Status first;
+  for (slot::Slot* s : slots) {
+    Status st = s->Commit();
+    if (!st.ok() && first.ok()) first = std::move(st);
+  }
+  slots.clear();
+  return first;
+}
+
+void ServerState::RefreshLive() {
+  auth_required = !config->Get("requirepass").empty();
+  maxclients = config->GetInt("maxclients");
+  proto_max_bulk_len = config->GetInt("proto-max-bulk-len");
+  query_buffer_limit = config->GetInt("client-query-buffer-limit");
+  output_buffer_limit = config->GetInt("client-output-buffer-limit-bytes");
+  slowlog_slower_than = config->GetInt("slowlog-log-slower-than");
+  slowlog_max_len = config->GetInt("slowlog-max-len");
+  hz = config->GetInt("hz");
+}
+
+void AsyncContext::CommitHere() {
+  Status st = server.CommitDirty();
+  if (!st.ok() && commit_status.ok()) commit_status = std::move(st);
+}
+
+}  // namespace slotkv::command

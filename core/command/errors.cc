@@ -1,0 +1,53 @@
+#include "core/command/errors.h"
+
+#include <algorithm>
+#include <cctype>
+
+namespace slotkv::command {
+namespace {
+
+std::string Lower(std::string_view s) {
+  std::string out(s);
+  std::transform(out.begin(), out.end(), out.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return out;
+}
+
+// Redis cuts user text quoted in errors at 128 bytes.
+std::string Shorten(std::string_view s) {
+  constexpr size_t kMax = 128;
+  return std::string(s.substr(0, kMax));
+}
+
+}  // namespace
+
+std::string WrongArgs(std::string_view command) {
+  return "ERR wrong number of arguments for '" + Lower(command) + "' command";
+}
+
+std::string UnknownCommand(std::string_view name, const std::string* args, size_t nargs) {
+  // As Redis: each argument is cut so the list stays near 128 bytes.
+  std::string list;
+  for (size_t i = 0; i < nargs && list.size() < 128; ++i) {
+    list += "'" + std::string(std::string_view(args[i]).substr(0, 128 - list.size())) + "' ";
+  }
+  return "ERR unknown command '" + Shorten(name) + "', with args beginning with: " + list;
+}
+
+std::string UnknownSubcommand(std::string_view command, std::string_view sub) {
+  std::string upper(command);
+  std::transform(upper.begin(), upper.end(), upper.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::toupper(c)); });
+  return "ERR unknown subcommand '" + Shorten(sub) + "'. Try " + upper + " HELP.";
+}
+
+std::string InvalidExpire(std::string_view command) {
+  return "ERR invalid expire time in '" + Lower(command) + "' command";
+}
+
+std::string StatusError(const Status& status) {
+  if (status.IsInvalidArgument()) return "ERR " + std::string(status.message());
+  return "ERR " + status.ToString();
+}
+
+}  // namespace slotkv::command

@@ -1,0 +1,49 @@
+// Every Redis error text slotkv replies with, in one place, so replies match Redis byte for
+// byte (text after the leading '-'). Texts that embed a name are built by the functions below.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include "core/base/status.h"
+
+namespace slotkv::command {
+
+inline constexpr std::string_view kErrSyntax = "ERR syntax error";
+inline constexpr std::string_view kErrNotInteger = "ERR value is not an integer or out of range";
+inline constexpr std::string_view kErrNotFloat = "ERR value is not a valid float";
+inline constexpr std::string_view kErrOverflow = "ERR increment or decrement would overflow";
+inline constexpr std::string_view kErrIncrFloatNaN = "ERR increment would produce NaN or Infinity";
+inline constexpr std::string_view kErrWrongType =
+    "WRONGTYPE Operation against a key holding the wrong kind of value";
+inline constexpr std::string_view kErrNoSuchKey = "ERR no such key";
+inline constexpr std::string_view kErrDbIndex = "ERR DB index is out of range";
+inline constexpr std::string_view kErrNoAuth = "NOAUTH Authentication required.";
+inline constexpr std::string_view kErrWrongPass =
+    "WRONGPASS invalid username-password pair or user is disabled.";
+inline constexpr std::string_view kErrAuthNoPassword =
+    "ERR AUTH <password> called without any password configured for the default user. Are you "
+    "sure your configuration is correct?";
+inline constexpr std::string_view kErrSameObject = "ERR source and destination objects are the same";
+inline constexpr std::string_view kErrOffset = "ERR offset is out of range";
+inline constexpr std::string_view kErrBitOffset = "ERR bit offset is not an integer or out of range";
+inline constexpr std::string_view kErrBitValue = "ERR bit is not an integer or out of range";
+inline constexpr std::string_view kErrStringTooLong =
+    "ERR string exceeds maximum allowed size (proto-max-bulk-len)";
+inline constexpr std::string_view kErrTimeoutNotFloat = "ERR timeout is not a float or out of range";
+inline constexpr std::string_view kErrKeyTooLong = "ERR key too long (slotkv keeps keys up to 2048 bytes)";
+inline constexpr std::string_view kErrExpireOptions =
+    "ERR NX and XX, GT or LT options at the same time are not compatible";
+
+// "ERR wrong number of arguments for 'get' command" (name as the client sent it, lower-cased).
+std::string WrongArgs(std::string_view command);
+// "ERR unknown command 'foo', with args beginning with: 'a' 'b' " (args after the name).
+std::string UnknownCommand(std::string_view name, const std::string* args, size_t nargs);
+// "ERR unknown subcommand 'x'. Try CLIENT HELP."
+std::string UnknownSubcommand(std::string_view command, std::string_view sub);
+// "ERR invalid expire time in 'set' command"
+std::string InvalidExpire(std::string_view command);
+// The reply to a storage failure: "-ERR <status>" (IOError and Corruption keep their text).
+std::string StatusError(const Status& status);
+
+}  // namespace slotkv::command

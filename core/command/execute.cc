@@ -1,0 +1,48 @@
+#include "core/command/execute.h"
+
+#include <chrono>
+
+
+namespace slotkv::command {
+
+int64_t NowUs() {
+  return std::chrono::duration_cast<std::chrono::microseconds>(
+             std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
+std::string Execute(ServerState& state, const CommandSpec& spec,
+                    std::vector<std::string>& args, uint32_t slot, uint32_t db, int protocol,
+                    const std::string& client_addr) {
+  int64_t start = NowUs();
+  Store store(state.keyspace, slot, db,
+                       &(*state.dirty)[static_cast<size_t>(state.executor->current())]);
+  Reply reply(protocol);
+  CommandContext ctx{args, reply, store, state,
+                              *(*state.stats)[static_cast<size_t>(state.executor->current())]};
+  spec.run(ctx);
+  RecordCall(state, spec, args, NowUs() - start, reply.errors() > 0, client_addr);
+  return std::move(reply.buffer());
+}
+
+void RecordCall(ServerState& state, const CommandSpec& spec,
+                const std::vector<std::string>& args, int64_t usec, bool failed,
+                const std::string& client_addr) {
+  WorkerStats& stats = *(*state.stats)[static_cast<size_t>(state.executor->current())];
+  CommandStat& cs = stats.per_command[spec.id];
+  WorkerStats::Add(cs.calls);
+  WorkerStats::Add(cs.usec, static_cast<uint64_t>(usec));
+  WorkerStats::Add(stats.commands_processed);
+  if (failed) {
+    WorkerStats::Add(cs.failed_calls);
+    WorkerStats::Add(stats.error_replies);
+  }
+  int64_t slower_than = state.slowlog_slower_than.load(std::memory_order_relaxed);
+  if (slower_than >= 0 && usec >= slower_than && !(spec.flags & kSkipSlowlog)) {
+    state.slowlog->Add(args, usec, state.keyspace->clock()->NowMs() / 1000,
+                       client_addr, "",
+                       static_cast<size_t>(state.slowlog_max_len.load()));
+  }
+}
+
+}  // namespace slotkv::command

@@ -1,0 +1,27 @@
+// Running one-key commands on the calling worker, and the per-command bookkeeping every command
+// gets (commandstats, slowlog).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/command/command_table.h"
+
+namespace slotkv::command {
+
+int64_t NowUs();
+
+// Runs a one-key command on the calling worker (the owner of slot) and returns its reply
+// bytes. The writes join the worker's dirty slots: the caller commits them before the reply
+// leaves. REQUIRES: spec.run; on the owner of slot.
+std::string Execute(ServerState& state, const CommandSpec& spec,
+                    std::vector<std::string>& args, uint32_t slot, uint32_t db, int protocol,
+                    const std::string& client_addr);
+
+// Counts one finished call in the calling worker's stats and the slow log.
+void RecordCall(ServerState& state, const CommandSpec& spec,
+                const std::vector<std::string>& args, int64_t usec, bool failed,
+                const std::string& client_addr);
+
+}  // namespace slotkv::command

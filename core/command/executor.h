@@ -1,0 +1,22 @@
+// Executor: how command code reaches the worker threads without knowing about sockets. The
+// network layer implements it (one io_context per worker); tests implement it with plain
+// threads or a queue.
+#pragma once
+
+#include <functional>
+
+namespace slotkv::command {
+
+class Executor {
+ public:
+  virtual ~Executor() = default;
+  virtual int workers() const = 0;
+  // The worker running the calling thread, or -1 on a thread that is not a worker.
+  virtual int current() const = 0;
+  // Runs fn on worker w, after what is already queued there (FIFO per worker). Never blocks.
+  virtual void Post(int w, std::function<void()> fn) = 0;
+  // The worker that owns slot s: every request for s runs there.
+  int OwnerOf(uint32_t slot) const { return static_cast<int>(slot % workers()); }
+};
+
+}  // namespace slotkv::command

@@ -1,0 +1,48 @@
+// Fan-out for commands over many keys or every slot: visit each owner once, in worker order.
+#pragma once
+
+#include <algorithm>
+#include <functional>
+#include <map>
+#include <vector>
+
+#include "core/command/context.h"
+
+namespace slotkv::command {
+
+// Calls fn(store, positions) once per slot that holds some of the keys at args[positions],
+// on the slot's owner, then returns home. Positions keep their order within a slot.
+inline Task ForEachKeySlot(AsyncContext& ctx, const std::vector<size_t>& positions,
+                           std::function<void(Store&, const std::vector<size_t>&)> fn) {
+  // (owner, slot) -> positions: one hop per owner, slots of an owner in order.
+  std::map<std::pair<int, uint32_t>, std::vector<size_t>> groups;
+  for (size_t p : positions) {
+    uint32_t s = ctx.server.keyspace->SlotOfKey(ctx.args[p]);
+    groups[{ctx.server.executor->OwnerOf(s), s}].push_back(p);
+  }
+  for (auto& [owner_slot, group] : groups) {
+    co_await ctx.ToSlot(owner_slot.second);
+    Store store = ctx.StoreOf(owner_slot.second);
+    fn(store, group);
+  }
+  co_await ctx.ToHome();
+}
+
+// Calls fn(store) for every slot of the client's database, on its owner, then returns home.
+// fn returns false to stop early.
+inline Task ForEachSlot(AsyncContext& ctx, std::function<bool(Store&)> fn, uint32_t db) {
+  const int workers = ctx.server.executor->workers();
+  const uint32_t slots = ctx.server.keyspace->slots();
+  bool go_on = true;
+  for (int w = 0; w < workers && go_on; ++w) {
+    for (uint32_t s = static_cast<uint32_t>(w); s < slots && go_on;
+         s += static_cast<uint32_t>(workers)) {
+      co_await ctx.ToSlot(s);
+      Store store = ctx.StoreOf(s, db);
+      go_on = fn(store);
+    }
+  }
+  co_await ctx.ToHome();
+}
+
+}  // namespace slotkv::command

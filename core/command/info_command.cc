@@ -1,0 +1,2 @@
+// INFO: the sections clients and tools parse.
+#include "core/command/command_table.h"

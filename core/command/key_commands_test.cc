@@ -1,0 +1,7 @@
+#include <doctest/doctest.h>
+
+#include "core/command/command_test_util.h"
+
+namespace slotkv::command {
+namespace {}  // namespace
+}  // namespace slotkv::command

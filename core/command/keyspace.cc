@@ -1,0 +1,203 @@
+// dir/slotkv.meta, version 1, written once when the dir is created (WriteFileAtomic):
+//   meta := "slotkv-meta 1\n" "slots " <decimal> "\n"
+//   example: "slotkv-meta 1\nslots 16\n"
+// Database d of slot s: dir/slot-SSSS/db-D/ (SSSS zero-padded to 4 digits), the engine's files.
+// Drop renames it to dir/slot-SSSS/trash-N first, so a crash mid-delete leaves a trash dir
+// (removed at the next Open), never a half-deleted database.
+#include "core/command/keyspace.h"
+
+#include <algorithm>
+#include <cstdio>
+
+#include "core/base/hash.h"
+#include "core/base/mem_fs.h"
+
+namespace slotkv::command {
+namespace {
+
+constexpr std::string_view kMetaHeader = "slotkv-meta 1\n";
+
+std::string SlotDir(const std::string& dir, uint32_t s) {
+  char name[32];
+  std::snprintf(name, sizeof name, "/slot-%04u", s);
+  return dir + name;
+}
+
+Status CheckMeta(Fs* fs, const std::string& dir, uint32_t slots) {
+  const std::string path = dir + "/slotkv.meta";
+  const std::string wanted = std::string(kMetaHeader) + "slots " + std::to_string(slots) + "\n";
+  if (!fs->Exists(path)) return fs->WriteFileAtomic(path, wanted);
+  SLOTKV_ASSIGN_OR_RETURN(std::string meta, fs->ReadFile(path));
+  if (meta.rfind(kMetaHeader, 0) != 0) return Status::Corruption(path + ": bad header");
+  if (meta != wanted) {
+    return Status::InvalidArgument(path + " says '" +
+                                   meta.substr(kMetaHeader.size(), meta.size() -
+                                                                       kMetaHeader.size() - 1) +
+                                   "' but slots is " + std::to_string(slots) +
+                                   ": the slot count of a data dir cannot change");
+  }
+  return Status::OK();
+}
+
+}  // namespace
+
+Keyspace::Keyspace(const KeyspaceOptions& options)
+    : options_(options),
+      clock_(options.slot.clock ? options.slot.clock : SystemClock()),
+      entries_(static_cast<size_t>(options.slots) * options.databases),
+      drops_(options.slots, 0) {}
+
+Keyspace::~Keyspace() = default;
+
+Result<std::unique_ptr<Keyspace>> Keyspace::Open(const KeyspaceOptions& options) {
+  if (options.slots == 0 || options.slots > kHashSlots || (options.slots & (options.slots - 1))) {
+    return Status::InvalidArgument("slots must be a power of two from 1 to 16384");
+  }
+  std::unique_ptr<Keyspace> ks(new Keyspace(options));
+  if (options.memory) return ks;
+  Fs* fs = options.fs;
+  SLOTKV_RETURN_IF_ERROR(fs->CreateDirs(options.dir));
+  SLOTKV_RETURN_IF_ERROR(CheckMeta(fs, options.dir, options.slots));
+  for (uint32_t s = 0; s < options.slots; ++s) {
+    const std::string sdir = SlotDir(options.dir, s);
+    if (!fs->Exists(sdir)) continue;
+    SLOTKV_ASSIGN_OR_RETURN(std::vector<std::string> names, fs->List(sdir));
+    for (const std::string& name : names) {
+      if (name.rfind("trash-", 0) == 0) {
+        SLOTKV_RETURN_IF_ERROR(ks->RemoveTree(sdir + "/" + name));
+        continue;
+      }
+      unsigned db = 0;
+      char extra = 0;
+      if (std::sscanf(name.c_str(), "db-%u%c", &db, &extra) != 1) continue;
+      if (db >= options.databases) {
+        return Status::InvalidArgument(sdir + "/" + name + " holds a database past databases " +
+                                       std::to_string(options.databases));
+      }
+      SLOTKV_ASSIGN_OR_RETURN(ks->entries_[s * options.databases + db].slot, ks->OpenSlot(s, db));
+    }
+  }
+  return ks;
+}
+
+uint32_t Keyspace::SlotOfKey(std::string_view key) const { return SlotOf(key, options_.slots); }
+
+std::string Keyspace::DbDir(uint32_t s, uint32_t db) const {
+  return SlotDir(options_.dir, s) + "/db-" + std::to_string(db);
+}
+
+Result<std::unique_ptr<slot::Slot>> Keyspace::OpenSlot(uint32_t s, uint32_t db) {
+  slot::SlotOptions so = options_.slot;
+  Entry& e = entries_[s * options_.databases + db];
+  if (options_.memory) {
+    e.mem_fs = std::make_unique<MemFs>();
+    so.fs = e.mem_fs.get();
+    so.dir = "/db";
+    so.memory = true;
+  } else {
+    so.fs = options_.fs;
+    so.dir = DbDir(s, db);
+  }
+  so.clock = clock_;
+  return slot::Slot::Open(so);
+}
+
+Result<slot::Slot*> Keyspace::Get(uint32_t s, uint32_t db, bool create) {
+  Entry& e = entries_[s * options_.databases + db];
+  if (!e.slot && create) {
+    SLOTKV_ASSIGN_OR_RETURN(e.slot, OpenSlot(s, db));
+  }
+  return e.slot.get();
+}
+
+Status Keyspace::RemoveTree(const std::string& dir) {
+  Fs* fs = options_.fs;
+  SLOTKV_ASSIGN_OR_RETURN(std::vector<std::string> names, fs->List(dir));
+  for (const std::string& name : names) {
+    const std::string path = dir + "/" + name;
+    Status st = fs->Remove(path);
+    if (!st.ok()) SLOTKV_RETURN_IF_ERROR(RemoveTree(path));  // a directory that is not empty
+  }
+  return fs->Remove(dir);
+}
+
+Status Keyspace::Drop(uint32_t s, uint32_t db) {
+  Entry& e = entries_[s * options_.databases + db];
+  if (!e.slot) return Status::OK();
+  e.slot.reset();
+  if (options_.memory) {
+    e.mem_fs.reset();
+    return Status::OK();
+  }
+  const std::string sdir = SlotDir(options_.dir, s);
+  std::string trash;
+  do {
+    trash = sdir + "/trash-" + std::to_string(++drops_[s]);
+  } while (options_.fs->Exists(trash));
+  SLOTKV_RETURN_IF_ERROR(options_.fs->Rename(DbDir(s, db), trash));
+  SLOTKV_RETURN_IF_ERROR(options_.fs->SyncDir(sdir));
+  return RemoveTree(trash);
+}
+
+Result<slot::Slot*> Store::Open(bool create) { return keyspace_->Get(slot_, db_, create); }
+
+Result<std::optional<std::string>> Store::Get(std::string_view key, slot::KeyMeta* meta) {
+  SLOTKV_ASSIGN_OR_RETURN(slot::Slot * s, Open(false));
+  if (!s) return std::optional<std::string>();
+  return s->Get(key, meta);
+}
+
+Result<std::optional<slot::KeyMeta>> Store::GetMeta(std::string_view key) {
+  SLOTKV_ASSIGN_OR_RETURN(slot::Slot * s, Open(false));
+  if (!s) return std::optional<slot::KeyMeta>();
+  return s->GetMeta(key);
+}
+
+Status Store::MultiGet(const std::vector<std::string_view>& keys,
+                       std::vector<std::optional<std::string>>* values,
+                       std::vector<slot::KeyMeta>* metas) {
+  SLOTKV_ASSIGN_OR_RETURN(slot::Slot * s, Open(false));
+  if (!s) {
+    values->assign(keys.size(), std::nullopt);
+    if (metas) metas->assign(keys.size(), slot::KeyMeta());
+    return Status::OK();
+  }
+  return s->MultiGet(keys, values, metas);
+}
+
+Status Store::Put(std::string_view key, std::string_view value, ValueType type,
+                  int64_t expire_at_ms) {
+  SLOTKV_ASSIGN_OR_RETURN(slot::Slot * s, Open(true));
+  SLOTKV_RETURN_IF_ERROR(s->Put(key, value, type, expire_at_ms));
+  if (std::find(dirty_->begin(), dirty_->end(), s) == dirty_->end()) dirty_->push_back(s);
+  return Status::OK();
+}
+
+Result<bool> Store::Delete(std::string_view key) {
+  SLOTKV_ASSIGN_OR_RETURN(slot::Slot * s, Open(false));
+  if (!s) return false;
+  SLOTKV_ASSIGN_OR_RETURN(bool removed, s->Delete(key));
+  if (std::find(dirty_->begin(), dirty_->end(), s) == dirty_->end()) dirty_->push_back(s);
+  return removed;
+}
+
+Result<slot::ScanResult> Store::Scan(uint64_t cursor, size_t count) {
+  SLOTKV_ASSIGN_OR_RETURN(slot::Slot * s, Open(false));
+  if (!s) return slot::ScanResult();
+  return s->Scan(cursor, count);
+}
+
+Result<uint64_t> Store::KeyCount() {
+  SLOTKV_ASSIGN_OR_RETURN(slot::Slot * s, Open(false));
+  if (!s) return uint64_t{0};
+  return s->KeyCount();
+}
+
+Status Store::Clear() {
+  SLOTKV_ASSIGN_OR_RETURN(slot::Slot * s, Open(false));
+  if (!s) return Status::OK();
+  dirty_->erase(std::remove(dirty_->begin(), dirty_->end(), s), dirty_->end());
+  return keyspace_->Drop(slot_, db_);
+}
+
+}  // namespace slotkv::command

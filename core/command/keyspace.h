@@ -1,0 +1,114 @@
+// Keyspace: every slot of every database, and Store, the view of one database in one slot that
+// command handlers read and write through.
+//
+// Design. A database is a set of `slots` engine slots (slot::Slot), one per slot range of the
+// hash-slot space; database d of slot s lives in `dir/slot-SSSS/db-D/`. Keeping databases apart
+// (rather than prefixing every key with its db number) makes DBSIZE a sum of slot counters and
+// FLUSHDB a directory removal instead of a delete per key. A database's slot is opened when first
+// written (or found on disk at start); reading a slot that was never written finds nothing.
+// In pure-memory mode each slot of each database has its own MemFs, so FLUSHDB frees its memory.
+//
+// `dir/slotkv.meta` records the slot count: the key -> slot map must never change under data.
+//
+// Thread rule: slot s (in every database) belongs to one worker (s % workers); only that worker
+// calls Slot(s, ...), Drop(s, ...) or a Store of slot s. Open runs before the workers start.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/base/clock.h"
+#include "core/base/fs.h"
+#include "core/base/status.h"
+#include "slot/slot.h"
+
+namespace slotkv::command {
+
+struct KeyspaceOptions {
+  std::string dir;             // data directory (disk mode)
+  bool memory = false;         // pure-memory mode: no files at all
+  Fs* fs = nullptr;            // disk mode: the file system (must outlive the keyspace)
+  uint32_t slots = 16;         // power of two, at most 16384; fixed once the dir has data
+  uint32_t databases = 16;
+  slot::SlotOptions slot;      // template for every slot (fs, dir, memory are filled in)
+};
+
+class Keyspace {
+ public:
+  // Opens dir (creating it and slotkv.meta when new) and every database slot found in it.
+  // InvalidArgument when dir was created with another slot count; Corruption from a slot.
+  static Result<std::unique_ptr<Keyspace>> Open(const KeyspaceOptions& options);
+  ~Keyspace();
+
+  uint32_t slots() const { return options_.slots; }
+  uint32_t databases() const { return options_.databases; }
+  Clock* clock() const { return clock_; }
+  // The slot a key belongs to (its Redis hash slot, scaled to the slot count).
+  uint32_t SlotOfKey(std::string_view key) const;
+
+  // Database db of slot s; when it was never written, nullptr (create=false) or a new empty
+  // one (create=true).
+  Result<slot::Slot*> Get(uint32_t s, uint32_t db, bool create);
+  // Removes every key of database db in slot s (FLUSHDB): the slot's files are renamed away
+  // atomically, then deleted.
+  Status Drop(uint32_t s, uint32_t db);
+
+ private:
+  explicit Keyspace(const KeyspaceOptions& options);
+  std::string DbDir(uint32_t s, uint32_t db) const;
+  Result<std::unique_ptr<slot::Slot>> OpenSlot(uint32_t s, uint32_t db);
+  Status RemoveTree(const std::string& dir);
+
+  struct Entry {
+    std::unique_ptr<Fs> mem_fs;  // pure-memory mode only
+    std::unique_ptr<slot::Slot> slot;
+  };
+  KeyspaceOptions options_;
+  Clock* clock_;
+  std::vector<Entry> entries_;  // [s * databases + db]
+  std::vector<uint64_t> drops_;  // per slot: names the trash dirs of Drop
+};
+
+// The keys of one database in one slot, as a command sees them. Writes go to the slot's WAL
+// buffer and the slot joins `dirty`; the worker commits its dirty slots before any reply of the
+// batch leaves (group commit).
+// Thread rule: used on the slot's owner only, for the duration of one command step.
+class Store {
+ public:
+  Store(Keyspace* keyspace, uint32_t slot, uint32_t db, std::vector<slot::Slot*>* dirty)
+      : keyspace_(keyspace), slot_(slot), db_(db), dirty_(dirty) {}
+
+  uint32_t slot() const { return slot_; }
+  uint32_t db() const { return db_; }
+  // The same slot in another database (MOVE, COPY ... DB).
+  Store InDb(uint32_t db) const { return Store(keyspace_, slot_, db, dirty_); }
+  uint32_t databases() const { return keyspace_->databases(); }
+  int64_t NowMs() const { return keyspace_->clock()->NowMs(); }
+
+  // As slot::Slot's, for this database; a never-written database reads as empty.
+  Result<std::optional<std::string>> Get(std::string_view key, slot::KeyMeta* meta = nullptr);
+  Result<std::optional<slot::KeyMeta>> GetMeta(std::string_view key);
+  Status MultiGet(const std::vector<std::string_view>& keys,
+                  std::vector<std::optional<std::string>>* values,
+                  std::vector<slot::KeyMeta>* metas = nullptr);
+  // InvalidArgument("key too long ...") past slot::Slot::kMaxKeyBytes.
+  Status Put(std::string_view key, std::string_view value, ValueType type, int64_t expire_at_ms);
+  Result<bool> Delete(std::string_view key);
+  Result<slot::ScanResult> Scan(uint64_t cursor, size_t count);
+  Result<uint64_t> KeyCount();
+  // Removes every key of this database in this slot.
+  Status Clear();
+
+ private:
+  Result<slot::Slot*> Open(bool create);
+  Keyspace* keyspace_;
+  uint32_t slot_;
+  uint32_t db_;
+  std::vector<slot::Slot*>* dirty_;
+};
+
+}  // namespace slotkv::command

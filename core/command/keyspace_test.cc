@@ -1,0 +1,105 @@
+#include "core/command/keyspace.h"
+
+#include <doctest/doctest.h>
+
+#include "core/base/hash.h"
+#include "core/base/mem_fs.h"
+
+namespace slotkv::command {
+namespace {
+
+KeyspaceOptions Options(Fs* fs, uint32_t slots = 4) {
+  KeyspaceOptions o;
+  o.fs = fs;
+  o.dir = "/data";
+  o.slots = slots;
+  o.databases = 4;
+  o.slot.key_estimate = 1024;
+  return o;
+}
+
+TEST_CASE("databases are apart and survive a reopen") {
+  MemFs fs;
+  std::vector<slot::Slot*> dirty;
+  {
+    auto ks = Keyspace::Open(Options(&fs));
+    REQUIRE(ks.ok());
+    uint32_t s = (*ks)->SlotOfKey("k");
+    Store db0(ks->get(), s, 0, &dirty);
+    Store db1 = db0.InDb(1);
+    REQUIRE(db0.Put("k", "zero", ValueType::kString, 0).ok());
+    REQUIRE(db1.Put("k", "one", ValueType::kString, 0).ok());
+    CHECK(dirty.size() == 2);
+    for (slot::Slot* slot : dirty) REQUIRE(slot->Commit().ok());
+    dirty.clear();
+  }
+  auto ks = Keyspace::Open(Options(&fs));
+  REQUIRE(ks.ok());
+  uint32_t s = (*ks)->SlotOfKey("k");
+  Store db0(ks->get(), s, 0, &dirty);
+  CHECK(**db0.Get("k") == "zero");
+  CHECK(**db0.InDb(1).Get("k") == "one");
+  CHECK(!db0.InDb(2).Get("k")->has_value());
+  CHECK(*db0.InDb(2).KeyCount() == 0);
+}
+
+TEST_CASE("a never written database reads empty and creates nothing") {
+  MemFs fs;
+  std::vector<slot::Slot*> dirty;
+  auto ks = Keyspace::Open(Options(&fs));
+  REQUIRE(ks.ok());
+  Store store(ks->get(), 0, 3, &dirty);
+  CHECK(!store.Get("x")->has_value());
+  CHECK(!*store.Delete("x"));
+  CHECK(store.Scan(0, 10)->items.empty());
+  CHECK(!fs.Exists("/data/slot-0000/db-3"));
+}
+
+TEST_CASE("clear drops one database of one slot") {
+  MemFs fs;
+  std::vector<slot::Slot*> dirty;
+  auto ks = Keyspace::Open(Options(&fs));
+  REQUIRE(ks.ok());
+  uint32_t s = (*ks)->SlotOfKey("k");
+  Store db0(ks->get(), s, 0, &dirty);
+  REQUIRE(db0.Put("k", "v", ValueType::kString, 0).ok());
+  REQUIRE(db0.InDb(1).Put("k", "v1", ValueType::kString, 0).ok());
+  REQUIRE(db0.Clear().ok());
+  CHECK(dirty.size() == 1);  // the dropped slot left the dirty list
+  CHECK(!db0.Get("k")->has_value());
+  CHECK(**db0.InDb(1).Get("k") == "v1");
+  CHECK(!fs.Exists("/data/slot-" + std::string(4 - std::to_string(s).size(), '0') +
+                   std::to_string(s) + "/db-0"));
+}
+
+TEST_CASE("the slot count of a data dir cannot change") {
+  MemFs fs;
+  REQUIRE(Keyspace::Open(Options(&fs, 4)).ok());
+  auto again = Keyspace::Open(Options(&fs, 8));
+  CHECK(again.status().IsInvalidArgument());
+  CHECK(Keyspace::Open(Options(&fs, 3)).status().IsInvalidArgument());
+}
+
+TEST_CASE("keys map to slots by hash slot, hash tags together") {
+  MemFs fs;
+  auto ks = Keyspace::Open(Options(&fs, 16));
+  REQUIRE(ks.ok());
+  CHECK((*ks)->SlotOfKey("foo") == 12182u * 16 / kHashSlots);
+  CHECK((*ks)->SlotOfKey("{user1000}.following") == (*ks)->SlotOfKey("{user1000}.followers"));
+}
+
+TEST_CASE("pure-memory mode keeps data per database and frees it on clear") {
+  KeyspaceOptions o = Options(nullptr);
+  o.memory = true;
+  std::vector<slot::Slot*> dirty;
+  auto ks = Keyspace::Open(o);
+  REQUIRE(ks.ok());
+  Store store(ks->get(), 1, 0, &dirty);
+  REQUIRE(store.Put("a", "b", ValueType::kString, 0).ok());
+  CHECK(**store.Get("a") == "b");
+  REQUIRE(store.Clear().ok());
+  CHECK(!store.Get("a")->has_value());
+}
+
+}  // namespace
+}  // namespace slotkv::command

@@ -1,0 +1,88 @@
+#include "core/command/reply.h"
+
+#include <charconv>
+
+#include "core/base/number.h"
+
+namespace slotkv::command {
+
+void Reply::Header(char type, int64_t n) {
+  char buf[24];
+  out_.push_back(type);
+  char* end = std::to_chars(buf, buf + sizeof buf, n).ptr;
+  out_.append(buf, end);
+  out_.append("\r\n");
+}
+
+void Reply::SimpleString(std::string_view s) {
+  out_.push_back('+');
+  out_.append(s);
+  out_.append("\r\n");
+}
+
+void Reply::Error(std::string_view msg) {
+  ++errors_;
+  out_.push_back('-');
+  size_t start = out_.size();
+  out_.append(msg);
+  for (size_t i = start; i < out_.size(); ++i) {
+    if (out_[i] == '\r' || out_[i] == '\n') out_[i] = ' ';
+  }
+  out_.append("\r\n");
+}
+
+void Reply::Integer(int64_t v) { Header(':', v); }
+
+void Reply::Bulk(std::string_view s) {
+  Header('$', static_cast<int64_t>(s.size()));
+  out_.append(s);
+  out_.append("\r\n");
+}
+
+void Reply::Null() { out_.append(protocol_ == 3 ? "_\r\n" : "$-1\r\n"); }
+
+void Reply::NullArray() { out_.append(protocol_ == 3 ? "_\r\n" : "*-1\r\n"); }
+
+void Reply::Array(size_t n) { Header('*', static_cast<int64_t>(n)); }
+
+void Reply::Map(size_t n) {
+  if (protocol_ == 3) {
+    Header('%', static_cast<int64_t>(n));
+  } else {
+    Header('*', static_cast<int64_t>(2 * n));
+  }
+}
+
+void Reply::Set(size_t n) { Header(protocol_ == 3 ? '~' : '*', static_cast<int64_t>(n)); }
+
+void Reply::Double(double v) {
+  std::string text = FormatDouble(v);
+  if (protocol_ == 3) {
+    out_.push_back(',');
+    out_.append(text);
+    out_.append("\r\n");
+  } else {
+    Bulk(text);
+  }
+}
+
+void Reply::Bool(bool v) {
+  if (protocol_ == 3) {
+    out_.append(v ? "#t\r\n" : "#f\r\n");
+  } else {
+    Integer(v ? 1 : 0);
+  }
+}
+
+void Reply::Verbatim(std::string_view text) {
+  if (protocol_ == 3) {
+    Header('=', static_cast<int64_t>(text.size() + 4));
+    out_.append("txt:");
+    out_.append(text);
+    out_.append("\r\n");
+  } else {
+    Bulk(text);
+  }
+}
+
+}  // namespace slotkv::command

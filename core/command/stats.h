@@ -1,0 +1,39 @@
+// Per-worker counters (INFO stats, INFO commandstats). Each worker writes only its own
+// WorkerStats; any thread may read them (relaxed atomics: single writer, no contention),
+// and INFO sums them over workers.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+
+namespace slotkv::command {
+
+struct CommandStat {
+  std::atomic<uint64_t> calls{0};
+  std::atomic<uint64_t> usec{0};
+  std::atomic<uint64_t> failed_calls{0};    // replied with an error
+  std::atomic<uint64_t> rejected_calls{0};  // refused before running (arity, auth)
+};
+
+struct WorkerStats {
+  explicit WorkerStats(size_t commands) : per_command(new CommandStat[commands]) {}
+
+  // Adds n to a counter this worker owns (one writer: no read-modify-write race).
+  static void Add(std::atomic<uint64_t>& c, uint64_t n = 1) {
+    c.store(c.load(std::memory_order_relaxed) + n, std::memory_order_relaxed);
+  }
+  static uint64_t Get(const std::atomic<uint64_t>& c) { return c.load(std::memory_order_relaxed); }
+
+  std::unique_ptr<CommandStat[]> per_command;  // [CommandSpec::id]
+  std::atomic<uint64_t> commands_processed{0};
+  std::atomic<uint64_t> connections_received{0};
+  std::atomic<uint64_t> rejected_connections{0};
+  std::atomic<uint64_t> net_input_bytes{0};
+  std::atomic<uint64_t> net_output_bytes{0};
+  std::atomic<uint64_t> keyspace_hits{0};
+  std::atomic<uint64_t> keyspace_misses{0};
+  std::atomic<uint64_t> error_replies{0};
+};
+
+}  // namespace slotkv::command

@@ -1,0 +1,106 @@
+// Task: the coroutine type of commands that visit several slots or workers (MGET, RENAME, KEYS,
+// INFO, CLIENT LIST ...). A task starts suspended; Start() runs it on the calling thread up to
+// its first hop. `co_await Hop{executor, w}` resumes it on worker w (at once when already
+// there). When it finishes, the done callback runs on the thread it finished on, and the frame
+// frees itself. A task may `co_await` another Task.
+//
+// Thread rule: a task runs on one thread at a time; hops hand it over through Executor::Post,
+// which orders its steps.
+#pragma once
+
+#include <coroutine>
+#include <exception>
+#include <functional>
+#include <utility>
+
+#include "core/command/executor.h"
+
+namespace slotkv::command {
+
+class Task {
+ public:
+  struct promise_type {
+    std::function<void()> on_done;          // top-level task: run when it ends
+    std::coroutine_handle<> continuation;   // awaited task: resumed when it ends
+
+    Task get_return_object() {
+      return Task(std::coroutine_handle<promise_type>::from_promise(*this));
+    }
+    std::suspend_always initial_suspend() noexcept { return {}; }
+    // An awaited task resumes its caller; a started one runs on_done and frees its own frame
+    // (the final suspend point is skipped), on the thread it ended on.
+    struct FinalAwaiter {
+      promise_type* promise;
+      bool await_ready() noexcept {
+        if (promise->continuation) return false;
+        std::function<void()> done = std::move(promise->on_done);
+        if (done) done();
+        return true;
+      }
+      std::coroutine_handle<> await_suspend(std::coroutine_handle<promise_type> h) noexcept {
+        return h.promise().continuation;
+      }
+      void await_resume() noexcept {}
+    };
+    FinalAwaiter final_suspend() noexcept { return {this}; }
+    void return_void() {}
+    void unhandled_exception() { std::terminate(); }  // our code does not throw
+  };
+
+  Task() = default;
+  explicit Task(std::coroutine_handle<promise_type> h) : handle_(h) {}
+  Task(Task&& other) noexcept : handle_(std::exchange(other.handle_, {})) {}
+  Task& operator=(Task&& other) noexcept {
+    if (this != &other) {
+      if (handle_) handle_.destroy();
+      handle_ = std::exchange(other.handle_, {});
+    }
+    return *this;
+  }
+  ~Task() {
+    if (handle_) handle_.destroy();
+  }
+
+  // `co_await SubTask(ctx)` inside a task runs the sub-task (hops included) and resumes the
+  // caller, on whatever worker the sub-task ended, when it ends.
+  auto operator co_await() && noexcept {
+    struct Awaiter {
+      std::coroutine_handle<promise_type> child;
+      bool await_ready() const noexcept { return false; }
+      std::coroutine_handle<> await_suspend(std::coroutine_handle<> parent) noexcept {
+        child.promise().continuation = parent;
+        return child;
+      }
+      void await_resume() const noexcept {}
+    };
+    return Awaiter{handle_};
+  }
+
+  // Runs the task until its first hop or its end; on_done runs when it ends, then the task's
+  // frame is freed. This Task no longer owns it. REQUIRES: not started, not awaited.
+  void Start(std::function<void()> on_done) {
+    std::coroutine_handle<promise_type> h = std::exchange(handle_, {});
+    h.promise().on_done = std::move(on_done);
+    h.resume();
+  }
+
+ private:
+  std::coroutine_handle<promise_type> handle_;
+};
+
+// Moves the running task to worker `to` (no-op when already there). `before` runs on the old
+// worker just before the task leaves it (the command context commits its writes there).
+struct Hop {
+  Executor* executor;
+  int to;
+  std::function<void()> before = nullptr;
+
+  bool await_ready() const { return executor->current() == to; }
+  void await_suspend(std::coroutine_handle<> h) {
+    if (before) before();
+    executor->Post(to, [h] { h.resume(); });
+  }
+  void await_resume() const {}
+};
+
+}  // namespace slotkv::command

@@ -1,0 +1,397 @@
+#include "net/connection.h"
+
+#include <boost/asio/write.hpp>
+#include <chrono>
+
+#include "core/command/errors.h"
+#include "core/command/execute.h"
+#include "net/server.h"
+#include "net/worker.h"
+
+namespace slotkv::net {
+
+using command::CommandSpec;
+using command::WorkerStats;
+
+// One request posted to its slot's owner, with its reply on the way back.
+struct RemoteItem {
+  const CommandSpec* spec;
+  std::vector<std::string> args;
+  uint32_t slot;
+  uint64_t seq;
+  std::string reply;
+};
+
+// Requests of one connection for one owner, run there in order and committed once.
+struct RemoteBatch {
+  std::shared_ptr<Connection> conn;
+  int home = 0;
+  uint32_t db = 0;
+  int protocol = 2;
+  std::vector<RemoteItem> items;
+};
+
+// A running coroutine command and its context.
+struct AsyncCall {
+  AsyncCall(std::vector<std::string> args, int protocol, command::ServerState* state,
+            command::ClientState* client, int home)
+      : ctx(std::move(args), protocol, state, client, home) {}
+  command::AsyncContext ctx;
+  command::Task task;
+  const CommandSpec* spec = nullptr;
+  uint64_t seq = 0;
+  int64_t start_us = 0;
+};
+
+namespace {
+
+constexpr size_t kPauseOutputBytes = 1 << 20;
+constexpr size_t kPauseRequests = 10000;
+
+void RunBatch(Server* server, RemoteBatch& batch) {
+  command::ServerState& state = server->state();
+  for (RemoteItem& item : batch.items) {
+    item.reply = command::Execute(state, *item.spec, item.args, item.slot, batch.db, batch.protocol,
+                         batch.conn->addr());
+  }
+  Status st = state.CommitDirty();
+  if (st.ok()) return;
+  std::string error = "-" + command::StatusError(st) + "\r\n";
+  for (RemoteItem& item : batch.items) {
+    if (item.spec->flags & command::kWrite) item.reply = error;
+  }
+}
+
+}  // namespace
+
+Connection::Connection(Worker* worker, boost::asio::ip::tcp::socket socket, uint64_t id)
+    : worker_(worker), server_(worker->server()), socket_(std::move(socket)) {
+  client_.id = id;
+  boost::system::error_code ec;
+  auto remote = socket_.remote_endpoint(ec);
+  if (!ec) addr_ = remote.address().to_string() + ":" + std::to_string(remote.port());
+  auto local = socket_.local_endpoint(ec);
+  if (!ec) laddr_ = local.address().to_string() + ":" + std::to_string(local.port());
+  fd_ = socket_.native_handle();
+  socket_.set_option(boost::asio::ip::tcp::no_delay(true), ec);
+  created_ms_ = server_->state().keyspace->clock()->NowMs();
+  last_active_ms_ = created_ms_;
+  batches_.resize(static_cast<size_t>(server_->workers()));
+}
+
+Connection::~Connection() = default;
+
+void Connection::Start() { Process(); }
+
+bool Connection::Paused() const {
+  return async_ != nullptr || pending_.size() >= kPauseRequests ||
+         out_.size() + out_next_.size() >= kPauseOutputBytes;
+}
+
+void Connection::Read() {
+  reading_ = true;
+  socket_.async_read_some(
+      boost::asio::buffer(read_buf_),
+      [self = shared_from_this()](const boost::system::error_code& ec, size_t n) {
+        self->reading_ = false;
+        if (self->closed_) return;
+        if (ec) {
+          self->Close();
+          return;
+        }
+        command::ServerState& state = self->server_->state();
+        WorkerStats::Add((*state.stats)[self->worker_->index()]->net_input_bytes, n);
+        self->in_.append(self->read_buf_.data(), n);
+        self->last_active_ms_ = state.keyspace->clock()->NowMs();
+        if (self->in_.size() - self->in_pos_ > static_cast<size_t>(state.query_buffer_limit)) {
+          self->Close();  // as Redis: a client past client-query-buffer-limit is closed
+          return;
+        }
+        self->Process();
+      });
+}
+
+void Connection::Process() {
+  if (closed_) return;
+  command::ServerState& state = server_->state();
+  parser_.set_max_bulk_len(static_cast<uint64_t>(state.proto_max_bulk_len.load()));
+  parser_.set_authenticated(!state.auth_required || client_.authenticated);
+  while (!Paused() && !close_after_flush_) {
+    size_t consumed = 0;
+    RespParser::State st =
+        parser_.Parse(std::string_view(in_).substr(in_pos_), &args_, &consumed);
+    in_pos_ += consumed;
+    if (st == RespParser::State::kNeedMore) break;
+    if (st == RespParser::State::kError) {
+      uint64_t seq = AddPending();
+      pending_.back().close_after = true;
+      Complete(seq, "-" + parser_.error() + "\r\n");
+      close_after_flush_ = true;
+      break;
+    }
+    Dispatch();
+    parser_.set_authenticated(!state.auth_required || client_.authenticated);
+  }
+  if (in_pos_ == in_.size()) {
+    in_.clear();
+    in_pos_ = 0;
+  } else if (in_pos_ > 0) {
+    in_.erase(0, in_pos_);
+    in_pos_ = 0;
+  }
+  PostBatches();
+  CommitLocal();
+  FlushReplies();
+  if (!closed_ && !reading_ && !Paused() && !close_after_flush_) Read();
+}
+
+uint64_t Connection::AddPending() {
+  pending_.emplace_back();
+  return next_seq_++;
+}
+
+void Connection::Complete(uint64_t seq, std::string data) {
+  Pending& p = pending_[seq - pending_base_];
+  p.data = std::move(data);
+  p.done = true;
+}
+
+void Connection::Reject(const CommandSpec* spec, std::string error) {
+  command::ServerState& state = server_->state();
+  WorkerStats& stats = *(*state.stats)[worker_->index()];
+  if (spec) WorkerStats::Add(stats.per_command[spec->id].rejected_calls);
+  WorkerStats::Add(stats.error_replies);
+  uint64_t seq = AddPending();
+  Complete(seq, "-" + error + "\r\n");
+}
+
+void Connection::Dispatch() {
+  command::ServerState& state = server_->state();
+  const CommandSpec* spec = state.table->Find(args_[0]);
+  if (!spec) {
+    last_command_ = "NULL";
+    Reject(nullptr, command::UnknownCommand(args_[0], args_.data() + 1, args_.size() - 1));
+    return;
+  }
+  last_command_ = spec->name;
+  if (!command::CommandTable::ArityOk(*spec, args_.size())) {
+    Reject(spec, command::WrongArgs(spec->name));
+    return;
+  }
+  if (state.auth_required && !client_.authenticated && !(spec->flags & command::kNoAuth)) {
+    Reject(spec, std::string(command::kErrNoAuth));
+    return;
+  }
+  uint64_t seq = AddPending();
+  if (spec->run == nullptr) {
+    StartAsync(*spec, seq);
+    return;
+  }
+  uint32_t slot = state.keyspace->SlotOfKey(args_[static_cast<size_t>(spec->first_key)]);
+  int owner = server_->OwnerOf(slot);
+  if (owner == worker_->index()) {
+    RunLocal(*spec, slot, seq);
+  } else {
+    QueueRemote(*spec, slot, owner, seq);
+  }
+}
+
+void Connection::RunLocal(const CommandSpec& spec, uint32_t slot, uint64_t seq) {
+  std::string reply = command::Execute(server_->state(), spec, args_, slot, client_.db, client_.protocol,
+                              addr_);
+  local_writes_.emplace_back(seq, (spec.flags & command::kWrite) != 0);
+  Complete(seq, std::move(reply));
+}
+
+void Connection::QueueRemote(const CommandSpec& spec, uint32_t slot, int owner, uint64_t seq) {
+  std::shared_ptr<RemoteBatch>& batch = batches_[static_cast<size_t>(owner)];
+  if (batch && (batch->db != client_.db || batch->protocol != client_.protocol)) PostBatches();
+  if (!batch) {
+    batch = std::make_shared<RemoteBatch>();
+    batch->conn = shared_from_this();
+    batch->home = worker_->index();
+    batch->db = client_.db;
+    batch->protocol = client_.protocol;
+  }
+  batch->items.push_back({&spec, std::move(args_), slot, seq, {}});
+  args_ = {};
+}
+
+void Connection::PostBatches() {
+  for (size_t w = 0; w < batches_.size(); ++w) {
+    if (!batches_[w]) continue;
+    std::shared_ptr<RemoteBatch> batch = std::move(batches_[w]);
+    batches_[w] = nullptr;
+    ++remote_inflight_;
+    Server* server = server_;
+    server_->Post(static_cast<int>(w), [server, batch] {
+      RunBatch(server, *batch);
+      server->Post(batch->home, [batch] { batch->conn->OnRemoteDone(batch); });
+    });
+  }
+}
+
+void Connection::CommitLocal() {
+  if (local_writes_.empty()) return;
+  Status st = server_->state().CommitDirty();
+  if (!st.ok()) {
+    std::string error = "-" + command::StatusError(st) + "\r\n";
+    for (auto [seq, is_write] : local_writes_) {
+      if (is_write) pending_[seq - pending_base_].data = error;
+    }
+  }
+  local_writes_.clear();
+}
+
+void Connection::OnRemoteDone(const std::shared_ptr<RemoteBatch>& batch) {
+  --remote_inflight_;
+  if (closed_) return;
+  for (RemoteItem& item : batch->items) Complete(item.seq, std::move(item.reply));
+  FlushReplies();
+  Process();
+}
+
+void Connection::StartAsync(const CommandSpec& spec, uint64_t seq) {
+  // Earlier requests reach their owners before any hop of this command (posts are FIFO), and
+  // the writes made here are durable before it runs.
+  PostBatches();
+  CommitLocal();
+  command::ServerState& state = server_->state();
+  auto* call = new AsyncCall(std::move(args_), client_.protocol, &state, &client_,
+                             worker_->index());
+  args_ = {};
+  call->spec = &spec;
+  call->seq = seq;
+  call->start_us = command::NowUs();
+  call->task = spec.run_async(call->ctx);
+  async_ = call;
+  async_sync_done_ = false;
+  starting_ = true;
+  const int home = worker_->index();
+  call->task.Start([self = shared_from_this(), call, home] {
+    call->ctx.CommitHere();
+    if (CurrentWorker() == home && self->starting_) {
+      self->async_sync_done_ = true;
+      return;
+    }
+    self->server_->Post(home, [self, call] {
+      self->FinishAsync(call);
+      self->Process();
+    });
+  });
+  starting_ = false;
+  if (async_sync_done_) FinishAsync(call);
+}
+
+void Connection::FinishAsync(AsyncCall* call) {
+  async_ = nullptr;
+  std::unique_ptr<AsyncCall> owned(call);
+  if (closed_) return;
+  command::ServerState& state = server_->state();
+  std::string reply = call->ctx.commit_status.ok()
+                          ? std::move(call->ctx.reply.buffer())
+                          : "-" + command::StatusError(call->ctx.commit_status) + "\r\n";
+  command::RecordCall(state, *call->spec, call->ctx.args, command::NowUs() - call->start_us,
+             call->ctx.reply.errors() > 0 || !call->ctx.commit_status.ok(), addr_);
+  if (client_.close_after_reply) {
+    pending_[call->seq - pending_base_].close_after = true;
+    client_.close_after_reply = false;
+  }
+  Complete(call->seq, std::move(reply));
+}
+
+void Connection::FlushReplies() {
+  while (!pending_.empty() && pending_.front().done) {
+    Pending& p = pending_.front();
+    if (out_next_.empty()) {
+      out_next_.swap(p.data);
+    } else {
+      out_next_.append(p.data);
+    }
+    bool close = p.close_after;
+    pending_.pop_front();
+    ++pending_base_;
+    if (close) {
+      close_after_flush_ = true;
+      break;
+    }
+  }
+  if (out_.size() + out_next_.size() >
+      static_cast<size_t>(server_->state().output_buffer_limit.load())) {
+    Close();
+    return;
+  }
+  Write();
+}
+
+void Connection::Write() {
+  if (closed_) return;
+  if (writing_) return;
+  if (out_next_.empty()) {
+    if (close_after_flush_) Close();
+    return;
+  }
+  out_.swap(out_next_);
+  out_next_.clear();
+  writing_ = true;
+  boost::asio::async_write(
+      socket_, boost::asio::buffer(out_),
+      [self = shared_from_this()](const boost::system::error_code& ec, size_t n) {
+        self->writing_ = false;
+        self->out_.clear();
+        if (self->closed_) return;
+        if (ec) {
+          self->Close();
+          return;
+        }
+        WorkerStats::Add((*self->server_->state().stats)[self->worker_->index()]->net_output_bytes,
+                         n);
+        if (!self->out_next_.empty()) {
+          self->Write();
+        } else if (self->close_after_flush_) {
+          self->Close();
+        } else {
+          self->Process();  // resumes a client paused by its unsent replies
+        }
+      });
+}
+
+void Connection::CloseAfterReplies() {
+  if (closed_) return;
+  uint64_t seq = AddPending();
+  pending_.back().close_after = true;
+  Complete(seq, "");
+  FlushReplies();
+}
+
+void Connection::Close() {
+  if (closed_) return;
+  closed_ = true;
+  boost::system::error_code ec;
+  socket_.shutdown(boost::asio::ip::tcp::socket::shutdown_both, ec);
+  socket_.close(ec);
+  server_->connected_counter().fetch_sub(1, std::memory_order_relaxed);
+  worker_->Forget(client_.id);  // `this` lives on in the handlers that hold it
+}
+
+command::ClientInfo Connection::Info() const {
+  command::ClientInfo info;
+  int64_t now = server_->state().keyspace->clock()->NowMs();
+  info.id = client_.id;
+  info.addr = addr_;
+  info.laddr = laddr_;
+  info.fd = fd_;
+  info.name = client_.name;
+  info.age_s = (now - created_ms_) / 1000;
+  info.idle_s = (now - last_active_ms_) / 1000;
+  info.db = client_.db;
+  info.protocol = client_.protocol;
+  info.query_buffer = in_.size() - in_pos_;
+  info.output_buffer = out_.size() + out_next_.size();
+  info.last_command = last_command_;
+  info.lib_name = client_.lib_name;
+  info.lib_ver = client_.lib_ver;
+  return info;
+}
+
+}  // namespace slotkv::net

@@ -1,0 +1,114 @@
+// Connection: one client. It reads requests, parses them (RespParser), and for each request
+// either runs it at once (its slot is owned by this worker, or it has no key and needs no
+// hop), posts it to the owning worker in a batch with its neighbours for that owner, or starts
+// its coroutine (several keys, server-wide commands). Replies go out strictly in request order:
+// each request takes a place in `pending_` and the finished prefix is written.
+//
+// Ordering promises: requests for one worker run in the order sent (posts are FIFO); while a
+// coroutine command runs, later requests wait, so they see its effects. Writes are committed by
+// the worker that made them before their replies are released (group commit per batch).
+//
+// Backpressure: a client with more than 1 MiB of unsent replies or 10k unfinished requests is
+// not read until it drains, so a client that does not read cannot make the server buffer more
+// than one batch of its replies; past client-output-buffer-limit-bytes it is closed.
+//
+// Thread rule: runs on its worker; remote batches and coroutines reach it by posting back.
+#pragma once
+
+#include <array>
+#include <boost/asio/ip/tcp.hpp>
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/command/command_table.h"
+#include "core/command/context.h"
+#include "net/resp_parser.h"
+
+namespace slotkv::net {
+
+class Server;
+class Worker;
+struct RemoteBatch;
+struct AsyncCall;
+
+class Connection : public std::enable_shared_from_this<Connection> {
+ public:
+  Connection(Worker* worker, boost::asio::ip::tcp::socket socket, uint64_t id);
+  ~Connection();
+
+  void Start();
+  // Closes now (pending replies are dropped).
+  void Close();
+  // Closes once the replies already queued are written (CLIENT KILL, QUIT).
+  void CloseAfterReplies();
+  command::ClientInfo Info() const;
+  uint64_t id() const { return client_.id; }
+  // "ip:port" of the peer; fixed at accept, so any thread may read it.
+  const std::string& addr() const { return addr_; }
+
+  // A remote batch came back / a coroutine ended. REQUIRES: on this worker.
+  void OnRemoteDone(const std::shared_ptr<RemoteBatch>& batch);
+  void OnAsyncDone(AsyncCall* call);
+
+ private:
+  struct Pending {
+    bool done = false;
+    bool close_after = false;
+    std::string data;
+  };
+
+  void Read();
+  void Process();
+  bool Paused() const;
+  void Dispatch();
+  void Reject(const command::CommandSpec* spec, std::string error);
+  uint64_t AddPending();
+  void Complete(uint64_t seq, std::string data);
+  void RunLocal(const command::CommandSpec& spec, uint32_t slot, uint64_t seq);
+  void QueueRemote(const command::CommandSpec& spec, uint32_t slot, int owner, uint64_t seq);
+  void PostBatches();
+  void CommitLocal();
+  void StartAsync(const command::CommandSpec& spec, uint64_t seq);
+  void FinishAsync(AsyncCall* call);
+  void FlushReplies();
+  void Write();
+
+  Worker* worker_;
+  Server* server_;
+  boost::asio::ip::tcp::socket socket_;
+  std::string addr_;
+  std::string laddr_;
+  int fd_ = -1;
+  command::ClientState client_;
+  int64_t created_ms_ = 0;
+  int64_t last_active_ms_ = 0;
+  std::string last_command_;
+
+  RespParser parser_;
+  std::vector<std::string> args_;
+  std::string in_;
+  size_t in_pos_ = 0;
+  std::array<char, 16 * 1024> read_buf_;
+  bool reading_ = false;
+
+  std::deque<Pending> pending_;
+  uint64_t pending_base_ = 0;  // seq of pending_.front()
+  uint64_t next_seq_ = 0;
+  int remote_inflight_ = 0;
+  AsyncCall* async_ = nullptr;  // the running coroutine command, if any
+  bool async_sync_done_ = false;
+  bool starting_ = false;  // inside StartAsync: a task ending now ends synchronously
+  std::vector<std::shared_ptr<RemoteBatch>> batches_;  // [worker], being filled
+  std::vector<std::pair<uint64_t, bool>> local_writes_;  // (seq, is write) since last commit
+
+  std::string out_;       // being written
+  std::string out_next_;  // queued while a write is in flight
+  bool writing_ = false;
+  bool close_after_flush_ = false;
+  bool closed_ = false;
+};
+
+}  // namespace slotkv::net

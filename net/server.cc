@@ -1,0 +1,224 @@
+#include "net/server.h"
+
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/post.hpp>
+#include <boost/asio/signal_set.hpp>
+#include <condition_variable>
+#include <cstdio>
+#include <latch>
+#include <mutex>
+#include <random>
+
+#include "net/connection.h"
+#include "net/worker.h"
+
+namespace slotkv::net {
+
+using boost::asio::ip::tcp;
+
+struct Server::Listener {
+  explicit Listener(boost::asio::io_context& io) : acceptor(io), signals(io, SIGINT, SIGTERM) {}
+  tcp::acceptor acceptor;
+  boost::asio::signal_set signals;
+  std::mutex mu;
+  std::condition_variable cv;
+  bool shutdown = false;
+};
+
+namespace {
+
+std::string RandomRunId() {
+  std::random_device rd;
+  std::mt19937_64 rng(rd());
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string id(40, '0');
+  for (char& c : id) c = kHex[rng() % 16];
+  return id;
+}
+
+wal::FsyncPolicy FsyncOf(const std::string& name) {
+  if (name == "always") return wal::FsyncPolicy::kAlways;
+  if (name == "no") return wal::FsyncPolicy::kNo;
+  return wal::FsyncPolicy::kEverySec;
+}
+
+}  // namespace
+
+Server::~Server() {
+  for (auto& w : workers_) w->Stop();
+  for (auto& w : workers_) w->Join();
+  listener_.reset();
+  workers_.clear();
+}
+
+int Server::current() const { return CurrentWorker(); }
+
+void Server::Post(int w, std::function<void()> fn) {
+  boost::asio::post(workers_[static_cast<size_t>(w)]->io(), std::move(fn));
+}
+
+Result<std::unique_ptr<Server>> Server::Start(conf::Config* config, std::string executable) {
+  std::unique_ptr<Server> server(new Server());
+  Server& s = *server;
+  s.config_ = config;
+  int workers = static_cast<int>(config->GetInt("workers"));
+  if (workers == 0) workers = std::max(1u, std::thread::hardware_concurrency());
+
+  command::KeyspaceOptions ko;
+  ko.dir = config->Get("dir");
+  ko.memory = config->Get("storage") == "memory";
+  if (!ko.memory) {
+    s.fs_ = NewPosixFs();
+    ko.fs = s.fs_.get();
+  }
+  ko.slots = static_cast<uint32_t>(config->GetInt("slots"));
+  ko.databases = static_cast<uint32_t>(config->GetInt("databases"));
+  ko.slot.fsync = FsyncOf(config->Get("appendfsync"));
+  ko.slot.key_estimate =
+      std::max<uint64_t>(1024, static_cast<uint64_t>(config->GetInt("key-estimate")) / ko.slots);
+  SLOTKV_ASSIGN_OR_RETURN(s.keyspace_, command::Keyspace::Open(ko));
+
+  s.table_ = command::BuildCommandTable();
+  for (int i = 0; i < workers; ++i) {
+    s.stats_.push_back(std::make_unique<command::WorkerStats>(s.table_->size()));
+  }
+  s.dirty_.resize(static_cast<size_t>(workers));
+  command::ServerState& st = s.state_;
+  st.config = config;
+  st.keyspace = s.keyspace_.get();
+  st.executor = &s;
+  st.clients = &s;
+  st.table = s.table_.get();
+  st.slowlog = &s.slowlog_;
+  st.stats = &s.stats_;
+  st.dirty = &s.dirty_;
+  st.start_ms = st.keyspace->clock()->NowMs();
+  st.last_save_s = st.start_ms / 1000;
+  st.run_id = RandomRunId();
+  st.executable = std::move(executable);
+  st.shutdown = [&s] { s.RequestShutdown(); };
+  st.RefreshLive();
+
+  for (int i = 0; i < workers; ++i) s.workers_.push_back(std::make_unique<Worker>(&s, i));
+  s.listener_ = std::make_unique<Listener>(s.workers_[0]->io());
+  SLOTKV_RETURN_IF_ERROR(s.Listen());
+  st.tcp_port = s.port_;
+  s.listener_->signals.async_wait([&s](const boost::system::error_code& ec, int) {
+    if (!ec) s.RequestShutdown();
+  });
+  s.Accept();
+  for (auto& w : s.workers_) w->Start();
+  return server;
+}
+
+Status Server::Listen() {
+  boost::system::error_code ec;
+  auto address = boost::asio::ip::make_address(config_->Get("bind"), ec);
+  if (ec) return Status::InvalidArgument("bind '" + config_->Get("bind") + "': " + ec.message());
+  tcp::endpoint endpoint(address, static_cast<unsigned short>(config_->GetInt("port")));
+  tcp::acceptor& a = listener_->acceptor;
+  a.open(endpoint.protocol(), ec);
+  if (!ec) a.set_option(tcp::acceptor::reuse_address(true), ec);
+  if (!ec) a.bind(endpoint, ec);
+  if (!ec) a.listen(511, ec);
+  if (ec) {
+    return Status::IOError("listen on " + config_->Get("bind") + ":" +
+                           config_->Get("port") + ": " + ec.message());
+  }
+  port_ = a.local_endpoint().port();
+  return Status::OK();
+}
+
+void Server::Accept() {
+  Worker* target = workers_[next_worker_].get();
+  next_worker_ = (next_worker_ + 1) % workers_.size();
+  listener_->acceptor.async_accept(
+      target->io(), [this, target](const boost::system::error_code& ec, tcp::socket socket) {
+        if (ec == boost::asio::error::operation_aborted) return;
+        if (!ec) {
+          command::WorkerStats::Add(stats_[0]->connections_received);
+          if (connected_.load() >= state_.maxclients.load()) {
+            static constexpr char kFull[] = "-ERR max number of clients reached\r\n";
+            boost::system::error_code ignored;
+            socket.write_some(boost::asio::buffer(kFull, sizeof kFull - 1), ignored);
+            socket.close(ignored);
+            command::WorkerStats::Add(stats_[0]->rejected_connections);
+          } else {
+            connected_.fetch_add(1, std::memory_order_relaxed);
+            boost::asio::post(target->io(), [target, sock = std::move(socket)]() mutable {
+              target->Adopt(std::move(sock));
+            });
+          }
+        }
+        Accept();
+      });
+}
+
+void Server::RequestShutdown() {
+  std::lock_guard lock(listener_->mu);
+  listener_->shutdown = true;
+  listener_->cv.notify_all();
+}
+
+Status Server::PersistAll() {
+  std::latch done(static_cast<std::ptrdiff_t>(workers_.size()));
+  std::mutex mu;
+  Status first;
+  for (int w = 0; w < workers(); ++w) {
+    Post(w, [this, w, &done, &mu, &first] {
+      command::Keyspace& ks = *keyspace_;
+      for (uint32_t s = static_cast<uint32_t>(w); s < ks.slots();
+           s += static_cast<uint32_t>(workers())) {
+        for (uint32_t db = 0; db < ks.databases(); ++db) {
+          Result<slot::Slot*> slot = ks.Get(s, db, false);
+          Status st = slot.ok() ? (*slot ? (*slot)->Flush() : Status::OK()) : slot.status();
+          if (!st.ok()) {
+            std::lock_guard lock(mu);
+            if (first.ok()) first = std::move(st);
+          }
+        }
+      }
+      done.count_down();
+    });
+  }
+  done.wait();
+  return first;
+}
+
+Status Server::Wait() {
+  {
+    std::unique_lock lock(listener_->mu);
+    listener_->cv.wait(lock, [this] { return listener_->shutdown; });
+  }
+  std::latch closed(1);
+  Post(0, [this, &closed] {
+    boost::system::error_code ec;
+    listener_->acceptor.close(ec);
+    listener_->signals.cancel(ec);
+    closed.count_down();
+  });
+  closed.wait();
+  Status st = PersistAll();
+  for (auto& w : workers_) w->Stop();
+  for (auto& w : workers_) w->Join();
+  return st;
+}
+
+std::vector<command::ClientInfo> Server::ListLocal() {
+  std::vector<command::ClientInfo> out;
+  for (const auto& [id, conn] : workers_[static_cast<size_t>(current())]->connections()) {
+    out.push_back(conn->Info());
+  }
+  return out;
+}
+
+int Server::KillLocal(const std::function<bool(const command::ClientInfo&)>& match) {
+  std::vector<std::shared_ptr<Connection>> victims;
+  for (const auto& [id, conn] : workers_[static_cast<size_t>(current())]->connections()) {
+    if (match(conn->Info())) victims.push_back(conn);
+  }
+  for (auto& conn : victims) conn->Close();
+  return static_cast<int>(victims.size());
+}
+
+}  // namespace slotkv::net

@@ -1,0 +1,83 @@
+// Server: the RESP front end. N worker threads, each running one Boost.Asio io_context; the
+// listening socket hands connections to workers in turn, and slot s belongs to worker
+// s % workers (see core/command/keyspace.h). A worker runs a request itself when it owns the
+// request's slot, else posts it to the owner and gets the reply posted back; a connection sends
+// replies in request order whatever worker produced them (net/connection.h).
+//
+// Each worker also runs timers for the slots it owns: active expiry (hz times a second) and a
+// commit each second (the everysec fsync and the publishing of persisted groups).
+//
+// Thread rule: Start and Wait are called by the main thread; everything else runs on workers.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "conf/config.h"
+#include "core/base/fs.h"
+#include "core/command/command_table.h"
+#include "core/command/context.h"
+#include "core/command/keyspace.h"
+
+namespace slotkv::net {
+
+class Worker;
+
+class Server : public command::Executor, public command::ClientRegistry {
+ public:
+  // Opens the keyspace of config's dir, binds the port and starts the workers.
+  // InvalidArgument / IOError naming what failed (a bad option, a port in use, a damaged file).
+  static Result<std::unique_ptr<Server>> Start(conf::Config* config, std::string executable);
+  ~Server() override;
+
+  // Blocks until SHUTDOWN or SIGTERM/SIGINT, then persists every slot and stops the workers.
+  // The first persist failure, if any.
+  Status Wait();
+  // The port bound (useful with port 0).
+  int port() const { return port_; }
+
+  // command::Executor
+  int workers() const override { return static_cast<int>(workers_.size()); }
+  int current() const override;
+  void Post(int w, std::function<void()> fn) override;
+
+  // command::ClientRegistry
+  std::vector<command::ClientInfo> ListLocal() override;
+  int KillLocal(const std::function<bool(const command::ClientInfo&)>& match) override;
+  int64_t connected() const override { return connected_.load(std::memory_order_relaxed); }
+
+  // Called by connections.
+  command::ServerState& state() { return state_; }
+  std::atomic<int64_t>& connected_counter() { return connected_; }
+  uint64_t NextClientId() { return next_client_id_.fetch_add(1) + 1; }
+  void RequestShutdown();
+
+ private:
+  Server() = default;
+  Status Listen();
+  void Accept();
+  Status PersistAll();
+
+  conf::Config* config_ = nullptr;
+  std::unique_ptr<Fs> fs_;
+  std::unique_ptr<command::Keyspace> keyspace_;
+  std::unique_ptr<command::CommandTable> table_;
+  command::SlowLog slowlog_;
+  std::vector<std::unique_ptr<command::WorkerStats>> stats_;
+  std::vector<std::vector<slot::Slot*>> dirty_;
+  command::ServerState state_;
+  std::vector<std::unique_ptr<Worker>> workers_;
+  struct Listener;
+  std::unique_ptr<Listener> listener_;
+  int port_ = 0;
+  size_t next_worker_ = 0;
+  std::atomic<int64_t> connected_{0};
+  std::atomic<uint64_t> next_client_id_{0};
+  std::atomic<bool> stopping_{false};
+};
+
+}  // namespace slotkv::net

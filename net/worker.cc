@@ -1,0 +1,109 @@
+#include "net/worker.h"
+
+#include <chrono>
+#include <cstdio>
+
+#include "net/connection.h"
+#include "net/server.h"
+
+namespace slotkv::net {
+namespace {
+
+thread_local int tl_worker = -1;
+
+}  // namespace
+
+int CurrentWorker() { return tl_worker; }
+
+Worker::Worker(Server* server, int index) : server_(server), index_(index) {}
+
+Worker::~Worker() { Join(); }
+
+void Worker::Start() {
+  thread_ = std::thread([this] {
+    tl_worker = index_;
+    auto guard = boost::asio::make_work_guard(io_);
+    ScheduleExpiry();
+    ScheduleCommit();
+    io_.run();
+  });
+}
+
+void Worker::Stop() { io_.stop(); }
+
+void Worker::Join() {
+  if (thread_.joinable()) thread_.join();
+}
+
+void Worker::Adopt(boost::asio::ip::tcp::socket socket) {
+  uint64_t id = server_->NextClientId();
+  auto conn = std::make_shared<Connection>(this, std::move(socket), id);
+  connections_.emplace(id, conn);
+  conn->Start();
+}
+
+void Worker::Forget(uint64_t client_id) { connections_.erase(client_id); }
+
+void Worker::ScheduleExpiry() {
+  int64_t hz = std::max<int64_t>(1, server_->state().hz.load());
+  expiry_timer_.expires_after(std::chrono::milliseconds(1000 / hz));
+  expiry_timer_.async_wait([this](const boost::system::error_code& ec) {
+    if (ec) return;
+    ExpireStep();
+    ScheduleExpiry();
+  });
+}
+
+void Worker::ScheduleCommit() {
+  commit_timer_.expires_after(std::chrono::seconds(1));
+  commit_timer_.async_wait([this](const boost::system::error_code& ec) {
+    if (ec) return;
+    CommitOwned();
+    ScheduleCommit();
+  });
+}
+
+// Each step looks at a few buckets of every slot this worker owns, in every database, and
+// deletes the expired keys there, so expired keys are reclaimed without being read.
+void Worker::ExpireStep() {
+  constexpr size_t kBucketsPerStep = 16;
+  command::ServerState& state = server_->state();
+  command::Keyspace& ks = *state.keyspace;
+  for (uint32_t s = static_cast<uint32_t>(index_); s < ks.slots();
+       s += static_cast<uint32_t>(server_->workers())) {
+    for (uint32_t db = 0; db < ks.databases(); ++db) {
+      Result<slot::Slot*> slot = ks.Get(s, db, false);
+      if (!slot.ok() || *slot == nullptr) continue;
+      Result<size_t> expired = (*slot)->ActiveExpireStep(kBucketsPerStep);
+      if (!expired.ok()) {
+        std::fprintf(stderr, "active expiry of slot %u db %u: %s\n", s, db,
+                     expired.status().ToString().c_str());
+        continue;
+      }
+      if (*expired > 0) {
+        auto& dirty = (*state.dirty)[static_cast<size_t>(index_)];
+        if (std::find(dirty.begin(), dirty.end(), *slot) == dirty.end()) dirty.push_back(*slot);
+      }
+    }
+  }
+  Status st = state.CommitDirty();
+  if (!st.ok()) std::fprintf(stderr, "commit after active expiry: %s\n", st.ToString().c_str());
+}
+
+// Commit makes everysec's fsync happen even when no request arrives.
+void Worker::CommitOwned() {
+  command::Keyspace& ks = *server_->state().keyspace;
+  for (uint32_t s = static_cast<uint32_t>(index_); s < ks.slots();
+       s += static_cast<uint32_t>(server_->workers())) {
+    for (uint32_t db = 0; db < ks.databases(); ++db) {
+      Result<slot::Slot*> slot = ks.Get(s, db, false);
+      if (!slot.ok() || *slot == nullptr) continue;
+      Status st = (*slot)->Commit();
+      if (!st.ok()) {
+        std::fprintf(stderr, "commit of slot %u db %u: %s\n", s, db, st.ToString().c_str());
+      }
+    }
+  }
+}
+
+}  // namespace slotkv::net
