@@ -1,0 +1,230 @@
+"""Durability across restarts and kill -9 (slotkv only; SLOTKV_TEST_SERVER=redis-aof runs the
+ones marked redis_aof=True against redis-server with appendfsync always, to check the tests)."""
+
+import threading
+import time
+
+import pytest
+import redis
+
+pytestmark = pytest.mark.slotkv_only(redis_aof=True)
+
+
+def long_value(i, size):
+    unit = b"%08d|" % i
+    return (unit * (size // len(unit) + 1))[:size]
+
+
+def shutdown(server):
+    with server.raw() as c:
+        c.send_command("SHUTDOWN")
+        assert c.read_available(15.0) == b"<EOF>"
+    assert server.wait_exit(15) == 0
+
+
+def test_restart_keeps_data_and_ttls(make_server):
+    s = make_server()
+    c = s.client()
+    pipe = c.pipeline(transaction=False)
+    expected = {}
+    for i in range(1000):
+        key = b"k:%d" % i
+        value = long_value(i, 3000) if i % 50 == 0 else b"v:%d" % i  # some long values
+        if i % 10 == 0:
+            pipe.execute_command("SET", key, value, "EX", "1000")
+        elif i % 10 == 1:
+            pipe.execute_command("SET", key, value, "PX", "2000000")
+        else:
+            pipe.execute_command("SET", key, value)
+        expected[key] = value
+    for i in range(100):
+        pipe.execute_command("SET", b"gone:%d" % i, "x")
+        pipe.execute_command("DEL", b"gone:%d" % i)
+        pipe.execute_command("SET", b"k:%d" % (i * 3), b"new:%d" % i)  # overwrite, drops TTL
+        expected[b"k:%d" % (i * 3)] = b"new:%d" % i
+    pipe.execute_command("INCRBY", "counter", "41")
+    pipe.execute_command("INCR", "counter")
+    pipe.execute_command("APPEND", "appended", "abc")
+    pipe.execute_command("APPEND", "appended", "def")
+    pipe.execute_command("SETRANGE", "ranged", "3", "xy")
+    pipe.execute_command("SET", "short", "v", "PX", "1500")
+    pipe.execute_command("SELECT", "1")
+    pipe.execute_command("SET", "db1key", "in db1")
+    pipe.execute_command("SELECT", "0")
+    assert all(rep is not None for rep in pipe.execute())
+    set_at = time.time()
+    shutdown(s)
+
+    s.start()
+    c = s.client()
+    keys = list(expected)
+    got = c.execute_command("MGET", *keys)
+    missing = [k for k, v in zip(keys, got) if v != expected[k]]
+    assert not missing, "%d keys lost or wrong, e.g. %r" % (len(missing), missing[:5])
+    assert c.execute_command("EXISTS", *[b"gone:%d" % i for i in range(100)]) == 0
+    assert c.execute_command("GET", "counter") == b"42"
+    assert c.execute_command("GET", "appended") == b"abcdef"
+    assert c.execute_command("GET", "ranged") == b"\x00\x00\x00xy"
+    for i in range(1000):
+        ttl = c.execute_command("TTL", b"k:%d" % i)
+        if i % 3 == 0 and i < 300:
+            assert ttl == -1, i
+        elif i % 10 == 0:
+            assert 900 <= ttl <= 1000, (i, ttl)
+        elif i % 10 == 1:
+            assert 1900 <= ttl <= 2000, (i, ttl)
+        else:
+            assert ttl == -1, (i, ttl)
+    # the short TTL is an absolute deadline: it expires on time after the restart
+    time.sleep(max(0.0, set_at + 1.7 - time.time()))
+    assert c.execute_command("GET", "short") is None
+    c.execute_command("SELECT", "1")
+    assert c.execute_command("GET", "db1key") == b"in db1"
+    c.execute_command("SELECT", "0")
+    assert c.execute_command("DBSIZE") == 1000 + 3
+
+    # a second, SIGTERM restart keeps everything too
+    assert s.stop() == 0
+    s.start()
+    c = s.client()
+    assert c.execute_command("DBSIZE") == 1003
+    assert c.execute_command("GET", "k:999") == expected[b"k:999"]
+
+
+def test_flushall_and_deletes_survive_restart(make_server):
+    s = make_server()
+    c = s.client()
+    c.execute_command("MSET", "a", "1", "b", "2", "c", "3")
+    c.execute_command("FLUSHALL")
+    c.execute_command("SET", "after", "flush")
+    c.execute_command("SET", "d", "4")
+    c.execute_command("DEL", "d")
+    c.execute_command("SET", "e", "5", "EX", "100")
+    c.execute_command("PERSIST", "e")
+    shutdown(s)
+    s.start()
+    c = s.client()
+    assert sorted(c.execute_command("KEYS", "*")) == [b"after", b"e"]
+    assert c.execute_command("TTL", "e") == -1
+
+
+def test_sigkill_right_after_acknowledged_writes(make_server):
+    s = make_server()
+    c = s.client()
+    for i in range(200):
+        assert c.execute_command("SET", "ack:%d" % i, "v%d" % i) == b"OK"
+    assert c.execute_command("DEL", "ack:0") == 1
+    s.kill()
+    s.start()
+    c = s.client()
+    got = c.execute_command("MGET", *["ack:%d" % i for i in range(200)])
+    assert got == [None] + [b"v%d" % i for i in range(1, 200)]
+
+
+def run_writers(server, seconds, round_no, n_threads=4, keys_per_thread=300):
+    """Writers SET until the server is killed; returns per-thread (acked dict, in-flight)."""
+    results = [None] * n_threads
+    started = threading.Barrier(n_threads + 1)
+
+    def writer(t):
+        c = server.client(socket_timeout=20)
+        acked, inflight, seq = {}, None, 0
+        started.wait()
+        try:
+            while True:
+                key = b"w%d:%d" % (t, seq % keys_per_thread)
+                value = b"r%d-w%d-%d" % (round_no, t, seq)
+                if seq % 7 == 0:
+                    value += long_value(seq, 2000)  # some values take the long-value path
+                inflight = (key, value)
+                assert c.execute_command("SET", key, value) == b"OK"
+                acked[key] = value
+                inflight = None
+                seq += 1
+        except (redis.ConnectionError, redis.TimeoutError, ConnectionError, OSError):
+            pass
+        results[t] = (acked, inflight)
+
+    threads = [threading.Thread(target=writer, args=(t,)) for t in range(n_threads)]
+    for t in threads:
+        t.start()
+    started.wait()
+    time.sleep(seconds)
+    server.kill()
+    for t in threads:
+        t.join(30)
+        assert not t.is_alive()
+    assert all(res is not None for res in results)
+    return results
+
+
+def check_acked(client, results, previous=None):
+    """Every acknowledged key holds its last acked value, or the later in-flight one.
+    Returns the number of distinct keys acknowledged."""
+    total = 0
+    for t, (acked, inflight) in enumerate(results):
+        keys = list(acked)
+        if inflight is not None and inflight[0] not in acked:
+            keys.append(inflight[0])
+        if not keys:
+            continue
+        got = dict(zip(keys, client.execute_command("MGET", *keys)))
+        for key in keys:
+            allowed = set()
+            if key in acked:
+                allowed.add(acked[key])
+            elif previous is not None and key in previous:
+                allowed.add(previous[key])  # never acked this round: the older value stays
+            else:
+                allowed.add(None)
+            if inflight is not None and inflight[0] == key:
+                allowed.add(inflight[1])
+            assert got[key] in allowed, "thread %d key %r: got %r, allowed %r" % (
+                t, key, (got[key] or b"")[:40], [(a or b"")[:40] for a in allowed])
+        total += len(acked)
+    # keys from earlier rounds that this round did not touch keep their values
+    touched = set()
+    for acked, inflight in results:
+        touched.update(acked)
+        if inflight is not None:
+            touched.add(inflight[0])
+    untouched = sorted(set(previous or {}) - touched)
+    if untouched:
+        got = client.execute_command("MGET", *untouched)
+        assert got == [previous[k] for k in untouched]
+    return total
+
+
+def test_sigkill_under_write_load_loses_no_acknowledged_write(make_server):
+    s = make_server()
+    state = {}
+    for round_no in range(2):  # the second round crashes a server that itself recovered
+        results = run_writers(s, 1.0 if round_no else 2.0, round_no)
+        s.start()
+        c = s.client()
+        total = check_acked(c, results, previous=state)
+        assert total > 50, "only %d keys were acknowledged" % total
+        # what the database holds now is the base for the next round
+        keys = set(state)
+        for acked, inflight in results:
+            keys.update(acked)
+            if inflight is not None:
+                keys.add(inflight[0])
+        keys = sorted(keys)
+        state = dict(zip(keys, c.execute_command("MGET", *keys)))
+        state = {k: v for k, v in state.items() if v is not None}
+        print("round %d: %d keys acknowledged, %d keys held" % (round_no, total, len(state)))
+    assert c.execute_command("PING") == b"PONG"
+
+
+@pytest.mark.slotkv_only
+def test_storage_memory_forgets_on_restart(make_server):
+    s = make_server(["--storage", "memory"])
+    c = s.client()
+    c.execute_command("SET", "k", "v")
+    assert c.execute_command("GET", "k") == b"v"
+    assert c.execute_command("CONFIG", "GET", "storage") == [b"storage", b"memory"]
+    assert s.stop() == 0
+    s.start()
+    c = s.client()
+    assert c.execute_command("DBSIZE") == 0

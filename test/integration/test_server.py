@@ -1,0 +1,359 @@
+"""Server commands: INFO TIME DBSIZE CONFIG SLOWLOG LASTSAVE SAVE BGSAVE COMMAND SHUTDOWN."""
+
+import fnmatch
+import re
+import time
+
+import pytest
+
+from conftest import err, is_redis, is_redis_aof, wait_until
+
+
+def arity(cmd):
+    return "ERR wrong number of arguments for '%s' command" % cmd
+
+
+def config_get(r, *patterns):
+    reply = r.execute_command("CONFIG", "GET", *patterns)
+    assert isinstance(reply, list) and len(reply) % 2 == 0
+    out = dict(zip(reply[0::2], reply[1::2]))
+    assert len(out) == len(reply) // 2  # no name twice
+    return out
+
+
+# ---- INFO ----------------------------------------------------------------------------------------
+
+def test_info_default_has_main_sections(r):
+    text = r.execute_command("INFO")
+    assert isinstance(text, bytes)
+    assert text.startswith(b"# Server\r\n")
+    for section in (b"# Server", b"# Clients", b"# Memory", b"# Persistence", b"# Stats",
+                    b"# Replication", b"# Keyspace"):
+        assert section + b"\r\n" in text
+    for line in text.split(b"\r\n"):
+        assert line == b"" or line.startswith(b"# ") or re.fullmatch(rb"[a-z0-9_|]+:.*", line,
+                                                                       re.I), line
+
+
+def test_info_server(rp, server):
+    info = rp.info("server")
+    assert re.fullmatch(r"\d+\.\d+\.\d+", str(info["redis_version"]))
+    assert info["tcp_port"] == server.port
+    assert info["process_id"] == server.proc.pid
+    assert isinstance(info["uptime_in_seconds"], int)
+
+
+def test_info_clients(rp, server):
+    before = rp.info("clients")["connected_clients"]
+    with server.raw() as a, server.raw() as b:
+        a.command("PING")
+        b.command("PING")
+        assert rp.info("clients")["connected_clients"] == before + 2
+    assert wait_until(lambda: rp.info("clients")["connected_clients"] == before)
+
+
+def test_info_memory(rp):
+    info = rp.info("memory")
+    assert isinstance(info["used_memory"], int) and info["used_memory"] > 0
+
+
+def test_info_persistence_and_replication(rp):
+    persistence = rp.info("persistence")
+    assert persistence["loading"] == 0
+    assert "rdb_last_save_time" in persistence
+    replication = rp.info("replication")
+    assert replication["role"] == "master"
+    assert replication["connected_slaves"] == 0
+
+
+def test_info_stats_counts_commands(rp):
+    before = rp.info("stats")["total_commands_processed"]
+    for _ in range(10):
+        rp.execute_command("PING")
+    after = rp.info("stats")["total_commands_processed"]
+    assert after >= before + 10
+    assert "total_connections_received" in rp.info("stats")
+
+
+def test_info_keyspace(rp):
+    assert rp.info("keyspace") == {}
+    for i in range(7):
+        rp.execute_command("SET", "k%d" % i, "v")
+    rp.execute_command("EXPIRE", "k0", "100")
+    rp.execute_command("SELECT", "3")
+    rp.execute_command("SET", "x", "v")
+    rp.execute_command("SELECT", "0")
+    info = rp.info("keyspace")
+    assert info["db0"]["keys"] == 7
+    assert info["db0"]["expires"] == 1
+    assert info["db3"]["keys"] == 1
+    assert set(info) == {"db0", "db3"}
+
+
+def test_info_commandstats_after_resetstat(rp):
+    assert rp.execute_command("CONFIG", "RESETSTAT") in (True, b"OK")
+    for i in range(3):
+        rp.execute_command("SET", "cs%d" % i, "v")
+    rp.execute_command("GET", "cs0")
+    stats = rp.info("commandstats")
+    assert stats["cmdstat_set"]["calls"] == 3
+    assert stats["cmdstat_get"]["calls"] == 1
+    assert "usec" in stats["cmdstat_set"]
+    rp.execute_command("CONFIG", "RESETSTAT")
+    assert "cmdstat_set" not in rp.info("commandstats")
+
+
+def test_info_multiple_and_unknown_sections(r):
+    text = r.execute_command("INFO", "server", "clients")
+    assert b"# Server\r\n" in text and b"# Clients\r\n" in text
+    assert b"# Memory\r\n" not in text
+    assert r.execute_command("INFO", "nosuchsection") == b""
+    assert b"# Keyspace" in r.execute_command("INFO", "all")
+
+
+# ---- TIME / DBSIZE / LASTSAVE / SAVE / BGSAVE ----------------------------------------------------
+
+def test_time(r):
+    reply = r.execute_command("TIME")
+    assert isinstance(reply, list) and len(reply) == 2
+    secs, usecs = reply
+    assert isinstance(secs, bytes) and isinstance(usecs, bytes)  # bulk strings, not integers
+    assert abs(int(secs) - time.time()) < 5
+    assert 0 <= int(usecs) < 1000000
+    assert err(r, "TIME", "x") == arity("time")
+
+
+def test_dbsize(r):
+    assert r.execute_command("DBSIZE") == 0
+    r.execute_command("MSET", "a", "1", "b", "2", "c", "3")
+    assert r.execute_command("DBSIZE") == 3
+    assert err(r, "DBSIZE", "x") == arity("dbsize")
+
+
+def test_save_and_lastsave(r):
+    before = r.execute_command("LASTSAVE")
+    assert isinstance(before, int)
+    start = int(time.time())
+    r.execute_command("SET", "k", "v")
+    assert r.execute_command("SAVE") == b"OK"
+    after = r.execute_command("LASTSAVE")
+    assert after >= before and after >= start - 1
+    assert err(r, "LASTSAVE", "x") == arity("lastsave")
+
+
+def test_bgsave(rp, r):
+    assert r.execute_command("BGSAVE") == b"Background saving started"
+
+    def idle():
+        return rp.info("persistence").get("rdb_bgsave_in_progress", 0) == 0
+    assert wait_until(idle, timeout=10)
+    assert err(r, "BGSAVE", "FOO") == "ERR syntax error"
+
+
+# ---- CONFIG --------------------------------------------------------------------------------------
+
+def test_config_get_exact_names(r, server):
+    assert config_get(r, "port") == {b"port": str(server.port).encode()}
+    assert config_get(r, "databases") == {b"databases": b"16"}
+    assert config_get(r, "nosuchoption") == {}
+    appendfsync = b"everysec" if is_redis() and not is_redis_aof() else b"always"
+    assert config_get(r, "appendfsync") == {b"appendfsync": appendfsync}
+    got = config_get(r, "maxmemory", "port")
+    assert set(got) == {b"maxmemory", b"port"}
+    assert got[b"port"] == str(server.port).encode()
+    if is_redis():
+        assert got[b"maxmemory"] == b"0"
+    else:  # slotkv's maxmemory is its cache budget: some byte count
+        assert got[b"maxmemory"].isdigit()
+    assert err(r, "CONFIG", "GET") == arity("config|get")
+
+
+def test_config_get_glob(r):
+    got = config_get(r, "max*")
+    assert b"maxmemory" in got and b"maxclients" in got
+    assert all(fnmatch.fnmatchcase(k.decode(), "max*") for k in got)
+    got = config_get(r, "slowlog-*")
+    assert set(got) == {b"slowlog-log-slower-than", b"slowlog-max-len"}
+    everything = config_get(r, "*")
+    assert len(everything) > 10 and b"port" in everything
+
+
+def test_config_set_and_get(r):
+    old = config_get(r, "slowlog-max-len", "slowlog-log-slower-than")
+    try:
+        assert r.execute_command("CONFIG", "SET", "slowlog-max-len", "200") == b"OK"
+        assert config_get(r, "slowlog-max-len") == {b"slowlog-max-len": b"200"}
+        # several options at once (Redis 7)
+        assert r.execute_command("CONFIG", "SET", "slowlog-max-len", "300",
+                                 "slowlog-log-slower-than", "5") == b"OK"
+        assert config_get(r, "slowlog-*") == {b"slowlog-max-len": b"300",
+                                              b"slowlog-log-slower-than": b"5"}
+    finally:
+        r.execute_command("CONFIG", "SET", "slowlog-max-len", old[b"slowlog-max-len"],
+                          "slowlog-log-slower-than", old[b"slowlog-log-slower-than"])
+
+
+def test_config_set_errors(r):
+    old = config_get(r, "slowlog-max-len")
+    assert err(r, "CONFIG", "SET", "slowlog-log-slower-than", "abc") == (
+        "ERR CONFIG SET failed (possibly related to argument 'slowlog-log-slower-than') - "
+        "argument couldn't be parsed into an integer")
+    assert err(r, "CONFIG", "SET", "appendfsync", "sometimes") == (
+        "ERR CONFIG SET failed (possibly related to argument 'appendfsync') - argument(s) must "
+        "be one of the following: everysec, always, no")
+    assert err(r, "CONFIG", "SET", "slowlog-max-len", "-1") == (
+        "ERR CONFIG SET failed (possibly related to argument 'slowlog-max-len') - argument must "
+        "be between 0 and 9223372036854775807 inclusive")
+    assert err(r, "CONFIG", "SET", "foo", "bar") == (
+        "ERR Unknown option or number of arguments for CONFIG SET - 'foo'")
+    assert err(r, "CONFIG", "SET", "slowlog-max-len") == arity("config|set")
+    # one bad value: nothing is applied
+    assert err(r, "CONFIG", "SET", "slowlog-max-len", "999", "slowlog-log-slower-than", "x") == (
+        "ERR CONFIG SET failed (possibly related to argument 'slowlog-log-slower-than') - "
+        "argument couldn't be parsed into an integer")
+    assert config_get(r, "slowlog-max-len") == old
+    assert err(r, "CONFIG", "SET", "slowlog-max-len", "1", "slowlog-max-len", "2") == (
+        "ERR CONFIG SET failed (possibly related to argument 'slowlog-max-len') - duplicate "
+        "parameter")
+    assert config_get(r, "slowlog-max-len") == old
+
+
+def test_config_set_immutable(r):
+    assert err(r, "CONFIG", "SET", "databases", "32") == (
+        "ERR CONFIG SET failed (possibly related to argument 'databases') - can't set immutable "
+        "config")
+
+
+def test_config_resetstat_and_unknown_subcommand(r):
+    assert r.execute_command("CONFIG", "RESETSTAT") == b"OK"
+    assert err(r, "CONFIG", "FOO") == "ERR unknown subcommand 'FOO'. Try CONFIG HELP."
+    assert err(r, "CONFIG") == arity("config")
+
+
+def test_config_rewrite_without_config_file(r):
+    assert err(r, "CONFIG", "REWRITE") == "ERR The server is running without a config file"
+
+
+@pytest.mark.slotkv_only
+def test_slotkv_config_options(r):
+    got = config_get(r, "workers", "slots", "appendfsync", "storage")
+    assert got[b"workers"] == b"2"
+    assert got[b"slots"] == b"8"
+    assert got[b"appendfsync"] == b"always"
+    assert got[b"storage"] and got[b"storage"] != b"memory"
+
+
+# ---- SLOWLOG -------------------------------------------------------------------------------------
+
+def test_slowlog_records_commands(r, server):
+    old = config_get(r, "slowlog-log-slower-than")[b"slowlog-log-slower-than"]
+    try:
+        assert r.execute_command("CONFIG", "SET", "slowlog-log-slower-than", "0") == b"OK"
+        assert r.execute_command("SLOWLOG", "RESET") == b"OK"
+        r.execute_command("CLIENT", "SETNAME", "slow-client")
+        r.execute_command("SET", "slowkey", "slowvalue")
+        r.execute_command("GET", "slowkey")
+        assert r.execute_command("SLOWLOG", "LEN") >= 3
+        entries = r.execute_command("SLOWLOG", "GET", "100")
+        assert isinstance(entries, list)
+        by_args = {tuple(e[3]): e for e in entries}
+        set_entry = by_args[(b"SET", b"slowkey", b"slowvalue")]
+        get_entry = by_args[(b"GET", b"slowkey")]
+        for e in (set_entry, get_entry):
+            assert len(e) == 6
+            entry_id, ts, duration, args, addr, name = e
+            assert isinstance(entry_id, int) and isinstance(duration, int) and duration >= 0
+            assert abs(ts - time.time()) < 10
+            assert re.fullmatch(rb"127\.0\.0\.1:\d+", addr)
+            assert name == b"slow-client"
+        assert get_entry[0] > set_entry[0]  # ids grow
+        assert entries.index(get_entry) < entries.index(set_entry)  # newest first
+        assert len(r.execute_command("SLOWLOG", "GET", "1")) == 1
+        assert r.execute_command("SLOWLOG", "RESET") == b"OK"
+        assert r.execute_command("CONFIG", "SET", "slowlog-log-slower-than", "-1") == b"OK"
+        r.execute_command("SLOWLOG", "RESET")
+        r.execute_command("SET", "a", "b")
+        assert r.execute_command("SLOWLOG", "LEN") == 0
+        assert r.execute_command("SLOWLOG", "GET") == []
+    finally:
+        r.execute_command("CONFIG", "SET", "slowlog-log-slower-than", old)
+
+
+def test_slowlog_errors(r):
+    assert err(r, "SLOWLOG", "GET", "x") == "ERR count should be greater than or equal to -1"
+    assert err(r, "SLOWLOG", "FOO") == "ERR unknown subcommand 'FOO'. Try SLOWLOG HELP."
+
+
+# ---- COMMAND -------------------------------------------------------------------------------------
+
+def test_command_count_matches_command_list(r):
+    count = r.execute_command("COMMAND", "COUNT")
+    assert isinstance(count, int) and count > 20
+    assert len(r.execute_command("COMMAND")) == count
+
+
+def test_command_info_get(r):
+    reply = r.execute_command("COMMAND", "INFO", "get", "nosuchcommand")
+    assert len(reply) == 2 and reply[1] is None
+    info = reply[0]
+    assert info[:6] == [b"get", 2, [b"readonly", b"fast"], 1, 1, 1]
+    assert set(info[6]) == {b"@read", b"@string", b"@fast"}
+    assert len(info) == 10  # Redis 7 shape: + tips, key specs, subcommands
+    assert info[9] == []
+    set_info = r.execute_command("COMMAND", "INFO", "SET")[0]
+    assert set_info[:6] == [b"set", -3, [b"write", b"denyoom"], 1, 1, 1]
+    mset_info = r.execute_command("COMMAND", "INFO", "mset")[0]
+    assert mset_info[1] == -3 and mset_info[3:6] == [1, -1, 2]
+
+
+def test_command_docs_get(r):
+    reply = r.execute_command("COMMAND", "DOCS", "get")
+    assert len(reply) == 2 and reply[0] == b"get"
+    doc = dict(zip(reply[1][0::2], reply[1][1::2]))
+    assert doc[b"summary"]
+    assert doc[b"group"] == b"string"
+    assert doc[b"since"] == b"1.0.0"
+    assert r.execute_command("COMMAND", "DOCS", "nosuchcommand") == []
+
+
+def test_command_errors(r):
+    assert err(r, "COMMAND", "FOO") == "ERR unknown subcommand 'FOO'. Try COMMAND HELP."
+    assert r.execute_command("COMMAND", "GETKEYS", "GET", "a") == [b"a"]
+    assert r.execute_command("COMMAND", "GETKEYS", "MSET", "a", "1", "b", "2") == [b"a", b"b"]
+
+
+def test_unknown_command_and_arity_texts(r):
+    assert err(r, "NOSUCHCMD") == "ERR unknown command 'NOSUCHCMD', with args beginning with: "
+    assert err(r, "nosuchcmd", "a", "b c") == (
+        "ERR unknown command 'nosuchcmd', with args beginning with: 'a' 'b c' ")
+    assert err(r, "SET", "k") == arity("set")
+    assert err(r, "get") == arity("get")
+    assert err(r, "GeT", "a", "b") == arity("get")  # the name is lowercased
+
+
+# ---- SHUTDOWN ------------------------------------------------------------------------------------
+
+def test_shutdown_exits_zero(make_server):
+    s = make_server()
+    c = s.client()
+    c.execute_command("SET", "k", "v")
+    with s.raw() as raw:
+        raw.send_command("SHUTDOWN")
+        assert raw.read_available(10.0) == b"<EOF>"  # no reply: the connection just closes
+    assert s.wait_exit(15) == 0
+
+
+@pytest.mark.slotkv_only(redis_aof=True)
+def test_shutdown_then_restart_keeps_data(make_server):
+    s = make_server()
+    c = s.client()
+    c.execute_command("SET", "k", "v")
+    c.execute_command("SET", "t", "v", "EX", "1000")
+    with s.raw() as raw:
+        raw.send_command("SHUTDOWN")
+        assert raw.read_available(10.0) == b"<EOF>"
+    assert s.wait_exit(15) == 0
+    s.start()
+    c = s.client()
+    assert c.execute_command("GET", "k") == b"v"
+    assert 990 <= c.execute_command("TTL", "t") <= 1000
