@@ -173,7 +173,7 @@ void Connection::Dispatch() {
     Reject(nullptr, command::UnknownCommand(args_[0], args_.data() + 1, args_.size() - 1));
     return;
   }
-  last_command_ = spec->name;
+  last_command_ = command::CommandTable::FullName(*spec, args_);
   if (!command::CommandTable::ArityOk(*spec, args_.size())) {
     Reject(spec, command::WrongArgs(spec->name));
     return;

@@ -145,8 +145,9 @@ void Server::Accept() {
             command::WorkerStats::Add(stats_[0]->rejected_connections);
           } else {
             connected_.fetch_add(1, std::memory_order_relaxed);
-            boost::asio::post(target->io(), [target, sock = std::move(socket)]() mutable {
-              target->Adopt(std::move(sock));
+            const uint64_t id = NextClientId();  // in accept order, as Redis numbers clients
+            boost::asio::post(target->io(), [target, id, sock = std::move(socket)]() mutable {
+              target->Adopt(std::move(sock), id);
             });
           }
         }

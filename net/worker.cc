@@ -35,8 +35,7 @@ void Worker::Join() {
   if (thread_.joinable()) thread_.join();
 }
 
-void Worker::Adopt(boost::asio::ip::tcp::socket socket) {
-  uint64_t id = server_->NextClientId();
+void Worker::Adopt(boost::asio::ip::tcp::socket socket, uint64_t id) {
   auto conn = std::make_shared<Connection>(this, std::move(socket), id);
   connections_.emplace(id, conn);
   conn->Start();

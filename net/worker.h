@@ -32,8 +32,8 @@ class Worker {
   void Stop();
   void Join();
 
-  // Takes a new client connection. REQUIRES: on this worker.
-  void Adopt(boost::asio::ip::tcp::socket socket);
+  // Takes a new client connection (id given in accept order). REQUIRES: on this worker.
+  void Adopt(boost::asio::ip::tcp::socket socket, uint64_t id);
   void Forget(uint64_t client_id);
   const std::unordered_map<uint64_t, std::shared_ptr<Connection>>& connections() const {
     return connections_;

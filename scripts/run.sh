@@ -1,7 +1,12 @@
 #!/usr/bin/env bash
-# Installs what is missing and builds Release. The RESP server is not there yet (see README):
-# until it lands this runs the engine benchmark on 1M keys of 200 bytes in 4 slots, data
-# under ./data.
+# Installs what is missing, builds Release and starts slotkv-server in the foreground on
+# 127.0.0.1:7379 with its data under ./data (no ZooKeeper needed). Extra arguments are passed
+# to the server as `--option value` pairs, e.g. `./scripts/run.sh --appendfsync always`.
+# Ctrl-C (SIGINT) persists every slot and exits.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-SLOTKV_BENCH_DIR=./data/run-bench exec ./scripts/bench-engine.sh --keys 1000000 --value-size 200 --slots 4
+
+./scripts/setup.sh
+cmake -S . -B build/release -DCMAKE_BUILD_TYPE=Release >/dev/null
+cmake --build build/release -j"${SLOTKV_JOBS:-2}" --target slotkv-server
+exec build/release/net/slotkv-server --bind 127.0.0.1 --port 7379 --dir ./data "$@"

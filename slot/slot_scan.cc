@@ -48,9 +48,15 @@ Result<size_t> Slot::ActiveExpireStep(size_t max_buckets) {
   const uint32_t buckets = s.buckets->bucket_count();
   size_t expired = 0;
   std::vector<LiveKey> live;
-  for (size_t i = 0; i < std::min<size_t>(max_buckets, buckets); ++i) {
+  size_t visited = 0;
+  for (uint32_t seen = 0; seen < buckets && visited < max_buckets; ++seen) {
     uint32_t b = s.expire_cursor;
     s.expire_cursor = (b + 1) % buckets;
+    // A bucket with no cell and no pending write holds nothing to expire: free to pass.
+    if (s.buckets->bucket_cell_count(b) == 0 && s.groups[s.GroupOfBucket(b)].map.empty()) {
+      continue;
+    }
+    ++visited;
     live.clear();
     SLOTKV_RETURN_IF_ERROR(s.BucketKeys(b, true, &live));
     for (const LiveKey& k : live) {

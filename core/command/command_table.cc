@@ -6,7 +6,19 @@
 
 namespace slotkv::command {
 
+namespace {
+
+// Redis's commands that are containers of subcommands.
+constexpr std::string_view kContainers[] = {"acl",    "client", "cluster", "command", "config",
+                                            "debug",  "function", "latency", "memory",
+                                            "module", "object", "pubsub",  "script",
+                                            "slowlog", "xinfo", "xgroup"};
+
+}  // namespace
+
 void CommandTable::Add(CommandSpec spec) {
+  spec.container = std::find(std::begin(kContainers), std::end(kContainers), spec.name) !=
+                   std::end(kContainers);
   assert((spec.run == nullptr) != (spec.run_async == nullptr));
   assert(spec.run == nullptr || (spec.first_key > 0 && spec.first_key == spec.last_key));
   spec.id = static_cast<int>(rows_.size());
@@ -23,6 +35,16 @@ const CommandSpec* CommandTable::Find(std::string_view name) const {
   }
   auto it = index_.find(std::string(lower, name.size()));
   return it == index_.end() ? nullptr : &rows_[it->second];
+}
+
+std::string CommandTable::FullName(const CommandSpec& spec,
+                                   const std::vector<std::string>& args) {
+  std::string name(spec.name);
+  if (spec.container && args.size() > 1) {
+    name += '|';
+    for (char c : args[1]) name += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  }
+  return name;
 }
 
 std::vector<size_t> CommandTable::KeyPositions(const CommandSpec& spec, size_t argc) {

@@ -51,6 +51,7 @@ struct CommandSpec {
   std::string_view since;
   std::string_view acl;     // ACL categories without '@', space separated: "write string slow"
   int id = -1;              // index in the table, set by Add
+  bool container = false;   // has subcommands (CLIENT, CONFIG ...): set by Add from the name
 };
 
 class CommandTable {
@@ -67,6 +68,8 @@ class CommandTable {
     return spec.arity >= 0 ? argc == static_cast<size_t>(spec.arity)
                            : argc >= static_cast<size_t>(-spec.arity);
   }
+  // The name Redis shows for a request in CLIENT LIST and errors: "get", "client|list".
+  static std::string FullName(const CommandSpec& spec, const std::vector<std::string>& args);
   // Positions of the keys in args (from first_key, last_key, step).
   static std::vector<size_t> KeyPositions(const CommandSpec& spec, size_t argc);
 

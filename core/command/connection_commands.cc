@@ -105,7 +105,7 @@ Task Hello(AsyncContext& ctx) {
   }
   if (ctx.server.auth_required && !ctx.client->authenticated) {
     ctx.reply.Error("NOAUTH HELLO must be called with the client already authenticated, "
-                    "otherwise the HELLO <proto> AUTH <user> <pass> option can be used to "
+                    "otherwise the HELLO AUTH <user> <pass> option can be used to "
                     "authenticate the client and select the RESP protocol version at the same "
                     "time");
     co_return;

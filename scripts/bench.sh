@@ -1,0 +1,73 @@
+#!/usr/bin/env bash
+# Throughput of slotkv-server beside redis-server, both started by this script in the same run,
+# measured with redis-benchmark (random keys over --keyspace, 50 clients by default).
+# Redis runs with appendonly yes + appendfsync everysec: the same durability as slotkv's default.
+#
+#   scripts/bench.sh [--requests N] [--clients C] [--pipeline P] [--keyspace K] [--value-size V]
+#                    [--tests set,get,incr,mset] [--workers W]
+#
+# Prints one table row per test (requests/s of each server, and their ratio), then
+# `RESULT <test>_ratio=... ...` (slotkv / redis) so a script can check the figures.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+requests=200000 clients=50 pipeline=1 keyspace=100000 value_size=200 tests=set,get,incr,mset
+workers=2
+while [ $# -gt 0 ]; do
+  case $1 in
+    --requests) requests=$2 ;;
+    --clients) clients=$2 ;;
+    --pipeline) pipeline=$2 ;;
+    --keyspace) keyspace=$2 ;;
+    --value-size) value_size=$2 ;;
+    --tests) tests=$2 ;;
+    --workers) workers=$2 ;;
+    *) echo "unknown argument $1" >&2; exit 2 ;;
+  esac
+  shift 2
+done
+
+./scripts/setup.sh
+cmake -S . -B build/release -DCMAKE_BUILD_TYPE=Release >/dev/null
+cmake --build build/release -j"${SLOTKV_JOBS:-2}" --target slotkv-server >/dev/null
+
+work=$(mktemp -d /tmp/slotkv-bench-XXXXXX)
+pids=()
+cleanup() {
+  for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
+  wait 2>/dev/null || true
+  rm -rf "$work"
+}
+trap cleanup EXIT
+
+free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+wait_ready() { for _ in $(seq 100); do redis-cli -p "$1" ping >/dev/null 2>&1 && return 0; sleep 0.1; done; return 1; }
+
+redis_port=$(free_port)
+mkdir -p "$work/redis" "$work/slotkv"
+redis-server --port "$redis_port" --dir "$work/redis" --save '' --appendonly yes \
+  --appendfsync everysec --bind 127.0.0.1 >"$work/redis.log" 2>&1 &
+pids+=($!)
+slotkv_port=$(free_port)
+build/release/net/slotkv-server --port "$slotkv_port" --dir "$work/slotkv" --workers "$workers" \
+  >"$work/slotkv.log" 2>&1 &
+pids+=($!)
+wait_ready "$redis_port" && wait_ready "$slotkv_port" || { cat "$work"/*.log; exit 1; }
+
+# requests/s of one redis-benchmark test against a port (from its CSV output).
+rps() {
+  redis-benchmark -p "$1" -t "$2" -n "$requests" -c "$clients" -P "$pipeline" -r "$keyspace" \
+    -d "$value_size" --csv -q 2>/dev/null | awk -F'","' 'NR==2 {print $2}'
+}
+
+printf '| test | redis-server rps | slotkv rps | slotkv/redis |\n|---|---|---|---|\n'
+result="RESULT"
+for t in ${tests//,/ }; do
+  r=$(rps "$redis_port" "$t")
+  s=$(rps "$slotkv_port" "$t")
+  ratio=$(awk -v s="$s" -v r="$r" 'BEGIN {printf "%.2f", (r > 0 ? s / r : 0)}')
+  printf '| %s | %s | %s | %s |\n' "$t" "$r" "$s" "$ratio"
+  result="$result ${t}_ratio=$ratio"
+done
+echo "(requests=$requests clients=$clients pipeline=$pipeline keyspace=$keyspace value=${value_size}B, slotkv workers=$workers)"
+echo "$result"
