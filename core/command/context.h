@@ -89,6 +89,10 @@ struct ServerState {
   int tcp_port = 0;
   std::atomic<int64_t> last_save_s{0};
   std::atomic<int64_t> changes_since_save{0};
+  // SAVE / BGSAVE bookkeeping (server_commands.cc), shown by INFO persistence.
+  std::atomic<bool> bgsave_in_progress{false};
+  std::atomic<bool> last_bgsave_ok{true};
+  std::atomic<int64_t> saves{0};  // successful SAVE and BGSAVE runs since start
   // Asks the server to persist everything and exit (SHUTDOWN, SIGTERM).
   std::function<void()> shutdown;
 

@@ -1,2 +1,398 @@
-// INFO: the sections clients and tools parse.
+// INFO [section ...]: the sections clients and tools parse, laid out as Redis 7.0 does ("# Title"
+// line, "name:value" lines, a blank line between sections, "\r\n" line ends), with the fields
+// slotkv can fill truthfully. Fields about Redis machinery slotkv does not have (fork, RDB child,
+// listpacks, replication backlog) are left out rather than faked; slotkv's own engine figures
+// are added as slotkv_* fields.
+#include <dlfcn.h>
+#include <sys/resource.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include <cinttypes>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "core/command/args.h"
 #include "core/command/command_table.h"
+#include "core/command/server_family.h"
+
+namespace slotkv::command {
+namespace {
+
+constexpr std::string_view kRedisVersion = "7.0.15";
+
+enum Section : uint32_t {
+  kServer = 1 << 0,
+  kClients = 1 << 1,
+  kMemory = 1 << 2,
+  kPersistence = 1 << 3,
+  kStats = 1 << 4,
+  kReplication = 1 << 5,
+  kCpu = 1 << 6,
+  kModules = 1 << 7,
+  kCommandStats = 1 << 8,
+  kCluster = 1 << 9,
+  kKeyspace = 1 << 10,
+};
+
+// Appends "name:value\r\n".
+void Field(std::string& out, std::string_view name, std::string_view value) {
+  out.append(name);
+  out.push_back(':');
+  out.append(value);
+  out.append("\r\n");
+}
+void Field(std::string& out, std::string_view name, int64_t value) {
+  Field(out, name, std::to_string(value));
+}
+void Field(std::string& out, std::string_view name, uint64_t value) {
+  Field(out, name, std::to_string(value));
+}
+void Field(std::string& out, std::string_view name, int value) {
+  Field(out, name, std::to_string(value));
+}
+
+// Redis's bytesToHuman: "895.27K", "11.66M", "0B".
+std::string Human(uint64_t n) {
+  char buf[32];
+  const double d = static_cast<double>(n);
+  constexpr double kK = 1024.0;
+  if (n < 1024) {
+    std::snprintf(buf, sizeof buf, "%" PRIu64 "B", n);
+  } else if (d < kK * kK) {
+    std::snprintf(buf, sizeof buf, "%.2fK", d / kK);
+  } else if (d < kK * kK * kK) {
+    std::snprintf(buf, sizeof buf, "%.2fM", d / (kK * kK));
+  } else if (d < kK * kK * kK * kK) {
+    std::snprintf(buf, sizeof buf, "%.2fG", d / (kK * kK * kK));
+  } else if (d < kK * kK * kK * kK * kK) {
+    std::snprintf(buf, sizeof buf, "%.2fT", d / (kK * kK * kK * kK));
+  } else {
+    std::snprintf(buf, sizeof buf, "%.2fP", d / (kK * kK * kK * kK * kK));
+  }
+  return buf;
+}
+
+std::string AbsolutePath(const std::string& path) {
+  if (path.empty()) return path;
+  std::error_code ec;
+  std::filesystem::path abs = std::filesystem::absolute(path, ec);
+  return ec ? path : abs.string();
+}
+
+// Resident set size from /proc/self/statm (0 when unreadable). Allocator statistics would
+// need jemalloc's API, which the sanitizer build does not have.
+uint64_t RssBytes() {
+  std::ifstream statm("/proc/self/statm");
+  uint64_t size_pages = 0;
+  uint64_t resident_pages = 0;
+  if (!(statm >> size_pages >> resident_pages)) return 0;
+  return resident_pages * static_cast<uint64_t>(sysconf(_SC_PAGESIZE));
+}
+
+std::string CpuSeconds(const timeval& tv) {
+  char buf[48];
+  std::snprintf(buf, sizeof buf, "%ld.%06ld", static_cast<long>(tv.tv_sec),
+                static_cast<long>(tv.tv_usec));
+  return buf;
+}
+
+// What INFO needs from the engine slots, gathered on their owners.
+struct EngineTotals {
+  std::vector<uint64_t> keys;  // [db]
+  slot::SlotStats stats;       // summed over every database of every slot
+  Status failure;
+};
+
+void AddStats(slot::SlotStats& sum, const slot::SlotStats& s) {
+  sum.user_bytes_written += s.user_bytes_written;
+  sum.disk_bytes_written += s.disk_bytes_written;
+  sum.disk_bytes += s.disk_bytes;
+  sum.wal_entries += s.wal_entries;
+  sum.wal_bytes += s.wal_bytes;
+  sum.flushes += s.flushes;
+  sum.expired_keys += s.expired_keys;
+  sum.bucket_splits += s.bucket_splits;
+  sum.compacted_segments += s.compacted_segments;
+  sum.value_cache_hits += s.value_cache_hits;
+  sum.value_cache_misses += s.value_cache_misses;
+}
+
+// Visits each worker once and reads the slots it owns (every database); counts keys only when
+// asked (KeyCount may read bucket pages).
+Task GatherEngine(AsyncContext& ctx, bool count_keys, EngineTotals* out) {
+  Keyspace& ks = *ctx.server.keyspace;
+  const int workers = ctx.server.executor->workers();
+  out->keys.assign(ks.databases(), 0);
+  for (int w = 0; w < workers; ++w) {
+    co_await ctx.ToWorker(w);
+    for (uint32_t s = static_cast<uint32_t>(w); s < ks.slots();
+         s += static_cast<uint32_t>(workers)) {
+      for (uint32_t db = 0; db < ks.databases(); ++db) {
+        Result<slot::Slot*> slot = ks.Get(s, db, /*create=*/false);
+        if (!slot.ok()) {
+          if (out->failure.ok()) out->failure = slot.status();
+          continue;
+        }
+        if (*slot == nullptr) continue;
+        AddStats(out->stats, (*slot)->Stats());
+        if (!count_keys) continue;
+        Result<uint64_t> n = (*slot)->KeyCount();
+        if (!n.ok()) {
+          if (out->failure.ok()) out->failure = n.status();
+          continue;
+        }
+        out->keys[db] += *n;
+      }
+    }
+  }
+  co_await ctx.ToHome();
+}
+
+uint64_t SumWorkers(const ServerState& state, std::atomic<uint64_t> WorkerStats::*counter) {
+  uint64_t sum = 0;
+  for (const auto& w : *state.stats) sum += WorkerStats::Get((*w).*counter);
+  return sum;
+}
+
+void ServerSection(const ServerState& state, const EngineTotals&, std::string& out) {
+  Field(out, "redis_version", kRedisVersion);
+  Field(out, "slotkv_version", SLOTKV_VERSION);
+  Field(out, "redis_mode", "standalone");
+  utsname name{};
+  if (uname(&name) == 0) {
+    Field(out, "os", std::string(name.sysname) + " " + name.release + " " + name.machine);
+  }
+  Field(out, "arch_bits", static_cast<int>(sizeof(void*) * 8));
+  Field(out, "process_id", static_cast<int64_t>(getpid()));
+  Field(out, "process_supervised", "no");
+  Field(out, "run_id", state.run_id);
+  Field(out, "tcp_port", state.tcp_port);
+  Field(out, "server_time_usec", ServerTimeUs(state));
+  const int64_t uptime_s = (state.keyspace->clock()->NowMs() - state.start_ms) / 1000;
+  Field(out, "uptime_in_seconds", uptime_s);
+  Field(out, "uptime_in_days", uptime_s / 86400);
+  Field(out, "hz", state.hz.load());
+  Field(out, "configured_hz", state.config->GetInt("hz"));
+  Field(out, "executable", AbsolutePath(state.executable));
+  Field(out, "config_file", AbsolutePath(state.config->file()));
+  Field(out, "io_threads_active", 0);
+  Field(out, "slotkv_workers", state.executor->workers());
+  Field(out, "slotkv_slots", static_cast<uint64_t>(state.keyspace->slots()));
+  Field(out, "slotkv_storage", state.config->Get("storage"));
+}
+
+void ClientsSection(const ServerState& state, const EngineTotals&, std::string& out) {
+  Field(out, "connected_clients", state.clients->connected());
+  Field(out, "cluster_connections", 0);
+  Field(out, "maxclients", state.maxclients.load());
+  // slotkv has no blocking commands, client tracking or client timeouts yet.
+  Field(out, "blocked_clients", 0);
+  Field(out, "tracking_clients", 0);
+  Field(out, "clients_in_timeout_table", 0);
+}
+
+void MemorySection(const ServerState& state, const EngineTotals&, std::string& out) {
+  // used_memory is the process RSS: without the allocator's own statistics it is the best
+  // whole-process figure (caches, buffers and group maps included).
+  const uint64_t rss = RssBytes();
+  rusage self{};
+  getrusage(RUSAGE_SELF, &self);
+  const uint64_t peak = std::max<uint64_t>(static_cast<uint64_t>(self.ru_maxrss) * 1024, rss);
+  const uint64_t system =
+      static_cast<uint64_t>(sysconf(_SC_PHYS_PAGES)) * static_cast<uint64_t>(sysconf(_SC_PAGESIZE));
+  const uint64_t maxmemory = static_cast<uint64_t>(state.config->GetInt("maxmemory"));
+  Field(out, "used_memory", rss);
+  Field(out, "used_memory_human", Human(rss));
+  Field(out, "used_memory_rss", rss);
+  Field(out, "used_memory_rss_human", Human(rss));
+  Field(out, "used_memory_peak", peak);
+  Field(out, "used_memory_peak_human", Human(peak));
+  Field(out, "total_system_memory", system);
+  Field(out, "total_system_memory_human", Human(system));
+  Field(out, "maxmemory", maxmemory);
+  Field(out, "maxmemory_human", Human(maxmemory));
+  Field(out, "maxmemory_policy", state.config->Get("maxmemory-policy"));
+  // Programs link jemalloc, except sanitizer builds: look for its symbol rather than assume.
+  Field(out, "mem_allocator", dlsym(RTLD_DEFAULT, "mallctl") != nullptr ? "jemalloc" : "libc");
+}
+
+void PersistenceSection(const ServerState& state, const EngineTotals& engine, std::string& out) {
+  Field(out, "loading", 0);
+  Field(out, "async_loading", 0);
+  // Writes still only in the WAL (not yet merged into bucket files): what SAVE would persist.
+  Field(out, "rdb_changes_since_last_save", engine.stats.wal_entries);
+  Field(out, "rdb_bgsave_in_progress", state.bgsave_in_progress.load() ? 1 : 0);
+  Field(out, "rdb_last_save_time", state.last_save_s.load());
+  Field(out, "rdb_last_bgsave_status", state.last_bgsave_ok.load() ? "ok" : "err");
+  Field(out, "rdb_saves", state.saves.load());
+  // Every write goes through the WAL before it is acknowledged, unless there are no files.
+  Field(out, "aof_enabled", state.config->Get("storage") == "memory" ? 0 : 1);
+  Field(out, "aof_rewrite_in_progress", 0);
+  Field(out, "aof_rewrite_scheduled", 0);
+  Field(out, "slotkv_wal_entries", engine.stats.wal_entries);
+  Field(out, "slotkv_wal_bytes", engine.stats.wal_bytes);
+  Field(out, "slotkv_disk_bytes", engine.stats.disk_bytes);
+  Field(out, "slotkv_disk_bytes_written", engine.stats.disk_bytes_written);
+  Field(out, "slotkv_user_bytes_written", engine.stats.user_bytes_written);
+  Field(out, "slotkv_group_flushes", engine.stats.flushes);
+  Field(out, "slotkv_bucket_splits", engine.stats.bucket_splits);
+  Field(out, "slotkv_compacted_segments", engine.stats.compacted_segments);
+}
+
+void StatsSection(const ServerState& state, const EngineTotals& engine, std::string& out) {
+  Field(out, "total_connections_received", SumWorkers(state, &WorkerStats::connections_received));
+  Field(out, "total_commands_processed", SumWorkers(state, &WorkerStats::commands_processed));
+  Field(out, "total_net_input_bytes", SumWorkers(state, &WorkerStats::net_input_bytes));
+  Field(out, "total_net_output_bytes", SumWorkers(state, &WorkerStats::net_output_bytes));
+  Field(out, "rejected_connections", SumWorkers(state, &WorkerStats::rejected_connections));
+  // Keys reclaimed by active expiry or a group flush; keys found expired on read are not
+  // counted until then.
+  Field(out, "expired_keys", engine.stats.expired_keys);
+  Field(out, "evicted_keys", 0);  // nothing is evicted: data lives on disk
+  Field(out, "keyspace_hits", SumWorkers(state, &WorkerStats::keyspace_hits));
+  Field(out, "keyspace_misses", SumWorkers(state, &WorkerStats::keyspace_misses));
+  Field(out, "pubsub_channels", 0);
+  Field(out, "pubsub_patterns", 0);
+  Field(out, "total_error_replies", SumWorkers(state, &WorkerStats::error_replies));
+  Field(out, "slotkv_value_cache_hits", engine.stats.value_cache_hits);
+  Field(out, "slotkv_value_cache_misses", engine.stats.value_cache_misses);
+}
+
+void ReplicationSection(const ServerState& state, const EngineTotals&, std::string& out) {
+  Field(out, "role", "master");
+  Field(out, "connected_slaves", 0);
+  Field(out, "master_failover_state", "no-failover");
+  Field(out, "master_replid", state.run_id);
+  Field(out, "master_replid2", std::string(40, '0'));
+  Field(out, "master_repl_offset", 0);
+  Field(out, "second_repl_offset", -1);
+  Field(out, "repl_backlog_active", 0);
+}
+
+void CpuSection(const ServerState&, const EngineTotals&, std::string& out) {
+  rusage self{};
+  rusage children{};
+  getrusage(RUSAGE_SELF, &self);
+  getrusage(RUSAGE_CHILDREN, &children);
+  Field(out, "used_cpu_sys", CpuSeconds(self.ru_stime));
+  Field(out, "used_cpu_user", CpuSeconds(self.ru_utime));
+  Field(out, "used_cpu_sys_children", CpuSeconds(children.ru_stime));
+  Field(out, "used_cpu_user_children", CpuSeconds(children.ru_utime));
+}
+
+// cmdstat_<name>:calls=..,usec=..,usec_per_call=..,rejected_calls=..,failed_calls=.. for every
+// command called or refused since the last CONFIG RESETSTAT, summed over workers.
+void CommandStatsSection(const ServerState& state, const EngineTotals&, std::string& out) {
+  for (const CommandSpec& spec : state.table->all()) {
+    uint64_t calls = 0, usec = 0, failed = 0, rejected = 0;
+    for (const auto& w : *state.stats) {
+      const CommandStat& cs = w->per_command[spec.id];
+      calls += WorkerStats::Get(cs.calls);
+      usec += WorkerStats::Get(cs.usec);
+      failed += WorkerStats::Get(cs.failed_calls);
+      rejected += WorkerStats::Get(cs.rejected_calls);
+    }
+    if (calls == 0 && rejected == 0 && failed == 0) continue;
+    char line[256];
+    std::snprintf(line, sizeof line,
+                  "calls=%" PRIu64 ",usec=%" PRIu64 ",usec_per_call=%.2f,rejected_calls=%" PRIu64
+                  ",failed_calls=%" PRIu64,
+                  calls, usec, calls ? static_cast<double>(usec) / static_cast<double>(calls) : 0.0,
+                  rejected, failed);
+    Field(out, "cmdstat_" + std::string(spec.name), line);
+  }
+}
+
+void KeyspaceSection(const ServerState&, const EngineTotals& engine, std::string& out) {
+  for (size_t db = 0; db < engine.keys.size(); ++db) {
+    if (engine.keys[db] == 0) continue;
+    // expires and avg_ttl stay 0: slotkv does not count the keys that have a TTL yet (that
+    // would need a per-slot counter kept through writes, expiry and replay).
+    Field(out, "db" + std::to_string(db),
+          "keys=" + std::to_string(engine.keys[db]) + ",expires=0,avg_ttl=0");
+  }
+}
+
+void ModulesSection(const ServerState&, const EngineTotals&, std::string&) {}  // no modules
+
+void ClusterSection(const ServerState&, const EngineTotals&, std::string& out) {
+  Field(out, "cluster_enabled", 0);
+}
+
+using SectionFn = void (*)(const ServerState&, const EngineTotals&, std::string&);
+
+struct SectionDef {
+  Section bit;
+  std::string_view name;   // as INFO takes it
+  std::string_view title;  // as the header shows it
+  bool in_default;
+  SectionFn write;
+};
+
+// In Redis's output order. Errorstats and Latencystats are not kept by slotkv.
+constexpr SectionDef kSections[] = {
+    {kServer, "server", "Server", true, ServerSection},
+    {kClients, "clients", "Clients", true, ClientsSection},
+    {kMemory, "memory", "Memory", true, MemorySection},
+    {kPersistence, "persistence", "Persistence", true, PersistenceSection},
+    {kStats, "stats", "Stats", true, StatsSection},
+    {kReplication, "replication", "Replication", true, ReplicationSection},
+    {kCpu, "cpu", "CPU", true, CpuSection},
+    {kModules, "modules", "Modules", true, ModulesSection},
+    {kCommandStats, "commandstats", "Commandstats", false, CommandStatsSection},
+    {kCluster, "cluster", "Cluster", true, ClusterSection},
+    {kKeyspace, "keyspace", "Keyspace", true, KeyspaceSection},
+};
+
+// The sections named by INFO's arguments (none = "default"; unknown names select nothing).
+uint32_t SelectSections(const std::vector<std::string>& args) {
+  uint32_t all = 0;
+  uint32_t defaults = 0;
+  for (const SectionDef& s : kSections) {
+    all |= s.bit;
+    if (s.in_default) defaults |= s.bit;
+  }
+  if (args.size() == 1) return defaults;
+  uint32_t selected = 0;
+  for (size_t i = 1; i < args.size(); ++i) {
+    const std::string& a = args[i];
+    if (Is(a, "default")) {
+      selected |= defaults;
+    } else if (Is(a, "all") || Is(a, "everything")) {
+      selected |= all;
+    } else {
+      for (const SectionDef& s : kSections) {
+        if (Is(a, s.name)) selected |= s.bit;
+      }
+    }
+  }
+  return selected;
+}
+
+}  // namespace
+
+Task InfoCommand(AsyncContext& ctx) {
+  const uint32_t selected = SelectSections(ctx.args);
+  EngineTotals engine;
+  if (selected & (kPersistence | kStats | kKeyspace)) {
+    co_await GatherEngine(ctx, (selected & kKeyspace) != 0, &engine);
+    if (Failed(engine.failure, ctx.reply)) co_return;
+  }
+  const ServerState& state = ctx.server;
+  std::string text;
+  for (const SectionDef& s : kSections) {
+    if (!(selected & s.bit)) continue;
+    if (!text.empty()) text.append("\r\n");
+    text.append("# ");
+    text.append(s.title);
+    text.append("\r\n");
+    s.write(state, engine, text);
+  }
+  ctx.reply.Verbatim(text);
+}
+
+}  // namespace slotkv::command

@@ -1,10 +1,30 @@
-// Server family: DBSIZE FLUSHDB FLUSHALL INFO CONFIG and the other server commands.
+// Server family: DBSIZE FLUSHDB FLUSHALL TIME LASTSAVE SAVE BGSAVE SHUTDOWN SLOWLOG COMMAND, and
+// the registration of INFO (info_command.cc) and CONFIG (config_command.cc).
+#include <algorithm>
+#include <chrono>
+#include <functional>
+#include <memory>
+#include <optional>
+
+#include "core/base/glob.h"
 #include "core/command/args.h"
 #include "core/command/command_table.h"
 #include "core/command/fanout.h"
+#include "core/command/server_family.h"
 
 namespace slotkv::command {
+
+int64_t ServerTimeUs(const ServerState& state) {
+  Clock* clock = state.keyspace->clock();
+  if (clock != SystemClock()) return clock->NowMs() * 1000;
+  return std::chrono::duration_cast<std::chrono::microseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
 namespace {
+
+// ---- DBSIZE FLUSHDB FLUSHALL ---------------------------------------------------------------
 
 Task DbSize(AsyncContext& ctx) {
   uint64_t total = 0;
@@ -27,8 +47,8 @@ Task DbSize(AsyncContext& ctx) {
 
 // FLUSHDB [ASYNC | SYNC] and FLUSHALL [ASYNC | SYNC]: either way the data is gone on return.
 Task Flush(AsyncContext& ctx, bool all) {
-  if (ctx.args.size() > 2 || (ctx.args.size() == 2 && !Is(ctx.args[1], "ASYNC") &&
-                              !Is(ctx.args[1], "SYNC"))) {
+  if (ctx.args.size() > 2 ||
+      (ctx.args.size() == 2 && !Is(ctx.args[1], "ASYNC") && !Is(ctx.args[1], "SYNC"))) {
     ctx.reply.Error(kErrSyntax);
     co_return;
   }
@@ -52,18 +72,505 @@ Task Flush(AsyncContext& ctx, bool all) {
 Task FlushDb(AsyncContext& ctx) { return Flush(ctx, false); }
 Task FlushAll(AsyncContext& ctx) { return Flush(ctx, true); }
 
+// ---- TIME LASTSAVE SAVE BGSAVE SHUTDOWN ----------------------------------------------------
+
+Task Time(AsyncContext& ctx) {
+  const int64_t us = ServerTimeUs(ctx.server);
+  ctx.reply.Array(2);
+  ctx.reply.Bulk(std::to_string(us / 1'000'000));
+  ctx.reply.Bulk(std::to_string(us % 1'000'000));
+  co_return;
+}
+
+Task LastSave(AsyncContext& ctx) {
+  ctx.reply.Integer(ctx.server.last_save_s.load());
+  co_return;
+}
+
+// Persists every database of slot s (its groups leave the log for the bucket files).
+// REQUIRES: on s's owner.
+Status FlushSlot(ServerState& state, uint32_t s) {
+  Status first;
+  for (uint32_t db = 0; db < state.keyspace->databases(); ++db) {
+    Result<slot::Slot*> slot = state.keyspace->Get(s, db, /*create=*/false);
+    Status st = !slot.ok() ? slot.status() : *slot ? (*slot)->Flush() : Status::OK();
+    if (!st.ok() && first.ok()) first = std::move(st);
+  }
+  return first;
+}
+
+void MarkSaved(ServerState& state) {
+  state.last_save_s = state.keyspace->clock()->NowMs() / 1000;
+  state.changes_since_save = 0;
+  state.saves.fetch_add(1);
+}
+
+constexpr std::string_view kErrBgSaveRunning = "ERR Background save already in progress";
+
+// SAVE: every slot of every database persisted on its owner before the reply.
+Task Save(AsyncContext& ctx) {
+  if (ctx.server.bgsave_in_progress) {
+    ctx.reply.Error(kErrBgSaveRunning);
+    co_return;
+  }
+  const int workers = ctx.server.executor->workers();
+  const uint32_t slots = ctx.server.keyspace->slots();
+  Status failure;
+  for (int w = 0; w < workers; ++w) {
+    co_await ctx.ToWorker(w);
+    for (uint32_t s = static_cast<uint32_t>(w); s < slots; s += static_cast<uint32_t>(workers)) {
+      Status st = FlushSlot(ctx.server, s);
+      if (!st.ok() && failure.ok()) failure = std::move(st);
+    }
+  }
+  co_await ctx.ToHome();
+  if (Failed(failure, ctx.reply)) co_return;
+  MarkSaved(ctx.server);
+  ctx.reply.Ok();
+}
+
+// A BGSAVE in flight: each worker flushes its slots one job at a time (requests of that worker
+// run in between), the last worker to finish records the result.
+struct BgSave {
+  BgSave(ServerState* s, int workers) : state(s), workers_left(workers) {}
+  ServerState* state;
+  std::atomic<int> workers_left;
+  std::atomic<bool> failed{false};
+};
+
+void BgSaveStep(std::shared_ptr<BgSave> job, int w, uint32_t s) {
+  ServerState& state = *job->state;
+  if (s < state.keyspace->slots()) {
+    if (!FlushSlot(state, s).ok()) job->failed = true;
+    const uint32_t next = s + static_cast<uint32_t>(state.executor->workers());
+    state.executor->Post(w, [job = std::move(job), w, next] { BgSaveStep(job, w, next); });
+    return;
+  }
+  if (job->workers_left.fetch_sub(1) != 1) return;
+  state.last_bgsave_ok = !job->failed;
+  if (!job->failed) MarkSaved(state);
+  state.bgsave_in_progress = false;
+}
+
+// BGSAVE [SCHEDULE]: starts the persist and replies at once. As in Redis, SCHEDULE only
+// matters while another kind of background job runs, and slotkv has none: it starts at once.
+Task BgSaveCommand(AsyncContext& ctx) {
+  if (ctx.args.size() > 2 || (ctx.args.size() == 2 && !Is(ctx.args[1], "SCHEDULE"))) {
+    ctx.reply.Error(kErrSyntax);
+    co_return;
+  }
+  bool idle = false;
+  if (!ctx.server.bgsave_in_progress.compare_exchange_strong(idle, true)) {
+    ctx.reply.Error(kErrBgSaveRunning);
+    co_return;
+  }
+  const int workers = ctx.server.executor->workers();
+  auto job = std::make_shared<BgSave>(&ctx.server, workers);
+  for (int w = 0; w < workers; ++w) {
+    ctx.server.executor->Post(w, [job, w] { BgSaveStep(job, w, static_cast<uint32_t>(w)); });
+  }
+  ctx.reply.SimpleString("Background saving started");
+}
+
+// SHUTDOWN [NOSAVE | SAVE] [NOW] [FORCE] [ABORT]. On success nothing is replied: the
+// connection closes and the server persists every slot and exits. Every mode persists: the
+// data is in the WAL anyway, so NOSAVE could only make the next start replay more.
+Task Shutdown(AsyncContext& ctx) {
+  bool nosave = false;
+  bool save = false;
+  bool abort = false;
+  bool other = false;
+  for (size_t i = 1; i < ctx.args.size(); ++i) {
+    const std::string& a = ctx.args[i];
+    if (Is(a, "NOSAVE")) {
+      nosave = true;
+    } else if (Is(a, "SAVE")) {
+      save = true;
+    } else if (Is(a, "NOW") || Is(a, "FORCE")) {
+      other = true;
+    } else if (Is(a, "ABORT")) {
+      abort = true;
+    } else {
+      ctx.reply.Error(kErrSyntax);
+      co_return;
+    }
+  }
+  if ((abort && (nosave || save || other)) || (nosave && save)) {
+    ctx.reply.Error(kErrSyntax);
+    co_return;
+  }
+  if (abort) {
+    ctx.reply.Error("ERR No shutdown in progress.");  // a shutdown never waits for anything
+    co_return;
+  }
+  if (ctx.server.shutdown) ctx.server.shutdown();
+  ctx.client->close_after_reply = true;
+}
+
+// ---- SLOWLOG -------------------------------------------------------------------------------
+
+constexpr std::string_view kSlowlogHelp[] = {
+    "SLOWLOG <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
+    "GET [<count>]",
+    "    Return top <count> entries from the slowlog (default: 10, -1 mean all).",
+    "    Entries are made of:",
+    "    id, timestamp, time in microseconds, arguments array, client IP and port,",
+    "    client name",
+    "LEN",
+    "    Return the length of the slowlog.",
+    "RESET",
+    "    Reset the slowlog.",
+    "HELP",
+    "    Prints this help.",
+};
+
+Task Slowlog(AsyncContext& ctx) {
+  const std::string& sub = ctx.args[1];
+  const size_t n = ctx.args.size();
+  SlowLog& log = *ctx.server.slowlog;
+  if (Is(sub, "GET") && n <= 3) {
+    int64_t count = 10;
+    if (n == 3) {
+      std::optional<int64_t> v = ParseInt64(ctx.args[2]);
+      if (!v || *v < -1) {
+        ctx.reply.Error("ERR count should be greater than or equal to -1");
+        co_return;
+      }
+      count = *v;
+    }
+    std::vector<SlowLogEntry> entries = log.Get(count);
+    ctx.reply.Array(entries.size());
+    for (const SlowLogEntry& e : entries) {
+      ctx.reply.Array(6);
+      ctx.reply.Integer(static_cast<int64_t>(e.id));
+      ctx.reply.Integer(e.time_s);
+      ctx.reply.Integer(e.duration_us);
+      ctx.reply.Array(e.args.size());
+      for (const std::string& a : e.args) ctx.reply.Bulk(a);
+      ctx.reply.Bulk(e.client_addr);
+      ctx.reply.Bulk(e.client_name);
+    }
+  } else if (Is(sub, "LEN") && n == 2) {
+    ctx.reply.Integer(static_cast<int64_t>(log.size()));
+  } else if (Is(sub, "RESET") && n == 2) {
+    log.Reset();
+    ctx.reply.Ok();
+  } else if (Is(sub, "HELP") && n == 2) {
+    ctx.reply.Array(std::size(kSlowlogHelp));
+    for (std::string_view line : kSlowlogHelp) ctx.reply.SimpleString(line);
+  } else if (Is(sub, "GET") || Is(sub, "LEN") || Is(sub, "RESET") || Is(sub, "HELP")) {
+    std::string name = "slowlog|" + sub;
+    std::transform(name.begin(), name.end(), name.begin(),
+                   [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    ctx.reply.Error(WrongArgs(name));
+  } else {
+    ctx.reply.Error(UnknownSubcommand("slowlog", sub));
+  }
+}
+
+// ---- COMMAND -------------------------------------------------------------------------------
+
+// Flags in the order Redis 7.0 lists them.
+constexpr std::pair<uint32_t, std::string_view> kFlagNames[] = {
+    {kWrite, "write"},       {kReadOnly, "readonly"},
+    {kDenyOom, "denyoom"},   {kAdmin, "admin"},
+    {kPubSub, "pubsub"},     {kNoScript, "noscript"},
+    {kBlocking, "blocking"}, {kLoading, "loading"},
+    {kStale, "stale"},       {kSkipSlowlog, "skip_slowlog"},
+    {kFast, "fast"},         {kNoAuth, "no_auth"},
+};
+
+// ACL categories in the order Redis 7.0 lists them.
+constexpr std::string_view kAclOrder[] = {
+    "keyspace", "read",   "write",       "set",       "sortedset",  "list",        "hash",
+    "string",   "bitmap", "hyperloglog", "geo",       "stream",     "pubsub",      "admin",
+    "fast",     "slow",   "blocking",    "dangerous", "connection", "transaction", "scripting"};
+
+std::vector<std::string_view> AclCategories(const CommandSpec& spec) {
+  std::vector<std::string_view> words;
+  std::string_view acl = spec.acl;
+  while (!acl.empty()) {
+    size_t space = acl.find(' ');
+    if (space != 0) words.push_back(acl.substr(0, space));
+    if (space == std::string_view::npos) break;
+    acl.remove_prefix(space + 1);
+  }
+  auto rank = [](std::string_view w) {
+    return std::find(std::begin(kAclOrder), std::end(kAclOrder), w) - std::begin(kAclOrder);
+  };
+  std::stable_sort(words.begin(), words.end(),
+                   [&](std::string_view a, std::string_view b) { return rank(a) < rank(b); });
+  return words;
+}
+
+// One COMMAND INFO entry in the Redis 7 layout: name, arity, flags, first key, last key, step,
+// ACL categories, tips, key specs, subcommands. slotkv's rows carry no tips, key specs or
+// subcommand rows: those three are empty.
+void WriteCommandInfo(Reply& reply, const CommandSpec& spec) {
+  reply.Array(10);
+  reply.Bulk(spec.name);
+  reply.Integer(spec.arity);
+  size_t nflags = 0;
+  for (const auto& [flag, name] : kFlagNames) nflags += (spec.flags & flag) ? 1 : 0;
+  reply.Set(nflags);
+  for (const auto& [flag, name] : kFlagNames) {
+    if (spec.flags & flag) reply.SimpleString(name);
+  }
+  reply.Integer(spec.first_key);
+  reply.Integer(spec.last_key);
+  reply.Integer(spec.step);
+  std::vector<std::string_view> cats = AclCategories(spec);
+  reply.Set(cats.size());
+  for (std::string_view c : cats) reply.SimpleString("@" + std::string(c));
+  reply.Set(0);  // tips
+  reply.Set(0);  // key specs
+  reply.Set(0);  // subcommands
+}
+
+void WriteCommandDocs(Reply& reply, const CommandSpec& spec) {
+  reply.Bulk(spec.name);
+  reply.Map(3);
+  reply.Bulk("summary");
+  reply.Bulk(spec.summary);
+  reply.Bulk("since");
+  reply.Bulk(spec.since);
+  reply.Bulk("group");
+  reply.Bulk(spec.group);
+}
+
+constexpr std::string_view kCommandHelp[] = {
+    "COMMAND <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
+    "(no subcommand)",
+    "    Return details about all Redis commands.",
+    "COUNT",
+    "    Return the total number of commands in this Redis server.",
+    "LIST",
+    "    Return a list of all commands in this Redis server.",
+    "INFO [<command-name> ...]",
+    "    Return details about multiple Redis commands.",
+    "    If no command names are given, documentation details for all",
+    "    commands are returned.",
+    "DOCS [<command-name> ...]",
+    "    Return documentation details about multiple Redis commands.",
+    "    If no command names are given, documentation details for all",
+    "    commands are returned.",
+    "GETKEYS <full-command>",
+    "    Return the keys from a full Redis command.",
+    "HELP",
+    "    Prints this help.",
+};
+
+// COMMAND LIST [FILTERBY MODULE name | ACLCAT category | PATTERN pattern]
+void CommandList(AsyncContext& ctx) {
+  const std::vector<CommandSpec>& rows = ctx.server.table->all();
+  const size_t n = ctx.args.size();
+  std::function<bool(const CommandSpec&)> keep = [](const CommandSpec&) { return true; };
+  if (n == 5 && Is(ctx.args[2], "FILTERBY")) {
+    const std::string& what = ctx.args[3];
+    const std::string& value = ctx.args[4];
+    if (Is(what, "MODULE")) {
+      keep = [](const CommandSpec&) { return false; };  // no modules
+    } else if (Is(what, "ACLCAT")) {
+      keep = [&value](const CommandSpec& spec) {
+        std::vector<std::string_view> cats = AclCategories(spec);
+        return std::any_of(cats.begin(), cats.end(),
+                           [&](std::string_view c) { return Is(c, value); });
+      };
+    } else if (Is(what, "PATTERN")) {
+      keep = [&value](const CommandSpec& spec) { return GlobMatch(value, spec.name, true); };
+    } else {
+      ctx.reply.Error(kErrSyntax);
+      return;
+    }
+  } else if (n != 2) {
+    ctx.reply.Error(kErrSyntax);
+    return;
+  }
+  std::vector<std::string_view> names;
+  for (const CommandSpec& spec : rows) {
+    if (keep(spec)) names.push_back(spec.name);
+  }
+  ctx.reply.Array(names.size());
+  for (std::string_view name : names) ctx.reply.Bulk(name);
+}
+
+// COMMAND GETKEYS command arg...: the keys the row's first/last/step pick.
+void CommandGetKeys(AsyncContext& ctx) {
+  const CommandSpec* spec = ctx.server.table->Find(ctx.args[2]);
+  if (!spec) {
+    ctx.reply.Error("ERR Invalid command specified");
+    return;
+  }
+  const size_t argc = ctx.args.size() - 2;
+  if (!CommandTable::ArityOk(*spec, argc)) {
+    ctx.reply.Error("ERR Invalid number of arguments specified for command");
+    return;
+  }
+  std::vector<size_t> keys = CommandTable::KeyPositions(*spec, argc);
+  if (keys.empty()) {
+    ctx.reply.Error("ERR The command has no key arguments");
+    return;
+  }
+  ctx.reply.Array(keys.size());
+  for (size_t k : keys) ctx.reply.Bulk(ctx.args[k + 2]);
+}
+
+Task Command(AsyncContext& ctx) {
+  const CommandTable& table = *ctx.server.table;
+  const size_t n = ctx.args.size();
+  if (n == 1) {
+    ctx.reply.Array(table.size());
+    for (const CommandSpec& spec : table.all()) WriteCommandInfo(ctx.reply, spec);
+    co_return;
+  }
+  const std::string& sub = ctx.args[1];
+  auto arity = [&](bool ok, std::string_view name) {
+    if (!ok) ctx.reply.Error(WrongArgs(name));
+    return ok;
+  };
+  if (Is(sub, "COUNT")) {
+    if (arity(n == 2, "command|count")) ctx.reply.Integer(static_cast<int64_t>(table.size()));
+  } else if (Is(sub, "INFO")) {
+    if (n == 2) {
+      ctx.reply.Array(table.size());
+      for (const CommandSpec& spec : table.all()) WriteCommandInfo(ctx.reply, spec);
+      co_return;
+    }
+    ctx.reply.Array(n - 2);
+    for (size_t i = 2; i < n; ++i) {
+      const CommandSpec* spec = table.Find(ctx.args[i]);
+      if (spec) {
+        WriteCommandInfo(ctx.reply, *spec);
+      } else {
+        ctx.reply.Null();
+      }
+    }
+  } else if (Is(sub, "DOCS")) {
+    std::vector<const CommandSpec*> found;
+    if (n == 2) {
+      for (const CommandSpec& spec : table.all()) found.push_back(&spec);
+    } else {
+      for (size_t i = 2; i < n; ++i) {
+        const CommandSpec* spec = table.Find(ctx.args[i]);
+        if (spec) found.push_back(spec);
+      }
+    }
+    ctx.reply.Map(found.size());
+    for (const CommandSpec* spec : found) WriteCommandDocs(ctx.reply, *spec);
+  } else if (Is(sub, "LIST")) {
+    CommandList(ctx);
+  } else if (Is(sub, "GETKEYS")) {
+    if (arity(n >= 4, "command|getkeys")) CommandGetKeys(ctx);
+  } else if (Is(sub, "HELP")) {
+    if (!arity(n == 2, "command|help")) co_return;
+    ctx.reply.Array(std::size(kCommandHelp));
+    for (std::string_view line : kCommandHelp) ctx.reply.SimpleString(line);
+  } else {
+    ctx.reply.Error(UnknownSubcommand("command", sub));
+  }
+}
+
 }  // namespace
 
 void RegisterServerCommands(CommandTable& t) {
-  t.Add({.name = "dbsize", .arity = 1, .flags = kReadOnly | kFast, .run_async = DbSize,
-         .group = "server", .summary = "Returns the number of keys in the database.",
-         .since = "1.0.0", .acl = "keyspace read fast"});
-  t.Add({.name = "flushdb", .arity = -1, .flags = kWrite, .run_async = FlushDb,
-         .group = "server", .summary = "Removes all keys from the current database.",
-         .since = "1.0.0", .acl = "keyspace write slow dangerous"});
-  t.Add({.name = "flushall", .arity = -1, .flags = kWrite, .run_async = FlushAll,
-         .group = "server", .summary = "Removes all keys from all databases.", .since = "1.0.0",
+  constexpr uint32_t kLoadingStale = kLoading | kStale;
+  t.Add({.name = "dbsize",
+         .arity = 1,
+         .flags = kReadOnly | kFast,
+         .run_async = DbSize,
+         .group = "server",
+         .summary = "Returns the number of keys in the database.",
+         .since = "1.0.0",
+         .acl = "keyspace read fast"});
+  t.Add({.name = "flushdb",
+         .arity = -1,
+         .flags = kWrite,
+         .run_async = FlushDb,
+         .group = "server",
+         .summary = "Removes all keys from the current database.",
+         .since = "1.0.0",
          .acl = "keyspace write slow dangerous"});
+  t.Add({.name = "flushall",
+         .arity = -1,
+         .flags = kWrite,
+         .run_async = FlushAll,
+         .group = "server",
+         .summary = "Removes all keys from all databases.",
+         .since = "1.0.0",
+         .acl = "keyspace write slow dangerous"});
+  t.Add({.name = "info",
+         .arity = -1,
+         .flags = kLoadingStale,
+         .run_async = InfoCommand,
+         .group = "server",
+         .summary = "Returns information and statistics about the server.",
+         .since = "1.0.0",
+         .acl = "slow dangerous"});
+  t.Add({.name = "config",
+         .arity = -2,
+         .flags = 0,
+         .run_async = ConfigCommand,
+         .group = "server",
+         .summary = "A container for server configuration commands.",
+         .since = "2.0.0",
+         .acl = "slow"});
+  t.Add({.name = "slowlog",
+         .arity = -2,
+         .flags = 0,
+         .run_async = Slowlog,
+         .group = "server",
+         .summary = "A container for slow log commands.",
+         .since = "2.2.12",
+         .acl = "slow"});
+  t.Add({.name = "command",
+         .arity = -1,
+         .flags = kLoadingStale,
+         .run_async = Command,
+         .group = "server",
+         .summary = "Returns detailed information about all commands.",
+         .since = "2.8.13",
+         .acl = "slow connection"});
+  t.Add({.name = "time",
+         .arity = 1,
+         .flags = kLoadingStale | kFast,
+         .run_async = Time,
+         .group = "server",
+         .summary = "Returns the server time.",
+         .since = "2.6.0",
+         .acl = "fast"});
+  t.Add({.name = "lastsave",
+         .arity = 1,
+         .flags = kLoadingStale | kFast,
+         .run_async = LastSave,
+         .group = "server",
+         .summary = "Returns the Unix timestamp of the last successful save to disk.",
+         .since = "1.0.0",
+         .acl = "admin fast dangerous"});
+  t.Add({.name = "save",
+         .arity = 1,
+         .flags = kAdmin | kNoScript,
+         .run_async = Save,
+         .group = "server",
+         .summary = "Synchronously saves the database(s) to disk.",
+         .since = "1.0.0",
+         .acl = "admin slow dangerous"});
+  t.Add({.name = "bgsave",
+         .arity = -1,
+         .flags = kAdmin | kNoScript,
+         .run_async = BgSaveCommand,
+         .group = "server",
+         .summary = "Asynchronously saves the database(s) to disk.",
+         .since = "1.0.0",
+         .acl = "admin slow dangerous"});
+  t.Add({.name = "shutdown",
+         .arity = -1,
+         .flags = kAdmin | kNoScript | kLoadingStale,
+         .run_async = Shutdown,
+         .group = "server",
+         .summary = "Synchronously saves the database(s) to disk and shuts down the Redis "
+                    "server.",
+         .since = "1.0.0",
+         .acl = "admin slow dangerous"});
 }
 
 }  // namespace slotkv::command
