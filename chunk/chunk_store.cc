@@ -564,4 +564,6 @@ const ChunkStoreStats& ChunkStore::stats() const {
   return s;
 }
 
+void ChunkStore::set_fsync(bool fsync) { impl_->options.fsync = fsync; }
+
 }  // namespace slotkv::chunk

@@ -97,6 +97,9 @@ class ChunkStore {
   // Syncs every file written so far (chunks.dat, segments.meta, big files, the directory)
   // whatever Options::fsync says: a store opened without fsync is made durable at chosen points.
   Status SyncAll();
+  // Changes Options::fsync while open (the slot's fsync policy changed). REQUIRES: after
+  // SyncAll, so nothing written under the old setting is left unsynced.
+  void set_fsync(bool fsync);
   // SyncData, then applies the frees and big-file removals requested since the last Commit.
   // Call it only once the bucket pages that stopped pointing at freed values are durable.
   Status Commit();

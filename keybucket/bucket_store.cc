@@ -601,4 +601,6 @@ uint64_t BucketStore::disk_bytes() const { return impl_->stats.pages_in_use * kP
 
 const BucketStoreStats& BucketStore::stats() const { return impl_->stats; }
 
+void BucketStore::set_fsync(bool fsync) { impl_->options.fsync = fsync; }
+
 }  // namespace slotkv::keybucket

@@ -85,6 +85,9 @@ class BucketStore {
   // Syncs every page file, the depth and count files and the directory, whatever
   // Options::fsync says. REQUIRES: after Sync() (which writes depths and counts).
   Status SyncAll();
+  // Changes Options::fsync while open (the slot's fsync policy changed). REQUIRES: after
+  // SyncAll, so nothing written under the old setting is left unsynced.
+  void set_fsync(bool fsync);
 
   // Cells in all buckets, as of the last WriteBucket of each (durable with Sync, in
   // buckets.count). Expired cells count until a write drops them.

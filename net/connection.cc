@@ -28,6 +28,7 @@ struct RemoteBatch {
   int home = 0;
   uint32_t db = 0;
   int protocol = 2;
+  std::string client_name;  // for SLOWLOG entries
   std::vector<RemoteItem> items;
 };
 
@@ -103,7 +104,7 @@ void Connection::Read() {
         WorkerStats::Add((*state.stats)[self->worker_->index()]->net_input_bytes, n);
         self->in_.append(self->read_buf_.data(), n);
         self->last_active_ms_ = state.keyspace->clock()->NowMs();
-        if (self->in_.size() - self->in_pos_ > static_cast<size_t>(state.query_buffer_limit)) {
+        if (self->parser_.OverQueryLimit(self->in_.size() - self->in_pos_)) {
           self->Close();  // as Redis: a client past client-query-buffer-limit is closed
           return;
         }
@@ -114,7 +115,10 @@ void Connection::Read() {
 void Connection::Process() {
   if (closed_) return;
   command::ServerState& state = server_->state();
-  parser_.set_max_bulk_len(static_cast<uint64_t>(state.proto_max_bulk_len.load()));
+  RespLimits limits = parser_.limits();
+  limits.max_bulk_len = static_cast<uint64_t>(state.proto_max_bulk_len.load());
+  limits.max_query_buffer = static_cast<uint64_t>(state.query_buffer_limit.load());
+  parser_.set_limits(limits);
   parser_.set_authenticated(!state.auth_required || client_.authenticated);
   while (!Paused() && !close_after_flush_) {
     size_t consumed = 0;
@@ -198,20 +202,24 @@ void Connection::Dispatch() {
 
 void Connection::RunLocal(const CommandSpec& spec, uint32_t slot, uint64_t seq) {
   std::string reply = command::Execute(server_->state(), spec, args_, slot, client_.db, client_.protocol,
-                              addr_);
+                              addr_, client_.name);
   local_writes_.emplace_back(seq, (spec.flags & command::kWrite) != 0);
   Complete(seq, std::move(reply));
 }
 
 void Connection::QueueRemote(const CommandSpec& spec, uint32_t slot, int owner, uint64_t seq) {
   std::shared_ptr<RemoteBatch>& batch = batches_[static_cast<size_t>(owner)];
-  if (batch && (batch->db != client_.db || batch->protocol != client_.protocol)) PostBatches();
+  if (batch && (batch->db != client_.db || batch->protocol != client_.protocol ||
+                batch->client_name != client_.name)) {
+    PostBatches();
+  }
   if (!batch) {
     batch = std::make_shared<RemoteBatch>();
     batch->conn = shared_from_this();
     batch->home = worker_->index();
     batch->db = client_.db;
     batch->protocol = client_.protocol;
+    batch->client_name = client_.name;
   }
   batch->items.push_back({&spec, std::move(args_), slot, seq, {}});
   args_ = {};
@@ -292,7 +300,8 @@ void Connection::FinishAsync(AsyncCall* call) {
                           ? std::move(call->ctx.reply.buffer())
                           : "-" + command::StatusError(call->ctx.commit_status) + "\r\n";
   command::RecordCall(state, *call->spec, call->ctx.args, command::NowUs() - call->start_us,
-             call->ctx.reply.errors() > 0 || !call->ctx.commit_status.ok(), addr_);
+             call->ctx.reply.errors() > 0 || !call->ctx.commit_status.ok(), addr_,
+                      client_.name);
   if (client_.close_after_reply) {
     pending_[call->seq - pending_base_].close_after = true;
     client_.close_after_reply = false;

@@ -97,7 +97,8 @@ void Worker::CommitOwned() {
     for (uint32_t db = 0; db < ks.databases(); ++db) {
       Result<slot::Slot*> slot = ks.Get(s, db, false);
       if (!slot.ok() || *slot == nullptr) continue;
-      Status st = (*slot)->Commit();
+      Status st = ks.AdoptFsync(*slot);
+      if (st.ok()) st = (*slot)->Commit();
       if (!st.ok()) {
         std::fprintf(stderr, "commit of slot %u db %u: %s\n", s, db, st.ToString().c_str());
       }

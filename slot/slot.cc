@@ -252,6 +252,27 @@ Status Slot::Commit() {
   return s.log->Commit();
 }
 
+wal::FsyncPolicy Slot::fsync_policy() const { return impl_->options.fsync; }
+
+Status Slot::SetFsyncPolicy(wal::FsyncPolicy fsync) {
+  Impl& s = *impl_;
+  if (s.options.fsync == fsync) return Status::OK();
+  if (s.options.memory) {
+    s.options.fsync = fsync;
+    return Status::OK();
+  }
+  // Everything written so far becomes durable first, so no flush is left half under each rule.
+  SLOTKV_RETURN_IF_ERROR(s.chunks->SyncAll());
+  SLOTKV_RETURN_IF_ERROR(s.buckets->SyncAll());
+  SLOTKV_RETURN_IF_ERROR(s.PublishMarks());
+  SLOTKV_RETURN_IF_ERROR(s.log->Sync());
+  s.options.fsync = fsync;
+  s.log->set_fsync(fsync);
+  s.buckets->set_fsync(s.FsyncEachFlush());
+  s.chunks->set_fsync(s.FsyncEachFlush());
+  return Status::OK();
+}
+
 Result<uint64_t> Slot::KeyCount() {
   Impl& s = *impl_;
   int64_t count = static_cast<int64_t>(s.buckets->cell_count());

@@ -137,6 +137,11 @@ class Slot {
   // Persists every group and syncs: afterwards the log holds nothing that replay would need.
   Status Flush();
 
+  wal::FsyncPolicy fsync_policy() const;
+  // Changes the fsync policy while open (CONFIG SET appendfsync). Leaving a deferring policy
+  // (everysec, no) for always first makes the deferred flushes durable.
+  Status SetFsyncPolicy(wal::FsyncPolicy fsync);
+
   // Keys in the slot, expired-but-not-reclaimed ones included (as Redis's DBSIZE). May read
   // bucket pages for keys written since the last flush of their group.
   Result<uint64_t> KeyCount();

@@ -104,6 +104,54 @@ TEST_CASE("everysec: a power cut after a synced commit loses no overwrite, compa
   EverysecPowerCut(/*overwrite=*/true);
 }
 
+TEST_CASE("switching everysec to always makes deferred flushes durable at once") {
+  MemFs fs;
+  ManualClock clock;
+  SlotOptions options = SmallOptions(&fs, &clock);
+  options.fsync = wal::FsyncPolicy::kEverySec;
+  std::map<std::string, std::string> model;
+  {
+    auto slot = OpenOrDie(options);
+    // No clock advance: under everysec nothing here is synced yet.
+    for (int i = 0; i < 2000; ++i) {
+      std::string key = "s" + std::to_string(i % 700);
+      model[key] = ValueFor(i, i, 20 + i % 200);
+      REQUIRE(slot->Put(key, model[key], ValueType::kString).ok());
+      REQUIRE(slot->Commit().ok());
+    }
+    CHECK(slot->Stats().flushes > 0);
+    REQUIRE(slot->SetFsyncPolicy(wal::FsyncPolicy::kAlways).ok());
+    CHECK(slot->fsync_policy() == wal::FsyncPolicy::kAlways);
+    REQUIRE(slot->Put("last", "x", ValueType::kString).ok());
+    model["last"] = "x";
+    REQUIRE(slot->Commit().ok());
+    fs.SimulatePowerCutForTest();
+  }
+  auto slot = OpenOrDie(options);
+  for (const auto& [key, value] : model) CHECK_MESSAGE(GetOrDie(*slot, key) == value, key);
+}
+
+TEST_CASE("switching always to everysec keeps the everysec promise") {
+  MemFs fs;
+  ManualClock clock;
+  SlotOptions options = SmallOptions(&fs, &clock);
+  std::map<std::string, std::string> model;
+  {
+    auto slot = OpenOrDie(options);
+    for (int i = 0; i < 3000; ++i) {
+      if (i == 1000) REQUIRE(slot->SetFsyncPolicy(wal::FsyncPolicy::kEverySec).ok());
+      std::string key = "r" + std::to_string(i % 700);
+      model[key] = ValueFor(i, i, 20 + i % 200);
+      REQUIRE(slot->Put(key, model[key], ValueType::kString).ok());
+      if (i % 100 == 99) clock.AdvanceMs(1500);
+      REQUIRE(slot->Commit().ok());
+    }
+    fs.SimulatePowerCutForTest();
+  }
+  auto slot = OpenOrDie(options);
+  for (const auto& [key, value] : model) CHECK_MESSAGE(GetOrDie(*slot, key) == value, key);
+}
+
 TEST_CASE("power cut without a commit keeps the state of the last commit") {
   MemFs fs;
   ManualClock clock;

@@ -317,6 +317,8 @@ Status Log::Commit() {
   return Status::OK();
 }
 
+void Log::set_fsync(FsyncPolicy fsync) { impl_->options.fsync = fsync; }
+
 Status Log::Sync() {
   Impl& m = *impl_;
   if (!m.failure.ok()) return m.failure;

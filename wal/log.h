@@ -74,6 +74,8 @@ class Log {
   Status Commit();
   // Writes buffered records and syncs now, whatever the policy.
   Status Sync();
+  // Changes the fsync policy (CONFIG SET appendfsync); the next Commit follows it.
+  void set_fsync(FsyncPolicy fsync);
   // Reads back the record at pos (from the buffer or the file) and checks its checksum.
   Result<Record> ReadAt(const LogPos& pos) const;
 

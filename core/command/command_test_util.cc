@@ -127,7 +127,8 @@ std::string CommandFixture::Run(std::vector<std::string> args) {
     uint32_t db = client_.db;
     int protocol = client_.protocol;
     executor_->Post(executor_->OwnerOf(slot), [&, done, slot, db, protocol] {
-      std::string reply = Execute(state_, *spec, args, slot, db, protocol, "127.0.0.1:1");
+      std::string reply = Execute(state_, *spec, args, slot, db, protocol, "127.0.0.1:1",
+                                  client_.name);
       Status st = state_.CommitDirty();
       done->Set(st.ok() ? reply : "-" + StatusError(st) + "\r\n");
     });

@@ -22,6 +22,10 @@ void ServerState::RefreshLive() {
   slowlog_slower_than = config->GetInt("slowlog-log-slower-than");
   slowlog_max_len = config->GetInt("slowlog-max-len");
   hz = config->GetInt("hz");
+  const std::string fsync = config->Get("appendfsync");
+  keyspace->SetFsync(fsync == "always" ? wal::FsyncPolicy::kAlways
+                     : fsync == "no"   ? wal::FsyncPolicy::kNo
+                                       : wal::FsyncPolicy::kEverySec);
 }
 
 void AsyncContext::CommitHere() {

@@ -13,7 +13,7 @@ int64_t NowUs() {
 
 std::string Execute(ServerState& state, const CommandSpec& spec,
                     std::vector<std::string>& args, uint32_t slot, uint32_t db, int protocol,
-                    const std::string& client_addr) {
+                    const std::string& client_addr, const std::string& client_name) {
   int64_t start = NowUs();
   Store store(state.keyspace, slot, db,
                        &(*state.dirty)[static_cast<size_t>(state.executor->current())]);
@@ -21,13 +21,14 @@ std::string Execute(ServerState& state, const CommandSpec& spec,
   CommandContext ctx{args, reply, store, state,
                               *(*state.stats)[static_cast<size_t>(state.executor->current())]};
   spec.run(ctx);
-  RecordCall(state, spec, args, NowUs() - start, reply.errors() > 0, client_addr);
+  RecordCall(state, spec, args, NowUs() - start, reply.errors() > 0, client_addr,
+             client_name);
   return std::move(reply.buffer());
 }
 
 void RecordCall(ServerState& state, const CommandSpec& spec,
                 const std::vector<std::string>& args, int64_t usec, bool failed,
-                const std::string& client_addr) {
+                const std::string& client_addr, const std::string& client_name) {
   WorkerStats& stats = *(*state.stats)[static_cast<size_t>(state.executor->current())];
   CommandStat& cs = stats.per_command[spec.id];
   WorkerStats::Add(cs.calls);
@@ -40,7 +41,7 @@ void RecordCall(ServerState& state, const CommandSpec& spec,
   int64_t slower_than = state.slowlog_slower_than.load(std::memory_order_relaxed);
   if (slower_than >= 0 && usec >= slower_than && !(spec.flags & kSkipSlowlog)) {
     state.slowlog->Add(args, usec, state.keyspace->clock()->NowMs() / 1000,
-                       client_addr, "",
+                       client_addr, client_name,
                        static_cast<size_t>(state.slowlog_max_len.load()));
   }
 }

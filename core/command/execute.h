@@ -17,11 +17,11 @@ int64_t NowUs();
 // leaves. REQUIRES: spec.run; on the owner of slot.
 std::string Execute(ServerState& state, const CommandSpec& spec,
                     std::vector<std::string>& args, uint32_t slot, uint32_t db, int protocol,
-                    const std::string& client_addr);
+                    const std::string& client_addr, const std::string& client_name);
 
 // Counts one finished call in the calling worker's stats and the slow log.
 void RecordCall(ServerState& state, const CommandSpec& spec,
                 const std::vector<std::string>& args, int64_t usec, bool failed,
-                const std::string& client_addr);
+                const std::string& client_addr, const std::string& client_name);
 
 }  // namespace slotkv::command

@@ -45,7 +45,8 @@ Keyspace::Keyspace(const KeyspaceOptions& options)
     : options_(options),
       clock_(options.slot.clock ? options.slot.clock : SystemClock()),
       entries_(static_cast<size_t>(options.slots) * options.databases),
-      drops_(options.slots, 0) {}
+      drops_(options.slots, 0),
+      fsync_(static_cast<int>(options.slot.fsync)) {}
 
 Keyspace::~Keyspace() = default;
 
@@ -99,6 +100,7 @@ Result<std::unique_ptr<slot::Slot>> Keyspace::OpenSlot(uint32_t s, uint32_t db) 
     so.dir = DbDir(s, db);
   }
   so.clock = clock_;
+  so.fsync = fsync();
   return slot::Slot::Open(so);
 }
 
@@ -168,6 +170,7 @@ Status Store::MultiGet(const std::vector<std::string_view>& keys,
 Status Store::Put(std::string_view key, std::string_view value, ValueType type,
                   int64_t expire_at_ms) {
   SLOTKV_ASSIGN_OR_RETURN(slot::Slot * s, Open(true));
+  SLOTKV_RETURN_IF_ERROR(keyspace_->AdoptFsync(s));
   SLOTKV_RETURN_IF_ERROR(s->Put(key, value, type, expire_at_ms));
   if (std::find(dirty_->begin(), dirty_->end(), s) == dirty_->end()) dirty_->push_back(s);
   return Status::OK();
@@ -176,6 +179,7 @@ Status Store::Put(std::string_view key, std::string_view value, ValueType type,
 Result<bool> Store::Delete(std::string_view key) {
   SLOTKV_ASSIGN_OR_RETURN(slot::Slot * s, Open(false));
   if (!s) return false;
+  SLOTKV_RETURN_IF_ERROR(keyspace_->AdoptFsync(s));
   SLOTKV_ASSIGN_OR_RETURN(bool removed, s->Delete(key));
   if (std::find(dirty_->begin(), dirty_->end(), s) == dirty_->end()) dirty_->push_back(s);
   return removed;

@@ -14,6 +14,7 @@
 // calls Slot(s, ...), Drop(s, ...) or a Store of slot s. Open runs before the workers start.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -57,6 +58,14 @@ class Keyspace {
   // atomically, then deleted.
   Status Drop(uint32_t s, uint32_t db);
 
+  // The fsync policy of every slot (CONFIG SET appendfsync). Any thread may set it; a slot
+  // adopts it (AdoptFsync, on its owner) before its next write and at the periodic commit.
+  void SetFsync(wal::FsyncPolicy fsync) { fsync_.store(static_cast<int>(fsync)); }
+  wal::FsyncPolicy fsync() const { return static_cast<wal::FsyncPolicy>(fsync_.load()); }
+  Status AdoptFsync(slot::Slot* slot) {
+    return slot->fsync_policy() == fsync() ? Status::OK() : slot->SetFsyncPolicy(fsync());
+  }
+
  private:
   explicit Keyspace(const KeyspaceOptions& options);
   std::string DbDir(uint32_t s, uint32_t db) const;
@@ -71,6 +80,7 @@ class Keyspace {
   Clock* clock_;
   std::vector<Entry> entries_;  // [s * databases + db]
   std::vector<uint64_t> drops_;  // per slot: names the trash dirs of Drop
+  std::atomic<int> fsync_;
 };
 
 // The keys of one database in one slot, as a command sees them. Writes go to the slot's WAL
