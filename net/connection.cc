@@ -52,8 +52,8 @@ constexpr size_t kPauseRequests = 10000;
 void RunBatch(Server* server, RemoteBatch& batch) {
   command::ServerState& state = server->state();
   for (RemoteItem& item : batch.items) {
-    item.reply = command::Execute(state, *item.spec, item.args, item.slot, batch.db, batch.protocol,
-                         batch.conn->addr());
+    item.reply = command::Execute(state, *item.spec, item.args, item.slot, batch.db,
+                                  batch.protocol, batch.conn->addr(), batch.client_name);
   }
   Status st = state.CommitDirty();
   if (st.ok()) return;
@@ -201,8 +201,8 @@ void Connection::Dispatch() {
 }
 
 void Connection::RunLocal(const CommandSpec& spec, uint32_t slot, uint64_t seq) {
-  std::string reply = command::Execute(server_->state(), spec, args_, slot, client_.db, client_.protocol,
-                              addr_, client_.name);
+  std::string reply = command::Execute(server_->state(), spec, args_, slot, client_.db,
+                                       client_.protocol, addr_, client_.name);
   local_writes_.emplace_back(seq, (spec.flags & command::kWrite) != 0);
   Complete(seq, std::move(reply));
 }
