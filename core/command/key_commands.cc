@@ -1,4 +1,21 @@
-// Keyspace family: DEL EXISTS and the other generic key commands.
+// Keyspace family (COMMAND DOCS group "generic"): DEL UNLINK EXISTS TOUCH TYPE, the EXPIRE and
+// TTL commands, PERSIST, RENAME RENAMENX COPY MOVE, KEYS SCAN RANDOMKEY and OBJECT.
+//
+// Atomicity. A command whose keys share a slot runs on that slot's owner without a hop, so it
+// is atomic. RENAME, RENAMENX and COPY between keys of different slots are not: they read the
+// source on its owner, write the destination on its owner, then (RENAME) delete the source on
+// its owner again; another client may see the key at both names, or act in between. Keys in
+// one hash slot ({tag}) always share a slot, so hash tags give Redis's atomicity.
+#include <algorithm>
+#include <climits>
+#include <iterator>
+#include <optional>
+#include <random>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/base/glob.h"
 #include "core/command/args.h"
 #include "core/command/command_table.h"
 #include "core/command/fanout.h"
@@ -6,12 +23,69 @@
 namespace slotkv::command {
 namespace {
 
-// DEL / UNLINK key [key ...]: how many existed.
+// Error texts of this family only (Redis 7.0.15), beside errors.h's shared ones.
+constexpr std::string_view kErrExpireGtLt =
+    "ERR GT and LT options at the same time are not compatible";
+constexpr std::string_view kErrInvalidCursor = "ERR invalid cursor";
+constexpr std::string_view kErrIntRange =
+    "ERR value is out of range, value must between -2147483648 and 2147483647";
+constexpr std::string_view kErrNoLfu =
+    "ERR An LFU maxmemory policy is not selected, access frequency not tracked. Please note that "
+    "when switching between policies at runtime LRU and LFU data will take some time to adjust.";
+
+// ---- helpers --------------------------------------------------------------------------------
+
+// The counters of the worker a task is running on.
+WorkerStats& StatsHere(AsyncContext& ctx) {
+  return *(*ctx.server.stats)[static_cast<size_t>(ctx.server.executor->current())];
+}
+
+// keyspace_hits / keyspace_misses, for the lookups Redis counts (its read lookups).
+void CountLookup(WorkerStats& stats, bool hit) {
+  WorkerStats::Add(hit ? stats.keyspace_hits : stats.keyspace_misses);
+}
+
+// Positions 1 .. argc-1: every argument after the name is a key.
+std::vector<size_t> AllKeys(const AsyncContext& ctx) {
+  std::vector<size_t> positions;
+  for (size_t i = 1; i < ctx.args.size(); ++i) positions.push_back(i);
+  return positions;
+}
+
+// A database number as Redis's getIntFromObjectOrReply reads it (MOVE, COPY ... DB), then
+// checked against the database count. nullopt after replying the error.
+std::optional<uint32_t> DbArg(std::string_view arg, uint32_t databases, Reply& reply) {
+  std::optional<int64_t> v = IntArg(arg, reply);
+  if (!v) return std::nullopt;
+  if (*v < INT_MIN || *v > INT_MAX) {
+    reply.Error(kErrIntRange);
+    return std::nullopt;
+  }
+  if (*v < 0 || *v >= static_cast<int64_t>(databases)) {
+    reply.Error(kErrDbIndex);
+    return std::nullopt;
+  }
+  return static_cast<uint32_t>(*v);
+}
+
+// The random source of RANDOMKEY, one per worker thread.
+std::mt19937_64& Rng() {
+  thread_local std::mt19937_64 rng{std::random_device{}()};
+  return rng;
+}
+
+// Uniform in [0, n). REQUIRES: n > 0.
+uint64_t RandomBelow(uint64_t n) {
+  return std::uniform_int_distribution<uint64_t>(0, n - 1)(Rng());
+}
+
+// ---- DEL UNLINK EXISTS TOUCH TYPE -----------------------------------------------------------
+
+// DEL / UNLINK key [key ...]: how many existed (a key named twice is removed once).
 Task Del(AsyncContext& ctx) {
   int64_t removed = 0;
   Status failure;
-  co_await ForEachKeySlot(ctx, CommandTable::KeyPositions(*ctx.server.table->Find("del"),
-                                                          ctx.args.size()),
+  co_await ForEachKeySlot(ctx, AllKeys(ctx),
                           [&](Store& store, const std::vector<size_t>& positions) {
                             for (size_t p : positions) {
                               Result<bool> r = store.Delete(ctx.args[p]);
@@ -26,19 +100,20 @@ Task Del(AsyncContext& ctx) {
   ctx.reply.Integer(removed);
 }
 
-// EXISTS key [key ...]: how many of the keys exist (a key named twice counts twice).
+// EXISTS / TOUCH key [key ...]: how many of the keys exist (a key named twice counts twice).
+// slotkv keeps no access time, so TOUCH changes nothing.
 Task Exists(AsyncContext& ctx) {
   int64_t found = 0;
   Status failure;
-  std::vector<size_t> positions;
-  for (size_t i = 1; i < ctx.args.size(); ++i) positions.push_back(i);
-  co_await ForEachKeySlot(ctx, positions, [&](Store& store, const std::vector<size_t>& ps) {
+  co_await ForEachKeySlot(ctx, AllKeys(ctx), [&](Store& store, const std::vector<size_t>& ps) {
+    WorkerStats& stats = StatsHere(ctx);
     for (size_t p : ps) {
       Result<std::optional<slot::KeyMeta>> m = store.GetMeta(ctx.args[p]);
       if (!m.ok()) {
         if (failure.ok()) failure = m.status();
         return;
       }
+      CountLookup(stats, m->has_value());
       found += m->has_value() ? 1 : 0;
     }
   });
@@ -46,16 +121,770 @@ Task Exists(AsyncContext& ctx) {
   ctx.reply.Integer(found);
 }
 
+// TYPE key: "string", "list" ... as a status reply; "none" when missing.
+void Type(CommandContext& ctx) {
+  Result<std::optional<slot::KeyMeta>> m = ctx.store.GetMeta(ctx.args[1]);
+  if (Failed(m.status(), ctx.reply)) return;
+  CountLookup(ctx.stats, m->has_value());
+  ctx.reply.SimpleString(m->has_value() ? ValueTypeName((*m)->type) : "none");
+}
+
+// ---- EXPIRE PEXPIRE EXPIREAT PEXPIREAT PERSIST ----------------------------------------------
+
+enum ExpireFlag : int { kExpireNx = 1, kExpireXx = 2, kExpireGt = 4, kExpireLt = 8 };
+
+// Sets key's expiry to when_ms, keeping its value and type. REQUIRES: when_ms > now.
+// The engine has no "change the expiry only" write yet, so the value is read and put back.
+Status SetExpire(Store& store, std::string_view key, int64_t when_ms) {
+  slot::KeyMeta meta;
+  Result<std::optional<std::string>> v = store.Get(key, &meta);
+  if (!v.ok()) return v.status();
+  if (!v->has_value()) return Status::OK();  // REQUIRES of the callers: checked just before
+  return store.Put(key, **v, meta.type, when_ms);
+}
+
+// key time [NX | XX | GT | LT]: `time` in seconds or ms (seconds), relative to now or absolute
+// (relative). As Redis 7.0: options are checked before the time, the time (overflow included)
+// before the key; a time not in the future deletes the key and replies 1.
+void ExpireGeneric(CommandContext& ctx, bool seconds, bool relative) {
+  const auto& a = ctx.args;
+  int flags = 0;
+  for (size_t i = 3; i < a.size(); ++i) {
+    if (Is(a[i], "NX")) {
+      flags |= kExpireNx;
+    } else if (Is(a[i], "XX")) {
+      flags |= kExpireXx;
+    } else if (Is(a[i], "GT")) {
+      flags |= kExpireGt;
+    } else if (Is(a[i], "LT")) {
+      flags |= kExpireLt;
+    } else {
+      ctx.reply.Error("ERR Unsupported option " + a[i]);
+      return;
+    }
+  }
+  if ((flags & kExpireNx) && (flags & (kExpireXx | kExpireGt | kExpireLt))) {
+    ctx.reply.Error(kErrExpireOptions);
+    return;
+  }
+  if ((flags & kExpireGt) && (flags & kExpireLt)) {
+    ctx.reply.Error(kErrExpireGtLt);
+    return;
+  }
+  std::optional<int64_t> when = IntArg(a[2], ctx.reply);
+  if (!when) return;
+  if (seconds) {
+    if (*when > INT64_MAX / 1000 || *when < INT64_MIN / 1000) {
+      ctx.reply.Error(InvalidExpire(a[0]));
+      return;
+    }
+    *when *= 1000;
+  }
+  const int64_t now = ctx.store.NowMs();
+  const int64_t base = relative ? now : 0;
+  if (*when > INT64_MAX - base) {
+    ctx.reply.Error(InvalidExpire(a[0]));
+    return;
+  }
+  *when += base;
+
+  const std::string& key = a[1];
+  Result<std::optional<slot::KeyMeta>> m = ctx.store.GetMeta(key);
+  if (Failed(m.status(), ctx.reply)) return;
+  if (!m->has_value()) {
+    ctx.reply.Integer(0);
+    return;
+  }
+  const int64_t current = (*m)->expire_at_ms;  // 0 = none, which GT and LT take as infinite
+  if (((flags & kExpireNx) && current != 0) || ((flags & kExpireXx) && current == 0) ||
+      ((flags & kExpireGt) && (current == 0 || *when <= current)) ||
+      ((flags & kExpireLt) && current != 0 && *when >= current)) {
+    ctx.reply.Integer(0);
+    return;
+  }
+  Status st = *when <= now ? ctx.store.Delete(key).status() : SetExpire(ctx.store, key, *when);
+  if (Failed(st, ctx.reply)) return;
+  ctx.reply.Integer(1);
+}
+
+void Expire(CommandContext& ctx) { ExpireGeneric(ctx, true, true); }
+void PExpire(CommandContext& ctx) { ExpireGeneric(ctx, false, true); }
+void ExpireAt(CommandContext& ctx) { ExpireGeneric(ctx, true, false); }
+void PExpireAt(CommandContext& ctx) { ExpireGeneric(ctx, false, false); }
+
+// PERSIST key: 1 when a TTL was removed.
+void Persist(CommandContext& ctx) {
+  const std::string& key = ctx.args[1];
+  slot::KeyMeta meta;
+  Result<std::optional<std::string>> v = ctx.store.Get(key, &meta);
+  if (Failed(v.status(), ctx.reply)) return;
+  if (!v->has_value() || meta.expire_at_ms == 0) {
+    ctx.reply.Integer(0);
+    return;
+  }
+  if (Failed(ctx.store.Put(key, **v, meta.type, 0), ctx.reply)) return;
+  ctx.reply.Integer(1);
+}
+
+// ---- TTL PTTL EXPIRETIME PEXPIRETIME --------------------------------------------------------
+
+// -2 when key is missing, -1 when it has no expiry, else its TTL (relative) or expiry time
+// (absolute), in ms or in seconds rounded to the nearest (as Redis: (ms + 500) / 1000).
+void TtlGeneric(CommandContext& ctx, bool ms, bool absolute) {
+  Result<std::optional<slot::KeyMeta>> m = ctx.store.GetMeta(ctx.args[1]);
+  if (Failed(m.status(), ctx.reply)) return;
+  CountLookup(ctx.stats, m->has_value());
+  if (!m->has_value()) {
+    ctx.reply.Integer(-2);
+    return;
+  }
+  const int64_t at = (*m)->expire_at_ms;
+  if (at == 0) {
+    ctx.reply.Integer(-1);
+    return;
+  }
+  int64_t t = absolute ? at : at - ctx.store.NowMs();
+  if (t < 0) t = 0;
+  ctx.reply.Integer(ms ? t : (t + 500) / 1000);
+}
+
+void Ttl(CommandContext& ctx) { TtlGeneric(ctx, false, false); }
+void PTtl(CommandContext& ctx) { TtlGeneric(ctx, true, false); }
+void ExpireTime(CommandContext& ctx) { TtlGeneric(ctx, false, true); }
+void PExpireTime(CommandContext& ctx) { TtlGeneric(ctx, true, true); }
+
+// ---- RENAME RENAMENX COPY MOVE --------------------------------------------------------------
+
+// A key read on its source slot, to be written elsewhere.
+struct SourceKey {
+  std::optional<std::string> value;  // nullopt: no such key
+  slot::KeyMeta meta;
+};
+
+// Reads args[1] on its slot's owner. False after replying a storage failure.
+// Ends on the source slot's owner.
+Task ReadSource(AsyncContext& ctx, uint32_t s, bool count_lookup, SourceKey* out, bool* ok) {
+  co_await ctx.ToSlot(s);
+  Store store = ctx.StoreOf(s);
+  Result<std::optional<std::string>> v = store.Get(ctx.args[1], &out->meta);
+  *ok = !Failed(v.status(), ctx.reply);
+  if (!*ok) co_return;
+  if (count_lookup) CountLookup(StatsHere(ctx), v->has_value());
+  out->value = std::move(*v);
+}
+
+// The steps of RENAME / RENAMENX; may end on any worker.
+Task RenameSteps(AsyncContext& ctx, bool nx) {
+  const std::string& src = ctx.args[1];
+  const std::string& dst = ctx.args[2];
+  const uint32_t src_slot = ctx.server.keyspace->SlotOfKey(src);
+  const uint32_t dst_slot = ctx.server.keyspace->SlotOfKey(dst);
+  SourceKey source;
+  bool ok = false;
+  co_await ReadSource(ctx, src_slot, false, &source, &ok);
+  if (!ok) co_return;
+  if (!source.value) {
+    ctx.reply.Error(kErrNoSuchKey);
+    co_return;
+  }
+  if (src == dst) {
+    if (nx) {
+      ctx.reply.Integer(0);
+    } else {
+      ctx.reply.Ok();
+    }
+    co_return;
+  }
+
+  co_await ctx.ToSlot(dst_slot);
+  {
+    Store store = ctx.StoreOf(dst_slot);
+    if (nx) {
+      Result<std::optional<slot::KeyMeta>> m = store.GetMeta(dst);
+      if (Failed(m.status(), ctx.reply)) co_return;
+      if (m->has_value()) {
+        ctx.reply.Integer(0);
+        co_return;
+      }
+    }
+    // Put replaces the destination whole: its old TTL goes, the source's comes along.
+    if (Failed(store.Put(dst, *source.value, source.meta.type, source.meta.expire_at_ms),
+               ctx.reply)) {
+      co_return;
+    }
+  }
+
+  co_await ctx.ToSlot(src_slot);
+  Store store = ctx.StoreOf(src_slot);
+  // Across slots another client may have rewritten the source since it was read; that write
+  // comes after the rename, so it stays. (In one slot nothing runs in between.)
+  Result<std::optional<slot::KeyMeta>> m = store.GetMeta(src);
+  if (Failed(m.status(), ctx.reply)) co_return;
+  if (m->has_value() && (*m)->seq == source.meta.seq) {
+    if (Failed(store.Delete(src).status(), ctx.reply)) co_return;
+  }
+  if (nx) {
+    ctx.reply.Integer(1);
+  } else {
+    ctx.reply.Ok();
+  }
+}
+
+// RENAME key newkey / RENAMENX key newkey
+Task Rename(AsyncContext& ctx) {
+  co_await RenameSteps(ctx, false);
+  co_await ctx.ToHome();
+}
+Task RenameNx(AsyncContext& ctx) {
+  co_await RenameSteps(ctx, true);
+  co_await ctx.ToHome();
+}
+
+// The steps of COPY; may end on any worker.
+Task CopySteps(AsyncContext& ctx) {
+  const auto& a = ctx.args;
+  bool replace = false;
+  uint32_t dst_db = ctx.db;
+  for (size_t i = 3; i < a.size(); ++i) {
+    if (Is(a[i], "REPLACE")) {
+      replace = true;
+    } else if (Is(a[i], "DB") && i + 1 < a.size()) {
+      std::optional<uint32_t> db = DbArg(a[i + 1], ctx.server.keyspace->databases(), ctx.reply);
+      if (!db) co_return;
+      dst_db = *db;
+      ++i;
+    } else {
+      ctx.reply.Error(kErrSyntax);
+      co_return;
+    }
+  }
+  if (dst_db == ctx.db && a[1] == a[2]) {
+    ctx.reply.Error(kErrSameObject);
+    co_return;
+  }
+  SourceKey source;
+  bool ok = false;
+  co_await ReadSource(ctx, ctx.server.keyspace->SlotOfKey(a[1]), true, &source, &ok);
+  if (!ok) co_return;
+  if (!source.value) {
+    ctx.reply.Integer(0);
+    co_return;
+  }
+  const uint32_t dst_slot = ctx.server.keyspace->SlotOfKey(a[2]);
+  co_await ctx.ToSlot(dst_slot);
+  Store store = ctx.StoreOf(dst_slot, dst_db);
+  if (!replace) {
+    Result<std::optional<slot::KeyMeta>> m = store.GetMeta(a[2]);
+    if (Failed(m.status(), ctx.reply)) co_return;
+    if (m->has_value()) {
+      ctx.reply.Integer(0);
+      co_return;
+    }
+  }
+  if (Failed(store.Put(a[2], *source.value, source.meta.type, source.meta.expire_at_ms),
+             ctx.reply)) {
+    co_return;
+  }
+  ctx.reply.Integer(1);
+}
+
+// COPY source destination [DB destination-db] [REPLACE]
+Task Copy(AsyncContext& ctx) {
+  co_await CopySteps(ctx);
+  co_await ctx.ToHome();
+}
+
+// MOVE key db: the key's slot is the same in every database, so this is one owner's step.
+void Move(CommandContext& ctx) {
+  const std::string& key = ctx.args[1];
+  std::optional<uint32_t> db = DbArg(ctx.args[2], ctx.store.databases(), ctx.reply);
+  if (!db) return;
+  if (*db == ctx.store.db()) {
+    ctx.reply.Error(kErrSameObject);
+    return;
+  }
+  slot::KeyMeta meta;
+  Result<std::optional<std::string>> v = ctx.store.Get(key, &meta);
+  if (Failed(v.status(), ctx.reply)) return;
+  if (!v->has_value()) {
+    ctx.reply.Integer(0);
+    return;
+  }
+  Store target = ctx.store.InDb(*db);
+  Result<std::optional<slot::KeyMeta>> there = target.GetMeta(key);
+  if (Failed(there.status(), ctx.reply)) return;
+  if (there->has_value()) {
+    ctx.reply.Integer(0);
+    return;
+  }
+  if (Failed(target.Put(key, **v, meta.type, meta.expire_at_ms), ctx.reply)) return;
+  if (Failed(ctx.store.Delete(key).status(), ctx.reply)) return;
+  ctx.reply.Integer(1);
+}
+
+// ---- KEYS SCAN RANDOMKEY --------------------------------------------------------------------
+
+// KEYS pattern: every live key of the database matching pattern, slot by slot.
+Task Keys(AsyncContext& ctx) {
+  const std::string& pattern = ctx.args[1];
+  // As Redis: a lone "*" skips matching, so it also lists the empty key (GlobMatch would not).
+  const bool all = pattern == "*";
+  std::vector<std::string> keys;
+  Status failure;
+  co_await ForEachSlot(
+      ctx,
+      [&](Store& store) {
+        uint64_t cursor = 0;
+        do {
+          Result<slot::ScanResult> r = store.Scan(cursor, 1024);
+          if (!r.ok()) {
+            failure = r.status();
+            return false;
+          }
+          for (slot::ScanItem& item : r->items) {
+            if (all || GlobMatch(pattern, item.key)) keys.push_back(std::move(item.key));
+          }
+          cursor = r->next_cursor;
+        } while (cursor != 0);
+        return true;
+      },
+      ctx.db);
+  if (Failed(failure, ctx.reply)) co_return;
+  ctx.reply.Array(keys.size());
+  for (const std::string& k : keys) ctx.reply.Bulk(k);
+}
+
+// A SCAN cursor as Redis 7.0's parseScanCursorOrReply reads it: strtoul(base 10) must use
+// every byte up to the first NUL, with no leading space and no overflow. So "" is 0, "+5" is 5,
+// "007" is 7 and "-1" wraps to 2^64-1 (a cursor past the end: the scan then just goes on).
+std::optional<uint64_t> ParseScanCursor(std::string_view s) {
+  if (!s.empty() && (s[0] == ' ' || (s[0] >= '\t' && s[0] <= '\r'))) return std::nullopt;
+  s = s.substr(0, s.find('\0'));
+  if (s.empty()) return 0;
+  size_t i = 0;
+  bool negative = false;
+  if (s[0] == '+' || s[0] == '-') {
+    negative = s[0] == '-';
+    ++i;
+  }
+  if (i == s.size()) return std::nullopt;
+  uint64_t v = 0;
+  for (; i < s.size(); ++i) {
+    if (s[i] < '0' || s[i] > '9') return std::nullopt;
+    const uint64_t d = static_cast<uint64_t>(s[i] - '0');
+    if (v > (UINT64_MAX - d) / 10) return std::nullopt;
+    v = v * 10 + d;
+  }
+  return negative ? 0 - v : v;
+}
+
+// SCAN cursor [MATCH pattern] [COUNT count] [TYPE type]
+//
+// Cursor encoding: cursor = bucket * slots + slot, where `slot` is the slot being scanned and
+// `bucket` is that slot's own scan cursor (slot::Slot::Scan: the next bucket to visit; a slot's
+// bucket count never changes). Slots are visited in index order, each from bucket 0 to its end,
+// so 0 means "slot 0, bucket 0" (a new scan) and the scan ends when the last slot does. A
+// continuing cursor into slot 0 has bucket >= 1, so only the finished scan replies 0. A key
+// present for the whole scan lives in one bucket of one slot and is returned when that bucket
+// is visited; keys written or deleted meanwhile may or may not be returned. Bucket counts are
+// below 2^32 and slots at most 16384, so the product fits in 64 bits. A cursor the server never
+// gave (a bucket past the slot's end) just moves on to the next slot.
+//
+// COUNT (default 10) bounds the keys looked at per call before MATCH and TYPE filter them, as
+// in Redis; whole buckets are returned, so a call may return more.
+Task Scan(AsyncContext& ctx) {
+  const auto& a = ctx.args;
+  std::optional<uint64_t> cursor = ParseScanCursor(a[1]);
+  if (!cursor) {
+    ctx.reply.Error(kErrInvalidCursor);
+    co_return;
+  }
+  int64_t count = 10;
+  std::optional<std::string_view> pattern;
+  std::optional<std::string_view> type;
+  for (size_t i = 2; i < a.size(); i += 2) {
+    const bool has_value = i + 1 < a.size();
+    if (Is(a[i], "COUNT") && has_value) {
+      std::optional<int64_t> n = IntArg(a[i + 1], ctx.reply);
+      if (!n) co_return;
+      if (*n < 1) {
+        ctx.reply.Error(kErrSyntax);
+        co_return;
+      }
+      count = *n;
+    } else if (Is(a[i], "MATCH") && has_value) {
+      pattern = a[i + 1];
+      if (*pattern == "*") pattern.reset();  // as Redis: a lone "*" matches every key
+    } else if (Is(a[i], "TYPE") && has_value) {
+      type = a[i + 1];
+    } else {
+      ctx.reply.Error(kErrSyntax);
+      co_return;
+    }
+  }
+
+  const uint64_t slots = ctx.server.keyspace->slots();
+  uint64_t s = *cursor % slots;
+  uint64_t bucket = *cursor / slots;
+  const size_t want = static_cast<size_t>(count);
+  size_t looked_at = 0;
+  std::vector<std::string> keys;
+  Status failure;
+  while (s < slots) {
+    co_await ctx.ToSlot(static_cast<uint32_t>(s));
+    Store store = ctx.StoreOf(static_cast<uint32_t>(s));
+    Result<slot::ScanResult> r = store.Scan(bucket, want - looked_at);
+    if (!r.ok()) {
+      failure = r.status();
+      break;
+    }
+    looked_at += r->items.size();
+    for (slot::ScanItem& item : r->items) {
+      if (pattern && !GlobMatch(*pattern, item.key)) continue;
+      if (type && !Is(*type, ValueTypeName(item.type))) continue;
+      keys.push_back(std::move(item.key));
+    }
+    if (r->next_cursor != 0) {
+      bucket = r->next_cursor;  // the slot stopped because COUNT was reached
+      break;
+    }
+    ++s;
+    bucket = 0;
+    if (looked_at >= want) break;
+  }
+  co_await ctx.ToHome();
+  if (Failed(failure, ctx.reply)) co_return;
+  const uint64_t next = s < slots ? bucket * slots + s : 0;
+  ctx.reply.Array(2);
+  ctx.reply.Bulk(std::to_string(next));
+  ctx.reply.Array(keys.size());
+  for (const std::string& k : keys) ctx.reply.Bulk(k);
+}
+
+// Slots with at most this many keys are read whole by RANDOMKEY (exactly uniform, one read
+// of every bucket); bigger ones are sampled by bucket (RandomKeyIn).
+constexpr uint64_t kRandomKeyFullScan = 256;
+
+// A uniformly random live key of store's slot, read whole; nullopt when it has none.
+Result<std::optional<std::string>> RandomKeyByFullScan(Store& store) {
+  std::optional<std::string> chosen;
+  uint64_t seen = 0;
+  uint64_t cursor = 0;
+  do {
+    Result<slot::ScanResult> r = store.Scan(cursor, 1024);
+    if (!r.ok()) return r.status();
+    for (slot::ScanItem& item : r->items) {
+      if (RandomBelow(++seen) == 0) chosen = std::move(item.key);  // reservoir of one
+    }
+    cursor = r->next_cursor;
+  } while (cursor != 0);
+  return chosen;
+}
+
+// A random live key of store's slot, which holds about `count` keys; nullopt when it has none.
+//
+// The slot API offers bucket-cursor scans only. A small slot is read whole. In a bigger one:
+// find `end`, one past the last bucket that holds a live key (gallop then bisect on
+// Scan(c, 1), which finds the first nonempty bucket at or after c); then draw a bucket
+// uniformly below `end` until the draw lands on a nonempty bucket (rejection, so a bucket after
+// a run of empty ones is not favoured), and take a uniform key of it. Each key's chance is
+// inversely proportional to the key count of its bucket: "uniform enough" for RANDOMKEY. With
+// keys spread over B buckets the cost is about 2 log2(B) probes plus B / count draws, each
+// reading about B / count buckets; below kRandomKeyFullScan keys one full read is cheaper.
+Result<std::optional<std::string>> RandomKeyIn(Store& store, uint64_t count) {
+  if (count <= kRandomKeyFullScan) return RandomKeyByFullScan(store);
+  // probe(c): does a live key sit in a bucket >= c? On yes, *next is one past the first such
+  // bucket (0 when it is the last bucket).
+  auto probe = [&](uint64_t c, uint64_t* next, std::vector<slot::ScanItem>* items) -> Result<bool> {
+    Result<slot::ScanResult> r = store.Scan(c, 1);
+    if (!r.ok()) return r.status();
+    *next = r->next_cursor;
+    const bool found = !r->items.empty();
+    if (items) *items = std::move(r->items);
+    return found;
+  };
+  uint64_t next = 0;
+  std::vector<slot::ScanItem> items;
+  Result<bool> found = probe(0, &next, &items);
+  if (!found.ok()) return found.status();
+  if (!*found) return std::optional<std::string>();
+  if (next == 0) {  // the only nonempty bucket is the last one
+    return std::optional<std::string>(std::move(items[RandomBelow(items.size())].key));
+  }
+  // Invariant: probe(lo - 1) is true and probe(hi) is false, so lo <= end <= hi.
+  uint64_t lo = next;
+  uint64_t hi = 0;
+  for (uint64_t c = lo;; c = std::max(c * 2, lo)) {
+    found = probe(c, &next, nullptr);
+    if (!found.ok()) return found.status();
+    if (!*found) {
+      hi = c;
+      break;
+    }
+    lo = next != 0 ? next : c + 1;
+    // Bucket numbers are 32-bit, so probe(2^32) is false; this only guards against a slot
+    // that breaks Scan's contract.
+    if (c > (uint64_t{1} << 40)) return Status::Corruption("slot scan never ends");
+  }
+  while (lo < hi) {
+    const uint64_t mid = lo + (hi - lo) / 2;
+    found = probe(mid, &next, nullptr);
+    if (!found.ok()) return found.status();
+    if (*found) {
+      lo = next != 0 ? std::max(next, mid + 1) : mid + 1;
+    } else {
+      hi = mid;
+    }
+  }
+  const uint64_t end = lo;
+  // Enough draws that giving up (and keeping a biased draw) is vanishingly rare for any slot
+  // past kRandomKeyFullScan keys.
+  constexpr int kMaxDraws = 1000;
+  bool have = false;
+  for (int i = 0; i < kMaxDraws; ++i) {
+    const uint64_t r = RandomBelow(end);
+    found = probe(r, &next, &items);
+    if (!found.ok()) return found.status();
+    if (!*found) break;  // keys expired meanwhile
+    have = true;
+    // The bucket found is next - 1, or the last bucket (end - 1) when next is 0.
+    if ((next != 0 ? next - 1 : end - 1) == r) break;
+  }
+  if (!have) return RandomKeyByFullScan(store);
+  return std::optional<std::string>(std::move(items[RandomBelow(items.size())].key));
+}
+
+// The steps of RANDOMKEY; may end on any worker. A first pass counts the keys of every slot;
+// then a slot is picked with probability proportional to its count, and a random key in it
+// (RandomKeyIn). Counts include expired keys not yet reclaimed: a slot found to hold no live
+// key is dropped and another one picked.
+Task RandomKeySteps(AsyncContext& ctx) {
+  std::vector<uint64_t> counts(ctx.server.keyspace->slots(), 0);
+  uint64_t total = 0;
+  Status failure;
+  co_await ForEachSlot(
+      ctx,
+      [&](Store& store) {
+        Result<uint64_t> n = store.KeyCount();
+        if (!n.ok()) {
+          failure = n.status();
+          return false;
+        }
+        counts[store.slot()] = *n;
+        total += *n;
+        return true;
+      },
+      ctx.db);
+  if (Failed(failure, ctx.reply)) co_return;
+  while (total > 0) {
+    uint64_t pick = RandomBelow(total);
+    uint32_t s = 0;
+    while (pick >= counts[s]) pick -= counts[s++];
+    co_await ctx.ToSlot(s);
+    Store store = ctx.StoreOf(s);
+    Result<std::optional<std::string>> key = RandomKeyIn(store, counts[s]);
+    if (Failed(key.status(), ctx.reply)) co_return;
+    if (key->has_value()) {
+      ctx.reply.Bulk(**key);
+      co_return;
+    }
+    total -= counts[s];
+    counts[s] = 0;
+  }
+  ctx.reply.Null();
+}
+
+// RANDOMKEY: a random key of the database, or null when it is empty.
+Task RandomKey(AsyncContext& ctx) {
+  co_await RandomKeySteps(ctx);
+  co_await ctx.ToHome();
+}
+
+// ---- OBJECT ---------------------------------------------------------------------------------
+
+constexpr std::string_view kObjectHelp[] = {
+    "OBJECT <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
+    "ENCODING <key>",
+    "    Return the kind of internal representation used in order to store the value",
+    "    associated with a <key>.",
+    "FREQ <key>",
+    "    Return the access frequency index of the <key>. The returned integer is",
+    "    proportional to the logarithm of the recent access frequency of the key.",
+    "IDLETIME <key>",
+    "    Return the idle time of the <key>, that is the approximated number of",
+    "    seconds elapsed since the last access to the key.",
+    "REFCOUNT <key>",
+    "    Return the number of references of the value associated with the specified",
+    "    <key>.",
+    "HELP",
+    "    Prints this help.",
+};
+
+// The encoding Redis 7.0 would report for a value created by SET (strings) or a small value
+// (other types). Redis also reports "raw" for short strings built by APPEND or SETRANGE; slotkv
+// judges by the bytes alone.
+std::string_view EncodingOf(ValueType type, std::string_view value) {
+  switch (type) {
+    case ValueType::kString:
+      if (value.size() <= 20 && ParseInt64(value)) return "int";
+      return value.size() <= 44 ? "embstr" : "raw";
+    case ValueType::kList:
+      return "quicklist";
+    case ValueType::kHash:
+      return "listpack";
+    case ValueType::kZSet:
+      return "listpack";
+    case ValueType::kSet:
+      return "hashtable";  // "intset" when every member is an integer
+  }
+  return "raw";
+}
+
+// Redis shares the objects of the integers 0..9999 (OBJ_SHARED_INTEGERS); their refcount is
+// INT_MAX. Every other value has one reference.
+int64_t RefCountOf(ValueType type, std::string_view value) {
+  if (type != ValueType::kString || value.size() > 4) return 1;
+  std::optional<int64_t> v = ParseInt64(value);
+  return v && *v >= 0 && *v < 10000 ? INT_MAX : 1;
+}
+
+// OBJECT ENCODING|FREQ|IDLETIME|REFCOUNT key, OBJECT HELP. Each subcommand has its own arity
+// ("object|encoding" in the error), as Redis's container commands.
+Task ObjectSteps(AsyncContext& ctx) {
+  const std::string& sub = ctx.args[1];
+  const size_t n = ctx.args.size();
+  if (Is(sub, "HELP")) {
+    if (n != 2) {
+      ctx.reply.Error(WrongArgs("object|help"));
+      co_return;
+    }
+    ctx.reply.Array(std::size(kObjectHelp));
+    for (std::string_view line : kObjectHelp) ctx.reply.SimpleString(line);
+    co_return;
+  }
+  std::string_view name;
+  for (std::string_view s : {"encoding", "freq", "idletime", "refcount"}) {
+    if (Is(sub, s)) name = s;
+  }
+  if (name.empty()) {
+    ctx.reply.Error(UnknownSubcommand("object", sub));
+    co_return;
+  }
+  if (n != 3) {
+    ctx.reply.Error(WrongArgs("object|" + std::string(name)));
+    co_return;
+  }
+  const std::string& key = ctx.args[2];
+  const uint32_t s = ctx.server.keyspace->SlotOfKey(key);
+  co_await ctx.ToSlot(s);
+  Store store = ctx.StoreOf(s);
+  slot::KeyMeta meta;
+  Result<std::optional<std::string>> v = store.Get(key, &meta);
+  if (Failed(v.status(), ctx.reply)) co_return;
+  CountLookup(StatsHere(ctx), v->has_value());
+  if (!v->has_value()) {
+    ctx.reply.Null();
+  } else if (name == "encoding") {
+    ctx.reply.Bulk(EncodingOf(meta.type, **v));
+  } else if (name == "freq") {
+    ctx.reply.Error(kErrNoLfu);  // no LFU policy exists: nothing is evicted
+  } else if (name == "idletime") {
+    ctx.reply.Integer(0);  // slotkv does not track access times
+  } else {
+    ctx.reply.Integer(RefCountOf(meta.type, **v));
+  }
+}
+
+Task Object(AsyncContext& ctx) {
+  co_await ObjectSteps(ctx);
+  co_await ctx.ToHome();
+}
+
 }  // namespace
 
 void RegisterKeyCommands(CommandTable& t) {
-  t.Add({.name = "del", .arity = -2, .flags = kWrite, .first_key = 1, .last_key = -1,
-         .step = 1, .run_async = Del, .group = "generic", .summary = "Deletes one or more keys.",
-         .since = "1.0.0", .acl = "keyspace write slow"});
-  t.Add({.name = "exists", .arity = -2, .flags = kReadOnly | kFast, .first_key = 1,
-         .last_key = -1, .step = 1, .run_async = Exists, .group = "generic",
-         .summary = "Determines whether one or more keys exist.", .since = "1.0.0",
+  // clang-format off
+  t.Add({.name = "del", .arity = -2, .flags = kWrite, .first_key = 1, .last_key = -1, .step = 1,
+         .run_async = Del, .group = "generic", .summary = "Delete a key", .since = "1.0.0",
+         .acl = "keyspace write slow"});
+  t.Add({.name = "unlink", .arity = -2, .flags = kWrite | kFast, .first_key = 1, .last_key = -1,
+         .step = 1, .run_async = Del, .group = "generic",
+         .summary = "Delete a key asynchronously in another thread. Otherwise it is just as DEL, "
+         "but non blocking.", .since = "4.0.0", .acl = "keyspace write fast"});
+  t.Add({.name = "exists", .arity = -2, .flags = kReadOnly | kFast, .first_key = 1, .last_key = -1,
+         .step = 1, .run_async = Exists, .group = "generic", .summary = "Determine if a key exists",
+         .since = "1.0.0", .acl = "keyspace read fast"});
+  t.Add({.name = "touch", .arity = -2, .flags = kReadOnly | kFast, .first_key = 1, .last_key = -1,
+         .step = 1, .run_async = Exists, .group = "generic",
+         .summary = "Alters the last access time of a key(s). Returns the number of existing keys "
+         "specified.", .since = "3.2.1", .acl = "keyspace read fast"});
+  t.Add({.name = "type", .arity = 2, .flags = kReadOnly | kFast, .first_key = 1, .last_key = 1,
+         .step = 1, .run = Type, .group = "generic", .summary = "Determine the type stored at key",
+         .since = "1.0.0", .acl = "keyspace read fast"});
+  t.Add({.name = "expire", .arity = -3, .flags = kWrite | kFast, .first_key = 1, .last_key = 1,
+         .step = 1, .run = Expire, .group = "generic",
+         .summary = "Set a key's time to live in seconds", .since = "1.0.0",
+         .acl = "keyspace write fast"});
+  t.Add({.name = "pexpire", .arity = -3, .flags = kWrite | kFast, .first_key = 1, .last_key = 1,
+         .step = 1, .run = PExpire, .group = "generic",
+         .summary = "Set a key's time to live in milliseconds", .since = "2.6.0",
+         .acl = "keyspace write fast"});
+  t.Add({.name = "expireat", .arity = -3, .flags = kWrite | kFast, .first_key = 1, .last_key = 1,
+         .step = 1, .run = ExpireAt, .group = "generic",
+         .summary = "Set the expiration for a key as a UNIX timestamp", .since = "1.2.0",
+         .acl = "keyspace write fast"});
+  t.Add({.name = "pexpireat", .arity = -3, .flags = kWrite | kFast, .first_key = 1, .last_key = 1,
+         .step = 1, .run = PExpireAt, .group = "generic",
+         .summary = "Set the expiration for a key as a UNIX timestamp specified in milliseconds",
+         .since = "2.6.0", .acl = "keyspace write fast"});
+  t.Add({.name = "ttl", .arity = 2, .flags = kReadOnly | kFast, .first_key = 1, .last_key = 1,
+         .step = 1, .run = Ttl, .group = "generic",
+         .summary = "Get the time to live for a key in seconds", .since = "1.0.0",
          .acl = "keyspace read fast"});
+  t.Add({.name = "pttl", .arity = 2, .flags = kReadOnly | kFast, .first_key = 1, .last_key = 1,
+         .step = 1, .run = PTtl, .group = "generic",
+         .summary = "Get the time to live for a key in milliseconds", .since = "2.6.0",
+         .acl = "keyspace read fast"});
+  t.Add({.name = "expiretime", .arity = 2, .flags = kReadOnly | kFast, .first_key = 1,
+         .last_key = 1, .step = 1, .run = ExpireTime, .group = "generic",
+         .summary = "Get the expiration Unix timestamp for a key", .since = "7.0.0",
+         .acl = "keyspace read fast"});
+  t.Add({.name = "pexpiretime", .arity = 2, .flags = kReadOnly | kFast, .first_key = 1,
+         .last_key = 1, .step = 1, .run = PExpireTime, .group = "generic",
+         .summary = "Get the expiration Unix timestamp for a key in milliseconds", .since = "7.0.0",
+         .acl = "keyspace read fast"});
+  t.Add({.name = "persist", .arity = 2, .flags = kWrite | kFast, .first_key = 1, .last_key = 1,
+         .step = 1, .run = Persist, .group = "generic",
+         .summary = "Remove the expiration from a key", .since = "2.2.0",
+         .acl = "keyspace write fast"});
+  t.Add({.name = "rename", .arity = 3, .flags = kWrite, .first_key = 1, .last_key = 2, .step = 1,
+         .run_async = Rename, .group = "generic", .summary = "Rename a key", .since = "1.0.0",
+         .acl = "keyspace write slow"});
+  t.Add({.name = "renamenx", .arity = 3, .flags = kWrite | kFast, .first_key = 1, .last_key = 2,
+         .step = 1, .run_async = RenameNx, .group = "generic",
+         .summary = "Rename a key, only if the new key does not exist", .since = "1.0.0",
+         .acl = "keyspace write fast"});
+  t.Add({.name = "copy", .arity = -3, .flags = kWrite | kDenyOom, .first_key = 1, .last_key = 2,
+         .step = 1, .run_async = Copy, .group = "generic", .summary = "Copy a key",
+         .since = "6.2.0", .acl = "keyspace write slow"});
+  t.Add({.name = "move", .arity = 3, .flags = kWrite | kFast, .first_key = 1, .last_key = 1,
+         .step = 1, .run = Move, .group = "generic", .summary = "Move a key to another database",
+         .since = "1.0.0", .acl = "keyspace write fast"});
+  t.Add({.name = "keys", .arity = 2, .flags = kReadOnly, .run_async = Keys, .group = "generic",
+         .summary = "Find all keys matching the given pattern", .since = "1.0.0",
+         .acl = "keyspace read slow dangerous"});
+  t.Add({.name = "scan", .arity = -2, .flags = kReadOnly, .run_async = Scan, .group = "generic",
+         .summary = "Incrementally iterate the keys space", .since = "2.8.0",
+         .acl = "keyspace read slow"});
+  t.Add({.name = "randomkey", .arity = 1, .flags = kReadOnly, .run_async = RandomKey,
+         .group = "generic", .summary = "Return a random key from the keyspace", .since = "1.0.0",
+         .acl = "keyspace read slow"});
+  // A container command as in Redis: no flags or keys of its own (its subcommands are
+  // read-only, with the key at 2).
+  t.Add({.name = "object", .arity = -2, .flags = 0, .run_async = Object, .group = "generic",
+         .summary = "A container for object introspection commands", .since = "2.2.3",
+         .acl = "slow"});
+  // clang-format on
 }
 
 }  // namespace slotkv::command
