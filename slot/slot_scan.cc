@@ -34,6 +34,11 @@ Result<ScanResult> Slot::Scan(uint64_t cursor, size_t count) {
   uint64_t b = cursor;
   std::vector<LiveKey> live;
   while (b < buckets && result.items.size() < std::max<size_t>(count, 1)) {
+    if (s.buckets->bucket_cell_count(static_cast<uint32_t>(b)) == 0 &&
+        s.groups[s.GroupOfBucket(static_cast<uint32_t>(b))].map.empty()) {
+      ++b;  // nothing stored and nothing pending: no page to read
+      continue;
+    }
     live.clear();
     SLOTKV_RETURN_IF_ERROR(s.BucketKeys(static_cast<uint32_t>(b), false, &live));
     for (LiveKey& k : live) result.items.push_back({std::move(k.key), k.type});
