@@ -1,127 +1,838 @@
-// String family: GET SET and the rest of Redis's string commands. Values are stored with type
-// kString; a key of another type gives WRONGTYPE.
+// String family: GET SET APPEND INCR ... MGET MSET MSETNX LCS, as Redis 7.0's t_string.c.
+// Values are stored with type kString. A key of another type gives WRONGTYPE, except where
+// Redis does otherwise: SET (without GET), MSET and SETNX's existence check take any type, MGET
+// replies nil for it and LCS has its own error.
+//
+// TTLs: commands that modify a string in place keep its TTL (APPEND, SETRANGE, INCR*, GETEX
+// without options), commands that replace it drop the TTL (SET without KEEPTTL, GETSET, MSET),
+// as Redis's dbOverwrite vs setKey.
+//
+// Keyspace hits/misses count the lookups Redis counts: those of reading commands (GET, MGET,
+// GETRANGE, STRLEN, GETDEL, GETEX, GETSET, SET ... GET, LCS), not those of INCR, APPEND,
+// SETRANGE, SETNX (Redis's lookupKeyWrite).
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstring>
+#include <memory>
+#include <new>
+#include <numeric>
+
 #include "core/command/args.h"
 #include "core/command/command_table.h"
+#include "core/command/fanout.h"
 
 namespace slotkv::command {
 namespace {
 
-// Reads key as a string. False after replying an error (storage failure or WRONGTYPE);
-// *value is nullopt when the key does not exist.
-bool ReadString(CommandContext& ctx, std::string_view key, std::optional<std::string>* value,
-                slot::KeyMeta* meta = nullptr) {
+// Error texts only this family replies with (errors.h belongs to the framework).
+constexpr std::string_view kErrDecrOverflow = "ERR decrement would overflow";
+constexpr std::string_view kErrLcsNotString = "ERR The specified keys must contain string values";
+constexpr std::string_view kErrLcsLenAndIdx =
+    "ERR If you want both the length and indexes, please just use IDX.";
+constexpr std::string_view kErrLcsTooLong = "ERR String too long for LCS";
+constexpr std::string_view kErrLcsOverLimit =
+    "ERR Insufficient memory, transient memory for LCS exceeds proto-max-bulk-len";
+constexpr std::string_view kErrLcsNoMemory =
+    "ERR Insufficient memory, failed allocating transient memory for LCS";
+
+// ---- lookups ------------------------------------------------------------------------------
+
+// Whether a lookup counts in INFO's keyspace_hits / keyspace_misses (Redis's lookupKeyRead)
+// or not (lookupKeyWrite).
+enum class Lookup { kRead, kWrite };
+
+// The stats of the worker running the caller.
+WorkerStats& StatsHere(ServerState& server) {
+  return *(*server.stats)[static_cast<size_t>(server.executor->current())];
+}
+
+// Reads key as a string. False after replying an error (storage failure, or WRONGTYPE when the
+// key holds another type); otherwise *value is nullopt when the key does not exist, and *meta
+// (when given) is the key's metadata (default, so no TTL, when it does not exist).
+bool ReadString(Store& store, WorkerStats& stats, Lookup lookup, Reply& reply, std::string_view key,
+                std::optional<std::string>* value, slot::KeyMeta* meta = nullptr) {
   slot::KeyMeta m;
-  Result<std::optional<std::string>> r = ctx.store.Get(key, &m);
-  if (Failed(r.status(), ctx.reply)) return false;
+  Result<std::optional<std::string>> r = store.Get(key, &m);
+  if (Failed(r.status(), reply)) return false;
+  if (lookup == Lookup::kRead) {
+    WorkerStats::Add(r->has_value() ? stats.keyspace_hits : stats.keyspace_misses);
+  }
   if (r->has_value() && m.type != ValueType::kString) {
-    ctx.reply.Error(kErrWrongType);
+    reply.Error(kErrWrongType);
     return false;
   }
-  WorkerStats::Add(r->has_value() ? ctx.stats.keyspace_hits : ctx.stats.keyspace_misses);
   *value = std::move(*r);
-  if (meta) *meta = m;
+  if (meta) *meta = value->has_value() ? m : slot::KeyMeta();
   return true;
 }
 
-void Get(CommandContext& ctx) {
-  std::optional<std::string> value;
-  if (!ReadString(ctx, ctx.args[1], &value)) return;
+bool ReadString(CommandContext& ctx, Lookup lookup, std::string_view key,
+                std::optional<std::string>* value, slot::KeyMeta* meta = nullptr) {
+  return ReadString(ctx.store, ctx.stats, lookup, ctx.reply, key, value, meta);
+}
+
+// A bulk string, or nil when there is no value.
+void BulkOrNull(Reply& reply, const std::optional<std::string>& value) {
   if (value) {
-    ctx.reply.Bulk(*value);
+    reply.Bulk(*value);
   } else {
-    ctx.reply.Null();
+    reply.Null();
   }
 }
 
-// SET key value [NX | XX] [GET] [EX s | PX ms | EXAT ts | PXAT ms-ts | KEEPTTL]
-void Set(CommandContext& ctx) {
-  auto& a = ctx.args;
-  bool nx = false, xx = false, get = false, keepttl = false;
-  int64_t expire_at = 0;
-  bool has_expire = false;
-  for (size_t i = 3; i < a.size(); ++i) {
+// Whether a string of size + append bytes is within proto-max-bulk-len (Redis's
+// checkStringLength); replies the error when not.
+bool CheckStringLength(CommandContext& ctx, uint64_t size, uint64_t append) {
+  const uint64_t total = size + append;
+  const int64_t max = ctx.server.proto_max_bulk_len.load(std::memory_order_relaxed);
+  if (total < size || total > static_cast<uint64_t>(max)) {
+    ctx.reply.Error(kErrStringTooLong);
+    return false;
+  }
+  return true;
+}
+
+// ---- expiry options -----------------------------------------------------------------------
+
+enum class ExpireKind { kNone, kEx, kPx, kExAt, kPxAt };
+
+// An expiry argument (SET / GETEX option, SETEX / PSETEX argument).
+struct ExpireArg {
+  ExpireKind kind = ExpireKind::kNone;
+  std::string_view text;
+};
+
+// The absolute expiry time in ms of arg, as Redis's getExpireMillisecondsOrReply; nullopt
+// after replying "not an integer" or "invalid expire time in '<command>' command" (not
+// positive, or the time overflows).
+std::optional<int64_t> ExpireAtMs(const ExpireArg& arg, int64_t now_ms, std::string_view command,
+                                  Reply& reply) {
+  std::optional<int64_t> n = IntArg(arg.text, reply);
+  if (!n) return std::nullopt;
+  const bool seconds = arg.kind == ExpireKind::kEx || arg.kind == ExpireKind::kExAt;
+  const bool relative = arg.kind == ExpireKind::kEx || arg.kind == ExpireKind::kPx;
+  if (*n <= 0 || (seconds && *n > INT64_MAX / 1000)) {
+    reply.Error(InvalidExpire(command));
+    return std::nullopt;
+  }
+  int64_t ms = seconds ? *n * 1000 : *n;
+  if (relative) {
+    if (ms > INT64_MAX - now_ms) {  // Redis's sum wraps negative and is refused
+      reply.Error(InvalidExpire(command));
+      return std::nullopt;
+    }
+    ms += now_ms;
+  }
+  return ms;
+}
+
+// The options of SET (from argument 3) or GETEX (from argument 2).
+struct StringOptions {
+  bool nx = false;
+  bool xx = false;
+  bool get = false;
+  bool keepttl = false;
+  bool persist = false;
+  ExpireArg expire;
+};
+
+enum class OptionsOf { kSet, kGetEx };
+
+// Parses the options as Redis's parseExtendedStringArgumentsOrReply: keywords in any case and
+// order; repeating an option is allowed (a later EX value replaces an earlier one), but NX with
+// XX, two different expiry kinds, KEEPTTL or PERSIST with an expiry, an option of the other
+// command, or an expiry keyword without a value is a syntax error. The expiry value is not
+// read here (a syntax error anywhere wins over a bad number). False after replying.
+bool ParseStringOptions(const std::vector<std::string>& a, OptionsOf of, StringOptions* o,
+                        Reply& reply) {
+  const bool set = of == OptionsOf::kSet;
+  for (size_t i = set ? 3 : 2; i < a.size(); ++i) {
+    const std::string& opt = a[i];
     const bool has_next = i + 1 < a.size();
-    if (Is(a[i], "NX") && !xx) {
-      nx = true;
-    } else if (Is(a[i], "XX") && !nx) {
-      xx = true;
-    } else if (Is(a[i], "GET")) {
-      get = true;
-    } else if (Is(a[i], "KEEPTTL") && !has_expire) {
-      keepttl = true;
-    } else if ((Is(a[i], "EX") || Is(a[i], "PX") || Is(a[i], "EXAT") || Is(a[i], "PXAT")) &&
-               !keepttl && !has_expire && has_next) {
-      std::optional<int64_t> n = IntArg(a[i + 1], ctx.reply);
-      if (!n) return;
-      const bool seconds = Is(a[i], "EX") || Is(a[i], "EXAT");
-      const bool relative = Is(a[i], "EX") || Is(a[i], "PX");
-      if (*n <= 0 || (seconds && *n > INT64_MAX / 1000)) {
-        ctx.reply.Error(InvalidExpire("set"));
-        return;
-      }
-      int64_t ms = seconds ? *n * 1000 : *n;
-      if (relative) {
-        if (ms > INT64_MAX - ctx.store.NowMs()) {
-          ctx.reply.Error(InvalidExpire("set"));
-          return;
-        }
-        ms += ctx.store.NowMs();
-      }
-      expire_at = ms;
-      has_expire = true;
+    const ExpireKind kind = Is(opt, "EX")     ? ExpireKind::kEx
+                            : Is(opt, "PX")   ? ExpireKind::kPx
+                            : Is(opt, "EXAT") ? ExpireKind::kExAt
+                            : Is(opt, "PXAT") ? ExpireKind::kPxAt
+                                              : ExpireKind::kNone;
+    if (set && Is(opt, "NX") && !o->xx) {
+      o->nx = true;
+    } else if (set && Is(opt, "XX") && !o->nx) {
+      o->xx = true;
+    } else if (set && Is(opt, "GET")) {
+      o->get = true;
+    } else if (set && Is(opt, "KEEPTTL") && o->expire.kind == ExpireKind::kNone) {
+      o->keepttl = true;
+    } else if (!set && Is(opt, "PERSIST") && o->expire.kind == ExpireKind::kNone) {
+      o->persist = true;
+    } else if (kind != ExpireKind::kNone && !o->keepttl && !o->persist && has_next &&
+               (o->expire.kind == ExpireKind::kNone || o->expire.kind == kind)) {
+      o->expire = {kind, a[i + 1]};
       ++i;
     } else {
-      ctx.reply.Error(kErrSyntax);
-      return;
+      reply.Error(kErrSyntax);
+      return false;
     }
   }
-  const std::string& key = a[1];
+  return true;
+}
+
+// ---- GET SET and their variants -----------------------------------------------------------
+
+void Get(CommandContext& ctx) {
+  std::optional<std::string> value;
+  if (!ReadString(ctx, Lookup::kRead, ctx.args[1], &value)) return;
+  BulkOrNull(ctx.reply, value);
+}
+
+// SET key value [NX | XX] [GET] [EX s | PX ms | EXAT ts | PXAT ms-ts | KEEPTTL]
+// Order as Redis: options, then the expiry value, then GET's read (WRONGTYPE), then NX / XX.
+void Set(CommandContext& ctx) {
+  StringOptions o;
+  if (!ParseStringOptions(ctx.args, OptionsOf::kSet, &o, ctx.reply)) return;
+  const int64_t now = ctx.store.NowMs();
+  int64_t expire_at = 0;
+  if (o.expire.kind != ExpireKind::kNone) {
+    std::optional<int64_t> at = ExpireAtMs(o.expire, now, "set", ctx.reply);
+    if (!at) return;
+    expire_at = *at;
+  }
+  const std::string& key = ctx.args[1];
   std::optional<std::string> old;
   slot::KeyMeta meta;
   bool exists = false;
-  if (get) {
-    if (!ReadString(ctx, key, &old, &meta)) return;
+  if (o.get) {
+    if (!ReadString(ctx, Lookup::kRead, key, &old, &meta)) return;
     exists = old.has_value();
-  } else if (nx || xx || keepttl) {
+  } else if (o.nx || o.xx || o.keepttl) {
     Result<std::optional<slot::KeyMeta>> m = ctx.store.GetMeta(key);
     if (Failed(m.status(), ctx.reply)) return;
     exists = m->has_value();
     if (exists) meta = **m;
   }
-  auto reply_skipped = [&] {
-    if (get && old) {
-      ctx.reply.Bulk(*old);
-    } else {
-      ctx.reply.Null();
+  if (!(o.nx && exists) && !(o.xx && !exists)) {
+    if (o.keepttl && exists) expire_at = meta.expire_at_ms;
+    // An EXAT / PXAT in the past leaves no key (Redis sets it already expired).
+    Status st = o.expire.kind != ExpireKind::kNone && expire_at <= now
+                    ? ctx.store.Delete(key).status()
+                    : ctx.store.Put(key, ctx.args[2], ValueType::kString, expire_at);
+    if (Failed(st, ctx.reply)) return;
+    if (!o.get) {
+      ctx.reply.Ok();
+      return;
     }
-  };
-  if ((nx && exists) || (xx && !exists)) {
-    reply_skipped();
+  }
+  BulkOrNull(ctx.reply, old);  // GET's old value, or nil: NX / XX refused without GET
+}
+
+// SETEX key seconds value / PSETEX key milliseconds value: SET with a relative expiry.
+void SetWithExpiry(CommandContext& ctx, ExpireKind kind, std::string_view command) {
+  std::optional<int64_t> at =
+      ExpireAtMs({kind, ctx.args[2]}, ctx.store.NowMs(), command, ctx.reply);
+  if (!at) return;
+  if (Failed(ctx.store.Put(ctx.args[1], ctx.args[3], ValueType::kString, *at), ctx.reply)) return;
+  ctx.reply.Ok();
+}
+
+void SetEx(CommandContext& ctx) { SetWithExpiry(ctx, ExpireKind::kEx, "setex"); }
+void PSetEx(CommandContext& ctx) { SetWithExpiry(ctx, ExpireKind::kPx, "psetex"); }
+
+// SETNX key value: 1 when set, 0 when the key exists (with any type).
+void SetNx(CommandContext& ctx) {
+  Result<std::optional<slot::KeyMeta>> m = ctx.store.GetMeta(ctx.args[1]);
+  if (Failed(m.status(), ctx.reply)) return;
+  if (m->has_value()) {
+    ctx.reply.Integer(0);
     return;
   }
-  if (keepttl && exists) expire_at = meta.expire_at_ms;
-  Status st = has_expire && expire_at <= ctx.store.NowMs()
-                  ? ctx.store.Delete(key).status()
-                  : ctx.store.Put(key, a[2], ValueType::kString, expire_at);
-  if (Failed(st, ctx.reply)) return;
-  if (get) {
-    reply_skipped();
-  } else {
-    ctx.reply.Ok();
+  if (Failed(ctx.store.Put(ctx.args[1], ctx.args[2], ValueType::kString, 0), ctx.reply)) return;
+  ctx.reply.Integer(1);
+}
+
+// GETSET key value: the old value (or nil); the new one has no TTL.
+void GetSet(CommandContext& ctx) {
+  std::optional<std::string> old;
+  if (!ReadString(ctx, Lookup::kRead, ctx.args[1], &old)) return;
+  if (Failed(ctx.store.Put(ctx.args[1], ctx.args[2], ValueType::kString, 0), ctx.reply)) return;
+  BulkOrNull(ctx.reply, old);
+}
+
+// GETDEL key: the value (or nil), and the key is gone.
+void GetDel(CommandContext& ctx) {
+  std::optional<std::string> value;
+  if (!ReadString(ctx, Lookup::kRead, ctx.args[1], &value)) return;
+  if (!value) {
+    ctx.reply.Null();
+    return;
   }
+  if (Failed(ctx.store.Delete(ctx.args[1]).status(), ctx.reply)) return;
+  ctx.reply.Bulk(*value);
+}
+
+// GETEX key [EX s | PX ms | EXAT ts | PXAT ms-ts | PERSIST]
+// Order as Redis: options, the read (a missing key is nil even with a bad expiry), then the
+// expiry value. An EXAT / PXAT in the past deletes the key after replying its value.
+void GetEx(CommandContext& ctx) {
+  StringOptions o;
+  if (!ParseStringOptions(ctx.args, OptionsOf::kGetEx, &o, ctx.reply)) return;
+  const std::string& key = ctx.args[1];
+  std::optional<std::string> value;
+  slot::KeyMeta meta;
+  if (!ReadString(ctx, Lookup::kRead, key, &value, &meta)) return;
+  if (!value) {
+    ctx.reply.Null();
+    return;
+  }
+  Status st;
+  if (o.expire.kind != ExpireKind::kNone) {
+    const int64_t now = ctx.store.NowMs();
+    std::optional<int64_t> at = ExpireAtMs(o.expire, now, "getex", ctx.reply);
+    if (!at) return;
+    st = *at <= now ? ctx.store.Delete(key).status()
+                    : ctx.store.Put(key, *value, ValueType::kString, *at);
+  } else if (o.persist && meta.expire_at_ms != 0) {
+    st = ctx.store.Put(key, *value, ValueType::kString, 0);
+  }
+  if (Failed(st, ctx.reply)) return;
+  ctx.reply.Bulk(*value);
+}
+
+// ---- in-place edits -----------------------------------------------------------------------
+
+// APPEND key value: the new length; creates the key when missing, keeps its TTL.
+void Append(CommandContext& ctx) {
+  const std::string& key = ctx.args[1];
+  const std::string& tail = ctx.args[2];
+  std::optional<std::string> value;
+  slot::KeyMeta meta;
+  if (!ReadString(ctx, Lookup::kWrite, key, &value, &meta)) return;
+  if (!value) {
+    if (Failed(ctx.store.Put(key, tail, ValueType::kString, 0), ctx.reply)) return;
+    ctx.reply.Integer(static_cast<int64_t>(tail.size()));
+    return;
+  }
+  if (!CheckStringLength(ctx, value->size(), tail.size())) return;
+  value->append(tail);
+  if (Failed(ctx.store.Put(key, *value, ValueType::kString, meta.expire_at_ms), ctx.reply)) {
+    return;
+  }
+  ctx.reply.Integer(static_cast<int64_t>(value->size()));
+}
+
+// SETRANGE key offset value: the new length. Pads with zero bytes; an empty value changes
+// nothing (and creates no key); keeps the TTL.
+void SetRange(CommandContext& ctx) {
+  const std::string& key = ctx.args[1];
+  const std::string& patch = ctx.args[3];
+  std::optional<int64_t> offset = IntArg(ctx.args[2], ctx.reply);
+  if (!offset) return;
+  if (*offset < 0) {
+    ctx.reply.Error(kErrOffset);
+    return;
+  }
+  std::optional<std::string> value;
+  slot::KeyMeta meta;
+  if (!ReadString(ctx, Lookup::kWrite, key, &value, &meta)) return;
+  if (patch.empty()) {
+    ctx.reply.Integer(value ? static_cast<int64_t>(value->size()) : 0);
+    return;
+  }
+  if (!CheckStringLength(ctx, static_cast<uint64_t>(*offset), patch.size())) return;
+  std::string s = value ? std::move(*value) : std::string();
+  const size_t at = static_cast<size_t>(*offset);
+  if (s.size() < at + patch.size()) s.resize(at + patch.size(), '\0');
+  std::memcpy(s.data() + at, patch.data(), patch.size());
+  if (Failed(ctx.store.Put(key, s, ValueType::kString, meta.expire_at_ms), ctx.reply)) return;
+  ctx.reply.Integer(static_cast<int64_t>(s.size()));
+}
+
+// GETRANGE / SUBSTR key start end: bytes start..end inclusive, negative indexes from the end,
+// clamped as Redis 7.0 does (an end below -len clamps to 0, so "0 -100" gives the first byte).
+void GetRange(CommandContext& ctx) {
+  std::optional<int64_t> start = IntArg(ctx.args[2], ctx.reply);
+  if (!start) return;
+  std::optional<int64_t> end = IntArg(ctx.args[3], ctx.reply);
+  if (!end) return;
+  std::optional<std::string> value;
+  if (!ReadString(ctx, Lookup::kRead, ctx.args[1], &value)) return;
+  if (!value) {
+    ctx.reply.Bulk("");
+    return;
+  }
+  const int64_t len = static_cast<int64_t>(value->size());
+  int64_t from = *start;
+  int64_t to = *end;
+  if (from < 0 && to < 0 && from > to) {
+    ctx.reply.Bulk("");
+    return;
+  }
+  if (from < 0) from += len;
+  if (to < 0) to += len;
+  if (from < 0) from = 0;
+  if (to < 0) to = 0;
+  if (to >= len) to = len - 1;
+  if (from > to || len == 0) {
+    ctx.reply.Bulk("");
+    return;
+  }
+  ctx.reply.Bulk(std::string_view(*value).substr(static_cast<size_t>(from),
+                                                 static_cast<size_t>(to - from + 1)));
+}
+
+// STRLEN key: the value's length, 0 for a missing key.
+void StrLen(CommandContext& ctx) {
+  std::optional<std::string> value;
+  if (!ReadString(ctx, Lookup::kRead, ctx.args[1], &value)) return;
+  ctx.reply.Integer(value ? static_cast<int64_t>(value->size()) : 0);
+}
+
+// ---- counters -----------------------------------------------------------------------------
+
+// Adds incr to the integer in key (0 when missing) and replies the result; keeps the TTL.
+void IncrBy(CommandContext& ctx, int64_t incr) {
+  const std::string& key = ctx.args[1];
+  std::optional<std::string> value;
+  slot::KeyMeta meta;
+  if (!ReadString(ctx, Lookup::kWrite, key, &value, &meta)) return;
+  int64_t old = 0;
+  if (value) {
+    std::optional<int64_t> v = IntArg(*value, ctx.reply);
+    if (!v) return;
+    old = *v;
+  }
+  if ((incr < 0 && old < 0 && incr < INT64_MIN - old) ||
+      (incr > 0 && old > 0 && incr > INT64_MAX - old)) {
+    ctx.reply.Error(kErrOverflow);
+    return;
+  }
+  const int64_t result = old + incr;
+  if (Failed(ctx.store.Put(key, FormatInt64(result), ValueType::kString, meta.expire_at_ms),
+             ctx.reply)) {
+    return;
+  }
+  ctx.reply.Integer(result);
+}
+
+void Incr(CommandContext& ctx) { IncrBy(ctx, 1); }
+void Decr(CommandContext& ctx) { IncrBy(ctx, -1); }
+
+void IncrByCmd(CommandContext& ctx) {
+  std::optional<int64_t> incr = IntArg(ctx.args[2], ctx.reply);
+  if (incr) IncrBy(ctx, *incr);
+}
+
+void DecrByCmd(CommandContext& ctx) {
+  std::optional<int64_t> decr = IntArg(ctx.args[2], ctx.reply);
+  if (!decr) return;
+  if (*decr == INT64_MIN) {  // cannot be negated
+    ctx.reply.Error(kErrDecrOverflow);
+    return;
+  }
+  IncrBy(ctx, -*decr);
+}
+
+// INCRBYFLOAT key increment: long double arithmetic, stored and replied as Redis formats it
+// ("10.5", "3", never an exponent); keeps the TTL.
+void IncrByFloat(CommandContext& ctx) {
+  const std::string& key = ctx.args[1];
+  std::optional<std::string> value;
+  slot::KeyMeta meta;
+  if (!ReadString(ctx, Lookup::kWrite, key, &value, &meta)) return;
+  long double sum = 0;
+  if (value) {
+    std::optional<long double> v = ParseLongDouble(*value);
+    if (!v) {
+      ctx.reply.Error(kErrNotFloat);
+      return;
+    }
+    sum = *v;
+  }
+  std::optional<long double> incr = ParseLongDouble(ctx.args[2]);
+  if (!incr) {
+    ctx.reply.Error(kErrNotFloat);
+    return;
+  }
+  sum += *incr;
+  if (std::isnan(sum) || std::isinf(sum)) {
+    ctx.reply.Error(kErrIncrFloatNaN);
+    return;
+  }
+  const std::string text = FormatLongDouble(sum);
+  if (Failed(ctx.store.Put(key, text, ValueType::kString, meta.expire_at_ms), ctx.reply)) return;
+  ctx.reply.Bulk(text);
+}
+
+// ---- several keys -------------------------------------------------------------------------
+
+// MGET key [key ...]: one batched read per slot; nil for missing keys and other types.
+Task MGet(AsyncContext& ctx) {
+  const size_t n = ctx.args.size() - 1;
+  std::vector<size_t> positions(n);
+  std::iota(positions.begin(), positions.end(), size_t{1});
+  std::vector<std::optional<std::string>> values(n);
+  Status failure;
+  co_await ForEachKeySlot(ctx, positions, [&](Store& store, const std::vector<size_t>& ps) {
+    if (!failure.ok()) return;
+    std::vector<std::string_view> keys;
+    keys.reserve(ps.size());
+    for (size_t p : ps) keys.push_back(ctx.args[p]);
+    std::vector<std::optional<std::string>> got;
+    std::vector<slot::KeyMeta> metas;
+    failure = store.MultiGet(keys, &got, &metas);
+    if (!failure.ok()) return;
+    WorkerStats& stats = StatsHere(ctx.server);
+    for (size_t i = 0; i < ps.size(); ++i) {
+      WorkerStats::Add(got[i] ? stats.keyspace_hits : stats.keyspace_misses);
+      if (got[i] && metas[i].type == ValueType::kString) values[ps[i] - 1] = std::move(got[i]);
+    }
+  });
+  if (Failed(failure, ctx.reply)) co_return;
+  ctx.reply.Array(n);
+  for (const std::optional<std::string>& v : values) BulkOrNull(ctx.reply, v);
+}
+
+// The key positions of MSET / MSETNX, after checking the argument count (Redis's arity error
+// for an even count) and key lengths (so that no write of the batch fails on its key). Empty
+// after replying an error.
+std::vector<size_t> PairKeys(AsyncContext& ctx, std::string_view command) {
+  if (ctx.args.size() % 2 == 0) {
+    ctx.reply.Error(WrongArgs(command));
+    return {};
+  }
+  std::vector<size_t> positions;
+  for (size_t p = 1; p < ctx.args.size(); p += 2) {
+    if (ctx.args[p].size() > slot::Slot::kMaxKeyBytes) {
+      ctx.reply.Error(kErrKeyTooLong);
+      return {};
+    }
+    positions.push_back(p);
+  }
+  return positions;
+}
+
+// Writes args[p] = args[p + 1] with no TTL for each p; the first failure is kept in *failure.
+void PutPairs(AsyncContext& ctx, Store& store, const std::vector<size_t>& ps, Status* failure) {
+  for (size_t p : ps) {
+    if (!failure->ok()) return;
+    *failure = store.Put(ctx.args[p], ctx.args[p + 1], ValueType::kString, 0);
+  }
+}
+
+// MSET key value [key value ...]: later pairs win over earlier ones of the same key.
+// Each slot's writes are committed when the task leaves its owner, so a failure in one slot
+// (reported as the reply) can leave other slots written.
+Task MSet(AsyncContext& ctx) {
+  std::vector<size_t> positions = PairKeys(ctx, "mset");
+  if (positions.empty()) co_return;
+  Status failure;
+  co_await ForEachKeySlot(ctx, positions, [&](Store& store, const std::vector<size_t>& ps) {
+    PutPairs(ctx, store, ps, &failure);
+  });
+  if (Failed(failure, ctx.reply)) co_return;
+  ctx.reply.Ok();
+}
+
+// MSETNX key value [key value ...]: 1 after setting every pair, 0 (and nothing set) when any
+// key exists, with any type.
+// Atomic only when every key is in one slot (keys sharing a hash tag are): then the check and
+// the writes run in one step on the slot's owner. Keys in several slots are checked in one
+// fan-out and written in a second; a key another client creates in between is overwritten.
+Task MSetNx(AsyncContext& ctx) {
+  std::vector<size_t> positions = PairKeys(ctx, "msetnx");
+  if (positions.empty()) co_return;
+  Status failure;
+  bool exists = false;
+  auto check = [&](Store& store, const std::vector<size_t>& ps) {
+    for (size_t p : ps) {
+      if (exists || !failure.ok()) return;
+      Result<std::optional<slot::KeyMeta>> m = store.GetMeta(ctx.args[p]);
+      if (!m.ok()) {
+        failure = m.status();
+        return;
+      }
+      exists = m->has_value();
+    }
+  };
+  const uint32_t first_slot = ctx.server.keyspace->SlotOfKey(ctx.args[1]);
+  bool one_slot = true;
+  for (size_t p : positions) {
+    one_slot = one_slot && ctx.server.keyspace->SlotOfKey(ctx.args[p]) == first_slot;
+  }
+  if (one_slot) {
+    co_await ForEachKeySlot(ctx, positions, [&](Store& store, const std::vector<size_t>& ps) {
+      check(store, ps);
+      if (!exists) PutPairs(ctx, store, ps, &failure);
+    });
+  } else {
+    co_await ForEachKeySlot(ctx, positions, check);
+    if (!exists && failure.ok()) {
+      co_await ForEachKeySlot(ctx, positions, [&](Store& store, const std::vector<size_t>& ps) {
+        PutPairs(ctx, store, ps, &failure);
+      });
+    }
+  }
+  if (Failed(failure, ctx.reply)) co_return;
+  ctx.reply.Integer(exists ? 0 : 1);
+}
+
+// ---- LCS ----------------------------------------------------------------------------------
+
+struct LcsOptions {
+  bool len = false;
+  bool idx = false;
+  bool with_match_len = false;
+  int64_t min_match_len = 0;
+};
+
+// Replies the longest common subsequence of a and b as Redis 7.0's lcsCommand does, with its
+// dynamic-programming table (4 bytes per cell, refused past max_table_bytes) and its walk back
+// from the end that emits matched ranges, last first.
+void ReplyLcs(std::string_view a, std::string_view b, const LcsOptions& o, int64_t max_table_bytes,
+              Reply& reply) {
+  if (a.size() >= UINT32_MAX - 1 || b.size() >= UINT32_MAX - 1) {
+    reply.Error(kErrLcsTooLong);
+    return;
+  }
+  const uint32_t alen = static_cast<uint32_t>(a.size());
+  const uint32_t blen = static_cast<uint32_t>(b.size());
+  const uint64_t cells = uint64_t{alen + 1} * (blen + 1);
+  if (cells * sizeof(uint32_t) > static_cast<uint64_t>(max_table_bytes)) {
+    reply.Error(kErrLcsOverLimit);
+    return;
+  }
+  std::unique_ptr<uint32_t[]> table(new (std::nothrow) uint32_t[cells]);
+  if (!table) {
+    reply.Error(kErrLcsNoMemory);
+    return;
+  }
+  // LCS(i, j): the LCS length of a[0..i) and b[0..j).
+  auto lcs = [&](uint32_t i, uint32_t j) -> uint32_t& {
+    return table[j + uint64_t{i} * (blen + 1)];
+  };
+  for (uint32_t i = 0; i <= alen; ++i) {
+    for (uint32_t j = 0; j <= blen; ++j) {
+      if (i == 0 || j == 0) {
+        lcs(i, j) = 0;
+      } else if (a[i - 1] == b[j - 1]) {
+        lcs(i, j) = lcs(i - 1, j - 1) + 1;
+      } else {
+        lcs(i, j) = std::max(lcs(i - 1, j), lcs(i, j - 1));
+      }
+    }
+  }
+  const uint32_t total = lcs(alen, blen);
+  if (o.len) {
+    reply.Integer(total);
+    return;
+  }
+
+  struct Range {
+    uint32_t a_start, a_end, b_start, b_end;
+  };
+  std::string result(total, '\0');
+  std::vector<Range> ranges;
+  uint32_t idx = total;
+  uint32_t a_start = alen, a_end = 0, b_start = 0, b_end = 0;  // a_start == alen: no range
+  uint32_t i = alen, j = blen;
+  while (i > 0 && j > 0) {
+    bool emit = false;
+    if (a[i - 1] == b[j - 1]) {
+      result[idx - 1] = a[i - 1];
+      if (a_start == alen) {
+        a_start = a_end = i - 1;
+        b_start = b_end = j - 1;
+      } else if (a_start == i && b_start == j) {
+        --a_start;  // contiguous: extend the range backward
+        --b_start;
+      } else {
+        emit = true;
+      }
+      if (a_start == 0 || b_start == 0) emit = true;
+      --idx;
+      --i;
+      --j;
+    } else {
+      if (lcs(i - 1, j) > lcs(i, j - 1)) {
+        --i;
+      } else {
+        --j;
+      }
+      if (a_start != alen) emit = true;
+    }
+    if (emit) {
+      const uint32_t match_len = a_end - a_start + 1;
+      if (o.min_match_len == 0 || match_len >= o.min_match_len) {
+        ranges.push_back({a_start, a_end, b_start, b_end});
+      }
+      a_start = alen;
+    }
+  }
+  if (!o.idx) {
+    reply.Bulk(result);
+    return;
+  }
+  reply.Map(2);
+  reply.Bulk("matches");
+  reply.Array(ranges.size());
+  for (const Range& r : ranges) {
+    reply.Array(o.with_match_len ? 3 : 2);
+    reply.Array(2);
+    reply.Integer(r.a_start);
+    reply.Integer(r.a_end);
+    reply.Array(2);
+    reply.Integer(r.b_start);
+    reply.Integer(r.b_end);
+    if (o.with_match_len) reply.Integer(r.a_end - r.a_start + 1);
+  }
+  reply.Bulk("len");
+  reply.Integer(total);
+}
+
+// LCS key1 key2 [LEN] [IDX] [MINMATCHLEN len] [WITHMATCHLEN]
+// Order as Redis: both keys are read first (a missing key is an empty string; another type is
+// an error before any option is looked at), then the options.
+Task Lcs(AsyncContext& ctx) {
+  std::array<std::optional<std::string>, 2> values;
+  bool strings = true;
+  Status failure;
+  const std::vector<size_t> positions = {1, 2};
+  co_await ForEachKeySlot(ctx, positions, [&](Store& store, const std::vector<size_t>& ps) {
+    WorkerStats& stats = StatsHere(ctx.server);
+    for (size_t p : ps) {
+      slot::KeyMeta meta;
+      Result<std::optional<std::string>> r = store.Get(ctx.args[p], &meta);
+      if (!r.ok()) {
+        failure = r.status();
+        return;
+      }
+      WorkerStats::Add(r->has_value() ? stats.keyspace_hits : stats.keyspace_misses);
+      if (r->has_value() && meta.type != ValueType::kString) strings = false;
+      values[p - 1] = std::move(*r);
+    }
+  });
+  if (Failed(failure, ctx.reply)) co_return;
+  if (!strings) {
+    ctx.reply.Error(kErrLcsNotString);
+    co_return;
+  }
+  LcsOptions o;
+  const std::vector<std::string>& a = ctx.args;
+  for (size_t i = 3; i < a.size(); ++i) {
+    if (Is(a[i], "IDX")) {
+      o.idx = true;
+    } else if (Is(a[i], "LEN")) {
+      o.len = true;
+    } else if (Is(a[i], "WITHMATCHLEN")) {
+      o.with_match_len = true;
+    } else if (Is(a[i], "MINMATCHLEN") && i + 1 < a.size()) {
+      std::optional<int64_t> n = IntArg(a[i + 1], ctx.reply);
+      if (!n) co_return;
+      o.min_match_len = std::max<int64_t>(*n, 0);
+      ++i;
+    } else {
+      ctx.reply.Error(kErrSyntax);
+      co_return;
+    }
+  }
+  if (o.len && o.idx) {
+    ctx.reply.Error(kErrLcsLenAndIdx);
+    co_return;
+  }
+  ReplyLcs(values[0] ? std::string_view(*values[0]) : std::string_view(),
+           values[1] ? std::string_view(*values[1]) : std::string_view(), o,
+           ctx.server.proto_max_bulk_len.load(std::memory_order_relaxed), ctx.reply);
 }
 
 }  // namespace
 
+// Summaries and since as redis-server 7.0.15's COMMAND DOCS.
 void RegisterStringCommands(CommandTable& t) {
+  // clang-format off
   t.Add({.name = "get", .arity = 2, .flags = kReadOnly | kFast, .first_key = 1, .last_key = 1,
-         .step = 1, .run = Get, .group = "string", .summary = "Returns the string value of a key.",
+         .step = 1, .run = Get, .group = "string", .summary = "Get the value of a key",
          .since = "1.0.0", .acl = "read string fast"});
   t.Add({.name = "set", .arity = -3, .flags = kWrite | kDenyOom, .first_key = 1, .last_key = 1,
-         .step = 1, .run = Set, .group = "string",
-         .summary = "Sets the string value of a key, ignoring its type. The key is created if it "
-                    "doesn't exist.",
+         .step = 1, .run = Set, .group = "string", .summary = "Set the string value of a key",
          .since = "1.0.0", .acl = "write string slow"});
+  t.Add({.name = "setnx", .arity = 3, .flags = kWrite | kDenyOom | kFast, .first_key = 1,
+         .last_key = 1, .step = 1, .run = SetNx, .group = "string",
+         .summary = "Set the value of a key, only if the key does not exist", .since = "1.0.0",
+         .acl = "write string fast"});
+  t.Add({.name = "setex", .arity = 4, .flags = kWrite | kDenyOom, .first_key = 1, .last_key = 1,
+         .step = 1, .run = SetEx, .group = "string",
+         .summary = "Set the value and expiration of a key", .since = "2.0.0",
+         .acl = "write string slow"});
+  t.Add({.name = "psetex", .arity = 4, .flags = kWrite | kDenyOom, .first_key = 1, .last_key = 1,
+         .step = 1, .run = PSetEx, .group = "string",
+         .summary = "Set the value and expiration in milliseconds of a key", .since = "2.6.0",
+         .acl = "write string slow"});
+  t.Add({.name = "getset", .arity = 3, .flags = kWrite | kDenyOom | kFast, .first_key = 1,
+         .last_key = 1, .step = 1, .run = GetSet, .group = "string",
+         .summary = "Set the string value of a key and return its old value", .since = "1.0.0",
+         .acl = "write string fast"});
+  t.Add({.name = "getdel", .arity = 2, .flags = kWrite | kFast, .first_key = 1, .last_key = 1,
+         .step = 1, .run = GetDel, .group = "string",
+         .summary = "Get the value of a key and delete the key", .since = "6.2.0",
+         .acl = "write string fast"});
+  t.Add({.name = "getex", .arity = -2, .flags = kWrite | kFast, .first_key = 1, .last_key = 1,
+         .step = 1, .run = GetEx, .group = "string",
+         .summary = "Get the value of a key and optionally set its expiration", .since = "6.2.0",
+         .acl = "write string fast"});
+  t.Add({.name = "append", .arity = 3, .flags = kWrite | kDenyOom | kFast, .first_key = 1,
+         .last_key = 1, .step = 1, .run = Append, .group = "string",
+         .summary = "Append a value to a key", .since = "2.0.0", .acl = "write string fast"});
+  t.Add({.name = "setrange", .arity = 4, .flags = kWrite | kDenyOom, .first_key = 1, .last_key = 1,
+         .step = 1, .run = SetRange, .group = "string",
+         .summary = "Overwrite part of a string at key starting at the specified offset",
+         .since = "2.2.0", .acl = "write string slow"});
+  t.Add({.name = "getrange", .arity = 4, .flags = kReadOnly, .first_key = 1, .last_key = 1,
+         .step = 1, .run = GetRange, .group = "string",
+         .summary = "Get a substring of the string stored at a key", .since = "2.4.0",
+         .acl = "read string slow"});
+  t.Add({.name = "substr", .arity = 4, .flags = kReadOnly, .first_key = 1, .last_key = 1, .step = 1,
+         .run = GetRange, .group = "string",
+         .summary = "Get a substring of the string stored at a key", .since = "1.0.0",
+         .acl = "read string slow"});
+  t.Add({.name = "strlen", .arity = 2, .flags = kReadOnly | kFast, .first_key = 1, .last_key = 1,
+         .step = 1, .run = StrLen, .group = "string",
+         .summary = "Get the length of the value stored in a key", .since = "2.2.0",
+         .acl = "read string fast"});
+  t.Add({.name = "incr", .arity = 2, .flags = kWrite | kDenyOom | kFast, .first_key = 1,
+         .last_key = 1, .step = 1, .run = Incr, .group = "string",
+         .summary = "Increment the integer value of a key by one", .since = "1.0.0",
+         .acl = "write string fast"});
+  t.Add({.name = "decr", .arity = 2, .flags = kWrite | kDenyOom | kFast, .first_key = 1,
+         .last_key = 1, .step = 1, .run = Decr, .group = "string",
+         .summary = "Decrement the integer value of a key by one", .since = "1.0.0",
+         .acl = "write string fast"});
+  t.Add({.name = "incrby", .arity = 3, .flags = kWrite | kDenyOom | kFast, .first_key = 1,
+         .last_key = 1, .step = 1, .run = IncrByCmd, .group = "string",
+         .summary = "Increment the integer value of a key by the given amount", .since = "1.0.0",
+         .acl = "write string fast"});
+  t.Add({.name = "decrby", .arity = 3, .flags = kWrite | kDenyOom | kFast, .first_key = 1,
+         .last_key = 1, .step = 1, .run = DecrByCmd, .group = "string",
+         .summary = "Decrement the integer value of a key by the given number", .since = "1.0.0",
+         .acl = "write string fast"});
+  t.Add({.name = "incrbyfloat", .arity = 3, .flags = kWrite | kDenyOom | kFast, .first_key = 1,
+         .last_key = 1, .step = 1, .run = IncrByFloat, .group = "string",
+         .summary = "Increment the float value of a key by the given amount", .since = "2.6.0",
+         .acl = "write string fast"});
+  t.Add({.name = "mget", .arity = -2, .flags = kReadOnly | kFast, .first_key = 1, .last_key = -1,
+         .step = 1, .run_async = MGet, .group = "string",
+         .summary = "Get the values of all the given keys", .since = "1.0.0",
+         .acl = "read string fast"});
+  t.Add({.name = "mset", .arity = -3, .flags = kWrite | kDenyOom, .first_key = 1, .last_key = -1,
+         .step = 2, .run_async = MSet, .group = "string",
+         .summary = "Set multiple keys to multiple values", .since = "1.0.1",
+         .acl = "write string slow"});
+  t.Add({.name = "msetnx", .arity = -3, .flags = kWrite | kDenyOom, .first_key = 1, .last_key = -1,
+         .step = 2, .run_async = MSetNx, .group = "string",
+         .summary = "Set multiple keys to multiple values, only if none of the keys exist",
+         .since = "1.0.1", .acl = "write string slow"});
+  t.Add({.name = "lcs", .arity = -3, .flags = kReadOnly, .first_key = 1, .last_key = 2, .step = 1,
+         .run_async = Lcs, .group = "string", .summary = "Find longest common substring",
+         .since = "7.0.0", .acl = "read string slow"});
+  // clang-format on
 }
 
 }  // namespace slotkv::command
