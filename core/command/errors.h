@@ -28,6 +28,15 @@ inline constexpr std::string_view kErrSameObject = "ERR source and destination o
 inline constexpr std::string_view kErrOffset = "ERR offset is out of range";
 inline constexpr std::string_view kErrBitOffset = "ERR bit offset is not an integer or out of range";
 inline constexpr std::string_view kErrBitValue = "ERR bit is not an integer or out of range";
+inline constexpr std::string_view kErrBitArg = "ERR The bit argument must be 1 or 0.";
+inline constexpr std::string_view kErrBitOpNot =
+    "ERR BITOP NOT must be called with a single source key.";
+inline constexpr std::string_view kErrBitfieldType =
+    "ERR Invalid bitfield type. Use something like i16 u8. Note that u64 is not supported but "
+    "i64 is.";
+inline constexpr std::string_view kErrBitfieldOverflow = "ERR Invalid OVERFLOW type specified";
+inline constexpr std::string_view kErrBitfieldRo =
+    "ERR BITFIELD_RO only supports the GET subcommand";
 inline constexpr std::string_view kErrStringTooLong =
     "ERR string exceeds maximum allowed size (proto-max-bulk-len)";
 inline constexpr std::string_view kErrTimeoutNotFloat = "ERR timeout is not a float or out of range";
