@@ -47,11 +47,12 @@ constexpr OptionDef kOptions[] = {
   {.name = "client-query-buffer-limit", .type = T::kBytes, .default_value = "1073741824",
    .runtime = true, .doc = "largest unparsed input kept per client", .min = 1 << 20,
    .max = 4 * kGb},
-  {.name = "client-output-buffer-limit-bytes", .type = T::kBytes, .default_value = "268435456",
+  {.name = "client-output-buffer-limit-bytes", .type = T::kBytes, .default_value = "0",
    .runtime = true,
-   .doc = "a client whose unsent replies pass this is closed (slotkv stops reading a client "
-          "that does not read its replies, so only one huge reply can reach it)",
-   .min = 1 << 20, .max = 64 * kGb},
+   .doc = "a client whose unsent replies pass this is closed; 0 = no limit (slotkv stops "
+          "reading a client that does not read its replies, so what it buffers is about one "
+          "reply)",
+   .min = 0, .max = 64 * kGb},
   {.name = "slowlog-log-slower-than", .type = T::kInt, .default_value = "10000",
    .runtime = true, .doc = "microseconds; commands slower than this enter SLOWLOG (-1 = off)",
    .min = -1},

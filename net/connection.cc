@@ -49,18 +49,23 @@ namespace {
 constexpr size_t kPauseOutputBytes = 1 << 20;
 constexpr size_t kPauseRequests = 10000;
 
-void RunBatch(Server* server, RemoteBatch& batch) {
+// Runs a batch on its owner; once the owner's group commit is done, the replies go home (a
+// write whose commit failed replies the failure).
+void RunBatch(Server* server, const std::shared_ptr<RemoteBatch>& batch) {
   command::ServerState& state = server->state();
-  for (RemoteItem& item : batch.items) {
-    item.reply = command::Execute(state, *item.spec, item.args, item.slot, batch.db,
-                                  batch.protocol, batch.conn->addr(), batch.client_name);
+  for (RemoteItem& item : batch->items) {
+    item.reply = command::Execute(state, *item.spec, item.args, item.slot, batch->db,
+                                  batch->protocol, batch->conn->addr(), batch->client_name);
   }
-  Status st = state.CommitDirty();
-  if (st.ok()) return;
-  std::string error = "-" + command::StatusError(st) + "\r\n";
-  for (RemoteItem& item : batch.items) {
-    if (item.spec->flags & command::kWrite) item.reply = error;
-  }
+  server->worker(CurrentWorker()).AfterCommit([server, batch](const Status& st) {
+    if (!st.ok()) {
+      std::string error = "-" + command::StatusError(st) + "\r\n";
+      for (RemoteItem& item : batch->items) {
+        if (item.spec->flags & command::kWrite) item.reply = error;
+      }
+    }
+    server->Post(batch->home, [batch] { batch->conn->OnRemoteDone(batch); });
+  });
 }
 
 }  // namespace
@@ -203,8 +208,13 @@ void Connection::Dispatch() {
 void Connection::RunLocal(const CommandSpec& spec, uint32_t slot, uint64_t seq) {
   std::string reply = command::Execute(server_->state(), spec, args_, slot, client_.db,
                                        client_.protocol, addr_, client_.name);
-  local_writes_.emplace_back(seq, (spec.flags & command::kWrite) != 0);
-  Complete(seq, std::move(reply));
+  if (spec.flags & command::kWrite) {
+    // Held until the worker's group commit: pending_ keeps later replies behind it.
+    pending_[seq - pending_base_].data = std::move(reply);
+    local_writes_.push_back(seq);
+  } else {
+    Complete(seq, std::move(reply));
+  }
 }
 
 void Connection::QueueRemote(const CommandSpec& spec, uint32_t slot, int owner, uint64_t seq) {
@@ -232,22 +242,22 @@ void Connection::PostBatches() {
     batches_[w] = nullptr;
     ++remote_inflight_;
     Server* server = server_;
-    server_->Post(static_cast<int>(w), [server, batch] {
-      RunBatch(server, *batch);
-      server->Post(batch->home, [batch] { batch->conn->OnRemoteDone(batch); });
-    });
+    server_->Post(static_cast<int>(w), [server, batch] { RunBatch(server, batch); });
   }
 }
 
 void Connection::CommitLocal() {
   if (local_writes_.empty()) return;
-  Status st = server_->state().CommitDirty();
-  if (!st.ok()) {
-    std::string error = "-" + command::StatusError(st) + "\r\n";
-    for (auto [seq, is_write] : local_writes_) {
-      if (is_write) pending_[seq - pending_base_].data = error;
+  worker_->AfterCommit([self = shared_from_this(), seqs = std::move(local_writes_)](
+                           const Status& st) {
+    if (self->closed_) return;
+    for (uint64_t seq : seqs) {
+      Pending& p = self->pending_[seq - self->pending_base_];
+      if (!st.ok()) p.data = "-" + command::StatusError(st) + "\r\n";
+      p.done = true;
     }
-  }
+    self->Process();  // writes the released replies; resumes a client paused on them
+  });
   local_writes_.clear();
 }
 
@@ -260,8 +270,9 @@ void Connection::OnRemoteDone(const std::shared_ptr<RemoteBatch>& batch) {
 }
 
 void Connection::StartAsync(const CommandSpec& spec, uint64_t seq) {
-  // Earlier requests reach their owners before any hop of this command (posts are FIFO), and
-  // the writes made here are durable before it runs.
+  // Earlier requests reach their owners before any hop of this command (posts are FIFO); the
+  // writes made here are committed with this worker's group commit (or by the task's first
+  // hop), and their replies still leave first.
   PostBatches();
   CommitLocal();
   command::ServerState& state = server_->state();
@@ -325,8 +336,8 @@ void Connection::FlushReplies() {
       break;
     }
   }
-  if (out_.size() + out_next_.size() >
-      static_cast<size_t>(server_->state().output_buffer_limit.load())) {
+  const int64_t limit = server_->state().output_buffer_limit.load();
+  if (limit > 0 && out_.size() + out_next_.size() > static_cast<size_t>(limit)) {
     Close();
     return;
   }

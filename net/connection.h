@@ -6,11 +6,12 @@
 //
 // Ordering promises: requests for one worker run in the order sent (posts are FIFO); while a
 // coroutine command runs, later requests wait, so they see its effects. Writes are committed by
-// the worker that made them before their replies are released (group commit per batch).
+// the worker that made them before their replies are released: the worker commits once per
+// turn of its event loop for every connection (Worker::AfterCommit).
 //
 // Backpressure: a client with more than 1 MiB of unsent replies or 10k unfinished requests is
 // not read until it drains, so a client that does not read cannot make the server buffer more
-// than one batch of its replies; past client-output-buffer-limit-bytes it is closed.
+// than one batch of its replies; past client-output-buffer-limit-bytes (when set) it is closed.
 //
 // Thread rule: runs on its worker; remote batches and coroutines reach it by posting back.
 #pragma once
@@ -102,7 +103,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
   bool async_sync_done_ = false;
   bool starting_ = false;  // inside StartAsync: a task ending now ends synchronously
   std::vector<std::shared_ptr<RemoteBatch>> batches_;  // [worker], being filled
-  std::vector<std::pair<uint64_t, bool>> local_writes_;  // (seq, is write) since last commit
+  std::vector<uint64_t> local_writes_;  // writes run here, waiting for the group commit
 
   std::string out_;       // being written
   std::string out_next_;  // queued while a write is in flight

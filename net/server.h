@@ -52,6 +52,7 @@ class Server : public command::Executor, public command::ClientRegistry {
 
   // Called by connections.
   command::ServerState& state() { return state_; }
+  Worker& worker(int w) { return *workers_[static_cast<size_t>(w)]; }
   std::atomic<int64_t>& connected_counter() { return connected_; }
   uint64_t NextClientId() { return next_client_id_.fetch_add(1) + 1; }
   void RequestShutdown();

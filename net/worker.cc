@@ -1,5 +1,6 @@
 #include "net/worker.h"
 
+#include <boost/asio/post.hpp>
 #include <chrono>
 #include <cstdio>
 
@@ -42,6 +43,21 @@ void Worker::Adopt(boost::asio::ip::tcp::socket socket, uint64_t id) {
 }
 
 void Worker::Forget(uint64_t client_id) { connections_.erase(client_id); }
+
+void Worker::AfterCommit(std::function<void(const Status&)> fn) {
+  after_commit_.push_back(std::move(fn));
+  if (commit_posted_) return;
+  commit_posted_ = true;
+  boost::asio::post(io_, [this] { CommitNow(); });
+}
+
+void Worker::CommitNow() {
+  commit_posted_ = false;
+  Status st = server_->state().CommitDirty();
+  std::vector<std::function<void(const Status&)>> waiting;
+  waiting.swap(after_commit_);
+  for (auto& fn : waiting) fn(st);
+}
 
 void Worker::ScheduleExpiry() {
   int64_t hz = std::max<int64_t>(1, server_->state().hz.load());

@@ -8,9 +8,13 @@
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <thread>
 #include <unordered_map>
+#include <vector>
+
+#include "core/base/status.h"
 
 namespace slotkv::net {
 
@@ -35,6 +39,12 @@ class Worker {
   // Takes a new client connection (id given in accept order). REQUIRES: on this worker.
   void Adopt(boost::asio::ip::tcp::socket socket, uint64_t id);
   void Forget(uint64_t client_id);
+
+  // Group commit: runs fn(status of the commit) once this worker has committed its dirty slots.
+  // The commit runs in a handler posted behind the work already queued, so the writes of every
+  // request handled in this turn of the event loop share one WAL write (and fsync).
+  // REQUIRES: on this worker.
+  void AfterCommit(std::function<void(const Status&)> fn);
   const std::unordered_map<uint64_t, std::shared_ptr<Connection>>& connections() const {
     return connections_;
   }
@@ -44,6 +54,7 @@ class Worker {
   void ScheduleCommit();
   void ExpireStep();
   void CommitOwned();
+  void CommitNow();
 
   Server* server_;
   int index_;
@@ -52,6 +63,8 @@ class Worker {
   boost::asio::steady_timer commit_timer_{io_};
   std::thread thread_;
   std::unordered_map<uint64_t, std::shared_ptr<Connection>> connections_;
+  std::vector<std::function<void(const Status&)>> after_commit_;
+  bool commit_posted_ = false;
 };
 
 // The worker index of the calling thread (-1 off workers).
