@@ -46,10 +46,10 @@ struct CommandSpec {
   int step = 0;
   Handler run = nullptr;
   AsyncHandler run_async = nullptr;
-  std::string_view group;   // COMMAND DOCS group: "string", "generic", "connection", "server"
-  std::string_view summary;
-  std::string_view since;
-  std::string_view acl;     // ACL categories without '@', space separated: "write string slow"
+  std::string_view group = {};    // COMMAND DOCS group: "string", "generic", "connection", "server"
+  std::string_view summary = {};
+  std::string_view since = {};
+  std::string_view acl = {};      // ACL categories without '@', space separated: "write string slow"
   int id = -1;              // index in the table, set by Add
   bool container = false;   // has subcommands (CLIENT, CONFIG ...): set by Add from the name
 };
