@@ -189,8 +189,10 @@ Status Slot::Impl::CheckRecord(std::string_view key, const MapEntry& entry,
   return Status::OK();
 }
 
+bool Slot::Impl::Cacheable(size_t value_bytes) { return value_bytes <= kMaxCachedValue; }
+
 void Slot::Impl::CacheValue(const std::string& key, CachedValue value) {
-  if (value.value.size() > kMaxCachedValue) {
+  if (!Cacheable(value.value.size())) {
     value_cache.Erase(key);  // an older cached version must not outlive this write
     return;
   }

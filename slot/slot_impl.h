@@ -85,6 +85,8 @@ struct Slot::Impl {
   Status CheckRecord(std::string_view key, const MapEntry& entry, const wal::Record& record) const;
   // Caches the newest value of key (or drops the cached one when value is too large to keep).
   void CacheValue(const std::string& key, CachedValue value);
+  // Whether the value cache keeps values of this size.
+  static bool Cacheable(size_t value_bytes);
   // Whether key has a cell in the bucket pages (live or expired).
   Result<bool> HasCell(uint64_t hash, std::string_view key);
 

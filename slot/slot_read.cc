@@ -101,7 +101,9 @@ Status Slot::MultiGet(const std::vector<std::string_view>& keys,
   for (size_t j = 0; j < in_pages.size(); ++j) {
     if (!live[j]) continue;
     keybucket::Cell& cell = cells[j];
-    s.CacheValue(cell.key, CachedValue{cell.seq, cell.expire_at_ms, cell.type_tag, cell.payload});
+    if (s.Cacheable(cell.payload.size())) {  // no copy of a value the cache would not keep
+      s.CacheValue(cell.key, CachedValue{cell.seq, cell.expire_at_ms, cell.type_tag, cell.payload});
+    }
     found(in_pages[j], std::move(cell.payload), static_cast<ValueType>(cell.type_tag),
           cell.expire_at_ms, cell.seq);
   }

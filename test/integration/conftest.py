@@ -385,9 +385,15 @@ def pytest_configure(config):
         "markers",
         "slotkv_only(redis_aof=False): needs slotkv (persistence, slotkv options); skipped "
         "against redis; with redis_aof=True it also runs under SLOTKV_TEST_SERVER=redis-aof")
+    config.addinivalue_line(
+        "markers",
+        "huge: moves values of hundreds of MB; skipped when SLOTKV_TEST_SANITIZED=1 (the "
+        "ASan build, where it would take minutes)")
 
 
 def pytest_runtest_setup(item):
+    if item.get_closest_marker("huge") and os.environ.get("SLOTKV_TEST_SANITIZED") == "1":
+        pytest.skip("huge values under the sanitizer build")
     marker = item.get_closest_marker("slotkv_only")
     if marker is None or not is_redis():
         return

@@ -79,7 +79,9 @@ def test_bit_offset_errors(r):
     assert r.execute_command("EXISTS", "b") == 0
 
 
-def test_setbit_max_offset(r):
+@pytest.mark.huge
+def test_setbit_max_offset(server, r):
+    r = server.client(socket_timeout=300)  # a 512 MB value: slotkv copies it a few times
     assert r.execute_command("SETBIT", "b", "4294967295", "1") == 0
     assert r.execute_command("STRLEN", "b") == 536870912
     assert r.execute_command("GETBIT", "b", "4294967295") == 1
