@@ -62,7 +62,9 @@ std::unique_ptr<CommandTable> BuildCommandTable() {
   auto table = std::make_unique<CommandTable>();
   RegisterConnectionCommands(*table);
   RegisterKeyCommands(*table);
+  RegisterScanCommands(*table);
   RegisterStringCommands(*table);
+  RegisterLcsCommand(*table);
   RegisterBitmapCommands(*table);
   RegisterServerCommands(*table);
   return table;

@@ -84,7 +84,9 @@ std::unique_ptr<CommandTable> BuildCommandTable();
 // One function per family, each at the end of its family's file.
 void RegisterConnectionCommands(CommandTable& table);
 void RegisterKeyCommands(CommandTable& table);
+void RegisterScanCommands(CommandTable& table);
 void RegisterStringCommands(CommandTable& table);
+void RegisterLcsCommand(CommandTable& table);
 void RegisterBitmapCommands(CommandTable& table);
 void RegisterServerCommands(CommandTable& table);
 

@@ -170,8 +170,7 @@ Task ConfigCommand(AsyncContext& ctx) {
     }
   } else if (Is(sub, "HELP")) {
     if (!arity(n == 2, "config|help")) co_return;
-    ctx.reply.Array(std::size(kConfigHelp));
-    for (std::string_view line : kConfigHelp) ctx.reply.SimpleString(line);
+    ctx.reply.Help(kConfigHelp);
   } else {
     ctx.reply.Error(UnknownSubcommand("config", sub));
   }

@@ -388,8 +388,7 @@ Task Client(AsyncContext& ctx) {
   } else if (Is(sub, "SETINFO")) {
     co_await ClientSetInfo(ctx);
   } else if (Is(sub, "HELP")) {
-    ctx.reply.Array(std::size(kClientHelp));
-    for (std::string_view line : kClientHelp) ctx.reply.SimpleString(line);
+    ctx.reply.Help(kClientHelp);
   } else {
     ctx.reply.Error(UnknownSubcommand("client", sub));
   }

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <functional>
 #include <map>
+#include <numeric>
 #include <vector>
 
 #include "core/command/context.h"
@@ -43,6 +44,25 @@ inline Task ForEachSlot(AsyncContext& ctx, std::function<bool(Store&)> fn, uint3
     }
   }
   co_await ctx.ToHome();
+}
+
+// The key count of every slot of database db ((*counts)[slot], as Slot::KeyCount: expired keys
+// not yet reclaimed included), visiting each owner, then home. *failure is the first error.
+inline Task CountKeys(AsyncContext& ctx, uint32_t db, std::vector<uint64_t>* counts,
+                      Status* failure) {
+  counts->assign(ctx.server.keyspace->slots(), 0);
+  co_await ForEachSlot(
+      ctx,
+      [&](Store& store) {
+        Result<uint64_t> n = store.KeyCount();
+        if (!n.ok()) {
+          *failure = n.status();
+          return false;
+        }
+        (*counts)[store.slot()] = *n;
+        return true;
+      },
+      db);
 }
 
 }  // namespace slotkv::command

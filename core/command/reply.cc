@@ -85,4 +85,9 @@ void Reply::Verbatim(std::string_view text) {
   }
 }
 
+void Reply::Help(std::span<const std::string_view> lines) {
+  Array(lines.size());
+  for (std::string_view line : lines) SimpleString(line);
+}
+
 }  // namespace slotkv::command

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
 #include <string>
 #include <string_view>
 
@@ -43,6 +44,8 @@ class Reply {
   void Bool(bool v);
   // Verbatim text ("=<n>\r\ntxt:..." in RESP3, a bulk string in RESP2), as INFO replies.
   void Verbatim(std::string_view text);
+  // A HELP reply: an array with one status line per entry.
+  void Help(std::span<const std::string_view> lines);
 
  private:
   void Header(char type, int64_t n);

@@ -27,22 +27,11 @@ namespace {
 // ---- DBSIZE FLUSHDB FLUSHALL ---------------------------------------------------------------
 
 Task DbSize(AsyncContext& ctx) {
-  uint64_t total = 0;
+  std::vector<uint64_t> counts;
   Status failure;
-  co_await ForEachSlot(
-      ctx,
-      [&](Store& store) {
-        Result<uint64_t> n = store.KeyCount();
-        if (!n.ok()) {
-          failure = n.status();
-          return false;
-        }
-        total += *n;
-        return true;
-      },
-      ctx.db);
+  co_await CountKeys(ctx, ctx.db, &counts, &failure);
   if (Failed(failure, ctx.reply)) co_return;
-  ctx.reply.Integer(static_cast<int64_t>(total));
+  ctx.reply.Integer(static_cast<int64_t>(std::accumulate(counts.begin(), counts.end(), 0ull)));
 }
 
 // FLUSHDB [ASYNC | SYNC] and FLUSHALL [ASYNC | SYNC]: either way the data is gone on return.
@@ -256,8 +245,7 @@ Task Slowlog(AsyncContext& ctx) {
     log.Reset();
     ctx.reply.Ok();
   } else if (Is(sub, "HELP") && n == 2) {
-    ctx.reply.Array(std::size(kSlowlogHelp));
-    for (std::string_view line : kSlowlogHelp) ctx.reply.SimpleString(line);
+    ctx.reply.Help(kSlowlogHelp);
   } else if (Is(sub, "GET") || Is(sub, "LEN") || Is(sub, "RESET") || Is(sub, "HELP")) {
     std::string name = "slowlog|" + sub;
     std::transform(name.begin(), name.end(), name.begin(),
@@ -463,8 +451,7 @@ Task Command(AsyncContext& ctx) {
     if (arity(n >= 4, "command|getkeys")) CommandGetKeys(ctx);
   } else if (Is(sub, "HELP")) {
     if (!arity(n == 2, "command|help")) co_return;
-    ctx.reply.Array(std::size(kCommandHelp));
-    for (std::string_view line : kCommandHelp) ctx.reply.SimpleString(line);
+    ctx.reply.Help(kCommandHelp);
   } else {
     ctx.reply.Error(UnknownSubcommand("command", sub));
   }

@@ -459,3 +459,27 @@ def wait_until(predicate, timeout=2.0, interval=0.02):
         if value or time.monotonic() >= deadline:
             return value
         time.sleep(interval)
+
+
+# ---- shared by the family suites -------------------------------------------------------------
+
+WRONGTYPE = "WRONGTYPE Operation against a key holding the wrong kind of value"
+NOT_INT = "ERR value is not an integer or out of range"
+SYNTAX = "ERR syntax error"
+
+
+def arity(cmd):
+    """Redis's wrong-number-of-arguments error for cmd (lower case, 'a|b' for subcommands)."""
+    return "ERR wrong number of arguments for '%s' command" % cmd
+
+
+@pytest.fixture
+def list_key(r):
+    """A key holding a list, for WRONGTYPE checks; skips if the server has no lists yet."""
+    try:
+        r.execute_command("RPUSH", "list", "x")
+    except Exception as e:  # noqa: BLE001
+        if "unknown command" in str(e):
+            pytest.skip("server has no RPUSH yet")
+        raise
+    return b"list"

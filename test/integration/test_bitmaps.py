@@ -2,30 +2,12 @@
 
 import pytest
 
-from conftest import err
+from conftest import NOT_INT, SYNTAX, WRONGTYPE, arity, err
 
 BAD_OFFSET = "ERR bit offset is not an integer or out of range"
 BAD_BIT = "ERR bit is not an integer or out of range"
 BAD_TYPE = ("ERR Invalid bitfield type. Use something like i16 u8. Note that u64 is not supported "
             "but i64 is.")
-NOT_INT = "ERR value is not an integer or out of range"
-SYNTAX = "ERR syntax error"
-WRONGTYPE = "WRONGTYPE Operation against a key holding the wrong kind of value"
-
-
-def arity(cmd):
-    return "ERR wrong number of arguments for '%s' command" % cmd
-
-
-@pytest.fixture
-def list_key(r):
-    try:
-        r.execute_command("RPUSH", "list", "x")
-    except Exception as e:  # noqa: BLE001
-        if "unknown command" in str(e):
-            pytest.skip("server has no RPUSH yet")
-        raise
-    return b"list"
 
 
 # ---- SETBIT / GETBIT -----------------------------------------------------------------------------

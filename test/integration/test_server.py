@@ -6,11 +6,7 @@ import time
 
 import pytest
 
-from conftest import err, is_redis, is_redis_aof, wait_until
-
-
-def arity(cmd):
-    return "ERR wrong number of arguments for '%s' command" % cmd
+from conftest import arity, err, is_redis, is_redis_aof, wait_until
 
 
 def config_get(r, *patterns):

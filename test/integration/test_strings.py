@@ -4,29 +4,10 @@ import time
 
 import pytest
 
-from conftest import err
+from conftest import NOT_INT, SYNTAX, WRONGTYPE, arity, err
 
-WRONGTYPE = "WRONGTYPE Operation against a key holding the wrong kind of value"
-NOT_INT = "ERR value is not an integer or out of range"
 NOT_FLOAT = "ERR value is not a valid float"
 OVERFLOW = "ERR increment or decrement would overflow"
-SYNTAX = "ERR syntax error"
-
-
-def arity(cmd):
-    return "ERR wrong number of arguments for '%s' command" % cmd
-
-
-@pytest.fixture
-def list_key(r):
-    """A key holding a list, for WRONGTYPE checks; skips if the server has no lists yet."""
-    try:
-        r.execute_command("RPUSH", "list", "x")
-    except Exception as e:  # noqa: BLE001
-        if "unknown command" in str(e):
-            pytest.skip("server has no RPUSH yet")
-        raise
-    return b"list"
 
 
 # ---- GET / SET basics ----------------------------------------------------------------------------
