@@ -29,7 +29,8 @@ Status Slot::MultiGet(const std::vector<std::string_view>& keys,
     if (metas) (*metas)[i] = {type, expire, seq};
   };
 
-  // 1. Memory: group maps (values still in the log) and the value cache.
+  // 1. Memory: group maps (values still in the log, or cached once read back: a cached value
+  // serves a map entry only when it is that entry's version) and the value cache.
   std::vector<size_t> in_log;
   std::vector<const MapEntry*> entries;
   std::vector<wal::LogPos> positions;
@@ -41,6 +42,11 @@ Status Slot::MultiGet(const std::vector<std::string_view>& keys,
     if (const MapEntry* found_entry = group.map.Find(keys[i], hash)) {
       const MapEntry& entry = *found_entry;
       if (entry.tombstone || s.Expired(entry.expire_at_ms)) continue;
+      const CachedValue* cached = s.value_cache.Lookup(std::string(keys[i]));
+      if (cached != nullptr && cached->seq == entry.seq) {
+        found(i, cached->value, static_cast<ValueType>(entry.type), entry.expire_at_ms, entry.seq);
+        continue;
+      }
       in_log.push_back(i);
       entries.push_back(&entry);
       positions.push_back(entry.pos);
@@ -64,7 +70,11 @@ Status Slot::MultiGet(const std::vector<std::string_view>& keys,
     SLOTKV_RETURN_IF_ERROR(s.log->ReadMany(positions, &records));
     for (size_t j = 0; j < in_log.size(); ++j) {
       const MapEntry& entry = *entries[j];
-      SLOTKV_RETURN_IF_ERROR(s.CheckRecord(std::string(keys[in_log[j]]), entry, records[j]));
+      std::string key(keys[in_log[j]]);
+      SLOTKV_RETURN_IF_ERROR(s.CheckRecord(key, entry, records[j]));
+      if (s.Cacheable(records[j].value.size())) {
+        s.CacheValue(key, CachedValue{entry.seq, entry.expire_at_ms, entry.type, records[j].value});
+      }
       found(in_log[j], std::move(records[j].value), static_cast<ValueType>(entry.type),
             entry.expire_at_ms, entry.seq);
     }

@@ -111,6 +111,22 @@ TEST_CASE("expired keys read as absent and the expiry step reclaims them") {
   CHECK(f.slot->Stats().expired_keys == 60);
 }
 
+TEST_CASE("a value read back from the log is cached for its version only") {
+  Fixture f;
+  f.Put("k", "first");
+  CHECK(GetOrDie(*f.slot, "k") == "first");  // from the log, then cached
+  uint64_t hits = f.slot->Stats().value_cache_hits;
+  CHECK(GetOrDie(*f.slot, "k") == "first");
+  CHECK(f.slot->Stats().value_cache_hits == hits + 1);
+  f.Put("k", "second");  // a newer version: the cached one must not answer
+  CHECK(GetOrDie(*f.slot, "k") == "second");
+  CHECK(GetOrDie(*f.slot, "k") == "second");
+  REQUIRE(f.slot->Flush().ok());
+  CHECK(GetOrDie(*f.slot, "k") == "second");
+  REQUIRE(f.slot->Delete("k").ok());
+  CHECK(GetOrDie(*f.slot, "k") == "<absent>");
+}
+
 TEST_CASE("the expiry step passes empty buckets without counting them") {
   Fixture f;
   int64_t now = f.clock.NowMs();
