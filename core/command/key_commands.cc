@@ -28,6 +28,8 @@ constexpr std::string_view kErrExpireGtLt =
     "ERR GT and LT options at the same time are not compatible";
 constexpr std::string_view kErrIntRange =
     "ERR value is out of range, value must between -2147483648 and 2147483647";
+constexpr std::string_view kErrNoIdleTime =
+    "ERR slotkv does not track access times: OBJECT IDLETIME is not available";
 constexpr std::string_view kErrNoLfu =
     "ERR An LFU maxmemory policy is not selected, access frequency not tracked. Please note that "
     "when switching between policies at runtime LRU and LFU data will take some time to adjust.";
@@ -498,7 +500,7 @@ Task ObjectSteps(AsyncContext& ctx) {
   } else if (name == "freq") {
     ctx.reply.Error(kErrNoLfu);  // no LFU policy exists: nothing is evicted
   } else if (name == "idletime") {
-    ctx.reply.Integer(0);  // slotkv does not track access times
+    ctx.reply.Error(kErrNoIdleTime);  // no per-key access time: an error, not a made-up 0
   } else {
     ctx.reply.Integer(RefCountOf(meta.type, **v));
   }

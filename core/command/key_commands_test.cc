@@ -768,7 +768,8 @@ TEST_CASE("OBJECT FREQ IDLETIME REFCOUNT") {
         "time to adjust.\r\n");
   CHECK(f.Run({"OBJECT", "FREQ", "nokey"}) == kNull);
   f.clock().AdvanceMs(5000);
-  CHECK(f.Run({"OBJECT", "IDLETIME", "k"}) == Int(0));
+  CHECK(f.Run({"OBJECT", "IDLETIME", "k"}) ==
+        "-ERR slotkv does not track access times: OBJECT IDLETIME is not available\r\n");
   CHECK(f.Run({"OBJECT", "IDLETIME", "nokey"}) == kNull);
   CHECK(f.Run({"OBJECT", "REFCOUNT", "k"}) == Int(1));
   CHECK(f.Run({"OBJECT", "REFCOUNT", "nokey"}) == kNull);
