@@ -376,14 +376,6 @@ void Connection::Write() {
       });
 }
 
-void Connection::CloseAfterReplies() {
-  if (closed_) return;
-  uint64_t seq = AddPending();
-  pending_.back().close_after = true;
-  Complete(seq, "");
-  FlushReplies();
-}
-
 void Connection::Close() {
   if (closed_) return;
   closed_ = true;

@@ -43,8 +43,6 @@ class Connection : public std::enable_shared_from_this<Connection> {
   void Start();
   // Closes now (pending replies are dropped).
   void Close();
-  // Closes once the replies already queued are written (CLIENT KILL, QUIT).
-  void CloseAfterReplies();
   command::ClientInfo Info() const;
   uint64_t id() const { return client_.id; }
   // "ip:port" of the peer; fixed at accept, so any thread may read it.

@@ -139,8 +139,6 @@ class RespParser {
   // its declared length.
   void set_limits(const RespLimits& limits) { limits_ = limits; }
   const RespLimits& limits() const { return limits_; }
-  // CONFIG SET proto-max-bulk-len.
-  void set_max_bulk_len(uint64_t max_bulk_len) { limits_.max_bulk_len = max_bulk_len; }
 
   // Whether the client counts as authenticated for the unauthenticated caps above. The caller
   // sets false while a password is required and AUTH has not succeeded. Default: true.

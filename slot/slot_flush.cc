@@ -134,7 +134,7 @@ Status Slot::Impl::FlushGroup(uint32_t g) {
     if (entry.tombstone) continue;
     if (record == nullptr) {  // expired before it was persisted
       ++counters.expired_keys;
-      value_cache.Erase(std::string(key));
+      value_cache.Erase(key);
       continue;
     }
     SLOTKV_RETURN_IF_ERROR(CheckRecord(key, entry, *record));

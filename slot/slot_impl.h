@@ -44,7 +44,7 @@ struct Slot::Impl {
   std::unique_ptr<keybucket::BucketStore> buckets;
   std::unique_ptr<chunk::ChunkStore> chunks;
   std::vector<Group> groups;
-  LruCache<std::string, CachedValue> value_cache{0};
+  LruCache<std::string, CachedValue, StringKeyHash, std::equal_to<>> value_cache{0};
 
   uint64_t last_seq = 0;
   uint64_t seq_limit = 0;  // recorded in slot.seq: no seq above it was handed out before

@@ -42,7 +42,7 @@ Status Slot::MultiGet(const std::vector<std::string_view>& keys,
     if (const MapEntry* found_entry = group.map.Find(keys[i], hash)) {
       const MapEntry& entry = *found_entry;
       if (entry.tombstone || s.Expired(entry.expire_at_ms)) continue;
-      const CachedValue* cached = s.value_cache.Lookup(std::string(keys[i]));
+      const CachedValue* cached = s.value_cache.Lookup(keys[i]);
       if (cached != nullptr && cached->seq == entry.seq) {
         found(i, cached->value, static_cast<ValueType>(entry.type), entry.expire_at_ms, entry.seq);
         continue;
@@ -52,8 +52,7 @@ Status Slot::MultiGet(const std::vector<std::string_view>& keys,
       positions.push_back(entry.pos);
       continue;
     }
-    std::string key(keys[i]);
-    if (const CachedValue* cached = s.value_cache.Lookup(key)) {
+    if (const CachedValue* cached = s.value_cache.Lookup(keys[i])) {
       if (!s.Expired(cached->expire_at_ms)) {
         found(i, cached->value, static_cast<ValueType>(cached->type), cached->expire_at_ms,
               cached->seq);

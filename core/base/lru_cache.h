@@ -7,13 +7,18 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <list>
+#include <string_view>
 #include <unordered_map>
 #include <utility>
 
 namespace slotkv {
 
-template <typename Key, typename Value, typename HashFn = std::hash<Key>>
+// With a transparent HashFn and KeyEq (see StringKeyHash), Lookup/Contains/Erase take any type
+// the key compares with (a std::string_view for std::string keys) without building a Key.
+template <typename Key, typename Value, typename HashFn = std::hash<Key>,
+          typename KeyEq = std::equal_to<Key>>
 class LruCache {
  public:
   explicit LruCache(size_t capacity_bytes) : capacity_(capacity_bytes) {}
@@ -31,7 +36,8 @@ class LruCache {
 
   // The cached value, or nullptr. Counts a hit or a miss. The pointer is valid until the next
   // non-const call.
-  const Value* Lookup(const Key& key) {
+  template <typename K>
+  const Value* Lookup(const K& key) {
     auto it = index_.find(key);
     if (it == index_.end()) {
       ++misses_;
@@ -43,9 +49,13 @@ class LruCache {
   }
 
   // Whether key is cached; neither counts as a hit or miss nor refreshes the entry.
-  bool Contains(const Key& key) const { return index_.count(key) > 0; }
+  template <typename K>
+  bool Contains(const K& key) const {
+    return index_.find(key) != index_.end();
+  }
 
-  void Erase(const Key& key) {
+  template <typename K>
+  void Erase(const K& key) {
     auto it = index_.find(key);
     if (it == index_.end()) return;
     used_ -= it->second->charge;
@@ -85,7 +95,13 @@ class LruCache {
   uint64_t hits_ = 0;
   uint64_t misses_ = 0;
   std::list<Entry> order_;  // most recent first
-  std::unordered_map<Key, typename std::list<Entry>::iterator, HashFn> index_;
+  std::unordered_map<Key, typename std::list<Entry>::iterator, HashFn, KeyEq> index_;
+};
+
+// A transparent hash for std::string keys, looked up by std::string_view.
+struct StringKeyHash {
+  using is_transparent = void;
+  size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
 };
 
 }  // namespace slotkv

@@ -64,3 +64,22 @@ TEST_CASE("entry larger than the budget is not kept, and shrinking evicts") {
 
 }  // namespace
 }  // namespace slotkv
+
+namespace slotkv {
+namespace {
+
+TEST_CASE("string keys are looked up and erased by string_view") {
+  LruCache<std::string, int, StringKeyHash, std::equal_to<>> cache(100);
+  cache.Insert("alpha", 1, 10);
+  std::string_view key = "alpha";
+  REQUIRE(cache.Lookup(key) != nullptr);
+  CHECK(*cache.Lookup(key) == 1);
+  CHECK(cache.Contains(std::string_view("alpha")));
+  CHECK(cache.Lookup(std::string_view("beta")) == nullptr);
+  cache.Erase(key);
+  CHECK_FALSE(cache.Contains(key));
+  CHECK(cache.size_bytes() == 0);
+}
+
+}  // namespace
+}  // namespace slotkv

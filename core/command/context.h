@@ -88,7 +88,6 @@ struct ServerState {
   std::string executable;
   int tcp_port = 0;
   std::atomic<int64_t> last_save_s{0};
-  std::atomic<int64_t> changes_since_save{0};
   // SAVE / BGSAVE bookkeeping (server_commands.cc), shown by INFO persistence.
   std::atomic<bool> bgsave_in_progress{false};
   std::atomic<bool> last_bgsave_ok{true};

@@ -90,7 +90,6 @@ Status FlushSlot(ServerState& state, uint32_t s) {
 
 void MarkSaved(ServerState& state) {
   state.last_save_s = state.keyspace->clock()->NowMs() / 1000;
-  state.changes_since_save = 0;
   state.saves.fetch_add(1);
 }
 
