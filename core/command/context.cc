@@ -5,11 +5,16 @@ namespace slotkv::command {
 Status ServerState::CommitDirty() {
   std::vector<slot::Slot*>& slots = (*dirty)[static_cast<size_t>(executor->current())];
   Status first;
+  std::vector<slot::Slot*> failed;
   for (slot::Slot* s : slots) {
     Status st = s->Commit();
-    if (!st.ok() && first.ok()) first = std::move(st);
+    if (st.ok()) continue;
+    // It stays dirty: its log refuses from now on, so every later commit on this worker fails
+    // too and no write made before the failure is acknowledged by a later "successful" commit.
+    failed.push_back(s);
+    if (first.ok()) first = std::move(st);
   }
-  slots.clear();
+  slots = std::move(failed);
   return first;
 }
 

@@ -107,8 +107,8 @@ struct ServerState {
   std::atomic<int64_t> hz{10};
   void RefreshLive();
 
-  // Commits the calling worker's dirty slots. The first failure is returned (the slot's log
-  // then refuses writes until restart).
+  // Commits the calling worker's dirty slots. The first failure is returned; a slot that failed
+  // stays in the list (its log refuses writes until restart), so later commits fail too.
   Status CommitDirty();
 };
 

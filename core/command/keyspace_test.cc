@@ -2,8 +2,13 @@
 
 #include <doctest/doctest.h>
 
+#include <future>
+
+#include "core/base/fault_fs.h"
 #include "core/base/hash.h"
 #include "core/base/mem_fs.h"
+#include "core/command/command_test_util.h"
+#include "core/command/context.h"
 
 namespace slotkv::command {
 namespace {
@@ -99,6 +104,45 @@ TEST_CASE("pure-memory mode keeps data per database and frees it on clear") {
   CHECK(**store.Get("a") == "b");
   REQUIRE(store.Clear().ok());
   CHECK(!store.Get("a")->has_value());
+}
+
+}  // namespace
+}  // namespace slotkv::command
+
+namespace slotkv::command {
+namespace {
+
+TEST_CASE("a failed commit keeps failing: no later commit acknowledges the lost write") {
+  MemFs mem;
+  FaultFs fs(&mem);
+  KeyspaceOptions o = Options(&fs);
+  o.slot.fsync = wal::FsyncPolicy::kAlways;
+  auto ks = Keyspace::Open(o);
+  REQUIRE(ks.ok());
+  ThreadExecutor executor(1);
+  std::vector<std::vector<slot::Slot*>> dirty(1);
+  ServerState state;
+  state.keyspace = ks->get();
+  state.executor = &executor;
+  state.dirty = &dirty;
+  auto on_worker = [&](auto fn) {
+    std::promise<void> done;
+    executor.Post(0, [&] {
+      fn();
+      done.set_value();
+    });
+    done.get_future().wait();
+  };
+  const uint32_t s = (*ks)->SlotOfKey("k");
+  on_worker([&] {
+    Store store(ks->get(), s, 0, &dirty[0]);
+    REQUIRE(store.Put("k", "v", ValueType::kString, 0).ok());
+    REQUIRE(state.CommitDirty().ok());
+    REQUIRE(store.Put("k", "v2", ValueType::kString, 0).ok());
+    fs.FailNthSync(1);
+    CHECK(state.CommitDirty().IsIOError());
+    CHECK(state.CommitDirty().IsIOError());  // nothing new written, still a failure
+  });
 }
 
 }  // namespace
