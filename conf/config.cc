@@ -47,12 +47,13 @@ constexpr OptionDef kOptions[] = {
   {.name = "client-query-buffer-limit", .type = T::kBytes, .default_value = "1073741824",
    .runtime = true, .doc = "largest unparsed input kept per client", .min = 1 << 20,
    .max = 4 * kGb},
-  {.name = "client-output-buffer-limit-bytes", .type = T::kBytes, .default_value = "0",
+  {.name = "client-output-buffer-limit", .type = T::kString,
+   .default_value = "normal 0 0 0 slave 268435456 67108864 60 pubsub 33554432 8388608 60",
    .runtime = true,
-   .doc = "a client whose unsent replies pass this is closed; 0 = no limit (slotkv stops "
-          "reading a client that does not read its replies, so what it buffers is about one "
-          "reply)",
-   .min = 0, .max = 64 * kGb},
+   .doc = "<class> <hard> <soft> <seconds>... as Redis; slotkv applies the normal class's hard "
+          "limit (a client whose unsent replies pass it is closed; 0 = none) and stops reading a "
+          "client that does not read its replies; replica and pubsub classes have no effect yet",
+   .parse = ParseOutputLimits},
   {.name = "slowlog-log-slower-than", .type = T::kInt, .default_value = "10000",
    .runtime = true, .doc = "microseconds; commands slower than this enter SLOWLOG (-1 = off)",
    .min = -1},
@@ -167,6 +168,60 @@ Result<std::string> Normalize(const OptionDef& def, std::string_view value) {
 
 }  // namespace
 
+// client-output-buffer-limit: groups of "<class> <hard> <soft> <seconds>" (class normal, slave
+// or replica, pubsub; sizes as memory values), merged into the current value class by class,
+// shown as Redis 7.0 shows it: "normal 0 0 0 slave 268435456 67108864 60 pubsub ...".
+Result<std::string> ParseOutputLimits(std::string_view value, std::string_view current) {
+  static constexpr std::string_view kClasses[] = {"normal", "slave", "pubsub"};
+  int64_t limits[3][3] = {};
+  auto apply = [&](std::string_view text) -> Status {
+    Result<std::vector<std::string>> words = SplitConfigLine(text);
+    if (!words.ok() || words->size() % 4 != 0) {
+      return Status::InvalidArgument("Wrong number of arguments in buffer limit configuration.");
+    }
+    for (size_t i = 0; i < words->size(); i += 4) {
+      std::string cls = Lower((*words)[i]);
+      if (cls == "replica") cls = "slave";
+      size_t c = 0;
+      while (c < 3 && kClasses[c] != cls) ++c;
+      if (c == 3) {
+        return Status::InvalidArgument("Invalid client class specified in buffer limit "
+                                       "configuration.");
+      }
+      for (size_t k = 0; k < 3; ++k) {
+        Result<int64_t> n = ParseMemory((*words)[i + 1 + k]);
+        if (!n.ok() || *n < 0) {
+          return Status::InvalidArgument("Error in hard, soft or soft_seconds setting in buffer "
+                                         "limit configuration.");
+        }
+        limits[c][k] = *n;
+      }
+    }
+    return Status::OK();
+  };
+  SLOTKV_RETURN_IF_ERROR(apply(current));
+  SLOTKV_RETURN_IF_ERROR(apply(value));
+  std::string out;
+  for (size_t c = 0; c < 3; ++c) {
+    if (!out.empty()) out += ' ';
+    out += std::string(kClasses[c]) + " " + std::to_string(limits[c][0]) + " " +
+           std::to_string(limits[c][1]) + " " + std::to_string(limits[c][2]);
+  }
+  return out;
+}
+
+int64_t NormalClientOutputLimit(std::string_view value) {
+  Result<std::vector<std::string>> words = SplitConfigLine(value);
+  if (!words.ok()) return 0;
+  for (size_t i = 0; i + 1 < words->size(); i += 4) {
+    if ((*words)[i] == "normal") {
+      Result<int64_t> n = ParseMemory((*words)[i + 1]);
+      return n.ok() ? *n : 0;
+    }
+  }
+  return 0;
+}
+
 std::span<const OptionDef> Options() { return kOptions; }
 
 const OptionDef* FindOption(std::string_view name) {
@@ -252,9 +307,16 @@ Status Config::Set(std::string_view name, std::string_view value, bool runtime) 
   if (runtime && !def->runtime) {
     return Status::NotSupported("can't set immutable config '" + std::string(def->name) + "'");
   }
-  SLOTKV_ASSIGN_OR_RETURN(std::string normalized, Normalize(*def, value));
   std::lock_guard lock(mu_);
-  values_[IndexOf(def)] = std::move(normalized);
+  std::string& current = values_[IndexOf(def)];
+  Result<std::string> normalized = def->parse ? def->parse(value, current) : Normalize(*def, value);
+  if (!normalized.ok()) {
+    if (!def->parse) return normalized.status();
+    return Status::InvalidArgument("argument '" + std::string(value) + "' for '" +
+                                   std::string(def->name) + "': " +
+                                   std::string(normalized.status().message()));
+  }
+  current = std::move(*normalized);
   return Status::OK();
 }
 

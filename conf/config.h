@@ -35,6 +35,10 @@ struct OptionDef {
   int64_t min = 0;                  // kInt/kBytes bounds
   int64_t max = INT64_MAX;
   bool no_effect = false;           // accepted for compatibility, changes nothing
+  // kString with a grammar of its own: checks value and returns the new normalized value,
+  // given the current one (an option may take a partial value, as Redis's
+  // client-output-buffer-limit takes some classes only).
+  Result<std::string> (*parse)(std::string_view value, std::string_view current) = nullptr;
 };
 
 // Every option, in the order --help lists them.
@@ -78,6 +82,11 @@ class Config {
 
 // Parses "512mb", "1gb", "100k", "42" as Redis does (k=1000, kb=1024, m, mb, g, gb).
 Result<int64_t> ParseMemory(std::string_view s);
+// client-output-buffer-limit's grammar: value (some classes) merged into current (all classes).
+Result<std::string> ParseOutputLimits(std::string_view value, std::string_view current);
+// The hard limit of the "normal" class in a client-output-buffer-limit value (0 = none).
+int64_t NormalClientOutputLimit(std::string_view value);
+
 // Splits one config line into words as redis.conf does (quotes, escapes). InvalidArgument on
 // unbalanced quotes.
 Result<std::vector<std::string>> SplitConfigLine(std::string_view line);

@@ -11,7 +11,8 @@
 //
 // Backpressure: a client with more than 1 MiB of unsent replies or 10k unfinished requests is
 // not read until it drains, so a client that does not read cannot make the server buffer more
-// than one batch of its replies; past client-output-buffer-limit-bytes (when set) it is closed.
+// than one batch of its replies; past the normal class hard limit of client-output-buffer-limit
+// (when set) it is closed.
 //
 // Thread rule: runs on its worker; remote batches and coroutines reach it by posting back.
 #pragma once

@@ -23,7 +23,7 @@ void ServerState::RefreshLive() {
   maxclients = config->GetInt("maxclients");
   proto_max_bulk_len = config->GetInt("proto-max-bulk-len");
   query_buffer_limit = config->GetInt("client-query-buffer-limit");
-  output_buffer_limit = config->GetInt("client-output-buffer-limit-bytes");
+  output_buffer_limit = conf::NormalClientOutputLimit(config->Get("client-output-buffer-limit"));
   slowlog_slower_than = config->GetInt("slowlog-log-slower-than");
   slowlog_max_len = config->GetInt("slowlog-max-len");
   hz = config->GetInt("hz");
