@@ -1,0 +1,531 @@
+// Hash family: HSET HGET HDEL ... HRANDFIELD HSCAN, as Redis 7.0's t_hash.c.
+// A hash is stored as one value of type kHash (core/types/hash_value.h): each command decodes
+// the whole hash, works on it and, when it changed it, writes the whole hash back. O(size of
+// the hash) per command, at any size; a paged layout can replace this behind HashValue.
+//
+// A key of another type gives WRONGTYPE. A write that leaves the hash empty deletes the key
+// (Redis never keeps an empty hash). Writes keep the key's TTL (Put with the old expiry).
+//
+// Keyspace hits/misses count the lookups Redis counts (lookupKeyRead): HGET HMGET HLEN
+// HSTRLEN HEXISTS HKEYS HVALS HGETALL HRANDFIELD HSCAN; not those of HSET HSETNX HMSET HDEL
+// HINCRBY HINCRBYFLOAT (lookupKeyWrite).
+//
+// Order: fields reply in insertion order, which is what Redis does for listpack hashes (the
+// encoding OBJECT ENCODING reports for every slotkv hash).
+#include <algorithm>
+#include <cmath>
+#include <optional>
+#include <random>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/base/glob.h"
+#include "core/command/args.h"
+#include "core/command/command_table.h"
+#include "core/types/hash_value.h"
+
+namespace slotkv::command {
+namespace {
+
+// Error texts only this family replies with (errors.h belongs to the framework).
+constexpr std::string_view kErrHashNotInteger = "ERR hash value is not an integer";
+constexpr std::string_view kErrHashNotFloat = "ERR hash value is not a float";
+constexpr std::string_view kErrIncrNaN = "ERR value is NaN or Infinity";
+constexpr std::string_view kErrOutOfRange = "ERR value is out of range";
+constexpr std::string_view kErrCountRange =
+    "ERR value is out of range, value must between -9223372036854775807 and "
+    "9223372036854775807";
+constexpr std::string_view kErrInvalidCursor = "ERR invalid cursor";
+constexpr std::string_view kErrReplyTooBig =
+    "ERR value is out of range (the reply would exceed 1 GB)";
+
+// ---- lookups ------------------------------------------------------------------------------
+
+enum class Lookup { kRead, kWrite };
+
+// Reads key as a hash. False after replying an error (storage failure, a corrupt value, or
+// WRONGTYPE when the key holds another type); otherwise *hash is nullopt when the key does not
+// exist, and *expire_at_ms (when given) is the key's expiry (0 = none or missing).
+bool ReadHash(CommandContext& ctx, Lookup lookup, std::string_view key,
+              std::optional<HashValue>* hash, int64_t* expire_at_ms = nullptr) {
+  slot::KeyMeta meta;
+  Result<std::optional<std::string>> r = ctx.store.Get(key, &meta);
+  if (Failed(r.status(), ctx.reply)) return false;
+  if (lookup == Lookup::kRead) {
+    WorkerStats::Add(r->has_value() ? ctx.stats.keyspace_hits : ctx.stats.keyspace_misses);
+  }
+  if (expire_at_ms) *expire_at_ms = r->has_value() ? meta.expire_at_ms : 0;
+  if (!r->has_value()) {
+    hash->reset();
+    return true;
+  }
+  if (meta.type != ValueType::kHash) {
+    ctx.reply.Error(kErrWrongType);
+    return false;
+  }
+  Result<HashValue> h = HashValue::Decode(std::move(**r));
+  if (Failed(h.status(), ctx.reply)) return false;
+  hash->emplace(std::move(h).value());
+  return true;
+}
+
+// Stores hash under key with the given expiry, or deletes the key when the hash is empty.
+// False after replying a storage failure.
+bool WriteHash(CommandContext& ctx, std::string_view key, const HashValue& hash,
+               int64_t expire_at_ms) {
+  Status st = hash.empty() ? ctx.store.Delete(key).status()
+                           : ctx.store.Put(key, hash.Encode(), ValueType::kHash, expire_at_ms);
+  return !Failed(st, ctx.reply);
+}
+
+// ---- writes -------------------------------------------------------------------------------
+
+// HSET key field value [field value ...]: the number of new fields.
+// HMSET key field value [field value ...]: OK.
+void SetFields(CommandContext& ctx, std::string_view command, bool reply_ok) {
+  const std::vector<std::string>& a = ctx.args;
+  if (a.size() % 2 != 0) {
+    ctx.reply.Error(WrongArgs(command));
+    return;
+  }
+  std::optional<HashValue> hash;
+  int64_t expire_at = 0;
+  if (!ReadHash(ctx, Lookup::kWrite, a[1], &hash, &expire_at)) return;
+  if (!hash) hash.emplace();
+  int64_t created = 0;
+  for (size_t i = 2; i < a.size(); i += 2) created += hash->Set(a[i], a[i + 1]) ? 1 : 0;
+  if (!WriteHash(ctx, a[1], *hash, expire_at)) return;
+  if (reply_ok) {
+    ctx.reply.Ok();
+  } else {
+    ctx.reply.Integer(created);
+  }
+}
+
+void HSet(CommandContext& ctx) { SetFields(ctx, "hset", false); }
+void HMSet(CommandContext& ctx) { SetFields(ctx, "hmset", true); }
+
+// HSETNX key field value: 1 when set, 0 when the field exists.
+void HSetNx(CommandContext& ctx) {
+  std::optional<HashValue> hash;
+  int64_t expire_at = 0;
+  if (!ReadHash(ctx, Lookup::kWrite, ctx.args[1], &hash, &expire_at)) return;
+  if (hash && hash->Contains(ctx.args[2])) {
+    ctx.reply.Integer(0);
+    return;
+  }
+  if (!hash) hash.emplace();
+  hash->Set(ctx.args[2], ctx.args[3]);
+  if (!WriteHash(ctx, ctx.args[1], *hash, expire_at)) return;
+  ctx.reply.Integer(1);
+}
+
+// HDEL key field [field ...]: the number of fields removed; the key goes with the last field.
+void HDel(CommandContext& ctx) {
+  std::optional<HashValue> hash;
+  int64_t expire_at = 0;
+  if (!ReadHash(ctx, Lookup::kWrite, ctx.args[1], &hash, &expire_at)) return;
+  if (!hash) {
+    ctx.reply.Integer(0);
+    return;
+  }
+  int64_t deleted = 0;
+  for (size_t i = 2; i < ctx.args.size(); ++i) deleted += hash->Delete(ctx.args[i]) ? 1 : 0;
+  if (deleted > 0 && !WriteHash(ctx, ctx.args[1], *hash, expire_at)) return;
+  ctx.reply.Integer(deleted);
+}
+
+// HINCRBY key field increment: the new value. The increment is checked before the key.
+void HIncrBy(CommandContext& ctx) {
+  std::optional<int64_t> incr = IntArg(ctx.args[3], ctx.reply);
+  if (!incr) return;
+  std::optional<HashValue> hash;
+  int64_t expire_at = 0;
+  if (!ReadHash(ctx, Lookup::kWrite, ctx.args[1], &hash, &expire_at)) return;
+  if (!hash) hash.emplace();
+  int64_t old = 0;
+  if (std::optional<std::string_view> v = hash->Get(ctx.args[2])) {
+    std::optional<int64_t> parsed = ParseInt64(*v);
+    if (!parsed) {
+      ctx.reply.Error(kErrHashNotInteger);
+      return;
+    }
+    old = *parsed;
+  }
+  if ((*incr < 0 && old < 0 && *incr < INT64_MIN - old) ||
+      (*incr > 0 && old > 0 && *incr > INT64_MAX - old)) {
+    ctx.reply.Error(kErrOverflow);
+    return;
+  }
+  const int64_t result = old + *incr;
+  hash->Set(ctx.args[2], FormatInt64(result));
+  if (!WriteHash(ctx, ctx.args[1], *hash, expire_at)) return;
+  ctx.reply.Integer(result);
+}
+
+// HINCRBYFLOAT key field increment: long double arithmetic, stored and replied as Redis
+// formats it (FormatLongDouble). An infinite increment is refused before the key is read.
+void HIncrByFloat(CommandContext& ctx) {
+  std::optional<long double> incr = ParseLongDouble(ctx.args[3]);
+  if (!incr) {
+    ctx.reply.Error(kErrNotFloat);
+    return;
+  }
+  if (std::isnan(*incr) || std::isinf(*incr)) {
+    ctx.reply.Error(kErrIncrNaN);
+    return;
+  }
+  std::optional<HashValue> hash;
+  int64_t expire_at = 0;
+  if (!ReadHash(ctx, Lookup::kWrite, ctx.args[1], &hash, &expire_at)) return;
+  if (!hash) hash.emplace();
+  long double sum = 0;
+  if (std::optional<std::string_view> v = hash->Get(ctx.args[2])) {
+    std::optional<long double> parsed = ParseLongDouble(*v);
+    if (!parsed) {
+      ctx.reply.Error(kErrHashNotFloat);
+      return;
+    }
+    sum = *parsed;
+  }
+  sum += *incr;
+  if (std::isnan(sum) || std::isinf(sum)) {
+    ctx.reply.Error(kErrIncrFloatNaN);
+    return;
+  }
+  const std::string text = FormatLongDouble(sum);
+  hash->Set(ctx.args[2], text);
+  if (!WriteHash(ctx, ctx.args[1], *hash, expire_at)) return;
+  ctx.reply.Bulk(text);
+}
+
+// ---- reads --------------------------------------------------------------------------------
+
+// HGET key field: the value, or nil.
+void HGet(CommandContext& ctx) {
+  std::optional<HashValue> hash;
+  if (!ReadHash(ctx, Lookup::kRead, ctx.args[1], &hash)) return;
+  std::optional<std::string_view> v;
+  if (hash) v = hash->Get(ctx.args[2]);
+  if (v) {
+    ctx.reply.Bulk(*v);
+  } else {
+    ctx.reply.Null();
+  }
+}
+
+// HMGET key field [field ...]: one value or nil per field (all nil for a missing key).
+void HMGet(CommandContext& ctx) {
+  std::optional<HashValue> hash;
+  if (!ReadHash(ctx, Lookup::kRead, ctx.args[1], &hash)) return;
+  ctx.reply.Array(ctx.args.size() - 2);
+  for (size_t i = 2; i < ctx.args.size(); ++i) {
+    std::optional<std::string_view> v;
+    if (hash) v = hash->Get(ctx.args[i]);
+    if (v) {
+      ctx.reply.Bulk(*v);
+    } else {
+      ctx.reply.Null();
+    }
+  }
+}
+
+// HLEN key: the number of fields, 0 for a missing key.
+void HLen(CommandContext& ctx) {
+  std::optional<HashValue> hash;
+  if (!ReadHash(ctx, Lookup::kRead, ctx.args[1], &hash)) return;
+  ctx.reply.Integer(hash ? static_cast<int64_t>(hash->size()) : 0);
+}
+
+// HSTRLEN key field: the value's length, 0 when the key or field is missing.
+void HStrLen(CommandContext& ctx) {
+  std::optional<HashValue> hash;
+  if (!ReadHash(ctx, Lookup::kRead, ctx.args[1], &hash)) return;
+  std::optional<std::string_view> v;
+  if (hash) v = hash->Get(ctx.args[2]);
+  ctx.reply.Integer(v ? static_cast<int64_t>(v->size()) : 0);
+}
+
+// HEXISTS key field: 1 or 0.
+void HExists(CommandContext& ctx) {
+  std::optional<HashValue> hash;
+  if (!ReadHash(ctx, Lookup::kRead, ctx.args[1], &hash)) return;
+  ctx.reply.Integer(hash && hash->Contains(ctx.args[2]) ? 1 : 0);
+}
+
+enum class Parts { kKeys, kValues, kBoth };
+
+// HKEYS / HVALS: an array; HGETALL: a map (a flat array in RESP2). A missing key is an empty
+// array, or an empty map for HGETALL.
+void GetAll(CommandContext& ctx, Parts parts) {
+  std::optional<HashValue> hash;
+  if (!ReadHash(ctx, Lookup::kRead, ctx.args[1], &hash)) return;
+  const size_t n = hash ? hash->size() : 0;
+  if (parts == Parts::kBoth) {
+    ctx.reply.Map(n);
+  } else {
+    ctx.reply.Array(n);
+  }
+  if (!hash) return;
+  hash->ForEach([&](std::string_view f, std::string_view v) {
+    if (parts != Parts::kValues) ctx.reply.Bulk(f);
+    if (parts != Parts::kKeys) ctx.reply.Bulk(v);
+  });
+}
+
+void HKeys(CommandContext& ctx) { GetAll(ctx, Parts::kKeys); }
+void HVals(CommandContext& ctx) { GetAll(ctx, Parts::kValues); }
+void HGetAll(CommandContext& ctx) { GetAll(ctx, Parts::kBoth); }
+
+// ---- HRANDFIELD ---------------------------------------------------------------------------
+
+// The random source of HRANDFIELD, one per worker thread.
+std::mt19937_64& Rng() {
+  thread_local std::mt19937_64 rng{std::random_device{}()};
+  return rng;
+}
+
+// Uniform in [0, n). REQUIRES: n > 0.
+uint64_t RandomBelow(uint64_t n) {
+  return std::uniform_int_distribution<uint64_t>(0, n - 1)(Rng());
+}
+
+// One pair of a HRANDFIELD reply: the field, then (WITHVALUES) the value; in RESP3 a pair
+// is an array of two.
+void ReplyPair(Reply& reply, std::pair<std::string_view, std::string_view> p, bool with_values) {
+  if (with_values && reply.protocol() >= 3) reply.Array(2);
+  reply.Bulk(p.first);
+  if (with_values) reply.Bulk(p.second);
+}
+
+// The most bytes a HRANDFIELD reply with a negative count may take: Redis would build any size
+// (until the client's output limit closes it); slotkv builds a reply in memory first.
+constexpr uint64_t kMaxRandomReplyBytes = uint64_t{1} << 30;
+
+// HRANDFIELD key [count [WITHVALUES]]
+// No count: one random field, or nil. A positive count: that many distinct fields (at most the
+// hash's size), in hash order (Redis 7.0 gives them in an order of its dict; any order is
+// valid). A negative count: -count fields
+// drawn independently (repeats possible), in random order. Order of checks as Redis: count,
+// WITHVALUES keyword, WITHVALUES range, then the key.
+void HRandField(CommandContext& ctx) {
+  const std::vector<std::string>& a = ctx.args;
+  if (a.size() == 2) {
+    std::optional<HashValue> hash;
+    if (!ReadHash(ctx, Lookup::kRead, a[1], &hash)) return;
+    if (!hash) {
+      ctx.reply.Null();
+      return;
+    }
+    ctx.reply.Bulk(hash->At(RandomBelow(hash->size())).first);
+    return;
+  }
+  std::optional<int64_t> count = IntArg(a[2], ctx.reply);
+  if (!count) return;
+  if (*count == INT64_MIN) {
+    ctx.reply.Error(kErrCountRange);
+    return;
+  }
+  if (a.size() > 4 || (a.size() == 4 && !Is(a[3], "WITHVALUES"))) {
+    ctx.reply.Error(kErrSyntax);
+    return;
+  }
+  const bool with_values = a.size() == 4;
+  if (with_values && (*count < -(INT64_MAX / 2) || *count > INT64_MAX / 2)) {
+    ctx.reply.Error(kErrOutOfRange);
+    return;
+  }
+  std::optional<HashValue> hash;
+  if (!ReadHash(ctx, Lookup::kRead, a[1], &hash)) return;
+  if (!hash || *count == 0) {
+    ctx.reply.Array(0);  // an empty array even in RESP3, as Redis
+    return;
+  }
+  const uint64_t size = hash->size();
+  const bool flat = with_values && ctx.reply.protocol() < 3;  // RESP2: field, value, ...
+  if (*count < 0 || *count == 1) {
+    const uint64_t n = static_cast<uint64_t>(*count < 0 ? -*count : *count);
+    // Estimate the reply from the average pair and refuse one past the cap.
+    uint64_t bytes = 0;
+    hash->ForEach([&](std::string_view f, std::string_view v) {
+      bytes += f.size() + 16 + (with_values ? v.size() + 16 : 0);
+    });
+    const uint64_t per_pick = bytes / size + 1;
+    if (n > kMaxRandomReplyBytes / per_pick) {
+      ctx.reply.Error(kErrReplyTooBig);
+      return;
+    }
+    ctx.reply.Array(flat ? n * 2 : n);
+    for (uint64_t i = 0; i < n; ++i) ReplyPair(ctx.reply, hash->At(RandomBelow(size)), with_values);
+    return;
+  }
+  const uint64_t n = std::min(static_cast<uint64_t>(*count), size);
+  ctx.reply.Array(flat ? n * 2 : n);
+  if (n == size) {
+    hash->ForEach([&](std::string_view f, std::string_view v) {
+      ReplyPair(ctx.reply, {f, v}, with_values);
+    });
+    return;
+  }
+  // n distinct positions (Floyd's sampling), replied in hash order.
+  std::vector<uint64_t> picks;
+  picks.reserve(n);
+  {
+    std::vector<bool> taken(size, false);
+    for (uint64_t j = size - n; j < size; ++j) {
+      uint64_t t = RandomBelow(j + 1);
+      if (taken[t]) t = j;
+      taken[t] = true;
+      picks.push_back(t);
+    }
+  }
+  std::sort(picks.begin(), picks.end());
+  for (uint64_t p : picks) ReplyPair(ctx.reply, hash->At(p), with_values);
+}
+
+// ---- HSCAN --------------------------------------------------------------------------------
+
+// A SCAN cursor as Redis 7.0's parseScanCursorOrReply reads it (a copy of scan_commands.cc's,
+// which is private to that file): strtoul(base 10) must use every byte up to the first NUL,
+// with no leading space and no overflow. So "" is 0, "+5" is 5 and "-1" wraps to 2^64-1.
+std::optional<uint64_t> ParseScanCursor(std::string_view s) {
+  if (!s.empty() && (s[0] == ' ' || (s[0] >= '\t' && s[0] <= '\r'))) return std::nullopt;
+  s = s.substr(0, s.find('\0'));
+  if (s.empty()) return 0;
+  size_t i = 0;
+  bool negative = false;
+  if (s[0] == '+' || s[0] == '-') {
+    negative = s[0] == '-';
+    ++i;
+  }
+  if (i == s.size()) return std::nullopt;
+  uint64_t v = 0;
+  for (; i < s.size(); ++i) {
+    if (s[i] < '0' || s[i] > '9') return std::nullopt;
+    const uint64_t d = static_cast<uint64_t>(s[i] - '0');
+    if (v > (UINT64_MAX - d) / 10) return std::nullopt;
+    v = v * 10 + d;
+  }
+  return negative ? 0 - v : v;
+}
+
+// HSCAN key cursor [MATCH pattern] [COUNT count]
+// The whole hash is one value, so one call returns every (matching) pair and cursor 0, whatever
+// the cursor and COUNT: what Redis does for a listpack hash. As Redis: the cursor is checked
+// first, a missing key replies an empty scan before the options are read, COUNT must be an
+// integer >= 1 (else "not an integer" / syntax error), and MATCH filters on the field.
+void HScan(CommandContext& ctx) {
+  const std::vector<std::string>& a = ctx.args;
+  if (!ParseScanCursor(a[2])) {
+    ctx.reply.Error(kErrInvalidCursor);
+    return;
+  }
+  std::optional<HashValue> hash;
+  if (!ReadHash(ctx, Lookup::kRead, a[1], &hash)) return;
+  if (!hash) {
+    ctx.reply.Array(2);
+    ctx.reply.Bulk("0");
+    ctx.reply.Array(0);
+    return;
+  }
+  std::optional<std::string_view> pattern;
+  for (size_t i = 3; i < a.size(); i += 2) {
+    const bool has_value = i + 1 < a.size();
+    if (Is(a[i], "COUNT") && has_value) {
+      std::optional<int64_t> count = IntArg(a[i + 1], ctx.reply);
+      if (!count) return;
+      if (*count < 1) {
+        ctx.reply.Error(kErrSyntax);
+        return;
+      }
+    } else if (Is(a[i], "MATCH") && has_value) {
+      pattern = a[i + 1];
+      if (*pattern == "*") pattern.reset();  // Redis skips matching for "*" (so "" matches)
+    } else {
+      ctx.reply.Error(kErrSyntax);
+      return;
+    }
+  }
+  std::vector<std::pair<std::string_view, std::string_view>> out;
+  out.reserve(hash->size());
+  hash->ForEach([&](std::string_view f, std::string_view v) {
+    if (!pattern || GlobMatch(*pattern, f)) out.emplace_back(f, v);
+  });
+  ctx.reply.Array(2);
+  ctx.reply.Bulk("0");
+  ctx.reply.Array(out.size() * 2);
+  for (const auto& [f, v] : out) {
+    ctx.reply.Bulk(f);
+    ctx.reply.Bulk(v);
+  }
+}
+
+}  // namespace
+
+// Arity, flags, ACL categories, summaries and since as redis-server 7.0.15's COMMAND INFO and
+// COMMAND DOCS.
+void RegisterHashCommands(CommandTable& t) {
+  // clang-format off
+  t.Add({.name = "hset", .arity = -4, .flags = kWrite | kDenyOom | kFast, .first_key = 1,
+         .last_key = 1, .step = 1, .run = HSet, .group = "hash",
+         .summary = "Set the string value of a hash field", .since = "2.0.0",
+         .acl = "write hash fast"});
+  t.Add({.name = "hmset", .arity = -4, .flags = kWrite | kDenyOom | kFast, .first_key = 1,
+         .last_key = 1, .step = 1, .run = HMSet, .group = "hash",
+         .summary = "Set multiple hash fields to multiple values", .since = "2.0.0",
+         .acl = "write hash fast"});
+  t.Add({.name = "hsetnx", .arity = 4, .flags = kWrite | kDenyOom | kFast, .first_key = 1,
+         .last_key = 1, .step = 1, .run = HSetNx, .group = "hash",
+         .summary = "Set the value of a hash field, only if the field does not exist",
+         .since = "2.0.0", .acl = "write hash fast"});
+  t.Add({.name = "hdel", .arity = -3, .flags = kWrite | kFast, .first_key = 1, .last_key = 1,
+         .step = 1, .run = HDel, .group = "hash", .summary = "Delete one or more hash fields",
+         .since = "2.0.0", .acl = "write hash fast"});
+  t.Add({.name = "hincrby", .arity = 4, .flags = kWrite | kDenyOom | kFast, .first_key = 1,
+         .last_key = 1, .step = 1, .run = HIncrBy, .group = "hash",
+         .summary = "Increment the integer value of a hash field by the given number",
+         .since = "2.0.0", .acl = "write hash fast"});
+  t.Add({.name = "hincrbyfloat", .arity = 4, .flags = kWrite | kDenyOom | kFast, .first_key = 1,
+         .last_key = 1, .step = 1, .run = HIncrByFloat, .group = "hash",
+         .summary = "Increment the float value of a hash field by the given amount",
+         .since = "2.6.0", .acl = "write hash fast"});
+  t.Add({.name = "hget", .arity = 3, .flags = kReadOnly | kFast, .first_key = 1, .last_key = 1,
+         .step = 1, .run = HGet, .group = "hash", .summary = "Get the value of a hash field",
+         .since = "2.0.0", .acl = "read hash fast"});
+  t.Add({.name = "hmget", .arity = -3, .flags = kReadOnly | kFast, .first_key = 1, .last_key = 1,
+         .step = 1, .run = HMGet, .group = "hash",
+         .summary = "Get the values of all the given hash fields", .since = "2.0.0",
+         .acl = "read hash fast"});
+  t.Add({.name = "hlen", .arity = 2, .flags = kReadOnly | kFast, .first_key = 1, .last_key = 1,
+         .step = 1, .run = HLen, .group = "hash", .summary = "Get the number of fields in a hash",
+         .since = "2.0.0", .acl = "read hash fast"});
+  t.Add({.name = "hstrlen", .arity = 3, .flags = kReadOnly | kFast, .first_key = 1, .last_key = 1,
+         .step = 1, .run = HStrLen, .group = "hash",
+         .summary = "Get the length of the value of a hash field", .since = "3.2.0",
+         .acl = "read hash fast"});
+  t.Add({.name = "hexists", .arity = 3, .flags = kReadOnly | kFast, .first_key = 1, .last_key = 1,
+         .step = 1, .run = HExists, .group = "hash", .summary = "Determine if a hash field exists",
+         .since = "2.0.0", .acl = "read hash fast"});
+  t.Add({.name = "hkeys", .arity = 2, .flags = kReadOnly, .first_key = 1, .last_key = 1,
+         .step = 1, .run = HKeys, .group = "hash", .summary = "Get all the fields in a hash",
+         .since = "2.0.0", .acl = "read hash slow"});
+  t.Add({.name = "hvals", .arity = 2, .flags = kReadOnly, .first_key = 1, .last_key = 1,
+         .step = 1, .run = HVals, .group = "hash", .summary = "Get all the values in a hash",
+         .since = "2.0.0", .acl = "read hash slow"});
+  t.Add({.name = "hgetall", .arity = 2, .flags = kReadOnly, .first_key = 1, .last_key = 1,
+         .step = 1, .run = HGetAll, .group = "hash",
+         .summary = "Get all the fields and values in a hash", .since = "2.0.0",
+         .acl = "read hash slow"});
+  t.Add({.name = "hrandfield", .arity = -2, .flags = kReadOnly, .first_key = 1, .last_key = 1,
+         .step = 1, .run = HRandField, .group = "hash",
+         .summary = "Get one or multiple random fields from a hash", .since = "6.2.0",
+         .acl = "read hash slow"});
+  t.Add({.name = "hscan", .arity = -3, .flags = kReadOnly, .first_key = 1, .last_key = 1,
+         .step = 1, .run = HScan, .group = "hash",
+         .summary = "Incrementally iterate hash fields and associated values", .since = "2.8.0",
+         .acl = "read hash slow"});
+  // clang-format on
+}
+
+}  // namespace slotkv::command

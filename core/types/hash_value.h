@@ -1,0 +1,110 @@
+// HashValue: the in-memory form of a Redis hash (field -> value, both binary-safe byte strings)
+// and its codec, the bytes stored as the value of a kHash key.
+//
+// Design. A hash is kept whole in one stored value for now: a command decodes it, works on it
+// and re-encodes it, so every command costs O(size of the hash) in bytes moved, even HGET.
+// This is correct at any size (a 100k-field hash works) but not cheap for big hashes; a later
+// paged layout (fields spread over several stored values) can replace the codec behind this
+// class without touching the commands, which only use the operations below.
+//
+// Order. Fields iterate in insertion order: a new field goes last, overwriting a field keeps
+// its place, deleting one closes the gap. This is the order of Redis's listpack encoding, so
+// HGETALL / HKEYS / HSCAN reply in the order Redis does for small hashes.
+//
+// Memory. Decode does not copy fields or values: they are views into the decoded buffer, which
+// the HashValue owns. Strings written by Set are kept in an arena that only grows until the
+// HashValue dies, so a view returned by Get or At stays valid for the HashValue's lifetime
+// (even across later Set / Delete calls and moves of the HashValue).
+//
+// Thread rule: none inside; a HashValue is used by one thread at a time (the slot's owner).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <deque>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "core/base/status.h"
+
+namespace slotkv {
+
+class HashValue {
+ public:
+  // The first byte of every encoded hash (see the grammar in hash_value.cc).
+  static constexpr uint8_t kVersion = 1;
+
+  // An empty hash.
+  HashValue() = default;
+  // Views point into owned storage whose addresses survive a move; a copy would not keep them.
+  HashValue(HashValue&&) noexcept = default;
+  HashValue& operator=(HashValue&&) noexcept = default;
+  HashValue(const HashValue&) = delete;
+  HashValue& operator=(const HashValue&) = delete;
+
+  // Parses bytes made by Encode. Corruption on anything else: an unknown version, a truncated
+  // or oversized length, a count that does not match the entries, trailing bytes, or the same
+  // field twice. Never crashes on any input. The second form takes the buffer without a copy.
+  [[nodiscard]] static Result<HashValue> Decode(std::string_view bytes);
+  [[nodiscard]] static Result<HashValue> Decode(std::string&& bytes);
+
+  // The encoded form, in iteration order. An empty hash encodes too (commands never store
+  // one: they delete the key instead).
+  std::string Encode() const;
+
+  size_t size() const { return entries_.size() - dead_; }
+  bool empty() const { return size() == 0; }
+
+  // The value of field, or nullopt. The view lives as long as this HashValue.
+  std::optional<std::string_view> Get(std::string_view field) const;
+  bool Contains(std::string_view field) const { return Find(field).has_value(); }
+  // Sets field to value; returns true when the field is new (it then iterates last).
+  bool Set(std::string_view field, std::string_view value);
+  // Removes field; returns whether it was there.
+  bool Delete(std::string_view field);
+
+  // The i-th (field, value) pair in iteration order. Views live as long as this HashValue.
+  // Amortised O(1) (the first call after a Delete compacts, O(n)).
+  // REQUIRES: i < size().
+  std::pair<std::string_view, std::string_view> At(size_t i) const;
+
+  // Calls fn(field, value) for every pair in iteration order. fn must not modify the hash.
+  template <typename Fn>
+  void ForEach(Fn&& fn) const {
+    for (const Entry& e : entries_) {
+      if (e.live) fn(e.field, e.value);
+    }
+  }
+
+ private:
+  struct Entry {
+    std::string_view field;
+    std::string_view value;
+    bool live = true;
+  };
+  // Small hashes are searched linearly; past this many entries a field index is built on the
+  // first lookup and kept up to date afterwards.
+  static constexpr size_t kIndexFrom = 16;
+
+  // Position of field's live entry in entries_.
+  std::optional<size_t> Find(std::string_view field) const;
+  void BuildIndex() const;
+  // Drops deleted entries (and fixes the index).
+  void Compact() const;
+  std::string_view Keep(std::string_view s);
+
+  // Owned bytes: the decoded buffer (first, when decoded) and every string Set stored. A deque
+  // never moves its elements, so views into them stay valid.
+  std::deque<std::string> arena_;
+  // Mutable: lookups build the index and At compacts lazily; neither changes the contents.
+  mutable std::vector<Entry> entries_;
+  mutable size_t dead_ = 0;  // entries with live == false
+  mutable bool indexed_ = false;
+  mutable std::unordered_map<std::string_view, size_t> index_;  // field -> position (live only)
+};
+
+}  // namespace slotkv
