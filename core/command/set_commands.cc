@@ -1,0 +1,772 @@
+// Set family: SADD SREM SCARD SISMEMBER SMISMEMBER SMEMBERS SRANDMEMBER SPOP SSCAN SMOVE
+// SUNION SINTER SDIFF SINTERCARD SUNIONSTORE SINTERSTORE SDIFFSTORE, as Redis 7.0's t_set.c.
+//
+// Values are stored with type kSet, encoded by SetValue (core/types/set_value.h). A command
+// decodes the whole value and, when it changes it, encodes and writes it whole again: O(size)
+// per write, fine for now; a paged layout would stay behind SetValue.
+//
+// Semantics kept from Redis: a key of another type gives WRONGTYPE (SUNIONSTORE & co. overwrite
+// a destination of any type); a set emptied by SREM / SPOP / SMOVE is deleted; a *STORE with an
+// empty result deletes the destination. Modifications keep the key's TTL (Put with the old
+// expire_at_ms); a *STORE destination is replaced whole and has no TTL.
+//
+// Several keys (SUNION, SINTER, SDIFF, SINTERCARD, *STORE, SMOVE): when every key is in one slot
+// (keys sharing a hash tag are), the whole command runs in one step on the slot's owner, so it
+// is atomic as in Redis. Otherwise the sources are read on their owners and the destination is
+// written on its owner afterwards: not atomic across slots (another client's write may land in
+// between).
+//
+// Keyspace hits/misses count the lookups Redis counts with lookupKeyRead: SCARD SISMEMBER
+// SMISMEMBER SMEMBERS SRANDMEMBER SSCAN SUNION SINTER SDIFF SINTERCARD; not those of SADD SREM
+// SPOP SMOVE and the *STORE commands (lookupKeyWrite).
+#include <algorithm>
+#include <numeric>
+#include <optional>
+#include <random>
+
+#include "core/base/glob.h"
+#include "core/command/args.h"
+#include "core/command/command_table.h"
+#include "core/command/fanout.h"
+#include "core/types/set_value.h"
+
+namespace slotkv::command {
+namespace {
+
+// Error texts only this family replies with (errors.h belongs to the framework).
+constexpr std::string_view kErrMustBePositive = "ERR value is out of range, must be positive";
+constexpr std::string_view kErrCountRange =
+    "ERR value is out of range, value must between -9223372036854775807 and "
+    "9223372036854775807";
+constexpr std::string_view kErrNumKeys = "ERR numkeys should be greater than 0";
+constexpr std::string_view kErrTooManyKeys =
+    "ERR Number of keys can't be greater than number of args";
+constexpr std::string_view kErrLimit = "ERR LIMIT can't be negative";
+constexpr std::string_view kErrInvalidCursor = "ERR invalid cursor";
+
+// ---- lookups ------------------------------------------------------------------------------
+
+// Whether a lookup counts in keyspace_hits / keyspace_misses (lookupKeyRead) or not.
+enum class Lookup { kRead, kWrite };
+
+WorkerStats& StatsHere(ServerState& server) {
+  return *(*server.stats)[static_cast<size_t>(server.executor->current())];
+}
+
+// The random source of SPOP and SRANDMEMBER, one per worker thread.
+std::mt19937_64& Rng() {
+  thread_local std::mt19937_64 rng(std::random_device{}());
+  return rng;
+}
+
+// The outcome of reading one key as a set.
+struct SetRead {
+  Status status;            // storage failure or Corruption of the value
+  bool wrong_type = false;  // the key holds another type
+  std::optional<SetValue> set;
+  slot::KeyMeta meta;  // the key's metadata; default (no TTL) when missing
+};
+
+// Decodes a value read from the store as a set.
+SetRead FromStored(std::optional<std::string>* value, const slot::KeyMeta& meta) {
+  SetRead out;
+  if (!value->has_value()) return out;
+  if (meta.type != ValueType::kSet) {
+    out.wrong_type = true;
+    return out;
+  }
+  Result<SetValue> set = SetValue::Decode(**value);
+  if (!set.ok()) {
+    out.status = set.status();
+    return out;
+  }
+  out.set = std::move(set).value();
+  out.meta = meta;
+  return out;
+}
+
+SetRead ReadSetValue(Store& store, WorkerStats& stats, Lookup lookup, std::string_view key) {
+  slot::KeyMeta meta;
+  Result<std::optional<std::string>> r = store.Get(key, &meta);
+  if (!r.ok()) {
+    SetRead out;
+    out.status = r.status();
+    return out;
+  }
+  if (lookup == Lookup::kRead) {
+    WorkerStats::Add(r->has_value() ? stats.keyspace_hits : stats.keyspace_misses);
+  }
+  return FromStored(&*r, meta);
+}
+
+// Replies the error of a failed read; true when there was one.
+bool ReadFailed(const SetRead& read, Reply& reply) {
+  if (Failed(read.status, reply)) return true;
+  if (read.wrong_type) {
+    reply.Error(kErrWrongType);
+    return true;
+  }
+  return false;
+}
+
+// Reads key as a set for a one-key command. False after replying an error; otherwise
+// read->set is nullopt when the key does not exist.
+bool ReadSet(CommandContext& ctx, Lookup lookup, std::string_view key, SetRead* read) {
+  *read = ReadSetValue(ctx.store, ctx.stats, lookup, key);
+  return !ReadFailed(*read, ctx.reply);
+}
+
+// Writes set under key with expiry expire_at_ms, or deletes the key when the set is empty.
+Status WriteSet(Store& store, std::string_view key, const SetValue& set, int64_t expire_at_ms) {
+  if (set.empty()) return store.Delete(key).status();
+  return store.Put(key, set.Encode(), ValueType::kSet, expire_at_ms);
+}
+
+// A set reply ("~n" in RESP3) of the given members.
+void ReplyMembers(Reply& reply, const SetValue& set) {
+  reply.Set(set.size());
+  for (const std::string& m : set.members()) reply.Bulk(m);
+}
+
+// ---- one key ------------------------------------------------------------------------------
+
+// SADD key member [member ...]: how many were new. Creates the key; keeps its TTL.
+void SAdd(CommandContext& ctx) {
+  const std::string& key = ctx.args[1];
+  SetRead read;
+  if (!ReadSet(ctx, Lookup::kWrite, key, &read)) return;
+  SetValue set = read.set ? std::move(*read.set) : SetValue();
+  int64_t added = 0;
+  for (size_t i = 2; i < ctx.args.size(); ++i) added += set.Add(ctx.args[i]) ? 1 : 0;
+  if (added > 0 && Failed(WriteSet(ctx.store, key, set, read.meta.expire_at_ms), ctx.reply)) {
+    return;
+  }
+  ctx.reply.Integer(added);
+}
+
+// SREM key member [member ...]: how many were removed; an emptied set is deleted.
+void SRem(CommandContext& ctx) {
+  const std::string& key = ctx.args[1];
+  SetRead read;
+  if (!ReadSet(ctx, Lookup::kWrite, key, &read)) return;
+  int64_t removed = 0;
+  if (read.set) {
+    for (size_t i = 2; i < ctx.args.size(); ++i) removed += read.set->Remove(ctx.args[i]) ? 1 : 0;
+  }
+  if (removed > 0 &&
+      Failed(WriteSet(ctx.store, key, *read.set, read.meta.expire_at_ms), ctx.reply)) {
+    return;
+  }
+  ctx.reply.Integer(removed);
+}
+
+// SCARD key: the member count (0 for a missing key), read from the header alone.
+void SCard(CommandContext& ctx) {
+  slot::KeyMeta meta;
+  Result<std::optional<std::string>> r = ctx.store.Get(ctx.args[1], &meta);
+  if (Failed(r.status(), ctx.reply)) return;
+  WorkerStats::Add(r->has_value() ? ctx.stats.keyspace_hits : ctx.stats.keyspace_misses);
+  if (!r->has_value()) {
+    ctx.reply.Integer(0);
+    return;
+  }
+  if (meta.type != ValueType::kSet) {
+    ctx.reply.Error(kErrWrongType);
+    return;
+  }
+  Result<uint64_t> n = SetValue::DecodeSize(**r);
+  if (Failed(n.status(), ctx.reply)) return;
+  ctx.reply.Integer(static_cast<int64_t>(*n));
+}
+
+// SISMEMBER key member: 1 or 0.
+void SIsMember(CommandContext& ctx) {
+  SetRead read;
+  if (!ReadSet(ctx, Lookup::kRead, ctx.args[1], &read)) return;
+  ctx.reply.Integer(read.set && read.set->Contains(ctx.args[2]) ? 1 : 0);
+}
+
+// SMISMEMBER key member [member ...]: 1 or 0 per member.
+void SMIsMember(CommandContext& ctx) {
+  SetRead read;
+  if (!ReadSet(ctx, Lookup::kRead, ctx.args[1], &read)) return;
+  ctx.reply.Array(ctx.args.size() - 2);
+  for (size_t i = 2; i < ctx.args.size(); ++i) {
+    ctx.reply.Integer(read.set && read.set->Contains(ctx.args[i]) ? 1 : 0);
+  }
+}
+
+// SMEMBERS key: every member, as a set reply (empty for a missing key).
+void SMembers(CommandContext& ctx) {
+  SetRead read;
+  if (!ReadSet(ctx, Lookup::kRead, ctx.args[1], &read)) return;
+  if (!read.set) {
+    ctx.reply.Set(0);
+    return;
+  }
+  ReplyMembers(ctx.reply, *read.set);
+}
+
+// SRANDMEMBER key [count]: one random member (nil for a missing key); with count >= 0, that
+// many distinct members (the whole set when count >= size); with count < 0, |count| members
+// that may repeat. Count replies are arrays, as Redis's.
+void SRandMember(CommandContext& ctx) {
+  if (ctx.args.size() > 3) {
+    ctx.reply.Error(kErrSyntax);
+    return;
+  }
+  std::optional<int64_t> count;
+  if (ctx.args.size() == 3) {
+    count = IntArg(ctx.args[2], ctx.reply);
+    if (!count) return;
+    if (*count == INT64_MIN) {
+      ctx.reply.Error(kErrCountRange);
+      return;
+    }
+  }
+  SetRead read;
+  if (!ReadSet(ctx, Lookup::kRead, ctx.args[1], &read)) return;
+  if (!read.set) {
+    if (count) {
+      ctx.reply.Array(0);
+    } else {
+      ctx.reply.Null();
+    }
+    return;
+  }
+  const SetValue& set = *read.set;
+  std::mt19937_64& rng = Rng();
+  if (!count) {
+    ctx.reply.Bulk(set.at(set.RandomIndex(rng)));
+    return;
+  }
+  if (*count < 0) {
+    const uint64_t n = 0 - static_cast<uint64_t>(*count);
+    ctx.reply.Array(n);
+    for (uint64_t i = 0; i < n; ++i) ctx.reply.Bulk(set.at(set.RandomIndex(rng)));
+    return;
+  }
+  if (static_cast<uint64_t>(*count) >= set.size()) {
+    ctx.reply.Array(set.size());
+    for (const std::string& m : set.members()) ctx.reply.Bulk(m);
+    return;
+  }
+  std::vector<size_t> picks = set.RandomDistinct(static_cast<size_t>(*count), rng);
+  ctx.reply.Array(picks.size());
+  for (size_t i : picks) ctx.reply.Bulk(set.at(i));
+}
+
+// SPOP key [count]: removes and replies one random member (nil for a missing key), or up to
+// count distinct members as a set reply. An emptied set is deleted; the TTL is kept otherwise.
+void SPop(CommandContext& ctx) {
+  if (ctx.args.size() > 3) {
+    ctx.reply.Error(kErrSyntax);
+    return;
+  }
+  std::optional<int64_t> count;
+  if (ctx.args.size() == 3) {
+    count = ParseInt64(ctx.args[2]);
+    if (!count || *count < 0) {
+      ctx.reply.Error(kErrMustBePositive);
+      return;
+    }
+  }
+  const std::string& key = ctx.args[1];
+  SetRead read;
+  if (!ReadSet(ctx, Lookup::kWrite, key, &read)) return;
+  if (!read.set || (count && *count == 0)) {
+    if (count) {
+      ctx.reply.Set(0);
+    } else {
+      ctx.reply.Null();
+    }
+    return;
+  }
+  SetValue& set = *read.set;
+  std::mt19937_64& rng = Rng();
+  if (!count) {
+    std::string member = set.Pop(rng);
+    if (Failed(WriteSet(ctx.store, key, set, read.meta.expire_at_ms), ctx.reply)) return;
+    ctx.reply.Bulk(member);
+    return;
+  }
+  if (static_cast<uint64_t>(*count) >= set.size()) {
+    if (Failed(ctx.store.Delete(key).status(), ctx.reply)) return;
+    ReplyMembers(ctx.reply, set);
+    return;
+  }
+  std::vector<std::string> popped;
+  popped.reserve(static_cast<size_t>(*count));
+  for (int64_t i = 0; i < *count; ++i) popped.push_back(set.Pop(rng));
+  if (Failed(WriteSet(ctx.store, key, set, read.meta.expire_at_ms), ctx.reply)) return;
+  ctx.reply.Set(popped.size());
+  for (const std::string& m : popped) ctx.reply.Bulk(m);
+}
+
+// A SCAN cursor as Redis 7.0's parseScanCursorOrReply reads it (strtoul, base 10): "" is 0,
+// "+5" is 5, "-1" wraps; leading space, other bytes or overflow are refused.
+std::optional<uint64_t> ParseScanCursor(std::string_view s) {
+  if (!s.empty() && (s[0] == ' ' || (s[0] >= '\t' && s[0] <= '\r'))) return std::nullopt;
+  s = s.substr(0, s.find('\0'));
+  if (s.empty()) return 0;
+  size_t i = 0;
+  bool negative = false;
+  if (s[0] == '+' || s[0] == '-') {
+    negative = s[0] == '-';
+    ++i;
+  }
+  if (i == s.size()) return std::nullopt;
+  uint64_t v = 0;
+  for (; i < s.size(); ++i) {
+    if (s[i] < '0' || s[i] > '9') return std::nullopt;
+    const uint64_t d = static_cast<uint64_t>(s[i] - '0');
+    if (v > (UINT64_MAX - d) / 10) return std::nullopt;
+    v = v * 10 + d;
+  }
+  return negative ? 0 - v : v;
+}
+
+// SSCAN key cursor [MATCH pattern] [COUNT count]
+// A set is one value, so one call returns every (matching) member with cursor 0, whatever the
+// cursor and COUNT, as Redis does for its small (intset) sets. Order as Redis: the cursor, the
+// key (a missing key replies an empty scan without reading the options), then the options.
+void SScan(CommandContext& ctx) {
+  const auto& a = ctx.args;
+  if (!ParseScanCursor(a[2])) {
+    ctx.reply.Error(kErrInvalidCursor);
+    return;
+  }
+  SetRead read;
+  if (!ReadSet(ctx, Lookup::kRead, a[1], &read)) return;
+  if (!read.set) {
+    ctx.reply.Array(2);
+    ctx.reply.Bulk("0");
+    ctx.reply.Array(0);
+    return;
+  }
+  std::optional<std::string_view> pattern;
+  for (size_t i = 3; i < a.size(); i += 2) {
+    const bool has_value = i + 1 < a.size();
+    if (Is(a[i], "COUNT") && has_value) {
+      std::optional<int64_t> n = IntArg(a[i + 1], ctx.reply);
+      if (!n) return;
+      if (*n < 1) {
+        ctx.reply.Error(kErrSyntax);
+        return;
+      }
+    } else if (Is(a[i], "MATCH") && has_value) {
+      pattern = a[i + 1];
+      if (*pattern == "*") pattern.reset();  // as Redis: a lone "*" matches even ""
+    } else {
+      ctx.reply.Error(kErrSyntax);
+      return;
+    }
+  }
+  std::vector<const std::string*> out;
+  for (const std::string& m : read.set->members()) {
+    if (!pattern || GlobMatch(*pattern, m)) out.push_back(&m);
+  }
+  ctx.reply.Array(2);
+  ctx.reply.Bulk("0");
+  ctx.reply.Array(out.size());
+  for (const std::string* m : out) ctx.reply.Bulk(*m);
+}
+
+// ---- several keys -------------------------------------------------------------------------
+
+enum class Op { kUnion, kInter, kDiff };
+enum class Output { kReply, kStore, kCard };
+
+// The source sets of a set operation: args[first + i] -> sets[i].
+struct Sources {
+  size_t first = 0;
+  std::vector<std::optional<SetValue>> sets;
+  Status failure;
+  bool wrong_type = false;
+};
+
+// Reads the sources at positions ps (all in store's slot) into src.
+void ReadSources(AsyncContext& ctx, Store& store, const std::vector<size_t>& ps, Lookup lookup,
+                 Sources* src) {
+  WorkerStats& stats = StatsHere(ctx.server);
+  for (size_t p : ps) {
+    if (!src->failure.ok() || src->wrong_type) return;
+    SetRead read = ReadSetValue(store, stats, lookup, ctx.args[p]);
+    src->failure = std::move(read.status);
+    src->wrong_type = read.wrong_type;
+    src->sets[p - src->first] = std::move(read.set);
+  }
+}
+
+// Replies the error of failed sources; true when there was one.
+bool SourcesFailed(const Sources& src, Reply& reply) {
+  if (Failed(src.failure, reply)) return true;
+  if (src.wrong_type) {
+    reply.Error(kErrWrongType);
+    return true;
+  }
+  return false;
+}
+
+// The sets in order of size, smallest first; nullptr when some source is missing (an empty
+// intersection).
+std::vector<const SetValue*> BySize(const Sources& src) {
+  std::vector<const SetValue*> sets;
+  for (const std::optional<SetValue>& s : src.sets) {
+    if (!s) return {};
+    sets.push_back(&*s);
+  }
+  std::stable_sort(sets.begin(), sets.end(),
+                   [](const SetValue* a, const SetValue* b) { return a->size() < b->size(); });
+  return sets;
+}
+
+// Whether m is in every set of sets but the first (the smallest, being iterated).
+bool InAllOthers(const std::vector<const SetValue*>& sets, std::string_view m) {
+  for (size_t i = 1; i < sets.size(); ++i) {
+    if (!sets[i]->Contains(m)) return false;
+  }
+  return true;
+}
+
+// The result of op over the sources (a missing source is an empty set).
+SetValue Combine(Op op, Sources& src) {
+  SetValue out;
+  switch (op) {
+    case Op::kUnion:
+      for (std::optional<SetValue>& s : src.sets) {
+        if (!s) continue;
+        if (out.empty()) {
+          out = std::move(*s);
+        } else {
+          for (const std::string& m : s->members()) out.Add(m);
+        }
+      }
+      break;
+    case Op::kInter: {
+      std::vector<const SetValue*> sets = BySize(src);
+      if (sets.empty()) break;
+      for (const std::string& m : sets[0]->members()) {
+        if (InAllOthers(sets, m)) out.Add(m);
+      }
+      break;
+    }
+    case Op::kDiff:
+      if (!src.sets[0]) break;
+      for (const std::string& m : src.sets[0]->members()) {
+        bool elsewhere = false;
+        for (size_t i = 1; i < src.sets.size() && !elsewhere; ++i) {
+          elsewhere = src.sets[i] && src.sets[i]->Contains(m);
+        }
+        if (!elsewhere) out.Add(m);
+      }
+      break;
+  }
+  return out;
+}
+
+// The size of the intersection, counting stops at limit (0 = no limit).
+int64_t InterCard(const Sources& src, int64_t limit) {
+  std::vector<const SetValue*> sets = BySize(src);
+  if (sets.empty()) return 0;
+  int64_t n = 0;
+  for (const std::string& m : sets[0]->members()) {
+    if (InAllOthers(sets, m) && ++n == limit) break;
+  }
+  return n;
+}
+
+// Replies the outcome of the operation for kReply and kCard.
+void ReplyResult(Reply& reply, Op op, Output out, int64_t limit, Sources& src) {
+  if (out == Output::kCard) {
+    reply.Integer(InterCard(src, limit));
+    return;
+  }
+  ReplyMembers(reply, Combine(op, src));
+}
+
+// Writes result under dst (replacing any value, no TTL; deleting dst when empty) and replies
+// the result's size.
+void StoreResult(Store& store, std::string_view dst, const SetValue& result, Reply& reply) {
+  if (Failed(WriteSet(store, dst, result, 0), reply)) return;
+  reply.Integer(static_cast<int64_t>(result.size()));
+}
+
+// The steps of a set operation over args[first, end) (sources), writing args[1] for kStore;
+// ends on any worker.
+Task SetOpSteps(AsyncContext& ctx, Op op, size_t first, size_t end, Output out, int64_t limit) {
+  const Lookup lookup = out == Output::kStore ? Lookup::kWrite : Lookup::kRead;
+  std::vector<size_t> positions(end - first);
+  std::iota(positions.begin(), positions.end(), first);
+  Sources src;
+  src.first = first;
+  src.sets.resize(positions.size());
+  Keyspace& keyspace = *ctx.server.keyspace;
+  const std::string& dst = ctx.args[1];
+  const uint32_t slot = keyspace.SlotOfKey(ctx.args[first]);
+  bool one_slot = out != Output::kStore || keyspace.SlotOfKey(dst) == slot;
+  for (size_t p : positions) one_slot = one_slot && keyspace.SlotOfKey(ctx.args[p]) == slot;
+
+  if (one_slot) {  // one step on one owner: atomic
+    co_await ctx.ToSlot(slot);
+    Store store = ctx.StoreOf(slot);
+    ReadSources(ctx, store, positions, lookup, &src);
+    if (SourcesFailed(src, ctx.reply)) co_return;
+    if (out == Output::kStore) {
+      StoreResult(store, dst, Combine(op, src), ctx.reply);
+    } else {
+      ReplyResult(ctx.reply, op, out, limit, src);
+    }
+    co_return;
+  }
+  co_await ForEachKeySlot(ctx, positions, [&](Store& store, const std::vector<size_t>& ps) {
+    ReadSources(ctx, store, ps, lookup, &src);
+  });
+  if (SourcesFailed(src, ctx.reply)) co_return;
+  if (out != Output::kStore) {
+    ReplyResult(ctx.reply, op, out, limit, src);
+    co_return;
+  }
+  SetValue result = Combine(op, src);
+  const uint32_t dst_slot = keyspace.SlotOfKey(dst);
+  co_await ctx.ToSlot(dst_slot);
+  Store store = ctx.StoreOf(dst_slot);
+  StoreResult(store, dst, result, ctx.reply);
+}
+
+Task SetOp(AsyncContext& ctx, Op op, Output out) {
+  const size_t first = out == Output::kStore ? 2 : 1;
+  co_await SetOpSteps(ctx, op, first, ctx.args.size(), out, 0);
+  co_await ctx.ToHome();
+}
+
+// SUNION / SINTER / SDIFF key [key ...]: the result as a set reply.
+Task SUnion(AsyncContext& ctx) { co_await SetOp(ctx, Op::kUnion, Output::kReply); }
+Task SInter(AsyncContext& ctx) { co_await SetOp(ctx, Op::kInter, Output::kReply); }
+Task SDiff(AsyncContext& ctx) { co_await SetOp(ctx, Op::kDiff, Output::kReply); }
+// SUNIONSTORE / SINTERSTORE / SDIFFSTORE destination key [key ...]: the result's size.
+Task SUnionStore(AsyncContext& ctx) { co_await SetOp(ctx, Op::kUnion, Output::kStore); }
+Task SInterStore(AsyncContext& ctx) { co_await SetOp(ctx, Op::kInter, Output::kStore); }
+Task SDiffStore(AsyncContext& ctx) { co_await SetOp(ctx, Op::kDiff, Output::kStore); }
+
+// SINTERCARD numkeys key [key ...] [LIMIT limit]: the intersection's size, at most limit
+// (0 = no limit). Parse errors as Redis: any bad numkeys is "numkeys should be greater than
+// 0", any bad limit "LIMIT can't be negative".
+Task SInterCard(AsyncContext& ctx) {
+  const auto& a = ctx.args;
+  std::optional<int64_t> numkeys = ParseInt64(a[1]);
+  if (!numkeys || *numkeys < 1) {
+    ctx.reply.Error(kErrNumKeys);
+    co_return;
+  }
+  if (static_cast<uint64_t>(*numkeys) > a.size() - 2) {
+    ctx.reply.Error(kErrTooManyKeys);
+    co_return;
+  }
+  const size_t end = 2 + static_cast<size_t>(*numkeys);
+  int64_t limit = 0;
+  for (size_t i = end; i < a.size(); i += 2) {
+    if (Is(a[i], "LIMIT") && i + 1 < a.size()) {
+      std::optional<int64_t> l = ParseInt64(a[i + 1]);
+      if (!l || *l < 0) {
+        ctx.reply.Error(kErrLimit);
+        co_return;
+      }
+      limit = *l;
+    } else {
+      ctx.reply.Error(kErrSyntax);
+      co_return;
+    }
+  }
+  co_await SetOpSteps(ctx, Op::kInter, 2, end, Output::kCard, limit);
+  co_await ctx.ToHome();
+}
+
+// The SMOVE work when source and destination share a slot: one step, atomic.
+void MoveInSlot(AsyncContext& ctx, Store& store) {
+  const std::string& src = ctx.args[1];
+  const std::string& dst = ctx.args[2];
+  const std::string& member = ctx.args[3];
+  WorkerStats& stats = StatsHere(ctx.server);
+  SetRead from = ReadSetValue(store, stats, Lookup::kWrite, src);
+  if (Failed(from.status, ctx.reply)) return;
+  if (!from.set && !from.wrong_type) {
+    ctx.reply.Integer(0);
+    return;
+  }
+  SetRead to = ReadSetValue(store, stats, Lookup::kWrite, dst);
+  if (ReadFailed(from, ctx.reply) || ReadFailed(to, ctx.reply)) return;
+  if (src == dst) {
+    ctx.reply.Integer(from.set->Contains(member) ? 1 : 0);
+    return;
+  }
+  if (!from.set->Remove(member)) {
+    ctx.reply.Integer(0);
+    return;
+  }
+  if (Failed(WriteSet(store, src, *from.set, from.meta.expire_at_ms), ctx.reply)) return;
+  SetValue target = to.set ? std::move(*to.set) : SetValue();
+  if (target.Add(member) && Failed(WriteSet(store, dst, target, to.meta.expire_at_ms), ctx.reply)) {
+    return;
+  }
+  ctx.reply.Integer(1);
+}
+
+// The steps of SMOVE across slots; ends on any worker. Checks as Redis (a missing source is 0
+// even when the destination has another type), then removes the member from the source and
+// adds it to the destination, each on its owner. Between those steps another client may see
+// the member in neither set; if the destination meanwhile became another type, the member is
+// put back into the source and the reply is WRONGTYPE.
+Task MoveAcrossSlots(AsyncContext& ctx) {
+  const std::string& src = ctx.args[1];
+  const std::string& dst = ctx.args[2];
+  const std::string& member = ctx.args[3];
+  const uint32_t src_slot = ctx.server.keyspace->SlotOfKey(src);
+  const uint32_t dst_slot = ctx.server.keyspace->SlotOfKey(dst);
+
+  co_await ctx.ToSlot(src_slot);
+  {
+    Store store = ctx.StoreOf(src_slot);
+    SetRead from = ReadSetValue(store, StatsHere(ctx.server), Lookup::kWrite, src);
+    if (Failed(from.status, ctx.reply)) co_return;
+    if (!from.set && !from.wrong_type) {
+      ctx.reply.Integer(0);
+      co_return;
+    }
+    if (ReadFailed(from, ctx.reply)) co_return;
+  }
+  co_await ctx.ToSlot(dst_slot);
+  {
+    Store store = ctx.StoreOf(dst_slot);
+    Result<std::optional<slot::KeyMeta>> m = store.GetMeta(dst);
+    if (Failed(m.status(), ctx.reply)) co_return;
+    if (m->has_value() && (*m)->type != ValueType::kSet) {
+      ctx.reply.Error(kErrWrongType);
+      co_return;
+    }
+  }
+  co_await ctx.ToSlot(src_slot);
+  {
+    Store store = ctx.StoreOf(src_slot);
+    SetRead from = ReadSetValue(store, StatsHere(ctx.server), Lookup::kWrite, src);
+    if (ReadFailed(from, ctx.reply)) co_return;
+    if (!from.set || !from.set->Remove(member)) {
+      ctx.reply.Integer(0);
+      co_return;
+    }
+    if (Failed(WriteSet(store, src, *from.set, from.meta.expire_at_ms), ctx.reply)) co_return;
+  }
+  co_await ctx.ToSlot(dst_slot);
+  bool put_back = false;
+  {
+    Store store = ctx.StoreOf(dst_slot);
+    SetRead to = ReadSetValue(store, StatsHere(ctx.server), Lookup::kWrite, dst);
+    if (ReadFailed(to, ctx.reply)) {
+      put_back = to.wrong_type;
+    } else {
+      SetValue target = to.set ? std::move(*to.set) : SetValue();
+      if (target.Add(member) &&
+          Failed(WriteSet(store, dst, target, to.meta.expire_at_ms), ctx.reply)) {
+        co_return;
+      }
+      ctx.reply.Integer(1);
+    }
+  }
+  if (!put_back) co_return;
+  co_await ctx.ToSlot(src_slot);
+  Store store = ctx.StoreOf(src_slot);
+  SetRead from = ReadSetValue(store, StatsHere(ctx.server), Lookup::kWrite, src);
+  if (!from.status.ok() || from.wrong_type) co_return;  // the WRONGTYPE reply stands
+  SetValue back = from.set ? std::move(*from.set) : SetValue();
+  if (back.Add(member)) {
+    // Best effort: the reply is already the WRONGTYPE error.
+    WriteSet(store, src, back, from.meta.expire_at_ms).PermitUnchecked();
+  }
+}
+
+// SMOVE source destination member: 1 when moved, 0 when the source lacks it.
+Task SMove(AsyncContext& ctx) {
+  const uint32_t src_slot = ctx.server.keyspace->SlotOfKey(ctx.args[1]);
+  if (src_slot == ctx.server.keyspace->SlotOfKey(ctx.args[2])) {
+    co_await ctx.ToSlot(src_slot);
+    Store store = ctx.StoreOf(src_slot);
+    MoveInSlot(ctx, store);
+  } else {
+    co_await MoveAcrossSlots(ctx);
+  }
+  co_await ctx.ToHome();
+}
+
+}  // namespace
+
+// Arity, flags, keys, ACL categories, summaries and since as redis-server 7.0.15's COMMAND INFO
+// and COMMAND DOCS. SINTERCARD's keys follow numkeys (Redis's "movablekeys", a flag slotkv's
+// table does not have): its row names no key positions, as Redis's (0 0 0).
+void RegisterSetCommands(CommandTable& t) {
+  // clang-format off
+  t.Add({.name = "sadd", .arity = -3, .flags = kWrite | kDenyOom | kFast, .first_key = 1,
+         .last_key = 1, .step = 1, .run = SAdd, .group = "set",
+         .summary = "Add one or more members to a set", .since = "1.0.0",
+         .acl = "write set fast"});
+  t.Add({.name = "scard", .arity = 2, .flags = kReadOnly | kFast, .first_key = 1, .last_key = 1,
+         .step = 1, .run = SCard, .group = "set", .summary = "Get the number of members in a set",
+         .since = "1.0.0", .acl = "read set fast"});
+  t.Add({.name = "sdiff", .arity = -2, .flags = kReadOnly, .first_key = 1, .last_key = -1,
+         .step = 1, .run_async = SDiff, .group = "set", .summary = "Subtract multiple sets",
+         .since = "1.0.0", .acl = "read set slow"});
+  t.Add({.name = "sdiffstore", .arity = -3, .flags = kWrite | kDenyOom, .first_key = 1,
+         .last_key = -1, .step = 1, .run_async = SDiffStore, .group = "set",
+         .summary = "Subtract multiple sets and store the resulting set in a key",
+         .since = "1.0.0", .acl = "write set slow"});
+  t.Add({.name = "sinter", .arity = -2, .flags = kReadOnly, .first_key = 1, .last_key = -1,
+         .step = 1, .run_async = SInter, .group = "set", .summary = "Intersect multiple sets",
+         .since = "1.0.0", .acl = "read set slow"});
+  t.Add({.name = "sintercard", .arity = -3, .flags = kReadOnly, .first_key = 0, .last_key = 0,
+         .step = 0, .run_async = SInterCard, .group = "set",
+         .summary = "Intersect multiple sets and return the cardinality of the result",
+         .since = "7.0.0", .acl = "read set slow"});
+  t.Add({.name = "sinterstore", .arity = -3, .flags = kWrite | kDenyOom, .first_key = 1,
+         .last_key = -1, .step = 1, .run_async = SInterStore, .group = "set",
+         .summary = "Intersect multiple sets and store the resulting set in a key",
+         .since = "1.0.0", .acl = "write set slow"});
+  t.Add({.name = "sismember", .arity = 3, .flags = kReadOnly | kFast, .first_key = 1,
+         .last_key = 1, .step = 1, .run = SIsMember, .group = "set",
+         .summary = "Determine if a given value is a member of a set", .since = "1.0.0",
+         .acl = "read set fast"});
+  t.Add({.name = "smembers", .arity = 2, .flags = kReadOnly, .first_key = 1, .last_key = 1,
+         .step = 1, .run = SMembers, .group = "set", .summary = "Get all the members in a set",
+         .since = "1.0.0", .acl = "read set slow"});
+  t.Add({.name = "smismember", .arity = -3, .flags = kReadOnly | kFast, .first_key = 1,
+         .last_key = 1, .step = 1, .run = SMIsMember, .group = "set",
+         .summary = "Returns the membership associated with the given elements for a set",
+         .since = "6.2.0", .acl = "read set fast"});
+  t.Add({.name = "smove", .arity = 4, .flags = kWrite | kFast, .first_key = 1, .last_key = 2,
+         .step = 1, .run_async = SMove, .group = "set",
+         .summary = "Move a member from one set to another", .since = "1.0.0",
+         .acl = "write set fast"});
+  t.Add({.name = "spop", .arity = -2, .flags = kWrite | kFast, .first_key = 1, .last_key = 1,
+         .step = 1, .run = SPop, .group = "set",
+         .summary = "Remove and return one or multiple random members from a set",
+         .since = "1.0.0", .acl = "write set fast"});
+  t.Add({.name = "srandmember", .arity = -2, .flags = kReadOnly, .first_key = 1, .last_key = 1,
+         .step = 1, .run = SRandMember, .group = "set",
+         .summary = "Get one or multiple random members from a set", .since = "1.0.0",
+         .acl = "read set slow"});
+  t.Add({.name = "srem", .arity = -3, .flags = kWrite | kFast, .first_key = 1, .last_key = 1,
+         .step = 1, .run = SRem, .group = "set",
+         .summary = "Remove one or more members from a set", .since = "1.0.0",
+         .acl = "write set fast"});
+  t.Add({.name = "sscan", .arity = -3, .flags = kReadOnly, .first_key = 1, .last_key = 1,
+         .step = 1, .run = SScan, .group = "set", .summary = "Incrementally iterate Set elements",
+         .since = "2.8.0", .acl = "read set slow"});
+  t.Add({.name = "sunion", .arity = -2, .flags = kReadOnly, .first_key = 1, .last_key = -1,
+         .step = 1, .run_async = SUnion, .group = "set", .summary = "Add multiple sets",
+         .since = "1.0.0", .acl = "read set slow"});
+  t.Add({.name = "sunionstore", .arity = -3, .flags = kWrite | kDenyOom, .first_key = 1,
+         .last_key = -1, .step = 1, .run_async = SUnionStore, .group = "set",
+         .summary = "Add multiple sets and store the resulting set in a key", .since = "1.0.0",
+         .acl = "write set slow"});
+  // clang-format on
+}
+
+}  // namespace slotkv::command
