@@ -61,4 +61,9 @@ std::string FormatDouble(double v);
 // Formats v in decimal, as Redis ll2string: "-9223372036854775808" .. "9223372036854775807".
 std::string FormatInt64(int64_t v);
 
+// A SCAN cursor as Redis 7.0's parseScanCursorOrReply reads it: strtoul(base 10) must use
+// every byte up to the first NUL, with no leading space and no overflow. So "" is 0, "+5" is 5,
+// "007" is 7 and "-1" wraps to 2^64-1 (a cursor past the end: the scan then just goes on).
+std::optional<uint64_t> ParseScanCursor(std::string_view s);
+
 }  // namespace slotkv

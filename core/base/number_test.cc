@@ -285,3 +285,23 @@ TEST_CASE("double parses long input beyond the stack buffer") {
 
 }  // namespace
 }  // namespace slotkv
+
+namespace slotkv {
+namespace {
+
+TEST_CASE("scan cursors parse as Redis 7.0's strtoul does") {
+  CHECK(ParseScanCursor("0") == 0u);
+  CHECK(ParseScanCursor("") == 0u);
+  CHECK(ParseScanCursor("+5") == 5u);
+  CHECK(ParseScanCursor("007") == 7u);
+  CHECK(ParseScanCursor("-1") == UINT64_MAX);
+  CHECK(ParseScanCursor("18446744073709551615") == UINT64_MAX);
+  CHECK_FALSE(ParseScanCursor("18446744073709551616"));
+  CHECK_FALSE(ParseScanCursor(" 1"));
+  CHECK_FALSE(ParseScanCursor("1x"));
+  CHECK_FALSE(ParseScanCursor("-"));
+  CHECK(ParseScanCursor(std::string_view("12\0zz", 5)) == 12u);
+}
+
+}  // namespace
+}  // namespace slotkv

@@ -12,6 +12,11 @@
 
 namespace slotkv::command {
 
+// The most bytes a reply of random picks with repetition (HRANDFIELD, SRANDMEMBER with a
+// negative count) may take: Redis streams any size until the client's output limit closes it;
+// slotkv builds a reply in memory first, so it refuses larger ones with kErrReplyTooBig.
+inline constexpr uint64_t kMaxRandomReplyBytes = uint64_t{1} << 30;
+
 // ASCII case-insensitive equality, for option keywords ("ex", "EX").
 inline bool Is(std::string_view arg, std::string_view keyword) {
   if (arg.size() != keyword.size()) return false;

@@ -66,6 +66,8 @@ std::unique_ptr<CommandTable> BuildCommandTable() {
   RegisterStringCommands(*table);
   RegisterLcsCommand(*table);
   RegisterBitmapCommands(*table);
+  RegisterHashCommands(*table);
+  RegisterSetCommands(*table);
   RegisterServerCommands(*table);
   return table;
 }

@@ -88,6 +88,8 @@ void RegisterScanCommands(CommandTable& table);
 void RegisterStringCommands(CommandTable& table);
 void RegisterLcsCommand(CommandTable& table);
 void RegisterBitmapCommands(CommandTable& table);
+void RegisterHashCommands(CommandTable& table);
+void RegisterSetCommands(CommandTable& table);
 void RegisterServerCommands(CommandTable& table);
 
 }  // namespace slotkv::command

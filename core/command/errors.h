@@ -37,6 +37,9 @@ inline constexpr std::string_view kErrBitfieldType =
 inline constexpr std::string_view kErrBitfieldOverflow = "ERR Invalid OVERFLOW type specified";
 inline constexpr std::string_view kErrBitfieldRo =
     "ERR BITFIELD_RO only supports the GET subcommand";
+// HRANDFIELD / SRANDMEMBER with a negative count whose reply would pass kMaxRandomReplyBytes.
+inline constexpr std::string_view kErrReplyTooBig =
+    "ERR value is out of range (the reply would exceed 1 GB)";
 inline constexpr std::string_view kErrStringTooLong =
     "ERR string exceeds maximum allowed size (proto-max-bulk-len)";
 inline constexpr std::string_view kErrTimeoutNotFloat = "ERR timeout is not a float or out of range";

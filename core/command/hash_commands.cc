@@ -37,8 +37,6 @@ constexpr std::string_view kErrCountRange =
     "ERR value is out of range, value must between -9223372036854775807 and "
     "9223372036854775807";
 constexpr std::string_view kErrInvalidCursor = "ERR invalid cursor";
-constexpr std::string_view kErrReplyTooBig =
-    "ERR value is out of range (the reply would exceed 1 GB)";
 
 // ---- lookups ------------------------------------------------------------------------------
 
@@ -299,10 +297,6 @@ void ReplyPair(Reply& reply, std::pair<std::string_view, std::string_view> p, bo
   if (with_values) reply.Bulk(p.second);
 }
 
-// The most bytes a HRANDFIELD reply with a negative count may take: Redis would build any size
-// (until the client's output limit closes it); slotkv builds a reply in memory first.
-constexpr uint64_t kMaxRandomReplyBytes = uint64_t{1} << 30;
-
 // HRANDFIELD key [count [WITHVALUES]]
 // No count: one random field, or nil. A positive count: that many distinct fields (at most the
 // hash's size), in hash order (Redis 7.0 gives them in an order of its dict; any order is
@@ -386,29 +380,6 @@ void HRandField(CommandContext& ctx) {
 
 // ---- HSCAN --------------------------------------------------------------------------------
 
-// A SCAN cursor as Redis 7.0's parseScanCursorOrReply reads it (a copy of scan_commands.cc's,
-// which is private to that file): strtoul(base 10) must use every byte up to the first NUL,
-// with no leading space and no overflow. So "" is 0, "+5" is 5 and "-1" wraps to 2^64-1.
-std::optional<uint64_t> ParseScanCursor(std::string_view s) {
-  if (!s.empty() && (s[0] == ' ' || (s[0] >= '\t' && s[0] <= '\r'))) return std::nullopt;
-  s = s.substr(0, s.find('\0'));
-  if (s.empty()) return 0;
-  size_t i = 0;
-  bool negative = false;
-  if (s[0] == '+' || s[0] == '-') {
-    negative = s[0] == '-';
-    ++i;
-  }
-  if (i == s.size()) return std::nullopt;
-  uint64_t v = 0;
-  for (; i < s.size(); ++i) {
-    if (s[i] < '0' || s[i] > '9') return std::nullopt;
-    const uint64_t d = static_cast<uint64_t>(s[i] - '0');
-    if (v > (UINT64_MAX - d) / 10) return std::nullopt;
-    v = v * 10 + d;
-  }
-  return negative ? 0 - v : v;
-}
 
 // HSCAN key cursor [MATCH pattern] [COUNT count]
 // The whole hash is one value, so one call returns every (matching) pair and cursor 0, whatever

@@ -16,6 +16,8 @@
 #include <vector>
 
 #include "core/base/glob.h"
+#include "core/types/hash_value.h"
+#include "core/types/set_value.h"
 #include "core/command/args.h"
 #include "core/command/command_table.h"
 #include "core/command/fanout.h"
@@ -442,12 +444,27 @@ std::string_view EncodingOf(ValueType type, std::string_view value) {
       return value.size() <= 44 ? "embstr" : "raw";
     case ValueType::kList:
       return "quicklist";
-    case ValueType::kHash:
-      return "listpack";
+    case ValueType::kHash: {
+      // Redis 7.0 keeps a hash in a listpack up to 128 fields of at most 64 bytes each.
+      Result<HashValue> hash = HashValue::Decode(value);
+      if (!hash.ok() || hash->size() > 128) return "hashtable";
+      bool small = true;
+      hash->ForEach([&](std::string_view f, std::string_view v) {
+        small = small && f.size() <= 64 && v.size() <= 64;
+      });
+      return small ? "listpack" : "hashtable";
+    }
     case ValueType::kZSet:
       return "listpack";
-    case ValueType::kSet:
-      return "hashtable";  // "intset" when every member is an integer
+    case ValueType::kSet: {
+      // Redis 7.0: an intset while every member is an integer and there are at most 512.
+      Result<SetValue> set = SetValue::Decode(value);
+      if (!set.ok() || set->size() > 512) return "hashtable";
+      for (const std::string& m : set->members()) {
+        if (m.size() > 20 || !ParseInt64(m)) return "hashtable";
+      }
+      return "intset";
+    }
   }
   return "raw";
 }

@@ -747,16 +747,31 @@ TEST_CASE("OBJECT ENCODING of strings: int, embstr, raw") {
   CHECK(f.Run({"object", "encoding", "nokey"}) == kNull);
 }
 
-TEST_CASE("OBJECT ENCODING of small values of other types") {
+TEST_CASE("OBJECT ENCODING of values of other types, by Redis 7.0's thresholds") {
   CommandFixture f;
   PutTyped(f, "l", ValueType::kList);
-  PutTyped(f, "h", ValueType::kHash);
   PutTyped(f, "z", ValueType::kZSet);
-  PutTyped(f, "s", ValueType::kSet);
   CHECK(f.Run({"OBJECT", "ENCODING", "l"}) == Bulk("quicklist"));
-  CHECK(f.Run({"OBJECT", "ENCODING", "h"}) == Bulk("listpack"));
   CHECK(f.Run({"OBJECT", "ENCODING", "z"}) == Bulk("listpack"));
-  CHECK(f.Run({"OBJECT", "ENCODING", "s"}) == Bulk("hashtable"));
+  f.Run({"HSET", "h", "a", "1"});
+  CHECK(f.Run({"OBJECT", "ENCODING", "h"}) == Bulk("listpack"));
+  f.Run({"HSET", "h", "long", std::string(65, 'x')});
+  CHECK(f.Run({"OBJECT", "ENCODING", "h"}) == Bulk("hashtable"));
+  std::vector<std::string> many = {"HSET", "big"};
+  for (int i = 0; i < 129; ++i) {
+    many.push_back("f" + std::to_string(i));
+    many.push_back("v");
+  }
+  f.Run(many);
+  CHECK(f.Run({"OBJECT", "ENCODING", "big"}) == Bulk("hashtable"));
+  f.Run({"SADD", "ints", "1", "-2", "30"});
+  CHECK(f.Run({"OBJECT", "ENCODING", "ints"}) == Bulk("intset"));
+  f.Run({"SADD", "ints", "x"});
+  CHECK(f.Run({"OBJECT", "ENCODING", "ints"}) == Bulk("hashtable"));
+  std::vector<std::string> ints = {"SADD", "manyints"};
+  for (int i = 0; i < 513; ++i) ints.push_back(std::to_string(i));
+  f.Run(ints);
+  CHECK(f.Run({"OBJECT", "ENCODING", "manyints"}) == Bulk("hashtable"));
 }
 
 TEST_CASE("OBJECT FREQ IDLETIME REFCOUNT") {

@@ -61,29 +61,6 @@ Task Keys(AsyncContext& ctx) {
   for (const std::string& k : keys) ctx.reply.Bulk(k);
 }
 
-// A SCAN cursor as Redis 7.0's parseScanCursorOrReply reads it: strtoul(base 10) must use
-// every byte up to the first NUL, with no leading space and no overflow. So "" is 0, "+5" is 5,
-// "007" is 7 and "-1" wraps to 2^64-1 (a cursor past the end: the scan then just goes on).
-std::optional<uint64_t> ParseScanCursor(std::string_view s) {
-  if (!s.empty() && (s[0] == ' ' || (s[0] >= '\t' && s[0] <= '\r'))) return std::nullopt;
-  s = s.substr(0, s.find('\0'));
-  if (s.empty()) return 0;
-  size_t i = 0;
-  bool negative = false;
-  if (s[0] == '+' || s[0] == '-') {
-    negative = s[0] == '-';
-    ++i;
-  }
-  if (i == s.size()) return std::nullopt;
-  uint64_t v = 0;
-  for (; i < s.size(); ++i) {
-    if (s[i] < '0' || s[i] > '9') return std::nullopt;
-    const uint64_t d = static_cast<uint64_t>(s[i] - '0');
-    if (v > (UINT64_MAX - d) / 10) return std::nullopt;
-    v = v * 10 + d;
-  }
-  return negative ? 0 - v : v;
-}
 
 // SCAN cursor [MATCH pattern] [COUNT count] [TYPE type]
 //

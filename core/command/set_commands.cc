@@ -242,6 +242,12 @@ void SRandMember(CommandContext& ctx) {
   }
   if (*count < 0) {
     const uint64_t n = 0 - static_cast<uint64_t>(*count);
+    uint64_t bytes = 0;  // estimate the reply from the average member
+    for (const std::string& m : set.members()) bytes += m.size() + 16;
+    if (n > kMaxRandomReplyBytes / (bytes / set.size() + 1)) {
+      ctx.reply.Error(kErrReplyTooBig);
+      return;
+    }
     ctx.reply.Array(n);
     for (uint64_t i = 0; i < n; ++i) ctx.reply.Bulk(set.at(set.RandomIndex(rng)));
     return;
@@ -303,28 +309,6 @@ void SPop(CommandContext& ctx) {
   for (const std::string& m : popped) ctx.reply.Bulk(m);
 }
 
-// A SCAN cursor as Redis 7.0's parseScanCursorOrReply reads it (strtoul, base 10): "" is 0,
-// "+5" is 5, "-1" wraps; leading space, other bytes or overflow are refused.
-std::optional<uint64_t> ParseScanCursor(std::string_view s) {
-  if (!s.empty() && (s[0] == ' ' || (s[0] >= '\t' && s[0] <= '\r'))) return std::nullopt;
-  s = s.substr(0, s.find('\0'));
-  if (s.empty()) return 0;
-  size_t i = 0;
-  bool negative = false;
-  if (s[0] == '+' || s[0] == '-') {
-    negative = s[0] == '-';
-    ++i;
-  }
-  if (i == s.size()) return std::nullopt;
-  uint64_t v = 0;
-  for (; i < s.size(); ++i) {
-    if (s[i] < '0' || s[i] > '9') return std::nullopt;
-    const uint64_t d = static_cast<uint64_t>(s[i] - '0');
-    if (v > (UINT64_MAX - d) / 10) return std::nullopt;
-    v = v * 10 + d;
-  }
-  return negative ? 0 - v : v;
-}
 
 // SSCAN key cursor [MATCH pattern] [COUNT count]
 // A set is one value, so one call returns every (matching) member with cursor 0, whatever the

@@ -181,6 +181,9 @@ TEST_CASE("SRANDMEMBER counts: distinct, whole set, repeats; errors") {
   CHECK(f.Run({"SRANDMEMBER", "s", "-9223372036854775808"}) ==
         Err("ERR value is out of range, value must between -9223372036854775807 and "
             "9223372036854775807"));
+  // Redis would stream this reply; slotkv builds replies in memory and refuses past 1 GB.
+  CHECK(f.Run({"SRANDMEMBER", "s", "-9223372036854775807"}) ==
+        Err("ERR value is out of range (the reply would exceed 1 GB)"));
   CHECK(f.Run({"SCARD", "s"}) == Int(4));
 }
 
