@@ -68,6 +68,7 @@ std::unique_ptr<CommandTable> BuildCommandTable() {
   RegisterBitmapCommands(*table);
   RegisterHashCommands(*table);
   RegisterSetCommands(*table);
+  RegisterListCommands(*table);
   RegisterServerCommands(*table);
   return table;
 }

@@ -90,6 +90,7 @@ void RegisterLcsCommand(CommandTable& table);
 void RegisterBitmapCommands(CommandTable& table);
 void RegisterHashCommands(CommandTable& table);
 void RegisterSetCommands(CommandTable& table);
+void RegisterListCommands(CommandTable& table);
 void RegisterServerCommands(CommandTable& table);
 
 }  // namespace slotkv::command

@@ -1,0 +1,3 @@
+#include <doctest/doctest.h>
+
+#include "core/command/command_test_util.h"

@@ -1,0 +1,1 @@
+#include "core/types/list_value.h"

@@ -1,0 +1,2 @@
+// Placeholder until the list codec lands.
+#pragma once

@@ -1,0 +1,3 @@
+#include <doctest/doctest.h>
+
+#include "core/types/list_value.h"
