@@ -1,8 +1,682 @@
-// List family.
+// List family: LPUSH RPUSH LPUSHX RPUSHX LPOP RPOP LLEN LINDEX LINSERT LPOS LRANGE LREM LSET
+// LTRIM LMOVE RPOPLPUSH LMPOP, as Redis 7.0's t_list.c. The blocking variants (BLPOP & co.)
+// are not implemented.
+//
+// Values are stored with type kList, encoded by ListValue (core/types/list_value.h). A command
+// decodes the whole value and, when it changes it, encodes and writes it whole again: O(size)
+// per write, fine for now; a paged layout would stay behind ListValue.
+//
+// Semantics kept from Redis: a key of another type gives WRONGTYPE; a list emptied by a pop,
+// LREM, LTRIM or LMOVE is deleted; modifications keep the key's TTL (Put with the old
+// expire_at_ms); a list created by a push has no TTL. Arguments are checked in Redis's order
+// (e.g. LPOP's count before the key, LSET's key before its index).
+//
+// Several keys (LMOVE, RPOPLPUSH, LMPOP): when every key is in one slot (keys sharing a hash tag
+// are), the command runs in one step on the slot's owner, so it is atomic as in Redis.
+// Otherwise each key is handled on its own owner, one after the other: not atomic across slots
+// (another client may see an LMOVE'd element in neither list, or LMPOP may miss a key filled
+// while it looked at another).
+//
+// Keyspace hits/misses count the lookups Redis counts with lookupKeyRead: LLEN LINDEX LRANGE
+// LPOS; not those of the writing commands (lookupKeyWrite).
+#include <optional>
+
+#include "core/command/args.h"
 #include "core/command/command_table.h"
+#include "core/types/list_value.h"
 
 namespace slotkv::command {
+namespace {
 
-void RegisterListCommands(CommandTable& t) {}
+// Error texts only this family replies with (errors.h belongs to the framework).
+constexpr std::string_view kErrMustBePositive = "ERR value is out of range, must be positive";
+constexpr std::string_view kErrIndexRange = "ERR index out of range";
+constexpr std::string_view kErrRankZero =
+    "ERR RANK can't be zero: use 1 to start from the first match, 2 from the second ... or use "
+    "negative to start from the end of the list";
+constexpr std::string_view kErrCountNegative = "ERR COUNT can't be negative";
+constexpr std::string_view kErrMaxlenNegative = "ERR MAXLEN can't be negative";
+constexpr std::string_view kErrNumKeys = "ERR numkeys should be greater than 0";
+constexpr std::string_view kErrCountPositive = "ERR count should be greater than 0";
+
+// ---- lookups ------------------------------------------------------------------------------
+
+enum class Lookup { kRead, kWrite };
+enum class End { kLeft, kRight };
+
+WorkerStats& StatsHere(ServerState& server) {
+  return *(*server.stats)[static_cast<size_t>(server.executor->current())];
+}
+
+// The outcome of reading one key as a list.
+struct ListRead {
+  Status status;            // storage failure or Corruption of the value
+  bool wrong_type = false;  // the key holds another type
+  std::optional<ListValue> list;
+  slot::KeyMeta meta;  // the key's metadata; default (no TTL) when missing
+};
+
+ListRead ReadListValue(Store& store, WorkerStats& stats, Lookup lookup, std::string_view key) {
+  ListRead out;
+  slot::KeyMeta meta;
+  Result<std::optional<std::string>> r = store.Get(key, &meta);
+  if (!r.ok()) {
+    out.status = r.status();
+    return out;
+  }
+  if (lookup == Lookup::kRead) {
+    WorkerStats::Add(r->has_value() ? stats.keyspace_hits : stats.keyspace_misses);
+  }
+  if (!r->has_value()) return out;
+  if (meta.type != ValueType::kList) {
+    out.wrong_type = true;
+    return out;
+  }
+  Result<ListValue> list = ListValue::Decode(**r);
+  if (!list.ok()) {
+    out.status = list.status();
+    return out;
+  }
+  out.list = std::move(list).value();
+  out.meta = meta;
+  return out;
+}
+
+// Replies the error of a failed read; true when there was one.
+bool ReadFailed(const ListRead& read, Reply& reply) {
+  if (Failed(read.status, reply)) return true;
+  if (read.wrong_type) {
+    reply.Error(kErrWrongType);
+    return true;
+  }
+  return false;
+}
+
+// Reads key as a list for a one-key command. False after replying an error; otherwise
+// read->list is nullopt when the key does not exist.
+bool ReadList(CommandContext& ctx, Lookup lookup, std::string_view key, ListRead* read) {
+  *read = ReadListValue(ctx.store, ctx.stats, lookup, key);
+  return !ReadFailed(*read, ctx.reply);
+}
+
+// Writes list under key with expiry expire_at_ms, or deletes the key when the list is empty.
+Status WriteList(Store& store, std::string_view key, const ListValue& list, int64_t expire_at_ms) {
+  if (list.empty()) return store.Delete(key).status();
+  return store.Put(key, list.Encode(), ValueType::kList, expire_at_ms);
+}
+
+std::string Pop(ListValue& list, End end) {
+  return end == End::kLeft ? list.PopFront() : list.PopBack();
+}
+
+void Push(ListValue& list, End end, std::string_view v) {
+  if (end == End::kLeft) {
+    list.PushFront(v);
+  } else {
+    list.PushBack(v);
+  }
+}
+
+// LEFT / RIGHT (any case); nullopt for anything else.
+std::optional<End> ParseEnd(std::string_view arg) {
+  if (Is(arg, "LEFT")) return End::kLeft;
+  if (Is(arg, "RIGHT")) return End::kRight;
+  return std::nullopt;
+}
+
+// ---- one key ------------------------------------------------------------------------------
+
+// LPUSH / RPUSH / LPUSHX / RPUSHX key element [element ...]: the new length. The X forms do
+// nothing (0) on a missing key.
+void PushGeneric(CommandContext& ctx, End end, bool only_existing) {
+  const std::string& key = ctx.args[1];
+  ListRead read;
+  if (!ReadList(ctx, Lookup::kWrite, key, &read)) return;
+  if (!read.list && only_existing) {
+    ctx.reply.Integer(0);
+    return;
+  }
+  ListValue list = read.list ? std::move(*read.list) : ListValue();
+  for (size_t i = 2; i < ctx.args.size(); ++i) Push(list, end, ctx.args[i]);
+  if (Failed(WriteList(ctx.store, key, list, read.meta.expire_at_ms), ctx.reply)) return;
+  ctx.reply.Integer(static_cast<int64_t>(list.size()));
+}
+
+void LPush(CommandContext& ctx) { PushGeneric(ctx, End::kLeft, false); }
+void RPush(CommandContext& ctx) { PushGeneric(ctx, End::kRight, false); }
+void LPushX(CommandContext& ctx) { PushGeneric(ctx, End::kLeft, true); }
+void RPushX(CommandContext& ctx) { PushGeneric(ctx, End::kRight, true); }
+
+// LPOP / RPOP key [count]: one element (nil for a missing key) or, with count, an array of up
+// to count elements: empty for count 0 on an existing list, a null array for a missing key.
+void PopGeneric(CommandContext& ctx, End end) {
+  if (ctx.args.size() > 3) {
+    ctx.reply.Error(WrongArgs(ctx.args[0]));
+    return;
+  }
+  std::optional<int64_t> count;
+  if (ctx.args.size() == 3) {
+    count = ParseInt64(ctx.args[2]);
+    if (!count || *count < 0) {
+      ctx.reply.Error(kErrMustBePositive);
+      return;
+    }
+  }
+  const std::string& key = ctx.args[1];
+  ListRead read;
+  if (!ReadList(ctx, Lookup::kWrite, key, &read)) return;
+  if (!read.list) {
+    if (count) {
+      ctx.reply.NullArray();
+    } else {
+      ctx.reply.Null();
+    }
+    return;
+  }
+  ListValue& list = *read.list;
+  if (!count) {
+    std::string v = Pop(list, end);
+    if (Failed(WriteList(ctx.store, key, list, read.meta.expire_at_ms), ctx.reply)) return;
+    ctx.reply.Bulk(v);
+    return;
+  }
+  const size_t n =
+      static_cast<size_t>(std::min<uint64_t>(static_cast<uint64_t>(*count), list.size()));
+  std::vector<std::string> popped;
+  popped.reserve(n);
+  for (size_t i = 0; i < n; ++i) popped.push_back(Pop(list, end));
+  if (n > 0 && Failed(WriteList(ctx.store, key, list, read.meta.expire_at_ms), ctx.reply)) return;
+  ctx.reply.Array(popped.size());
+  for (const std::string& v : popped) ctx.reply.Bulk(v);
+}
+
+void LPop(CommandContext& ctx) { PopGeneric(ctx, End::kLeft); }
+void RPop(CommandContext& ctx) { PopGeneric(ctx, End::kRight); }
+
+// LLEN key: the length (0 for a missing key), read from the header alone.
+void LLen(CommandContext& ctx) {
+  slot::KeyMeta meta;
+  Result<std::optional<std::string>> r = ctx.store.Get(ctx.args[1], &meta);
+  if (Failed(r.status(), ctx.reply)) return;
+  WorkerStats::Add(r->has_value() ? ctx.stats.keyspace_hits : ctx.stats.keyspace_misses);
+  if (!r->has_value()) {
+    ctx.reply.Integer(0);
+    return;
+  }
+  if (meta.type != ValueType::kList) {
+    ctx.reply.Error(kErrWrongType);
+    return;
+  }
+  Result<uint64_t> n = ListValue::DecodeSize(**r);
+  if (Failed(n.status(), ctx.reply)) return;
+  ctx.reply.Integer(static_cast<int64_t>(*n));
+}
+
+// LINDEX key index: the element or nil. The key is looked up before the index is parsed.
+void LIndex(CommandContext& ctx) {
+  ListRead read;
+  if (!ReadList(ctx, Lookup::kRead, ctx.args[1], &read)) return;
+  if (!read.list) {
+    ctx.reply.Null();
+    return;
+  }
+  std::optional<int64_t> index = IntArg(ctx.args[2], ctx.reply);
+  if (!index) return;
+  std::optional<size_t> pos = read.list->Position(*index);
+  if (!pos) {
+    ctx.reply.Null();
+    return;
+  }
+  ctx.reply.Bulk(read.list->at(*pos));
+}
+
+// LINSERT key BEFORE|AFTER pivot element: the new length, -1 when pivot is absent, 0 for a
+// missing key.
+void LInsert(CommandContext& ctx) {
+  const auto& a = ctx.args;
+  bool after = false;
+  if (Is(a[2], "AFTER")) {
+    after = true;
+  } else if (!Is(a[2], "BEFORE")) {
+    ctx.reply.Error(kErrSyntax);
+    return;
+  }
+  ListRead read;
+  if (!ReadList(ctx, Lookup::kWrite, a[1], &read)) return;
+  if (!read.list) {
+    ctx.reply.Integer(0);
+    return;
+  }
+  if (!read.list->Insert(a[3], a[4], after)) {
+    ctx.reply.Integer(-1);
+    return;
+  }
+  if (Failed(WriteList(ctx.store, a[1], *read.list, read.meta.expire_at_ms), ctx.reply)) return;
+  ctx.reply.Integer(static_cast<int64_t>(read.list->size()));
+}
+
+// LPOS key element [RANK rank] [COUNT num-matches] [MAXLEN len]: the index of a match (nil
+// when none) or, with COUNT, an array of up to num-matches indexes (0 = all). RANK picks the
+// rank-th match, a negative rank searching from the tail; MAXLEN bounds the elements compared
+// (0 = all). Options repeat, the last one winning.
+void LPos(CommandContext& ctx) {
+  const auto& a = ctx.args;
+  int64_t rank = 1;
+  std::optional<int64_t> count;
+  int64_t maxlen = 0;
+  for (size_t i = 3; i < a.size(); i += 2) {
+    if (i + 1 >= a.size()) {
+      ctx.reply.Error(kErrSyntax);
+      return;
+    }
+    if (Is(a[i], "RANK")) {
+      std::optional<int64_t> v = IntArg(a[i + 1], ctx.reply);
+      if (!v) return;
+      if (*v == 0) {
+        ctx.reply.Error(kErrRankZero);
+        return;
+      }
+      rank = *v;
+    } else if (Is(a[i], "COUNT")) {
+      count = ParseInt64(a[i + 1]);
+      if (!count || *count < 0) {
+        ctx.reply.Error(kErrCountNegative);
+        return;
+      }
+    } else if (Is(a[i], "MAXLEN")) {
+      std::optional<int64_t> v = ParseInt64(a[i + 1]);
+      if (!v || *v < 0) {
+        ctx.reply.Error(kErrMaxlenNegative);
+        return;
+      }
+      maxlen = *v;
+    } else {
+      ctx.reply.Error(kErrSyntax);
+      return;
+    }
+  }
+  ListRead read;
+  if (!ReadList(ctx, Lookup::kRead, a[1], &read)) return;
+  std::vector<int64_t> found;
+  if (read.list) {
+    const ListValue& list = *read.list;
+    const int64_t n = static_cast<int64_t>(list.size());
+    const bool from_tail = rank < 0;
+    // Redis 7.0 negates a negative rank in place: INT64_MIN stays negative there, which acts as
+    // a rank of 1 (the first match from the tail).
+    const uint64_t skip = rank == INT64_MIN ? 0
+                          : from_tail       ? static_cast<uint64_t>(-rank) - 1
+                                            : static_cast<uint64_t>(rank) - 1;
+    const uint64_t want = count && *count > 0 ? static_cast<uint64_t>(*count)
+                          : count             ? UINT64_MAX
+                                              : 1;
+    const int64_t limit = maxlen == 0 ? n : std::min(maxlen, n);
+    uint64_t matches = 0;
+    for (int64_t k = 0; k < limit && found.size() < want; ++k) {
+      const int64_t pos = from_tail ? n - 1 - k : k;
+      if (list.at(static_cast<size_t>(pos)) != a[2]) continue;
+      if (++matches > skip) found.push_back(pos);
+    }
+  }
+  if (count) {
+    ctx.reply.Array(found.size());
+    for (int64_t p : found) ctx.reply.Integer(p);
+  } else if (found.empty()) {
+    ctx.reply.Null();
+  } else {
+    ctx.reply.Integer(found[0]);
+  }
+}
+
+// LRANGE key start stop: the elements of the range, both ends included.
+void LRange(CommandContext& ctx) {
+  std::optional<int64_t> start = IntArg(ctx.args[2], ctx.reply);
+  if (!start) return;
+  std::optional<int64_t> stop = IntArg(ctx.args[3], ctx.reply);
+  if (!stop) return;
+  ListRead read;
+  if (!ReadList(ctx, Lookup::kRead, ctx.args[1], &read)) return;
+  std::optional<std::pair<size_t, size_t>> r;
+  if (read.list) r = read.list->Range(*start, *stop);
+  if (!r) {
+    ctx.reply.Array(0);
+    return;
+  }
+  ctx.reply.Array(r->second - r->first + 1);
+  for (size_t i = r->first; i <= r->second; ++i) ctx.reply.Bulk(read.list->at(i));
+}
+
+// LREM key count element: how many were removed (see ListValue::Remove for count).
+void LRem(CommandContext& ctx) {
+  std::optional<int64_t> count = IntArg(ctx.args[2], ctx.reply);
+  if (!count) return;
+  ListRead read;
+  if (!ReadList(ctx, Lookup::kWrite, ctx.args[1], &read)) return;
+  size_t removed = read.list ? read.list->Remove(ctx.args[3], *count) : 0;
+  if (removed > 0 &&
+      Failed(WriteList(ctx.store, ctx.args[1], *read.list, read.meta.expire_at_ms), ctx.reply)) {
+    return;
+  }
+  ctx.reply.Integer(static_cast<int64_t>(removed));
+}
+
+// LSET key index element: OK; "no such key" for a missing key (checked before the index).
+void LSet(CommandContext& ctx) {
+  ListRead read;
+  if (!ReadList(ctx, Lookup::kWrite, ctx.args[1], &read)) return;
+  if (!read.list) {
+    ctx.reply.Error(kErrNoSuchKey);
+    return;
+  }
+  std::optional<int64_t> index = IntArg(ctx.args[2], ctx.reply);
+  if (!index) return;
+  if (!read.list->Set(*index, ctx.args[3])) {
+    ctx.reply.Error(kErrIndexRange);
+    return;
+  }
+  if (Failed(WriteList(ctx.store, ctx.args[1], *read.list, read.meta.expire_at_ms), ctx.reply)) {
+    return;
+  }
+  ctx.reply.Ok();
+}
+
+// LTRIM key start stop: OK; a list trimmed to nothing is deleted.
+void LTrim(CommandContext& ctx) {
+  std::optional<int64_t> start = IntArg(ctx.args[2], ctx.reply);
+  if (!start) return;
+  std::optional<int64_t> stop = IntArg(ctx.args[3], ctx.reply);
+  if (!stop) return;
+  ListRead read;
+  if (!ReadList(ctx, Lookup::kWrite, ctx.args[1], &read)) return;
+  if (read.list) {
+    const size_t before = read.list->size();
+    read.list->Trim(*start, *stop);
+    if (read.list->size() != before &&
+        Failed(WriteList(ctx.store, ctx.args[1], *read.list, read.meta.expire_at_ms), ctx.reply)) {
+      return;
+    }
+  }
+  ctx.reply.Ok();
+}
+
+// ---- several keys -------------------------------------------------------------------------
+
+// The LMOVE work when source and destination share a slot: one step, atomic.
+void MoveInSlot(AsyncContext& ctx, Store& store, End from_end, End to_end) {
+  const std::string& src = ctx.args[1];
+  const std::string& dst = ctx.args[2];
+  WorkerStats& stats = StatsHere(ctx.server);
+  ListRead from = ReadListValue(store, stats, Lookup::kWrite, src);
+  if (ReadFailed(from, ctx.reply)) return;
+  if (!from.list) {
+    ctx.reply.Null();
+    return;
+  }
+  if (src == dst) {  // rotate
+    std::string v = Pop(*from.list, from_end);
+    Push(*from.list, to_end, v);
+    if (Failed(WriteList(store, src, *from.list, from.meta.expire_at_ms), ctx.reply)) return;
+    ctx.reply.Bulk(v);
+    return;
+  }
+  ListRead to = ReadListValue(store, stats, Lookup::kWrite, dst);
+  if (ReadFailed(to, ctx.reply)) return;
+  std::string v = Pop(*from.list, from_end);
+  ListValue target = to.list ? std::move(*to.list) : ListValue();
+  Push(target, to_end, v);
+  if (Failed(WriteList(store, src, *from.list, from.meta.expire_at_ms), ctx.reply)) return;
+  if (Failed(WriteList(store, dst, target, to.meta.expire_at_ms), ctx.reply)) return;
+  ctx.reply.Bulk(v);
+}
+
+// The steps of LMOVE across slots; ends on any worker. Checks as Redis (a missing source is nil
+// even when the destination has another type), then pops from the source and pushes to the
+// destination, each on its owner. Between those steps another client may see the element in
+// neither list; if the destination meanwhile became another type, the element is pushed back
+// where it came from and the reply is WRONGTYPE.
+Task MoveAcrossSlots(AsyncContext& ctx, End from_end, End to_end) {
+  const std::string& src = ctx.args[1];
+  const std::string& dst = ctx.args[2];
+  const uint32_t src_slot = ctx.server.keyspace->SlotOfKey(src);
+  const uint32_t dst_slot = ctx.server.keyspace->SlotOfKey(dst);
+
+  co_await ctx.ToSlot(src_slot);
+  {
+    Store store = ctx.StoreOf(src_slot);
+    ListRead from = ReadListValue(store, StatsHere(ctx.server), Lookup::kWrite, src);
+    if (ReadFailed(from, ctx.reply)) co_return;
+    if (!from.list) {
+      ctx.reply.Null();
+      co_return;
+    }
+  }
+  co_await ctx.ToSlot(dst_slot);
+  {
+    Store store = ctx.StoreOf(dst_slot);
+    Result<std::optional<slot::KeyMeta>> m = store.GetMeta(dst);
+    if (Failed(m.status(), ctx.reply)) co_return;
+    if (m->has_value() && (*m)->type != ValueType::kList) {
+      ctx.reply.Error(kErrWrongType);
+      co_return;
+    }
+  }
+  co_await ctx.ToSlot(src_slot);
+  std::string v;
+  {
+    Store store = ctx.StoreOf(src_slot);
+    ListRead from = ReadListValue(store, StatsHere(ctx.server), Lookup::kWrite, src);
+    if (ReadFailed(from, ctx.reply)) co_return;
+    if (!from.list) {
+      ctx.reply.Null();
+      co_return;
+    }
+    v = Pop(*from.list, from_end);
+    if (Failed(WriteList(store, src, *from.list, from.meta.expire_at_ms), ctx.reply)) co_return;
+  }
+  co_await ctx.ToSlot(dst_slot);
+  bool put_back = false;
+  {
+    Store store = ctx.StoreOf(dst_slot);
+    ListRead to = ReadListValue(store, StatsHere(ctx.server), Lookup::kWrite, dst);
+    if (ReadFailed(to, ctx.reply)) {
+      put_back = to.wrong_type;
+    } else {
+      ListValue target = to.list ? std::move(*to.list) : ListValue();
+      Push(target, to_end, v);
+      if (Failed(WriteList(store, dst, target, to.meta.expire_at_ms), ctx.reply)) co_return;
+      ctx.reply.Bulk(v);
+    }
+  }
+  if (!put_back) co_return;
+  co_await ctx.ToSlot(src_slot);
+  Store store = ctx.StoreOf(src_slot);
+  ListRead from = ReadListValue(store, StatsHere(ctx.server), Lookup::kWrite, src);
+  if (!from.status.ok() || from.wrong_type) co_return;  // the WRONGTYPE reply stands
+  ListValue back = from.list ? std::move(*from.list) : ListValue();
+  Push(back, from_end, v);
+  // Best effort: the reply is already the WRONGTYPE error.
+  WriteList(store, src, back, from.meta.expire_at_ms).PermitUnchecked();
+}
+
+Task MoveGeneric(AsyncContext& ctx, End from_end, End to_end) {
+  const uint32_t src_slot = ctx.server.keyspace->SlotOfKey(ctx.args[1]);
+  if (src_slot == ctx.server.keyspace->SlotOfKey(ctx.args[2])) {
+    co_await ctx.ToSlot(src_slot);
+    Store store = ctx.StoreOf(src_slot);
+    MoveInSlot(ctx, store, from_end, to_end);
+  } else {
+    co_await MoveAcrossSlots(ctx, from_end, to_end);
+  }
+  co_await ctx.ToHome();
+}
+
+// LMOVE source destination LEFT|RIGHT LEFT|RIGHT: the moved element, nil for a missing source.
+Task LMove(AsyncContext& ctx) {
+  std::optional<End> from_end = ParseEnd(ctx.args[3]);
+  std::optional<End> to_end = ParseEnd(ctx.args[4]);
+  if (!from_end || !to_end) {
+    ctx.reply.Error(kErrSyntax);
+    co_return;
+  }
+  co_await MoveGeneric(ctx, *from_end, *to_end);
+}
+
+// RPOPLPUSH source destination: LMOVE source destination RIGHT LEFT.
+Task RPopLPush(AsyncContext& ctx) { co_await MoveGeneric(ctx, End::kRight, End::kLeft); }
+
+// Pops up to count elements from key for LMPOP. Returns true when it replied (the key held a
+// list, or an error).
+bool MPopFrom(Store& store, WorkerStats& stats, const std::string& key, End end, int64_t count,
+              Reply& reply) {
+  ListRead read = ReadListValue(store, stats, Lookup::kWrite, key);
+  if (ReadFailed(read, reply)) return true;
+  if (!read.list) return false;
+  const size_t n =
+      static_cast<size_t>(std::min<uint64_t>(static_cast<uint64_t>(count), read.list->size()));
+  std::vector<std::string> popped;
+  popped.reserve(n);
+  for (size_t i = 0; i < n; ++i) popped.push_back(Pop(*read.list, end));
+  if (Failed(WriteList(store, key, *read.list, read.meta.expire_at_ms), reply)) return true;
+  reply.Array(2);
+  reply.Bulk(key);
+  reply.Array(popped.size());
+  for (const std::string& v : popped) reply.Bulk(v);
+  return true;
+}
+
+// LMPOP numkeys key [key ...] LEFT|RIGHT [COUNT count]: [key, elements] from the first key
+// holding a list, a null array when none does. Keys are tried in order, each on its owner;
+// with every key in one slot, in one atomic step.
+Task LMPop(AsyncContext& ctx) {
+  const auto& a = ctx.args;
+  std::optional<int64_t> numkeys = ParseInt64(a[1]);
+  if (!numkeys || *numkeys < 1) {
+    ctx.reply.Error(kErrNumKeys);
+    co_return;
+  }
+  // numkeys keys, then at least the direction.
+  if (static_cast<uint64_t>(*numkeys) > a.size() - 3) {
+    ctx.reply.Error(kErrSyntax);
+    co_return;
+  }
+  const size_t end_pos = 2 + static_cast<size_t>(*numkeys);
+  std::optional<End> end = ParseEnd(a[end_pos]);
+  if (!end) {
+    ctx.reply.Error(kErrSyntax);
+    co_return;
+  }
+  int64_t count = 1;
+  bool count_seen = false;
+  for (size_t i = end_pos + 1; i < a.size(); i += 2) {
+    if (Is(a[i], "COUNT") && i + 1 < a.size() && !count_seen) {
+      std::optional<int64_t> c = ParseInt64(a[i + 1]);
+      if (!c || *c < 1) {
+        ctx.reply.Error(kErrCountPositive);
+        co_return;
+      }
+      count = *c;
+      count_seen = true;
+    } else {
+      ctx.reply.Error(kErrSyntax);
+      co_return;
+    }
+  }
+  Keyspace& keyspace = *ctx.server.keyspace;
+  const uint32_t slot = keyspace.SlotOfKey(a[2]);
+  bool one_slot = true;
+  for (size_t p = 3; p < end_pos; ++p) one_slot = one_slot && keyspace.SlotOfKey(a[p]) == slot;
+  bool replied = false;
+  if (one_slot) {
+    co_await ctx.ToSlot(slot);
+    Store store = ctx.StoreOf(slot);
+    for (size_t p = 2; p < end_pos && !replied; ++p) {
+      replied = MPopFrom(store, StatsHere(ctx.server), a[p], *end, count, ctx.reply);
+    }
+  } else {
+    for (size_t p = 2; p < end_pos && !replied; ++p) {
+      const uint32_t s = keyspace.SlotOfKey(a[p]);
+      co_await ctx.ToSlot(s);
+      Store store = ctx.StoreOf(s);
+      replied = MPopFrom(store, StatsHere(ctx.server), a[p], *end, count, ctx.reply);
+    }
+  }
+  if (!replied) ctx.reply.NullArray();
+  co_await ctx.ToHome();
+}
+
+}  // namespace
+
+// Arity, flags, keys, ACL categories, summaries and since as redis-server 7.0.15's COMMAND INFO
+// and COMMAND DOCS. LMPOP's keys follow numkeys (Redis's "movablekeys", a flag slotkv's table
+// does not have): its row names no key positions, as Redis's (0 0 0).
+void RegisterListCommands(CommandTable& t) {
+  // clang-format off
+  t.Add({.name = "lindex", .arity = 3, .flags = kReadOnly, .first_key = 1, .last_key = 1,
+         .step = 1, .run = LIndex, .group = "list",
+         .summary = "Get an element from a list by its index", .since = "1.0.0",
+         .acl = "read list slow"});
+  t.Add({.name = "linsert", .arity = 5, .flags = kWrite | kDenyOom, .first_key = 1,
+         .last_key = 1, .step = 1, .run = LInsert, .group = "list",
+         .summary = "Insert an element before or after another element in a list",
+         .since = "2.2.0", .acl = "write list slow"});
+  t.Add({.name = "llen", .arity = 2, .flags = kReadOnly | kFast, .first_key = 1, .last_key = 1,
+         .step = 1, .run = LLen, .group = "list", .summary = "Get the length of a list",
+         .since = "1.0.0", .acl = "read list fast"});
+  t.Add({.name = "lmove", .arity = 5, .flags = kWrite | kDenyOom, .first_key = 1,
+         .last_key = 2, .step = 1, .run_async = LMove, .group = "list",
+         .summary = "Pop an element from a list, push it to another list and return it",
+         .since = "6.2.0", .acl = "write list slow"});
+  t.Add({.name = "lmpop", .arity = -4, .flags = kWrite, .first_key = 0, .last_key = 0,
+         .step = 0, .run_async = LMPop, .group = "list",
+         .summary = "Pop elements from a list", .since = "7.0.0", .acl = "write list slow"});
+  t.Add({.name = "lpop", .arity = -2, .flags = kWrite | kFast, .first_key = 1, .last_key = 1,
+         .step = 1, .run = LPop, .group = "list",
+         .summary = "Remove and get the first elements in a list", .since = "1.0.0",
+         .acl = "write list fast"});
+  t.Add({.name = "lpos", .arity = -3, .flags = kReadOnly, .first_key = 1, .last_key = 1,
+         .step = 1, .run = LPos, .group = "list",
+         .summary = "Return the index of matching elements on a list", .since = "6.0.6",
+         .acl = "read list slow"});
+  t.Add({.name = "lpush", .arity = -3, .flags = kWrite | kDenyOom | kFast, .first_key = 1,
+         .last_key = 1, .step = 1, .run = LPush, .group = "list",
+         .summary = "Prepend one or multiple elements to a list", .since = "1.0.0",
+         .acl = "write list fast"});
+  t.Add({.name = "lpushx", .arity = -3, .flags = kWrite | kDenyOom | kFast, .first_key = 1,
+         .last_key = 1, .step = 1, .run = LPushX, .group = "list",
+         .summary = "Prepend an element to a list, only if the list exists", .since = "2.2.0",
+         .acl = "write list fast"});
+  t.Add({.name = "lrange", .arity = 4, .flags = kReadOnly, .first_key = 1, .last_key = 1,
+         .step = 1, .run = LRange, .group = "list",
+         .summary = "Get a range of elements from a list", .since = "1.0.0",
+         .acl = "read list slow"});
+  t.Add({.name = "lrem", .arity = 4, .flags = kWrite, .first_key = 1, .last_key = 1,
+         .step = 1, .run = LRem, .group = "list", .summary = "Remove elements from a list",
+         .since = "1.0.0", .acl = "write list slow"});
+  t.Add({.name = "lset", .arity = 4, .flags = kWrite | kDenyOom, .first_key = 1, .last_key = 1,
+         .step = 1, .run = LSet, .group = "list",
+         .summary = "Set the value of an element in a list by its index", .since = "1.0.0",
+         .acl = "write list slow"});
+  t.Add({.name = "ltrim", .arity = 4, .flags = kWrite, .first_key = 1, .last_key = 1,
+         .step = 1, .run = LTrim, .group = "list",
+         .summary = "Trim a list to the specified range", .since = "1.0.0",
+         .acl = "write list slow"});
+  t.Add({.name = "rpop", .arity = -2, .flags = kWrite | kFast, .first_key = 1, .last_key = 1,
+         .step = 1, .run = RPop, .group = "list",
+         .summary = "Remove and get the last elements in a list", .since = "1.0.0",
+         .acl = "write list fast"});
+  t.Add({.name = "rpoplpush", .arity = 3, .flags = kWrite | kDenyOom, .first_key = 1,
+         .last_key = 2, .step = 1, .run_async = RPopLPush, .group = "list",
+         .summary = "Remove the last element in a list, prepend it to another list and return it",
+         .since = "1.2.0", .acl = "write list slow"});
+  t.Add({.name = "rpush", .arity = -3, .flags = kWrite | kDenyOom | kFast, .first_key = 1,
+         .last_key = 1, .step = 1, .run = RPush, .group = "list",
+         .summary = "Append one or multiple elements to a list", .since = "1.0.0",
+         .acl = "write list fast"});
+  t.Add({.name = "rpushx", .arity = -3, .flags = kWrite | kDenyOom | kFast, .first_key = 1,
+         .last_key = 1, .step = 1, .run = RPushX, .group = "list",
+         .summary = "Append an element to a list, only if the list exists", .since = "2.2.0",
+         .acl = "write list fast"});
+  // clang-format on
+}
 
 }  // namespace slotkv::command
