@@ -4,7 +4,9 @@
 
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <string_view>
+#include <vector>
 
 #include "core/base/number.h"
 #include "core/command/errors.h"
@@ -35,6 +37,31 @@ inline std::optional<int64_t> IntArg(std::string_view arg, Reply& reply) {
   std::optional<int64_t> v = ParseInt64(arg);
   if (!v) reply.Error(kErrNotInteger);
   return v;
+}
+
+// The options of HSCAN/SSCAN over one collection value, from args[first]: COUNT n (n >= 1,
+// else a syntax error) and MATCH pattern. False after replying the error; *pattern is unset
+// for no MATCH or a lone "*" (Redis skips matching then, so "*" also matches "").
+inline bool ParseCollectionScanOptions(const std::vector<std::string>& args, size_t first,
+                                       Reply& reply, std::optional<std::string_view>* pattern) {
+  for (size_t i = first; i < args.size(); i += 2) {
+    const bool has_value = i + 1 < args.size();
+    if (Is(args[i], "COUNT") && has_value) {
+      std::optional<int64_t> count = IntArg(args[i + 1], reply);
+      if (!count) return false;
+      if (*count < 1) {
+        reply.Error(kErrSyntax);
+        return false;
+      }
+    } else if (Is(args[i], "MATCH") && has_value) {
+      *pattern = args[i + 1];
+      if (**pattern == "*") pattern->reset();
+    } else {
+      reply.Error(kErrSyntax);
+      return false;
+    }
+  }
+  return true;
 }
 
 // Replies the error of a failed storage call; true when st was a failure.

@@ -401,23 +401,7 @@ void HScan(CommandContext& ctx) {
     return;
   }
   std::optional<std::string_view> pattern;
-  for (size_t i = 3; i < a.size(); i += 2) {
-    const bool has_value = i + 1 < a.size();
-    if (Is(a[i], "COUNT") && has_value) {
-      std::optional<int64_t> count = IntArg(a[i + 1], ctx.reply);
-      if (!count) return;
-      if (*count < 1) {
-        ctx.reply.Error(kErrSyntax);
-        return;
-      }
-    } else if (Is(a[i], "MATCH") && has_value) {
-      pattern = a[i + 1];
-      if (*pattern == "*") pattern.reset();  // Redis skips matching for "*" (so "" matches)
-    } else {
-      ctx.reply.Error(kErrSyntax);
-      return;
-    }
-  }
+  if (!ParseCollectionScanOptions(a, 3, ctx.reply, &pattern)) return;
   std::vector<std::pair<std::string_view, std::string_view>> out;
   out.reserve(hash->size());
   hash->ForEach([&](std::string_view f, std::string_view v) {

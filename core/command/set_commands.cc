@@ -329,23 +329,7 @@ void SScan(CommandContext& ctx) {
     return;
   }
   std::optional<std::string_view> pattern;
-  for (size_t i = 3; i < a.size(); i += 2) {
-    const bool has_value = i + 1 < a.size();
-    if (Is(a[i], "COUNT") && has_value) {
-      std::optional<int64_t> n = IntArg(a[i + 1], ctx.reply);
-      if (!n) return;
-      if (*n < 1) {
-        ctx.reply.Error(kErrSyntax);
-        return;
-      }
-    } else if (Is(a[i], "MATCH") && has_value) {
-      pattern = a[i + 1];
-      if (*pattern == "*") pattern.reset();  // as Redis: a lone "*" matches even ""
-    } else {
-      ctx.reply.Error(kErrSyntax);
-      return;
-    }
-  }
+  if (!ParseCollectionScanOptions(a, 3, ctx.reply, &pattern)) return;
   std::vector<const std::string*> out;
   for (const std::string& m : read.set->members()) {
     if (!pattern || GlobMatch(*pattern, m)) out.push_back(&m);
