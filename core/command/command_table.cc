@@ -69,6 +69,9 @@ std::unique_ptr<CommandTable> BuildCommandTable() {
   RegisterHashCommands(*table);
   RegisterSetCommands(*table);
   RegisterListCommands(*table);
+  RegisterZSetCommands(*table);
+  RegisterZSetRangeCommands(*table);
+  RegisterZSetSetOpsCommands(*table);
   RegisterServerCommands(*table);
   return table;
 }

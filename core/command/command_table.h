@@ -91,6 +91,9 @@ void RegisterBitmapCommands(CommandTable& table);
 void RegisterHashCommands(CommandTable& table);
 void RegisterSetCommands(CommandTable& table);
 void RegisterListCommands(CommandTable& table);
+void RegisterZSetCommands(CommandTable& table);
+void RegisterZSetRangeCommands(CommandTable& table);
+void RegisterZSetSetOpsCommands(CommandTable& table);
 void RegisterServerCommands(CommandTable& table);
 
 }  // namespace slotkv::command

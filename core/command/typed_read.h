@@ -1,0 +1,84 @@
+// Reading one key as a collection of a given type, for the collection families: the value is
+// fetched, its type checked (WRONGTYPE), decoded (Corruption on a bad value) and counted as a
+// keyspace hit or miss when the command is a reader (Redis's lookupKeyRead).
+//
+// V is a collection value class with `static Result<V> Decode(std::string_view)` (ListValue,
+// ZSetValue ...).
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "core/command/args.h"
+#include "core/command/context.h"
+
+namespace slotkv::command {
+
+// Whether a lookup counts in keyspace_hits / keyspace_misses (lookupKeyRead) or not
+// (lookupKeyWrite).
+enum class Lookup { kRead, kWrite };
+
+// The running worker's stats. REQUIRES: on a worker.
+inline WorkerStats& StatsHere(ServerState& server) {
+  return *(*server.stats)[static_cast<size_t>(server.executor->current())];
+}
+
+// The outcome of reading one key as a V.
+template <class V>
+struct TypedRead {
+  Status status;            // storage failure or Corruption of the value
+  bool wrong_type = false;  // the key holds another type
+  std::optional<V> value;   // nullopt when the key does not exist (or on failure)
+  slot::KeyMeta meta;       // the key's metadata; default (no TTL) when missing
+};
+
+template <class V>
+TypedRead<V> ReadTyped(Store& store, WorkerStats& stats, Lookup lookup, std::string_view key,
+                       ValueType type) {
+  TypedRead<V> out;
+  slot::KeyMeta meta;
+  Result<std::optional<std::string>> r = store.Get(key, &meta);
+  if (!r.ok()) {
+    out.status = r.status();
+    return out;
+  }
+  if (lookup == Lookup::kRead) {
+    WorkerStats::Add(r->has_value() ? stats.keyspace_hits : stats.keyspace_misses);
+  }
+  if (!r->has_value()) return out;
+  if (meta.type != type) {
+    out.wrong_type = true;
+    return out;
+  }
+  Result<V> value = V::Decode(**r);
+  if (!value.ok()) {
+    out.status = value.status();
+    return out;
+  }
+  out.value = std::move(value).value();
+  out.meta = meta;
+  return out;
+}
+
+// Replies the error of a failed read; true when there was one.
+template <class V>
+bool ReadFailed(const TypedRead<V>& read, Reply& reply) {
+  if (Failed(read.status, reply)) return true;
+  if (read.wrong_type) {
+    reply.Error(kErrWrongType);
+    return true;
+  }
+  return false;
+}
+
+// Writes value under key with expiry expire_at_ms, or deletes the key when it is empty (an
+// empty collection is never stored).
+template <class V>
+Status WriteTyped(Store& store, std::string_view key, const V& value, ValueType type,
+                  int64_t expire_at_ms) {
+  if (value.empty()) return store.Delete(key).status();
+  return store.Put(key, value.Encode(), type, expire_at_ms);
+}
+
+}  // namespace slotkv::command
