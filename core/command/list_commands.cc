@@ -1,6 +1,6 @@
 // List family: LPUSH RPUSH LPUSHX RPUSHX LPOP RPOP LLEN LINDEX LINSERT LPOS LRANGE LREM LSET
 // LTRIM LMOVE RPOPLPUSH LMPOP, as Redis 7.0's t_list.c. The blocking variants (BLPOP & co.)
-// are not implemented.
+// are in blocking_commands.cc; what both use is in list_access.h.
 //
 // Values are stored with type kList, encoded by ListValue (core/types/list_value.h). A command
 // decodes the whole value and, when it changes it, encodes and writes it whole again: O(size)
@@ -23,7 +23,7 @@
 
 #include "core/command/args.h"
 #include "core/command/command_table.h"
-#include "core/types/list_value.h"
+#include "core/command/list_access.h"
 
 namespace slotkv::command {
 namespace {
@@ -36,92 +36,14 @@ constexpr std::string_view kErrRankZero =
     "negative to start from the end of the list";
 constexpr std::string_view kErrCountNegative = "ERR COUNT can't be negative";
 constexpr std::string_view kErrMaxlenNegative = "ERR MAXLEN can't be negative";
-constexpr std::string_view kErrNumKeys = "ERR numkeys should be greater than 0";
-constexpr std::string_view kErrCountPositive = "ERR count should be greater than 0";
 
 // ---- lookups ------------------------------------------------------------------------------
 
-enum class Lookup { kRead, kWrite };
-enum class End { kLeft, kRight };
-
-WorkerStats& StatsHere(ServerState& server) {
-  return *(*server.stats)[static_cast<size_t>(server.executor->current())];
-}
-
-// The outcome of reading one key as a list.
-struct ListRead {
-  Status status;            // storage failure or Corruption of the value
-  bool wrong_type = false;  // the key holds another type
-  std::optional<ListValue> list;
-  slot::KeyMeta meta;  // the key's metadata; default (no TTL) when missing
-};
-
-ListRead ReadListValue(Store& store, WorkerStats& stats, Lookup lookup, std::string_view key) {
-  ListRead out;
-  slot::KeyMeta meta;
-  Result<std::optional<std::string>> r = store.Get(key, &meta);
-  if (!r.ok()) {
-    out.status = r.status();
-    return out;
-  }
-  if (lookup == Lookup::kRead) {
-    WorkerStats::Add(r->has_value() ? stats.keyspace_hits : stats.keyspace_misses);
-  }
-  if (!r->has_value()) return out;
-  if (meta.type != ValueType::kList) {
-    out.wrong_type = true;
-    return out;
-  }
-  Result<ListValue> list = ListValue::Decode(**r);
-  if (!list.ok()) {
-    out.status = list.status();
-    return out;
-  }
-  out.list = std::move(list).value();
-  out.meta = meta;
-  return out;
-}
-
-// Replies the error of a failed read; true when there was one.
-bool ReadFailed(const ListRead& read, Reply& reply) {
-  if (Failed(read.status, reply)) return true;
-  if (read.wrong_type) {
-    reply.Error(kErrWrongType);
-    return true;
-  }
-  return false;
-}
-
 // Reads key as a list for a one-key command. False after replying an error; otherwise
-// read->list is nullopt when the key does not exist.
+// read->value is nullopt when the key does not exist.
 bool ReadList(CommandContext& ctx, Lookup lookup, std::string_view key, ListRead* read) {
   *read = ReadListValue(ctx.store, ctx.stats, lookup, key);
   return !ReadFailed(*read, ctx.reply);
-}
-
-// Writes list under key with expiry expire_at_ms, or deletes the key when the list is empty.
-Status WriteList(Store& store, std::string_view key, const ListValue& list, int64_t expire_at_ms) {
-  if (list.empty()) return store.Delete(key).status();
-  return store.Put(key, list.Encode(), ValueType::kList, expire_at_ms);
-}
-
-std::string Pop(ListValue& list, End end) {
-  return end == End::kLeft ? list.PopFront() : list.PopBack();
-}
-
-void Push(ListValue& list, End end, std::string_view v) {
-  if (end == End::kLeft) {
-    list.PushFront(v);
-  } else {
-    list.PushBack(v);
-  }
-}
-
-// LEFT / RIGHT (any case); nullopt for anything else.
-std::optional<End> ParseEnd(std::string_view arg) {
-  if (Is(arg, "LEFT")) return End::kLeft;
-  if (Is(arg, "RIGHT")) return End::kRight;
-  return std::nullopt;
 }
 
 // ---- one key ------------------------------------------------------------------------------
@@ -132,11 +54,11 @@ void PushGeneric(CommandContext& ctx, End end, bool only_existing) {
   const std::string& key = ctx.args[1];
   ListRead read;
   if (!ReadList(ctx, Lookup::kWrite, key, &read)) return;
-  if (!read.list && only_existing) {
+  if (!read.value && only_existing) {
     ctx.reply.Integer(0);
     return;
   }
-  ListValue list = read.list ? std::move(*read.list) : ListValue();
+  ListValue list = read.value ? std::move(*read.value) : ListValue();
   for (size_t i = 2; i < ctx.args.size(); ++i) Push(list, end, ctx.args[i]);
   if (Failed(WriteList(ctx.store, key, list, read.meta.expire_at_ms), ctx.reply)) return;
   ctx.reply.Integer(static_cast<int64_t>(list.size()));
@@ -165,7 +87,7 @@ void PopGeneric(CommandContext& ctx, End end) {
   const std::string& key = ctx.args[1];
   ListRead read;
   if (!ReadList(ctx, Lookup::kWrite, key, &read)) return;
-  if (!read.list) {
+  if (!read.value) {
     if (count) {
       ctx.reply.NullArray();
     } else {
@@ -173,7 +95,7 @@ void PopGeneric(CommandContext& ctx, End end) {
     }
     return;
   }
-  ListValue& list = *read.list;
+  ListValue& list = *read.value;
   if (!count) {
     std::string v = Pop(list, end);
     if (Failed(WriteList(ctx.store, key, list, read.meta.expire_at_ms), ctx.reply)) return;
@@ -216,18 +138,18 @@ void LLen(CommandContext& ctx) {
 void LIndex(CommandContext& ctx) {
   ListRead read;
   if (!ReadList(ctx, Lookup::kRead, ctx.args[1], &read)) return;
-  if (!read.list) {
+  if (!read.value) {
     ctx.reply.Null();
     return;
   }
   std::optional<int64_t> index = IntArg(ctx.args[2], ctx.reply);
   if (!index) return;
-  std::optional<size_t> pos = read.list->Position(*index);
+  std::optional<size_t> pos = read.value->Position(*index);
   if (!pos) {
     ctx.reply.Null();
     return;
   }
-  ctx.reply.Bulk(read.list->at(*pos));
+  ctx.reply.Bulk(read.value->at(*pos));
 }
 
 // LINSERT key BEFORE|AFTER pivot element: the new length, -1 when pivot is absent, 0 for a
@@ -243,16 +165,16 @@ void LInsert(CommandContext& ctx) {
   }
   ListRead read;
   if (!ReadList(ctx, Lookup::kWrite, a[1], &read)) return;
-  if (!read.list) {
+  if (!read.value) {
     ctx.reply.Integer(0);
     return;
   }
-  if (!read.list->Insert(a[3], a[4], after)) {
+  if (!read.value->Insert(a[3], a[4], after)) {
     ctx.reply.Integer(-1);
     return;
   }
-  if (Failed(WriteList(ctx.store, a[1], *read.list, read.meta.expire_at_ms), ctx.reply)) return;
-  ctx.reply.Integer(static_cast<int64_t>(read.list->size()));
+  if (Failed(WriteList(ctx.store, a[1], *read.value, read.meta.expire_at_ms), ctx.reply)) return;
+  ctx.reply.Integer(static_cast<int64_t>(read.value->size()));
 }
 
 // LPOS key element [RANK rank] [COUNT num-matches] [MAXLEN len]: the index of a match (nil
@@ -298,8 +220,8 @@ void LPos(CommandContext& ctx) {
   ListRead read;
   if (!ReadList(ctx, Lookup::kRead, a[1], &read)) return;
   std::vector<int64_t> found;
-  if (read.list) {
-    const ListValue& list = *read.list;
+  if (read.value) {
+    const ListValue& list = *read.value;
     const int64_t n = static_cast<int64_t>(list.size());
     const bool from_tail = rank < 0;
     // Redis 7.0 negates a negative rank in place: INT64_MIN stays negative there, which acts as
@@ -337,13 +259,13 @@ void LRange(CommandContext& ctx) {
   ListRead read;
   if (!ReadList(ctx, Lookup::kRead, ctx.args[1], &read)) return;
   std::optional<std::pair<size_t, size_t>> r;
-  if (read.list) r = read.list->Range(*start, *stop);
+  if (read.value) r = read.value->Range(*start, *stop);
   if (!r) {
     ctx.reply.Array(0);
     return;
   }
   ctx.reply.Array(r->second - r->first + 1);
-  for (size_t i = r->first; i <= r->second; ++i) ctx.reply.Bulk(read.list->at(i));
+  for (size_t i = r->first; i <= r->second; ++i) ctx.reply.Bulk(read.value->at(i));
 }
 
 // LREM key count element: how many were removed (see ListValue::Remove for count).
@@ -352,9 +274,9 @@ void LRem(CommandContext& ctx) {
   if (!count) return;
   ListRead read;
   if (!ReadList(ctx, Lookup::kWrite, ctx.args[1], &read)) return;
-  size_t removed = read.list ? read.list->Remove(ctx.args[3], *count) : 0;
+  size_t removed = read.value ? read.value->Remove(ctx.args[3], *count) : 0;
   if (removed > 0 &&
-      Failed(WriteList(ctx.store, ctx.args[1], *read.list, read.meta.expire_at_ms), ctx.reply)) {
+      Failed(WriteList(ctx.store, ctx.args[1], *read.value, read.meta.expire_at_ms), ctx.reply)) {
     return;
   }
   ctx.reply.Integer(static_cast<int64_t>(removed));
@@ -364,17 +286,17 @@ void LRem(CommandContext& ctx) {
 void LSet(CommandContext& ctx) {
   ListRead read;
   if (!ReadList(ctx, Lookup::kWrite, ctx.args[1], &read)) return;
-  if (!read.list) {
+  if (!read.value) {
     ctx.reply.Error(kErrNoSuchKey);
     return;
   }
   std::optional<int64_t> index = IntArg(ctx.args[2], ctx.reply);
   if (!index) return;
-  if (!read.list->Set(*index, ctx.args[3])) {
+  if (!read.value->Set(*index, ctx.args[3])) {
     ctx.reply.Error(kErrIndexRange);
     return;
   }
-  if (Failed(WriteList(ctx.store, ctx.args[1], *read.list, read.meta.expire_at_ms), ctx.reply)) {
+  if (Failed(WriteList(ctx.store, ctx.args[1], *read.value, read.meta.expire_at_ms), ctx.reply)) {
     return;
   }
   ctx.reply.Ok();
@@ -388,11 +310,11 @@ void LTrim(CommandContext& ctx) {
   if (!stop) return;
   ListRead read;
   if (!ReadList(ctx, Lookup::kWrite, ctx.args[1], &read)) return;
-  if (read.list) {
-    const size_t before = read.list->size();
-    read.list->Trim(*start, *stop);
-    if (read.list->size() != before &&
-        Failed(WriteList(ctx.store, ctx.args[1], *read.list, read.meta.expire_at_ms), ctx.reply)) {
+  if (read.value) {
+    const size_t before = read.value->size();
+    read.value->Trim(*start, *stop);
+    if (read.value->size() != before &&
+        Failed(WriteList(ctx.store, ctx.args[1], *read.value, read.meta.expire_at_ms), ctx.reply)) {
       return;
     }
   }
@@ -400,115 +322,6 @@ void LTrim(CommandContext& ctx) {
 }
 
 // ---- several keys -------------------------------------------------------------------------
-
-// The LMOVE work when source and destination share a slot: one step, atomic.
-void MoveInSlot(AsyncContext& ctx, Store& store, End from_end, End to_end) {
-  const std::string& src = ctx.args[1];
-  const std::string& dst = ctx.args[2];
-  WorkerStats& stats = StatsHere(ctx.server);
-  ListRead from = ReadListValue(store, stats, Lookup::kWrite, src);
-  if (ReadFailed(from, ctx.reply)) return;
-  if (!from.list) {
-    ctx.reply.Null();
-    return;
-  }
-  if (src == dst) {  // rotate
-    std::string v = Pop(*from.list, from_end);
-    Push(*from.list, to_end, v);
-    if (Failed(WriteList(store, src, *from.list, from.meta.expire_at_ms), ctx.reply)) return;
-    ctx.reply.Bulk(v);
-    return;
-  }
-  ListRead to = ReadListValue(store, stats, Lookup::kWrite, dst);
-  if (ReadFailed(to, ctx.reply)) return;
-  std::string v = Pop(*from.list, from_end);
-  ListValue target = to.list ? std::move(*to.list) : ListValue();
-  Push(target, to_end, v);
-  if (Failed(WriteList(store, src, *from.list, from.meta.expire_at_ms), ctx.reply)) return;
-  if (Failed(WriteList(store, dst, target, to.meta.expire_at_ms), ctx.reply)) return;
-  ctx.reply.Bulk(v);
-}
-
-// The steps of LMOVE across slots; ends on any worker. Checks as Redis (a missing source is nil
-// even when the destination has another type), then pops from the source and pushes to the
-// destination, each on its owner. Between those steps another client may see the element in
-// neither list; if the destination meanwhile became another type, the element is pushed back
-// where it came from and the reply is WRONGTYPE.
-Task MoveAcrossSlots(AsyncContext& ctx, End from_end, End to_end) {
-  const std::string& src = ctx.args[1];
-  const std::string& dst = ctx.args[2];
-  const uint32_t src_slot = ctx.server.keyspace->SlotOfKey(src);
-  const uint32_t dst_slot = ctx.server.keyspace->SlotOfKey(dst);
-
-  co_await ctx.ToSlot(src_slot);
-  {
-    Store store = ctx.StoreOf(src_slot);
-    ListRead from = ReadListValue(store, StatsHere(ctx.server), Lookup::kWrite, src);
-    if (ReadFailed(from, ctx.reply)) co_return;
-    if (!from.list) {
-      ctx.reply.Null();
-      co_return;
-    }
-  }
-  co_await ctx.ToSlot(dst_slot);
-  {
-    Store store = ctx.StoreOf(dst_slot);
-    Result<std::optional<slot::KeyMeta>> m = store.GetMeta(dst);
-    if (Failed(m.status(), ctx.reply)) co_return;
-    if (m->has_value() && (*m)->type != ValueType::kList) {
-      ctx.reply.Error(kErrWrongType);
-      co_return;
-    }
-  }
-  co_await ctx.ToSlot(src_slot);
-  std::string v;
-  {
-    Store store = ctx.StoreOf(src_slot);
-    ListRead from = ReadListValue(store, StatsHere(ctx.server), Lookup::kWrite, src);
-    if (ReadFailed(from, ctx.reply)) co_return;
-    if (!from.list) {
-      ctx.reply.Null();
-      co_return;
-    }
-    v = Pop(*from.list, from_end);
-    if (Failed(WriteList(store, src, *from.list, from.meta.expire_at_ms), ctx.reply)) co_return;
-  }
-  co_await ctx.ToSlot(dst_slot);
-  bool put_back = false;
-  {
-    Store store = ctx.StoreOf(dst_slot);
-    ListRead to = ReadListValue(store, StatsHere(ctx.server), Lookup::kWrite, dst);
-    if (ReadFailed(to, ctx.reply)) {
-      put_back = to.wrong_type;
-    } else {
-      ListValue target = to.list ? std::move(*to.list) : ListValue();
-      Push(target, to_end, v);
-      if (Failed(WriteList(store, dst, target, to.meta.expire_at_ms), ctx.reply)) co_return;
-      ctx.reply.Bulk(v);
-    }
-  }
-  if (!put_back) co_return;
-  co_await ctx.ToSlot(src_slot);
-  Store store = ctx.StoreOf(src_slot);
-  ListRead from = ReadListValue(store, StatsHere(ctx.server), Lookup::kWrite, src);
-  if (!from.status.ok() || from.wrong_type) co_return;  // the WRONGTYPE reply stands
-  ListValue back = from.list ? std::move(*from.list) : ListValue();
-  Push(back, from_end, v);
-  // Best effort: the reply is already the WRONGTYPE error.
-  WriteList(store, src, back, from.meta.expire_at_ms).PermitUnchecked();
-}
-
-Task MoveGeneric(AsyncContext& ctx, End from_end, End to_end) {
-  const uint32_t src_slot = ctx.server.keyspace->SlotOfKey(ctx.args[1]);
-  if (src_slot == ctx.server.keyspace->SlotOfKey(ctx.args[2])) {
-    co_await ctx.ToSlot(src_slot);
-    Store store = ctx.StoreOf(src_slot);
-    MoveInSlot(ctx, store, from_end, to_end);
-  } else {
-    co_await MoveAcrossSlots(ctx, from_end, to_end);
-  }
-  co_await ctx.ToHome();
-}
 
 // LMOVE source destination LEFT|RIGHT LEFT|RIGHT: the moved element, nil for a missing source.
 Task LMove(AsyncContext& ctx) {
@@ -518,30 +331,18 @@ Task LMove(AsyncContext& ctx) {
     ctx.reply.Error(kErrSyntax);
     co_return;
   }
-  co_await MoveGeneric(ctx, *from_end, *to_end);
+  bool missing = false;
+  co_await MoveElement(ctx, ctx.args[1], ctx.args[2], *from_end, *to_end, &missing);
+  if (missing) ctx.reply.Null();
+  co_await ctx.ToHome();
 }
 
 // RPOPLPUSH source destination: LMOVE source destination RIGHT LEFT.
-Task RPopLPush(AsyncContext& ctx) { co_await MoveGeneric(ctx, End::kRight, End::kLeft); }
-
-// Pops up to count elements from key for LMPOP. Returns true when it replied (the key held a
-// list, or an error).
-bool MPopFrom(Store& store, WorkerStats& stats, const std::string& key, End end, int64_t count,
-              Reply& reply) {
-  ListRead read = ReadListValue(store, stats, Lookup::kWrite, key);
-  if (ReadFailed(read, reply)) return true;
-  if (!read.list) return false;
-  const size_t n =
-      static_cast<size_t>(std::min<uint64_t>(static_cast<uint64_t>(count), read.list->size()));
-  std::vector<std::string> popped;
-  popped.reserve(n);
-  for (size_t i = 0; i < n; ++i) popped.push_back(Pop(*read.list, end));
-  if (Failed(WriteList(store, key, *read.list, read.meta.expire_at_ms), reply)) return true;
-  reply.Array(2);
-  reply.Bulk(key);
-  reply.Array(popped.size());
-  for (const std::string& v : popped) reply.Bulk(v);
-  return true;
+Task RPopLPush(AsyncContext& ctx) {
+  bool missing = false;
+  co_await MoveElement(ctx, ctx.args[1], ctx.args[2], End::kRight, End::kLeft, &missing);
+  if (missing) ctx.reply.Null();
+  co_await ctx.ToHome();
 }
 
 // LMPOP numkeys key [key ...] LEFT|RIGHT [COUNT count]: [key, elements] from the first key
@@ -549,55 +350,28 @@ bool MPopFrom(Store& store, WorkerStats& stats, const std::string& key, End end,
 // with every key in one slot, in one atomic step.
 Task LMPop(AsyncContext& ctx) {
   const auto& a = ctx.args;
-  std::optional<int64_t> numkeys = ParseInt64(a[1]);
-  if (!numkeys || *numkeys < 1) {
-    ctx.reply.Error(kErrNumKeys);
-    co_return;
-  }
-  // numkeys keys, then at least the direction.
-  if (static_cast<uint64_t>(*numkeys) > a.size() - 3) {
-    ctx.reply.Error(kErrSyntax);
-    co_return;
-  }
-  const size_t end_pos = 2 + static_cast<size_t>(*numkeys);
-  std::optional<End> end = ParseEnd(a[end_pos]);
-  if (!end) {
-    ctx.reply.Error(kErrSyntax);
-    co_return;
-  }
-  int64_t count = 1;
-  bool count_seen = false;
-  for (size_t i = end_pos + 1; i < a.size(); i += 2) {
-    if (Is(a[i], "COUNT") && i + 1 < a.size() && !count_seen) {
-      std::optional<int64_t> c = ParseInt64(a[i + 1]);
-      if (!c || *c < 1) {
-        ctx.reply.Error(kErrCountPositive);
-        co_return;
-      }
-      count = *c;
-      count_seen = true;
-    } else {
-      ctx.reply.Error(kErrSyntax);
-      co_return;
-    }
-  }
+  std::optional<MPopArgs> m = ParseMPopArgs(a, 1, ctx.reply);
+  if (!m) co_return;
   Keyspace& keyspace = *ctx.server.keyspace;
-  const uint32_t slot = keyspace.SlotOfKey(a[2]);
+  const size_t end_pos = m->first_key + m->num_keys;
+  const uint32_t slot = keyspace.SlotOfKey(a[m->first_key]);
   bool one_slot = true;
-  for (size_t p = 3; p < end_pos; ++p) one_slot = one_slot && keyspace.SlotOfKey(a[p]) == slot;
+  for (size_t p = m->first_key; p < end_pos; ++p) {
+    one_slot = one_slot && keyspace.SlotOfKey(a[p]) == slot;
+  }
   bool replied = false;
   if (one_slot) {
     co_await ctx.ToSlot(slot);
     Store store = ctx.StoreOf(slot);
-    for (size_t p = 2; p < end_pos && !replied; ++p) {
-      replied = MPopFrom(store, StatsHere(ctx.server), a[p], *end, count, ctx.reply);
+    for (size_t p = m->first_key; p < end_pos && !replied; ++p) {
+      replied = ListMPopFrom(store, StatsHere(ctx.server), a[p], m->end, m->count, ctx.reply);
     }
   } else {
-    for (size_t p = 2; p < end_pos && !replied; ++p) {
+    for (size_t p = m->first_key; p < end_pos && !replied; ++p) {
       const uint32_t s = keyspace.SlotOfKey(a[p]);
       co_await ctx.ToSlot(s);
       Store store = ctx.StoreOf(s);
-      replied = MPopFrom(store, StatsHere(ctx.server), a[p], *end, count, ctx.reply);
+      replied = ListMPopFrom(store, StatsHere(ctx.server), a[p], m->end, m->count, ctx.reply);
     }
   }
   if (!replied) ctx.reply.NullArray();
