@@ -18,6 +18,7 @@
 #include "core/base/glob.h"
 #include "core/types/hash_value.h"
 #include "core/types/set_value.h"
+#include "core/types/zset_value.h"
 #include "core/command/args.h"
 #include "core/command/command_table.h"
 #include "core/command/fanout.h"
@@ -454,8 +455,15 @@ std::string_view EncodingOf(ValueType type, std::string_view value) {
       });
       return small ? "listpack" : "hashtable";
     }
-    case ValueType::kZSet:
+    case ValueType::kZSet: {
+      // Redis 7.0 keeps a sorted set in a listpack up to 128 entries of at most 64 bytes each.
+      Result<ZSetValue> zset = ZSetValue::Decode(value);
+      if (!zset.ok() || zset->size() > 128) return "skiplist";
+      for (const ZSetValue::Entry& e : *zset) {
+        if (e.member.size() > 64) return "skiplist";
+      }
       return "listpack";
+    }
     case ValueType::kSet: {
       // Redis 7.0: an intset while every member is an integer and there are at most 512.
       Result<SetValue> set = SetValue::Decode(value);

@@ -451,7 +451,7 @@ TEST_CASE("OBJECT ENCODING of strings: int, embstr, raw") {
 TEST_CASE("OBJECT ENCODING of values of other types, by Redis 7.0's thresholds") {
   CommandFixture f;
   PutTyped(f, "l", ValueType::kList);
-  PutTyped(f, "z", ValueType::kZSet);
+  f.Run({"ZADD", "z", "1", "a"});
   CHECK(f.Run({"OBJECT", "ENCODING", "l"}) == Bulk("quicklist"));
   CHECK(f.Run({"OBJECT", "ENCODING", "z"}) == Bulk("listpack"));
   f.Run({"HSET", "h", "a", "1"});
