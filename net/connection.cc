@@ -1,5 +1,7 @@
 #include "net/connection.h"
 
+#include "core/command/blocking.h"
+
 #include <boost/asio/write.hpp>
 #include <chrono>
 
@@ -48,6 +50,7 @@ namespace {
 
 constexpr size_t kPauseOutputBytes = 1 << 20;
 constexpr size_t kPauseRequests = 10000;
+constexpr size_t kPauseInputBytes = 1 << 20;
 
 // Runs a batch on its owner; once the owner's group commit is done, the replies go home (a
 // write whose commit failed replies the failure).
@@ -89,9 +92,14 @@ Connection::~Connection() = default;
 
 void Connection::Start() { Process(); }
 
-bool Connection::Paused() const {
-  return async_ != nullptr || pending_.size() >= kPauseRequests ||
-         out_.size() + out_next_.size() >= kPauseOutputBytes;
+bool Connection::Paused() const { return async_ != nullptr || ReadPaused(); }
+
+// While a coroutine command runs (a blocking one may wait long), reading goes on so that a
+// client leaving is noticed, up to kPauseInputBytes of requests held back.
+bool Connection::ReadPaused() const {
+  return pending_.size() >= kPauseRequests ||
+         out_.size() + out_next_.size() >= kPauseOutputBytes ||
+         (async_ != nullptr && in_.size() - in_pos_ >= kPauseInputBytes);
 }
 
 void Connection::Read() {
@@ -151,7 +159,7 @@ void Connection::Process() {
   PostBatches();
   CommitLocal();
   FlushReplies();
-  if (!closed_ && !reading_ && !Paused() && !close_after_flush_) Read();
+  if (!closed_ && !reading_ && !ReadPaused() && !close_after_flush_) Read();
 }
 
 uint64_t Connection::AddPending() {
@@ -379,11 +387,27 @@ void Connection::Write() {
 void Connection::Close() {
   if (closed_) return;
   closed_ = true;
+  // A blocking command waiting for a key is stopped; its task ends and its reply is dropped.
+  if (async_ && async_->ctx.waiter &&
+      async_->ctx.waiter->RequestStop(command::Waiter::Stop::kCancelled)) {
+    std::shared_ptr<command::Waiter> waiter = async_->ctx.waiter;
+    server_->Post(worker_->index(), [waiter] { waiter->handle().resume(); });
+  }
   boost::system::error_code ec;
   socket_.shutdown(boost::asio::ip::tcp::socket::shutdown_both, ec);
   socket_.close(ec);
   server_->connected_counter().fetch_sub(1, std::memory_order_relaxed);
   worker_->Forget(client_.id);  // `this` lives on in the handlers that hold it
+}
+
+bool Connection::Unblock(bool error) {
+  if (!async_ || !async_->ctx.waiter || !async_->ctx.waiter->blocked()) return false;
+  std::shared_ptr<command::Waiter> waiter = async_->ctx.waiter;
+  if (waiter->RequestStop(error ? command::Waiter::Stop::kError
+                                : command::Waiter::Stop::kTimeout)) {
+    server_->Post(worker_->index(), [waiter] { waiter->handle().resume(); });
+  }
+  return true;
 }
 
 command::ClientInfo Connection::Info() const {
@@ -402,6 +426,7 @@ command::ClientInfo Connection::Info() const {
   info.output_buffer = out_.size() + out_next_.size();
   info.last_command = last_command_;
   info.lib_name = client_.lib_name;
+  info.blocked = async_ && async_->ctx.waiter && async_->ctx.waiter->blocked();
   info.lib_ver = client_.lib_ver;
   return info;
 }

@@ -9,10 +9,11 @@
 // the worker that made them before their replies are released: the worker commits once per
 // turn of its event loop for every connection (Worker::AfterCommit).
 //
-// Backpressure: a client with more than 1 MiB of unsent replies or 10k unfinished requests is
-// not read until it drains, so a client that does not read cannot make the server buffer more
-// than one batch of its replies; past the normal class hard limit of client-output-buffer-limit
-// (when set) it is closed.
+// Backpressure: a client with more than 1 MiB of unsent replies or 10k unfinished requests (or
+// 1 MiB of requests held back behind a running coroutine command) is not read until it
+// drains, so a client that does not read cannot make the server buffer more than one batch of
+// its replies; past the normal class hard limit of client-output-buffer-limit (when set) it is
+// closed. Reading goes on while a coroutine command runs, so a blocked client leaving is seen.
 //
 // Thread rule: runs on its worker; remote batches and coroutines reach it by posting back.
 #pragma once
@@ -25,6 +26,7 @@
 #include <string>
 #include <vector>
 
+#include "core/command/blocking.h"
 #include "core/command/command_table.h"
 #include "core/command/context.h"
 #include "net/resp_parser.h"
@@ -45,6 +47,9 @@ class Connection : public std::enable_shared_from_this<Connection> {
   // Closes now (pending replies are dropped).
   void Close();
   command::ClientInfo Info() const;
+  // Ends a blocking command's wait (CLIENT UNBLOCK): with its timeout reply, or the UNBLOCKED
+  // error. False when no blocking command is waiting.
+  bool Unblock(bool error);
   uint64_t id() const { return client_.id; }
   // "ip:port" of the peer; fixed at accept, so any thread may read it.
   const std::string& addr() const { return addr_; }
@@ -62,7 +67,9 @@ class Connection : public std::enable_shared_from_this<Connection> {
 
   void Read();
   void Process();
+  // Paused: no request is dispatched. ReadPaused: the socket is not read either.
   bool Paused() const;
+  bool ReadPaused() const;
   void Dispatch();
   void Reject(const command::CommandSpec* spec, std::string error);
   uint64_t AddPending();

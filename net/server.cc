@@ -57,6 +57,12 @@ void Server::Post(int w, std::function<void()> fn) {
   boost::asio::post(workers_[static_cast<size_t>(w)]->io(), std::move(fn));
 }
 
+uint64_t Server::RunAfter(int64_t delay_ms, std::function<void()> fn) {
+  return worker(current()).RunAfter(delay_ms, std::move(fn));
+}
+
+void Server::CancelTimer(uint64_t id) { worker(current()).CancelTimer(id); }
+
 Result<std::unique_ptr<Server>> Server::Start(conf::Config* config, std::string executable) {
   std::unique_ptr<Server> server(new Server());
   Server& s = *server;
@@ -90,6 +96,9 @@ Result<std::unique_ptr<Server>> Server::Start(conf::Config* config, std::string 
   st.clients = &s;
   st.table = s.table_.get();
   st.slowlog = &s.slowlog_;
+  s.blocking_ = std::make_unique<command::Blocking>(&st, workers);
+  st.blocking = s.blocking_.get();
+  s.keyspace_->set_watcher(s.blocking_.get());
   st.stats = &s.stats_;
   st.dirty = &s.dirty_;
   st.start_ms = st.keyspace->clock()->NowMs();
@@ -220,6 +229,12 @@ int Server::KillLocal(const std::function<bool(const command::ClientInfo&)>& mat
   }
   for (auto& conn : victims) conn->Close();
   return static_cast<int>(victims.size());
+}
+
+bool Server::UnblockLocal(uint64_t id, bool error) {
+  const auto& conns = workers_[static_cast<size_t>(current())]->connections();
+  auto it = conns.find(id);
+  return it != conns.end() && it->second->Unblock(error);
 }
 
 }  // namespace slotkv::net

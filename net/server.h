@@ -19,6 +19,7 @@
 
 #include "conf/config.h"
 #include "core/base/fs.h"
+#include "core/command/blocking.h"
 #include "core/command/command_table.h"
 #include "core/command/context.h"
 #include "core/command/keyspace.h"
@@ -44,10 +45,13 @@ class Server : public command::Executor, public command::ClientRegistry {
   int workers() const override { return static_cast<int>(workers_.size()); }
   int current() const override;
   void Post(int w, std::function<void()> fn) override;
+  uint64_t RunAfter(int64_t delay_ms, std::function<void()> fn) override;
+  void CancelTimer(uint64_t id) override;
 
   // command::ClientRegistry
   std::vector<command::ClientInfo> ListLocal() override;
   int KillLocal(const std::function<bool(const command::ClientInfo&)>& match) override;
+  bool UnblockLocal(uint64_t id, bool error) override;
   int64_t connected() const override { return connected_.load(std::memory_order_relaxed); }
 
   // Called by connections.
@@ -68,6 +72,7 @@ class Server : public command::Executor, public command::ClientRegistry {
   std::unique_ptr<command::Keyspace> keyspace_;
   std::unique_ptr<command::CommandTable> table_;
   command::SlowLog slowlog_;
+  std::unique_ptr<command::Blocking> blocking_;
   std::vector<std::unique_ptr<command::WorkerStats>> stats_;
   std::vector<std::vector<slot::Slot*>> dirty_;
   command::ServerState state_;

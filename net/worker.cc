@@ -105,6 +105,26 @@ void Worker::ExpireStep() {
   if (!st.ok()) std::fprintf(stderr, "commit after active expiry: %s\n", st.ToString().c_str());
 }
 
+uint64_t Worker::RunAfter(int64_t delay_ms, std::function<void()> fn) {
+  const uint64_t id = ++next_timer_id_;
+  auto timer = std::make_unique<boost::asio::steady_timer>(io_);
+  timer->expires_after(std::chrono::milliseconds(delay_ms));
+  timer->async_wait([this, id, fn = std::move(fn)](const boost::system::error_code& ec) {
+    if (ec) return;  // cancelled: CancelTimer already forgot it
+    timers_.erase(id);
+    fn();
+  });
+  timers_.emplace(id, std::move(timer));
+  return id;
+}
+
+void Worker::CancelTimer(uint64_t id) {
+  auto it = timers_.find(id);
+  if (it == timers_.end()) return;
+  it->second->cancel();
+  timers_.erase(it);
+}
+
 // Commit makes everysec's fsync happen even when no request arrives.
 void Worker::CommitOwned() {
   command::Keyspace& ks = *server_->state().keyspace;

@@ -45,6 +45,10 @@ class Worker {
   // request handled in this turn of the event loop share one WAL write (and fsync).
   // REQUIRES: on this worker.
   void AfterCommit(std::function<void(const Status&)> fn);
+  // One-shot timers of this worker (Executor::RunAfter / CancelTimer). REQUIRES: on this worker.
+  uint64_t RunAfter(int64_t delay_ms, std::function<void()> fn);
+  void CancelTimer(uint64_t id);
+
   const std::unordered_map<uint64_t, std::shared_ptr<Connection>>& connections() const {
     return connections_;
   }
@@ -65,6 +69,8 @@ class Worker {
   std::unordered_map<uint64_t, std::shared_ptr<Connection>> connections_;
   std::vector<std::function<void(const Status&)>> after_commit_;
   bool commit_posted_ = false;
+  std::unordered_map<uint64_t, std::unique_ptr<boost::asio::steady_timer>> timers_;
+  uint64_t next_timer_id_ = 0;
 };
 
 // The worker index of the calling thread (-1 off workers).

@@ -72,6 +72,7 @@ std::unique_ptr<CommandTable> BuildCommandTable() {
   RegisterZSetCommands(*table);
   RegisterZSetRangeCommands(*table);
   RegisterZSetSetOpsCommands(*table);
+  RegisterBlockingCommands(*table);
   RegisterServerCommands(*table);
   return table;
 }

@@ -94,6 +94,7 @@ void RegisterListCommands(CommandTable& table);
 void RegisterZSetCommands(CommandTable& table);
 void RegisterZSetRangeCommands(CommandTable& table);
 void RegisterZSetSetOpsCommands(CommandTable& table);
+void RegisterBlockingCommands(CommandTable& table);
 void RegisterServerCommands(CommandTable& table);
 
 }  // namespace slotkv::command

@@ -28,6 +28,10 @@ struct ReplySlot {
     cv.wait(lock, [&] { return ready; });
     return std::move(reply);
   }
+  bool WaitFor(int ms) {
+    std::unique_lock lock(mu);
+    return cv.wait_for(lock, std::chrono::milliseconds(ms), [&] { return ready; });
+  }
 };
 
 }  // namespace
@@ -38,17 +42,7 @@ ThreadExecutor::ThreadExecutor(int workers) {
     threads_.emplace_back([this, i] {
       tl_worker = i;
       Queue& q = *queues_[static_cast<size_t>(i)];
-      while (true) {
-        std::function<void()> task;
-        {
-          std::unique_lock lock(q.mu);
-          q.cv.wait(lock, [&] { return q.stop || !q.tasks.empty(); });
-          if (q.tasks.empty()) return;
-          task = std::move(q.tasks.front());
-          q.tasks.pop_front();
-        }
-        task();
-      }
+      while (std::function<void()> task = Next(q)) task();
     });
   }
 }
@@ -63,6 +57,49 @@ ThreadExecutor::~ThreadExecutor() {
 }
 
 int ThreadExecutor::current() const { return tl_worker; }
+
+std::function<void()> ThreadExecutor::Next(Queue& q) {
+  std::unique_lock lock(q.mu);
+  while (true) {
+    if (!q.tasks.empty()) {
+      std::function<void()> task = std::move(q.tasks.front());
+      q.tasks.pop_front();
+      return task;
+    }
+    if (q.stop) return nullptr;
+    if (q.timers.empty()) {
+      q.cv.wait(lock);
+      continue;
+    }
+    auto first = q.timers.begin();
+    if (first->first.first <= std::chrono::steady_clock::now()) {
+      std::function<void()> fn = std::move(first->second);
+      q.timer_due.erase(first->first.second);
+      q.timers.erase(first);
+      return fn;
+    }
+    q.cv.wait_until(lock, first->first.first);
+  }
+}
+
+uint64_t ThreadExecutor::RunAfter(int64_t delay_ms, std::function<void()> fn) {
+  Queue& q = *queues_[static_cast<size_t>(tl_worker)];
+  std::lock_guard lock(q.mu);
+  const uint64_t id = ++q.next_timer_id;
+  const TimePoint due = std::chrono::steady_clock::now() + std::chrono::milliseconds(delay_ms);
+  q.timers.emplace(std::make_pair(due, id), std::move(fn));
+  q.timer_due.emplace(id, due);
+  return id;
+}
+
+void ThreadExecutor::CancelTimer(uint64_t id) {
+  Queue& q = *queues_[static_cast<size_t>(tl_worker)];
+  std::lock_guard lock(q.mu);
+  auto it = q.timer_due.find(id);
+  if (it == q.timer_due.end()) return;
+  q.timers.erase(std::make_pair(it->second, id));
+  q.timer_due.erase(it);
+}
 
 void ThreadExecutor::Post(int w, std::function<void()> fn) {
   Queue& q = *queues_[static_cast<size_t>(w)];
@@ -89,6 +126,9 @@ CommandFixture::CommandFixture(int workers, uint32_t slots) {
   state_.clients = this;
   state_.table = table_.get();
   state_.slowlog = &slowlog_;
+  blocking_ = std::make_unique<Blocking>(&state_, workers);
+  state_.blocking = blocking_.get();
+  keyspace_->set_watcher(blocking_.get());
   state_.stats = &stats_;
   state_.dirty = &dirty_;
   state_.start_ms = clock_.NowMs();
@@ -115,36 +155,59 @@ int CommandFixture::KillLocal(const std::function<bool(const ClientInfo&)>& matc
 }
 
 std::string CommandFixture::Run(std::vector<std::string> args) {
-  const CommandSpec* spec = table_->Find(args[0]);
-  if (!spec) return "-" + UnknownCommand(args[0], args.data() + 1, args.size() - 1) + "\r\n";
-  if (!CommandTable::ArityOk(*spec, args.size())) return "-" + WrongArgs(spec->name) + "\r\n";
-  if (state_.auth_required && !client_.authenticated && !(spec->flags & kNoAuth)) {
-    return "-" + std::string(kErrNoAuth) + "\r\n";
-  }
+  return Submit(std::move(args), client_, 0).Get();
+}
+
+CommandFixture::PendingReply CommandFixture::Start(std::vector<std::string> args) {
+  other_clients_.push_back(std::make_unique<ClientState>());
+  other_clients_.back()->id = other_clients_.size() + 1;
+  const int home = executor_->workers() - 1;
+  return Submit(std::move(args), *other_clients_.back(), home);
+}
+
+CommandFixture::PendingReply CommandFixture::Submit(std::vector<std::string> args,
+                                                    ClientState& client, int home) {
   auto done = std::make_shared<ReplySlot>();
+  PendingReply pending([done] { return done->Get(); },
+                       [done](int ms) { return done->WaitFor(ms); });
+  const CommandSpec* spec = table_->Find(args[0]);
+  if (!spec) {
+    done->Set("-" + UnknownCommand(args[0], args.data() + 1, args.size() - 1) + "\r\n");
+    return pending;
+  }
+  if (!CommandTable::ArityOk(*spec, args.size())) {
+    done->Set("-" + WrongArgs(spec->name) + "\r\n");
+    return pending;
+  }
+  if (state_.auth_required && !client.authenticated && !(spec->flags & kNoAuth)) {
+    done->Set("-" + std::string(kErrNoAuth) + "\r\n");
+    return pending;
+  }
   if (spec->run) {
     uint32_t slot = keyspace_->SlotOfKey(args[static_cast<size_t>(spec->first_key)]);
-    uint32_t db = client_.db;
-    int protocol = client_.protocol;
-    executor_->Post(executor_->OwnerOf(slot), [&, done, slot, db, protocol] {
-      std::string reply = Execute(state_, *spec, args, slot, db, protocol, "127.0.0.1:1",
-                                  client_.name);
+    uint32_t db = client.db;
+    int protocol = client.protocol;
+    auto shared_args = std::make_shared<std::vector<std::string>>(std::move(args));
+    executor_->Post(executor_->OwnerOf(slot),
+                    [this, spec, shared_args, &client, done, slot, db, protocol] {
+      std::string reply = Execute(state_, *spec, *shared_args, slot, db, protocol,
+                                  "127.0.0.1:1", client.name);
       Status st = state_.CommitDirty();
       done->Set(st.ok() ? reply : "-" + StatusError(st) + "\r\n");
     });
-    return done->Get();
   } else {
-    AsyncContext ctx(std::move(args), client_.protocol, &state_, &client_, 0);
-    executor_->Post(0, [&, done] {
-      Task task = spec->run_async(ctx);
-      task.Start([&ctx, done] {
-        ctx.CommitHere();
-        done->Set(ctx.commit_status.ok() ? ctx.reply.buffer()
-                                         : "-" + StatusError(ctx.commit_status) + "\r\n");
+    auto ctx = std::make_shared<AsyncContext>(std::move(args), client.protocol, &state_, &client,
+                                              home);
+    executor_->Post(home, [spec, ctx, done] {
+      Task task = spec->run_async(*ctx);
+      task.Start([ctx, done] {
+        ctx->CommitHere();
+        done->Set(ctx->commit_status.ok() ? ctx->reply.buffer()
+                                          : "-" + StatusError(ctx->commit_status) + "\r\n");
       });
     });
-    return done->Get();
   }
+  return pending;
 }
 
 }  // namespace slotkv::command

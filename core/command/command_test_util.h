@@ -5,7 +5,9 @@
 //   CHECK(f.Run({"SET", "k", "v"}) == "+OK\r\n");
 #pragma once
 
+#include <chrono>
 #include <condition_variable>
+#include <map>
 #include <deque>
 #include <functional>
 #include <memory>
@@ -16,6 +18,7 @@
 
 #include "conf/config.h"
 #include "core/base/clock.h"
+#include "core/command/blocking.h"
 #include "core/command/command_table.h"
 #include "core/command/context.h"
 #include "core/command/keyspace.h"
@@ -30,14 +33,22 @@ class ThreadExecutor : public Executor {
   int workers() const override { return static_cast<int>(threads_.size()); }
   int current() const override;
   void Post(int w, std::function<void()> fn) override;
+  uint64_t RunAfter(int64_t delay_ms, std::function<void()> fn) override;
+  void CancelTimer(uint64_t id) override;
 
  private:
+  using TimePoint = std::chrono::steady_clock::time_point;
   struct Queue {
     std::mutex mu;
     std::condition_variable cv;
     std::deque<std::function<void()>> tasks;
+    std::map<std::pair<TimePoint, uint64_t>, std::function<void()>> timers;  // by due time
+    std::map<uint64_t, TimePoint> timer_due;                                 // by id
+    uint64_t next_timer_id = 0;
     bool stop = false;
   };
+  // The next thing worker q should run: a task, else a due timer; empty when stopping.
+  std::function<void()> Next(Queue& q);
   std::vector<std::unique_ptr<Queue>> queues_;
   std::vector<std::thread> threads_;
 };
@@ -50,6 +61,24 @@ class CommandFixture : public ClientRegistry {
   // Runs one request for the fixture's client and returns its raw reply.
   std::string Run(std::vector<std::string> args);
 
+  // A request of another client, running in the background.
+  class PendingReply {
+   public:
+    PendingReply(std::function<std::string()> get, std::function<bool(int)> wait)
+        : get_(std::move(get)), wait_(std::move(wait)) {}
+    // Waits for the reply and returns it.
+    std::string Get() { return get_(); }
+    // Whether the reply came within ms milliseconds.
+    bool WaitFor(int ms) { return wait_(ms); }
+
+   private:
+    std::function<std::string()> get_;
+    std::function<bool(int)> wait_;
+  };
+  // Starts args for a new client (its own state, home on the last worker) and returns at once:
+  // for blocking commands, woken by Run()s of the fixture's client.
+  PendingReply Start(std::vector<std::string> args);
+
   ManualClock& clock() { return clock_; }
   ServerState& state() { return state_; }
   conf::Config& config() { return config_; }
@@ -59,18 +88,24 @@ class CommandFixture : public ClientRegistry {
   // ClientRegistry: the fixture's one client, on worker 0.
   std::vector<ClientInfo> ListLocal() override;
   int KillLocal(const std::function<bool(const ClientInfo&)>& match) override;
+  // The fixture's one client is never blocked while another request runs.
+  bool UnblockLocal(uint64_t, bool) override { return false; }
   int64_t connected() const override { return 1; }
 
  private:
+  PendingReply Submit(std::vector<std::string> args, ClientState& client, int home);
+
   ManualClock clock_{1'700'000'000'000};
   conf::Config config_;
   std::unique_ptr<Keyspace> keyspace_;
   std::unique_ptr<CommandTable> table_;
   SlowLog slowlog_;
+  std::unique_ptr<Blocking> blocking_;
   std::vector<std::unique_ptr<WorkerStats>> stats_;
   std::vector<std::vector<slot::Slot*>> dirty_;
   ServerState state_;
   ClientState client_;
+  std::vector<std::unique_ptr<ClientState>> other_clients_;
   std::unique_ptr<ThreadExecutor> executor_;  // last member: its threads stop first
 };
 

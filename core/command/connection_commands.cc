@@ -155,7 +155,7 @@ Task Reset(AsyncContext& ctx) {
 std::string FormatClient(const ClientInfo& c) {
   return "id=" + std::to_string(c.id) + " addr=" + c.addr + " laddr=" + c.laddr +
          " fd=" + std::to_string(c.fd) + " name=" + c.name + " age=" + std::to_string(c.age_s) +
-         " idle=" + std::to_string(c.idle_s) + " flags=N db=" + std::to_string(c.db) +
+         " idle=" + std::to_string(c.idle_s) + " flags=" + std::string(c.blocked ? "b" : "N") + " db=" + std::to_string(c.db) +
          " sub=0 psub=0 ssub=0 multi=-1 qbuf=" + std::to_string(c.query_buffer) +
          " qbuf-free=0 argv-mem=0 multi-mem=0 rbs=16384 rbp=0 obl=0 oll=0 omem=" +
          std::to_string(c.output_buffer) + " tot-mem=0 events=r cmd=" + c.last_command +
@@ -219,6 +219,29 @@ Task ClientList(AsyncContext& ctx) {
     text += FormatClient(c);
   }
   ctx.reply.Verbatim(text);
+}
+
+// CLIENT UNBLOCK client-id [TIMEOUT|ERROR]: 1 when the client was blocked (its blocking
+// command then replies as on a timeout, or the UNBLOCKED error), else 0.
+Task ClientUnblock(AsyncContext& ctx) {
+  std::optional<int64_t> id = IntArg(ctx.args[2], ctx.reply);
+  if (!id) co_return;
+  bool error = false;
+  if (ctx.args.size() == 4) {
+    if (Is(ctx.args[3], "ERROR")) {
+      error = true;
+    } else if (!Is(ctx.args[3], "TIMEOUT")) {
+      ctx.reply.Error("ERR CLIENT UNBLOCK reason should be TIMEOUT or ERROR");
+      co_return;
+    }
+  }
+  bool unblocked = false;
+  for (int w = 0; w < ctx.server.executor->workers() && !unblocked; ++w) {
+    co_await ctx.ToWorker(w);
+    unblocked = ctx.server.clients->UnblockLocal(static_cast<uint64_t>(*id), error);
+  }
+  co_await ctx.ToHome();
+  ctx.reply.Integer(unblocked ? 1 : 0);
 }
 
 Task ClientKill(AsyncContext& ctx) {
@@ -341,6 +364,8 @@ constexpr std::string_view kClientHelp[] = {
     "    SKIPME (YES|NO), TYPE normal, USER default.",
     "LIST [options ...]",
     "    Return information about client connections. Options: TYPE normal, ID <id> [...]",
+    "UNBLOCK <clientid> [TIMEOUT|ERROR]",
+    "    Unblock the specified blocked client.",
     "SETINFO <option> <value>",
     "    Set client meta attr. Options are: LIB-NAME, LIB-VER.",
     "SETNAME <name>",
@@ -385,6 +410,12 @@ Task Client(AsyncContext& ctx) {
       co_return;
     }
     co_await ClientKill(ctx);
+  } else if (Is(sub, "UNBLOCK")) {
+    if (n < 3 || n > 4) {
+      ctx.reply.Error(WrongArgs("client|unblock"));
+      co_return;
+    }
+    co_await ClientUnblock(ctx);
   } else if (Is(sub, "SETINFO")) {
     co_await ClientSetInfo(ctx);
   } else if (Is(sub, "HELP")) {

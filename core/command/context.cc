@@ -1,5 +1,7 @@
 #include "core/command/context.h"
 
+#include "core/command/blocking.h"
+
 namespace slotkv::command {
 
 Status ServerState::CommitDirty() {
@@ -34,6 +36,7 @@ void ServerState::RefreshLive() {
 }
 
 void AsyncContext::CommitHere() {
+  if (server.blocking) server.blocking->ServeReady();
   Status st = server.CommitDirty();
   if (!st.ok() && commit_status.ok()) commit_status = std::move(st);
 }

@@ -14,6 +14,7 @@
 #include <atomic>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -27,7 +28,9 @@
 
 namespace slotkv::command {
 
+class Blocking;
 class CommandTable;
+class Waiter;
 
 // One connection's state, owned by its worker.
 struct ClientState {
@@ -57,6 +60,7 @@ struct ClientInfo {
   std::string last_command;
   std::string lib_name;
   std::string lib_ver;
+  bool blocked = false;  // waiting in a blocking command (flags=b)
 };
 
 // The connections of the calling worker, as the network layer keeps them.
@@ -68,6 +72,10 @@ class ClientRegistry {
   // Closes the calling worker's connections for which match(info) is true (after their pending
   // replies); returns how many.
   virtual int KillLocal(const std::function<bool(const ClientInfo&)>& match) = 0;
+  // Ends the wait of client id if it is a connection of the calling worker blocked in a
+  // blocking command: with the timeout reply, or with the UNBLOCKED error when error is set.
+  // Whether it was.
+  virtual bool UnblockLocal(uint64_t id, bool error) = 0;
   // Connections of all workers right now.
   virtual int64_t connected() const = 0;
 };
@@ -80,6 +88,7 @@ struct ServerState {
   ClientRegistry* clients = nullptr;
   const CommandTable* table = nullptr;
   SlowLog* slowlog = nullptr;
+  Blocking* blocking = nullptr;  // clients blocked on keys (blocking.h)
   std::vector<std::unique_ptr<WorkerStats>>* stats = nullptr;  // [worker]
   // [worker]: slots written by that worker's commands and not yet committed.
   std::vector<std::vector<slot::Slot*>>* dirty = nullptr;
@@ -136,6 +145,9 @@ class AsyncContext {
   int home;
   uint32_t db;
   Status commit_status;  // first failed commit: the reply becomes an error
+  // A blocking command's wait (blocking.h): set on the home worker before the task first
+  // leaves it, so the connection can stop the wait when it closes.
+  std::shared_ptr<Waiter> waiter;
 
   // co_await these to move the task (committing what it wrote where it was).
   Hop ToSlot(uint32_t slot) { return ToWorker(server.executor->OwnerOf(slot)); }
@@ -149,7 +161,8 @@ class AsyncContext {
                  &(*server.dirty)[static_cast<size_t>(server.executor->current())]);
   }
   Store StoreOf(uint32_t s) { return StoreOf(s, db); }
-  // Commits the current worker's writes; remembers the first failure.
+  // Serves the clients blocked on keys this worker's writes readied, then commits the current
+  // worker's writes; remembers the first failure.
   void CommitHere();
 };
 

@@ -2,6 +2,8 @@
 
 #include <chrono>
 
+#include "core/command/blocking.h"
+
 
 namespace slotkv::command {
 
@@ -23,6 +25,8 @@ std::string Execute(ServerState& state, const CommandSpec& spec,
   spec.run(ctx);
   RecordCall(state, spec, args, NowUs() - start, reply.errors() > 0, client_addr,
              client_name);
+  // Clients blocked on a key this command filled are served before anything else runs here.
+  if (state.blocking) state.blocking->ServeReady();
   return std::move(reply.buffer());
 }
 

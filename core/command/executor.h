@@ -3,6 +3,7 @@
 // threads or a queue.
 #pragma once
 
+#include <cstdint>
 #include <functional>
 
 namespace slotkv::command {
@@ -15,6 +16,12 @@ class Executor {
   virtual int current() const = 0;
   // Runs fn on worker w, after what is already queued there (FIFO per worker). Never blocks.
   virtual void Post(int w, std::function<void()> fn) = 0;
+  // Runs fn on the calling worker once delay_ms have passed, unless CancelTimer(id) comes
+  // first; returns that id. REQUIRES: on a worker.
+  virtual uint64_t RunAfter(int64_t delay_ms, std::function<void()> fn) = 0;
+  // Cancels a RunAfter of the calling worker; a no-op when it already ran. REQUIRES: on the
+  // worker that called RunAfter.
+  virtual void CancelTimer(uint64_t id) = 0;
   // The worker that owns slot s: every request for s runs there.
   int OwnerOf(uint32_t slot) const { return static_cast<int>(slot % workers()); }
 };

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "core/command/args.h"
+#include "core/command/blocking.h"
 #include "core/command/command_table.h"
 #include "core/command/server_family.h"
 
@@ -189,8 +190,8 @@ void ClientsSection(const ServerState& state, const EngineTotals&, std::string& 
   Field(out, "connected_clients", state.clients->connected());
   Field(out, "cluster_connections", 0);
   Field(out, "maxclients", state.maxclients.load());
-  // slotkv has no blocking commands, client tracking or client timeouts yet.
-  Field(out, "blocked_clients", 0);
+  Field(out, "blocked_clients", state.blocking ? state.blocking->blocked_clients.load() : 0);
+  // slotkv has no client tracking or client timeouts.
   Field(out, "tracking_clients", 0);
   Field(out, "clients_in_timeout_table", 0);
 }

@@ -173,6 +173,10 @@ Status Store::Put(std::string_view key, std::string_view value, ValueType type,
   SLOTKV_RETURN_IF_ERROR(keyspace_->AdoptFsync(s));
   SLOTKV_RETURN_IF_ERROR(s->Put(key, value, type, expire_at_ms));
   if (std::find(dirty_->begin(), dirty_->end(), s) == dirty_->end()) dirty_->push_back(s);
+  KeyWatcher* watcher = keyspace_->watcher();
+  if (watcher && (type == ValueType::kList || type == ValueType::kZSet)) {
+    watcher->OnCollectionWrite(db_, key);
+  }
   return Status::OK();
 }
 

@@ -29,6 +29,14 @@
 
 namespace slotkv::command {
 
+// Told of every write of a list or sorted set (the types blocking commands wait for).
+class KeyWatcher {
+ public:
+  virtual ~KeyWatcher() = default;
+  // key of database db was written by the calling worker (its owner).
+  virtual void OnCollectionWrite(uint32_t db, std::string_view key) = 0;
+};
+
 struct KeyspaceOptions {
   std::string dir;             // data directory (disk mode)
   bool memory = false;         // pure-memory mode: no files at all
@@ -61,6 +69,11 @@ class Keyspace {
   // The fsync policy of every slot (CONFIG SET appendfsync). Any thread may set it; a slot
   // adopts it (AdoptFsync, on its owner) before its next write and at the periodic commit.
   void SetFsync(wal::FsyncPolicy fsync) { fsync_.store(static_cast<int>(fsync)); }
+  // The watcher Store::Put tells of list and sorted-set writes (set once, before the workers
+  // start; nullptr = none).
+  void set_watcher(KeyWatcher* watcher) { watcher_ = watcher; }
+  KeyWatcher* watcher() const { return watcher_; }
+
   wal::FsyncPolicy fsync() const { return static_cast<wal::FsyncPolicy>(fsync_.load()); }
   Status AdoptFsync(slot::Slot* slot) {
     return slot->fsync_policy() == fsync() ? Status::OK() : slot->SetFsyncPolicy(fsync());
@@ -81,6 +94,7 @@ class Keyspace {
   std::vector<Entry> entries_;  // [s * databases + db]
   std::vector<uint64_t> drops_;  // per slot: names the trash dirs of Drop
   std::atomic<int> fsync_;
+  KeyWatcher* watcher_ = nullptr;
 };
 
 // The keys of one database in one slot, as a command sees them. Writes go to the slot's WAL

@@ -35,6 +35,48 @@ void ReplyEntries(Reply& reply, const std::vector<ZSetValue::Entry>& entries, bo
   }
 }
 
+std::optional<ZMPopArgs> ParseZMPopArgs(const std::vector<std::string>& a, size_t numkeys_at,
+                                        Reply& reply) {
+  std::optional<int64_t> numkeys = ParseInt64(a[numkeys_at]);
+  if (!numkeys || *numkeys < 1) {
+    reply.Error("ERR numkeys should be greater than 0");
+    return std::nullopt;
+  }
+  // numkeys keys, then at least MIN|MAX.
+  if (static_cast<uint64_t>(*numkeys) >= a.size() - numkeys_at - 1) {
+    reply.Error(kErrSyntax);
+    return std::nullopt;
+  }
+  ZMPopArgs out;
+  out.first_key = numkeys_at + 1;
+  out.num_keys = static_cast<size_t>(*numkeys);
+  const size_t end_pos = out.first_key + out.num_keys;
+  if (Is(a[end_pos], "MIN")) {
+    out.end = ZEnd::kMin;
+  } else if (Is(a[end_pos], "MAX")) {
+    out.end = ZEnd::kMax;
+  } else {
+    reply.Error(kErrSyntax);
+    return std::nullopt;
+  }
+  bool count_seen = false;
+  for (size_t i = end_pos + 1; i < a.size(); i += 2) {
+    if (Is(a[i], "COUNT") && i + 1 < a.size() && !count_seen) {
+      std::optional<int64_t> c = ParseInt64(a[i + 1]);
+      if (!c || *c < 1) {
+        reply.Error("ERR count should be greater than 0");
+        return std::nullopt;
+      }
+      out.count = *c;
+      count_seen = true;
+    } else {
+      reply.Error(kErrSyntax);
+      return std::nullopt;
+    }
+  }
+  return out;
+}
+
 bool ZMPopFrom(Store& store, WorkerStats& stats, std::string_view key, ZEnd end, int64_t count,
                Reply& reply) {
   ZSetRead read = ReadZSet(store, stats, Lookup::kWrite, key);

@@ -4,6 +4,8 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -33,6 +35,19 @@ std::vector<ZSetValue::Entry> PopEntries(ZSetValue& zset, ZEnd end, size_t count
 // Entries as ZRANGE ... WITHSCORES replies them: RESP2 a flat array member, score, ...;
 // RESP3 an array of [member, score] pairs with double scores. Without scores, the members.
 void ReplyEntries(Reply& reply, const std::vector<ZSetValue::Entry>& entries, bool with_scores);
+
+// The arguments of ZMPOP / BZMPOP after the timeout: numkeys key [key ...] MIN|MAX
+// [COUNT count].
+struct ZMPopArgs {
+  size_t first_key = 0;  // index in args
+  size_t num_keys = 0;
+  ZEnd end = ZEnd::kMin;
+  int64_t count = 1;
+};
+// Parses them from args[numkeys_at] on, checked in Redis's order; nullopt after replying the
+// error.
+std::optional<ZMPopArgs> ParseZMPopArgs(const std::vector<std::string>& args,
+                                        size_t numkeys_at, Reply& reply);
 
 // Pops up to count entries from `end` of the sorted set at key for ZMPOP / BZMPOP. When the
 // key holds a sorted set, writes it back (keeping its TTL; deleting it when emptied), replies
