@@ -4,15 +4,22 @@
 # Redis runs with appendonly yes + appendfsync everysec: the same durability as slotkv's default.
 #
 #   scripts/bench.sh [--requests N] [--clients C] [--pipeline P] [--keyspace K] [--value-size V]
-#                    [--tests set,get,incr,mset] [--workers W]
+#                    [--tests set,get,incr,mset,lpush,lpop,sadd,hset,zadd,lrange_100]
+#                    [--collection-requests M] [--workers W]
+#
+# The collection tests of redis-benchmark (lpush lpop sadd hset zadd lrange_*) work on ONE key
+# that grows (members random over --keyspace; lists grow by every request). slotkv rewrites a
+# whole collection per write for now, so those tests run --collection-requests requests
+# (default 20000) rather than --requests.
 #
 # Prints one table row per test (requests/s of each server, and their ratio), then
 # `RESULT <test>_ratio=... ...` (slotkv / redis) so a script can check the figures.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-requests=200000 clients=50 pipeline=1 keyspace=100000 value_size=200 tests=set,get,incr,mset
-workers=2
+requests=200000 clients=50 pipeline=1 keyspace=100000 value_size=200
+tests=set,get,incr,mset,lpush,lpop,sadd,hset,zadd,lrange_100
+collection_requests=20000 workers=2
 while [ $# -gt 0 ]; do
   case $1 in
     --requests) requests=$2 ;;
@@ -21,6 +28,7 @@ while [ $# -gt 0 ]; do
     --keyspace) keyspace=$2 ;;
     --value-size) value_size=$2 ;;
     --tests) tests=$2 ;;
+    --collection-requests) collection_requests=$2 ;;
     --workers) workers=$2 ;;
     *) echo "unknown argument $1" >&2; exit 2 ;;
   esac
@@ -54,10 +62,13 @@ build/release/net/slotkv-server --port "$slotkv_port" --dir "$work/slotkv" --wor
 pids+=($!)
 wait_ready "$redis_port" && wait_ready "$slotkv_port" || { cat "$work"/*.log; exit 1; }
 
-# requests/s of one redis-benchmark test against a port (from its CSV output).
+# requests/s of one redis-benchmark test against a port (from its CSV output; the last row, as
+# lrange_* first runs the LPUSH that fills its list).
 rps() {
-  redis-benchmark -p "$1" -t "$2" -n "$requests" -c "$clients" -P "$pipeline" -r "$keyspace" \
-    -d "$value_size" --csv -q 2>/dev/null | awk -F'","' 'NR==2 {print $2}'
+  local n=$requests
+  case $2 in lpush|rpush|lpop|rpop|sadd|spop|hset|zadd|zpopmin|lrange*) n=$collection_requests ;; esac
+  redis-benchmark -p "$1" -t "$2" -n "$n" -c "$clients" -P "$pipeline" -r "$keyspace" \
+    -d "$value_size" --csv -q 2>/dev/null | awk -F'","' 'NR > 1 {v = $2} END {print v}'
 }
 
 printf '| test | redis-server rps | slotkv rps | slotkv/redis |\n|---|---|---|---|\n'
@@ -69,5 +80,5 @@ for t in ${tests//,/ }; do
   printf '| %s | %s | %s | %s |\n' "$t" "$r" "$s" "$ratio"
   result="$result ${t}_ratio=$ratio"
 done
-echo "(requests=$requests clients=$clients pipeline=$pipeline keyspace=$keyspace value=${value_size}B, slotkv workers=$workers)"
+echo "(requests=$requests collection requests=$collection_requests clients=$clients pipeline=$pipeline keyspace=$keyspace value=${value_size}B, slotkv workers=$workers)"
 echo "$result"
