@@ -116,23 +116,7 @@ void LPop(CommandContext& ctx) { PopGeneric(ctx, End::kLeft); }
 void RPop(CommandContext& ctx) { PopGeneric(ctx, End::kRight); }
 
 // LLEN key: the length (0 for a missing key), read from the header alone.
-void LLen(CommandContext& ctx) {
-  slot::KeyMeta meta;
-  Result<std::optional<std::string>> r = ctx.store.Get(ctx.args[1], &meta);
-  if (Failed(r.status(), ctx.reply)) return;
-  WorkerStats::Add(r->has_value() ? ctx.stats.keyspace_hits : ctx.stats.keyspace_misses);
-  if (!r->has_value()) {
-    ctx.reply.Integer(0);
-    return;
-  }
-  if (meta.type != ValueType::kList) {
-    ctx.reply.Error(kErrWrongType);
-    return;
-  }
-  Result<uint64_t> n = ListValue::DecodeSize(**r);
-  if (Failed(n.status(), ctx.reply)) return;
-  ctx.reply.Integer(static_cast<int64_t>(*n));
-}
+void LLen(CommandContext& ctx) { ReplyCollectionSize<ListValue>(ctx, ValueType::kList); }
 
 // LINDEX key index: the element or nil. The key is looked up before the index is parsed.
 void LIndex(CommandContext& ctx) {

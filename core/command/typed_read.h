@@ -72,6 +72,27 @@ bool ReadFailed(const TypedRead<V>& read, Reply& reply) {
   return false;
 }
 
+// LLEN / SCARD / ZCARD key: the count read from the value's header alone (V::DecodeSize), 0 for
+// a missing key; a reader's lookup (a keyspace hit or miss).
+template <class V>
+void ReplyCollectionSize(CommandContext& ctx, ValueType type) {
+  slot::KeyMeta meta;
+  Result<std::optional<std::string>> r = ctx.store.Get(ctx.args[1], &meta);
+  if (Failed(r.status(), ctx.reply)) return;
+  WorkerStats::Add(r->has_value() ? ctx.stats.keyspace_hits : ctx.stats.keyspace_misses);
+  if (!r->has_value()) {
+    ctx.reply.Integer(0);
+    return;
+  }
+  if (meta.type != type) {
+    ctx.reply.Error(kErrWrongType);
+    return;
+  }
+  Result<uint64_t> n = V::DecodeSize(**r);
+  if (Failed(n.status(), ctx.reply)) return;
+  ctx.reply.Integer(static_cast<int64_t>(*n));
+}
+
 // Writes value under key with expiry expire_at_ms, or deletes the key when it is empty (an
 // empty collection is never stored).
 template <class V>

@@ -256,23 +256,7 @@ void ZPopMax(CommandContext& ctx) { ZPop(ctx, ZEnd::kMax); }
 // ---- reads --------------------------------------------------------------------------------
 
 // ZCARD key: the entry count (0 for a missing key), read from the header alone.
-void ZCard(CommandContext& ctx) {
-  slot::KeyMeta meta;
-  Result<std::optional<std::string>> r = ctx.store.Get(ctx.args[1], &meta);
-  if (Failed(r.status(), ctx.reply)) return;
-  WorkerStats::Add(r->has_value() ? ctx.stats.keyspace_hits : ctx.stats.keyspace_misses);
-  if (!r->has_value()) {
-    ctx.reply.Integer(0);
-    return;
-  }
-  if (meta.type != ValueType::kZSet) {
-    ctx.reply.Error(kErrWrongType);
-    return;
-  }
-  Result<uint64_t> n = ZSetValue::DecodeSize(**r);
-  if (Failed(n.status(), ctx.reply)) return;
-  ctx.reply.Integer(static_cast<int64_t>(*n));
-}
+void ZCard(CommandContext& ctx) { ReplyCollectionSize<ZSetValue>(ctx, ValueType::kZSet); }
 
 // ZSCORE key member: the score (a double in RESP3), or nil.
 void ZScore(CommandContext& ctx) {
