@@ -48,8 +48,6 @@ namespace {
 // Error texts only this file replies with (errors.h belongs to the framework).
 constexpr std::string_view kErrWeight = "ERR weight value is not a float";
 constexpr std::string_view kErrLimit = "ERR LIMIT can't be negative";
-constexpr std::string_view kErrNumKeys = "ERR numkeys should be greater than 0";
-constexpr std::string_view kErrCountPositive = "ERR count should be greater than 0";
 
 // numkeys below 1 for command (its lower-case name).
 std::string NeedKeys(std::string_view command) {
@@ -451,40 +449,11 @@ Task ZInterCard(AsyncContext& ctx) { co_await SetOp(ctx, "zintercard", Op::kInte
 // with every key in one slot, in one atomic step.
 Task ZMPop(AsyncContext& ctx) {
   const auto& a = ctx.args;
-  std::optional<int64_t> numkeys = ParseInt64(a[1]);
-  if (!numkeys || *numkeys < 1) {
-    ctx.reply.Error(kErrNumKeys);
-    co_return;
-  }
-  // numkeys keys, then at least MIN|MAX.
-  if (static_cast<uint64_t>(*numkeys) > a.size() - 3) {
-    ctx.reply.Error(kErrSyntax);
-    co_return;
-  }
-  const size_t end_pos = 2 + static_cast<size_t>(*numkeys);
-  ZEnd end = ZEnd::kMin;
-  if (Is(a[end_pos], "MAX")) {
-    end = ZEnd::kMax;
-  } else if (!Is(a[end_pos], "MIN")) {
-    ctx.reply.Error(kErrSyntax);
-    co_return;
-  }
-  int64_t count = 1;
-  bool count_seen = false;
-  for (size_t i = end_pos + 1; i < a.size(); i += 2) {
-    if (Is(a[i], "COUNT") && i + 1 < a.size() && !count_seen) {
-      std::optional<int64_t> c = ParseInt64(a[i + 1]);
-      if (!c || *c < 1) {
-        ctx.reply.Error(kErrCountPositive);
-        co_return;
-      }
-      count = *c;
-      count_seen = true;
-    } else {
-      ctx.reply.Error(kErrSyntax);
-      co_return;
-    }
-  }
+  std::optional<ZMPopArgs> m = ParseZMPopArgs(a, 1, ctx.reply);
+  if (!m) co_return;
+  const ZEnd end = m->end;
+  const int64_t count = m->count;
+  const size_t end_pos = m->first_key + m->num_keys;
   Keyspace& keyspace = *ctx.server.keyspace;
   const uint32_t slot = keyspace.SlotOfKey(a[2]);
   bool one_slot = true;
