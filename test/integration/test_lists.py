@@ -1,8 +1,8 @@
 """List commands: exact replies, errors and edge cases as Redis 7.0.15 gives them.
 
 Keys tagged {a}, {b} and {c} land in different slots of slotkv's 8-slot test server, so the
-cross-slot paths of LMOVE, RPOPLPUSH and LMPOP run. Blocking commands are not covered (slotkv
-does not implement them).
+cross-slot paths of LMOVE, RPOPLPUSH and LMPOP run. The blocking commands are in
+test_blocking.py.
 """
 
 import pytest
