@@ -561,6 +561,8 @@ const ChunkStoreStats& ChunkStore::stats() const {
   s.live_bytes = impl_->table.live_bytes();
   s.cache_hits = impl_->cache.hits();
   s.cache_misses = impl_->cache.misses();
+  s.cache_bytes = impl_->cache.size_bytes();
+  s.compacted_bytes = impl_->RunBytes(1) * s.compacted_segments;
   return s;
 }
 

@@ -58,8 +58,10 @@ struct ChunkStoreStats {
   uint64_t segments_free = 0;       // in the file, reusable
   uint64_t live_bytes = 0;          // sum of live record bytes
   uint64_t compacted_segments = 0;  // freed by FreeSegment
+  uint64_t compacted_bytes = 0;     // compacted_segments x segment size
   uint64_t cache_hits = 0;
   uint64_t cache_misses = 0;
+  uint64_t cache_bytes = 0;         // segment bytes in the cache now
 };
 
 class ChunkStore {

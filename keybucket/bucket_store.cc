@@ -599,7 +599,10 @@ uint32_t BucketStore::bucket_cell_count(uint32_t bucket) const { return impl_->c
 
 uint64_t BucketStore::disk_bytes() const { return impl_->stats.pages_in_use * kPageSize; }
 
-const BucketStoreStats& BucketStore::stats() const { return impl_->stats; }
+const BucketStoreStats& BucketStore::stats() const {
+  impl_->stats.cache_bytes = impl_->cache.size_bytes();
+  return impl_->stats;
+}
 
 void BucketStore::set_fsync(bool fsync) { impl_->options.fsync = fsync; }
 

@@ -46,6 +46,7 @@ struct BucketStoreStats {
   uint64_t cache_hits = 0;
   uint64_t splits = 0;            // depth increases
   uint64_t pages_in_use = 0;      // sum of 2^depth over buckets
+  uint64_t cache_bytes = 0;       // page bytes in the cache now
 };
 
 class BucketStore {

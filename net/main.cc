@@ -5,6 +5,7 @@
 #include <string_view>
 
 #include "conf/config.h"
+#include "metrics/http_server.h"
 #include "net/server.h"
 
 namespace {
@@ -43,9 +44,24 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "slotkv-server: cannot start: %s\n", server.status().ToString().c_str());
     return 1;
   }
+  std::unique_ptr<slotkv::metrics::HttpServer> http;
+  if (const int http_port = static_cast<int>(config.GetInt("http-port")); http_port > 0) {
+    auto started =
+        slotkv::metrics::HttpServer::Start(&(*server)->state(), config.Get("bind"), http_port);
+    if (!started.ok()) {
+      std::fprintf(stderr, "slotkv-server: cannot start: %s\n",
+                   started.status().ToString().c_str());
+      return 1;
+    }
+    http = std::move(started).value();
+  }
   std::fprintf(stderr, "slotkv-server %s ready: %s:%d, %s storage in %s, %d workers\n",
                SLOTKV_VERSION, config.Get("bind").c_str(), (*server)->port(),
                config.Get("storage").c_str(), config.Get("dir").c_str(), (*server)->workers());
+  if (http) {
+    std::fprintf(stderr, "slotkv-server: HTTP admin API and /metrics on %s:%d\n",
+                 config.Get("bind").c_str(), http->port());
+  }
   st = (*server)->Wait();
   if (!st.ok()) {
     std::fprintf(stderr, "slotkv-server: persisting at shutdown failed: %s\n",

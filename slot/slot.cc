@@ -306,10 +306,22 @@ SlotStats Slot::Stats() const {
   stats.disk_bytes = s.log->total_bytes() + s.buckets->disk_bytes() + s.chunks->disk_bytes();
   stats.wal_entries = s.wal_entries;
   stats.wal_bytes = s.log->total_bytes();
-  stats.bucket_splits = s.buckets->stats().splits;
-  stats.compacted_segments = s.chunks->stats().compacted_segments;
+  const keybucket::BucketStoreStats& b = s.buckets->stats();
+  const chunk::ChunkStoreStats& c = s.chunks->stats();
+  stats.bucket_splits = b.splits;
+  stats.bucket_cache_hits = b.cache_hits;
+  stats.bucket_cache_misses = b.pages_read;
+  stats.bucket_cache_bytes = b.cache_bytes;
+  stats.chunk_segments_used = c.segments_used;
+  stats.chunk_segments_free = c.segments_free;
+  stats.compacted_segments = c.compacted_segments;
+  stats.compacted_bytes = c.compacted_bytes;
+  stats.chunk_cache_hits = c.cache_hits;
+  stats.chunk_cache_misses = c.cache_misses;
+  stats.chunk_cache_bytes = c.cache_bytes;
   stats.value_cache_hits = s.value_cache.hits();
   stats.value_cache_misses = s.value_cache.misses();
+  stats.value_cache_bytes = s.value_cache.size_bytes();
   return stats;
 }
 

@@ -89,11 +89,48 @@ struct SlotStats {
   uint64_t wal_entries = 0;         // in group maps, not yet persisted
   uint64_t wal_bytes = 0;
   uint64_t flushes = 0;
+  uint64_t flush_usec = 0;          // time spent in group flushes
   uint64_t expired_keys = 0;        // reclaimed by ActiveExpireStep or a flush
   uint64_t bucket_splits = 0;
+  uint64_t chunk_segments_used = 0;
+  uint64_t chunk_segments_free = 0;
   uint64_t compacted_segments = 0;
+  uint64_t compacted_bytes = 0;     // segment bytes freed by compaction
   uint64_t value_cache_hits = 0;
   uint64_t value_cache_misses = 0;
+  uint64_t value_cache_bytes = 0;
+  uint64_t bucket_cache_hits = 0;
+  uint64_t bucket_cache_misses = 0;  // pages read from the file
+  uint64_t bucket_cache_bytes = 0;
+  uint64_t chunk_cache_hits = 0;
+  uint64_t chunk_cache_misses = 0;
+  uint64_t chunk_cache_bytes = 0;
+
+  // Adds every field of o (totals over slots or databases).
+  void Add(const SlotStats& o) {
+    user_bytes_written += o.user_bytes_written;
+    disk_bytes_written += o.disk_bytes_written;
+    disk_bytes += o.disk_bytes;
+    wal_entries += o.wal_entries;
+    wal_bytes += o.wal_bytes;
+    flushes += o.flushes;
+    flush_usec += o.flush_usec;
+    expired_keys += o.expired_keys;
+    bucket_splits += o.bucket_splits;
+    chunk_segments_used += o.chunk_segments_used;
+    chunk_segments_free += o.chunk_segments_free;
+    compacted_segments += o.compacted_segments;
+    compacted_bytes += o.compacted_bytes;
+    value_cache_hits += o.value_cache_hits;
+    value_cache_misses += o.value_cache_misses;
+    value_cache_bytes += o.value_cache_bytes;
+    bucket_cache_hits += o.bucket_cache_hits;
+    bucket_cache_misses += o.bucket_cache_misses;
+    bucket_cache_bytes += o.bucket_cache_bytes;
+    chunk_cache_hits += o.chunk_cache_hits;
+    chunk_cache_misses += o.chunk_cache_misses;
+    chunk_cache_bytes += o.chunk_cache_bytes;
+  }
 };
 
 class Slot {

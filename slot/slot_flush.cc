@@ -19,6 +19,7 @@
 // they exist nowhere else. Replay drops only the entries a mark covers (seq <= the mark's),
 // since a late mark can follow newer writes of its group.
 #include <algorithm>
+#include <chrono>
 #include <string_view>
 
 #include "chunk/value_ptr.h"
@@ -75,6 +76,7 @@ Status DecodePtr(const Cell& cell, chunk::ValuePtr* ptr) {
 Status Slot::Impl::FlushGroup(uint32_t g) {
   Group& group = groups[g];
   if (group.map.empty()) return Status::OK();
+  const auto flush_start = std::chrono::steady_clock::now();
   SLOTKV_RETURN_IF_ERROR(log->Commit());
 
   const uint32_t first = g * options.buckets_per_group;
@@ -227,6 +229,10 @@ Status Slot::Impl::FlushGroup(uint32_t g) {
   wal_entries -= group.map.size();
   group = Group();
   ++counters.flushes;
+  counters.flush_usec += static_cast<uint64_t>(
+      std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() -
+                                                            flush_start)
+          .count());
   return RemoveObsoleteLogFiles();
 }
 

@@ -108,20 +108,6 @@ struct EngineTotals {
   Status failure;
 };
 
-void AddStats(slot::SlotStats& sum, const slot::SlotStats& s) {
-  sum.user_bytes_written += s.user_bytes_written;
-  sum.disk_bytes_written += s.disk_bytes_written;
-  sum.disk_bytes += s.disk_bytes;
-  sum.wal_entries += s.wal_entries;
-  sum.wal_bytes += s.wal_bytes;
-  sum.flushes += s.flushes;
-  sum.expired_keys += s.expired_keys;
-  sum.bucket_splits += s.bucket_splits;
-  sum.compacted_segments += s.compacted_segments;
-  sum.value_cache_hits += s.value_cache_hits;
-  sum.value_cache_misses += s.value_cache_misses;
-}
-
 // Visits each worker once and reads the slots it owns (every database); counts keys only when
 // asked (KeyCount may read bucket pages).
 Task GatherEngine(AsyncContext& ctx, bool count_keys, EngineTotals* out) {
@@ -139,7 +125,7 @@ Task GatherEngine(AsyncContext& ctx, bool count_keys, EngineTotals* out) {
           continue;
         }
         if (*slot == nullptr) continue;
-        AddStats(out->stats, (*slot)->Stats());
+        out->stats.Add((*slot)->Stats());
         if (!count_keys) continue;
         Result<uint64_t> n = (*slot)->KeyCount();
         if (!n.ok()) {

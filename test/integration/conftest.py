@@ -265,6 +265,9 @@ class Server:
             cmd = [_slotkv_binary(), "--port", str(self.port), "--dir", self.dir,
                    "--appendfsync", "always", "--workers", "2", "--slots", "8",
                    "--bind", "127.0.0.1"]
+            # No HTTP listener unless a test asks for one: servers must not share port 7380.
+            if "--http-port" not in self.extra_args:
+                cmd += ["--http-port", "0"]
         return cmd + self.extra_args
 
     def log(self):

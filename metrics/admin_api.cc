@@ -1,0 +1,242 @@
+#include "metrics/admin_api.h"
+
+#include <cctype>
+
+#include "metrics/json.h"
+#include "metrics/metric_table.h"
+
+namespace slotkv::metrics {
+namespace {
+
+HttpResponse JsonReply(int status, std::string body) {
+  HttpResponse r;
+  r.status = status;
+  r.body = std::move(body);
+  return r;
+}
+
+HttpResponse Error(int status, std::string_view message) {
+  Json j;
+  j.BeginObject().Key("error").String(message).EndObject();
+  return JsonReply(status, j.str());
+}
+
+HttpResponse Ok() { return JsonReply(200, R"({"status":"ok"})"); }
+
+// Standard base64 (RFC 4648, padding optional); nullopt on a bad character.
+std::optional<std::string> Base64Decode(std::string_view in) {
+  std::string out;
+  uint32_t acc = 0;
+  int bits = 0;
+  for (char ch : in) {
+    int v;
+    if (ch >= 'A' && ch <= 'Z') {
+      v = ch - 'A';
+    } else if (ch >= 'a' && ch <= 'z') {
+      v = ch - 'a' + 26;
+    } else if (ch >= '0' && ch <= '9') {
+      v = ch - '0' + 52;
+    } else if (ch == '+') {
+      v = 62;
+    } else if (ch == '/') {
+      v = 63;
+    } else if (ch == '=') {
+      break;
+    } else {
+      return std::nullopt;
+    }
+    acc = (acc << 6) | static_cast<uint32_t>(v);
+    bits += 6;
+    if (bits >= 8) {
+      bits -= 8;
+      out.push_back(static_cast<char>((acc >> bits) & 0xff));
+    }
+  }
+  return out;
+}
+
+// The slot number of /slots/N: a decimal integer below slots.
+std::optional<uint32_t> SlotNumber(std::string_view text, uint32_t slots) {
+  if (text.empty() || text.size() > 9) return std::nullopt;
+  for (char c : text) {
+    if (!std::isdigit(static_cast<unsigned char>(c))) return std::nullopt;
+  }
+  const uint64_t n = std::stoull(std::string(text));
+  if (n >= slots) return std::nullopt;
+  return static_cast<uint32_t>(n);
+}
+
+// The body of PUT /config/NAME without one trailing newline.
+std::string ConfigValue(std::string body) {
+  if (!body.empty() && body.back() == '\n') body.pop_back();
+  if (!body.empty() && body.back() == '\r') body.pop_back();
+  return body;
+}
+
+HttpResponse ConfigReply(const std::string& name, const std::string& value) {
+  Json j;
+  j.BeginObject().Key("name").String(name).Key("value").String(value).EndObject();
+  return JsonReply(200, j.str());
+}
+
+}  // namespace
+
+void SlotJson(const SlotSnapshot& s, Json& j) {
+  const slot::SlotStats& t = s.stats;
+  j.BeginObject();
+  j.Key("slot").Uint(s.slot).Key("worker").Int(s.worker).Key("keys").Uint(s.keys);
+  j.Key("wal_entries").Uint(t.wal_entries).Key("wal_bytes").Uint(t.wal_bytes);
+  j.Key("disk_bytes").Uint(t.disk_bytes);
+  j.Key("user_bytes_written").Uint(t.user_bytes_written);
+  j.Key("disk_bytes_written").Uint(t.disk_bytes_written);
+  j.Key("flushes").Uint(t.flushes).Key("flush_usec").Uint(t.flush_usec);
+  j.Key("bucket_splits").Uint(t.bucket_splits);
+  j.Key("chunk_segments_used").Uint(t.chunk_segments_used);
+  j.Key("chunk_segments_free").Uint(t.chunk_segments_free);
+  j.Key("compacted_bytes").Uint(t.compacted_bytes);
+  j.Key("expired_keys").Uint(t.expired_keys);
+  j.Key("value_cache_hits").Uint(t.value_cache_hits);
+  j.Key("value_cache_misses").Uint(t.value_cache_misses);
+  j.Key("bucket_cache_hits").Uint(t.bucket_cache_hits);
+  j.Key("bucket_cache_misses").Uint(t.bucket_cache_misses);
+  j.Key("chunk_cache_hits").Uint(t.chunk_cache_hits);
+  j.Key("chunk_cache_misses").Uint(t.chunk_cache_misses);
+  j.EndObject();
+}
+
+std::string InfoToJson(const std::string& info) {
+  Json j;
+  j.BeginObject();
+  bool in_section = false;
+  size_t pos = 0;
+  while (pos < info.size()) {
+    size_t eol = info.find('\n', pos);
+    if (eol == std::string::npos) eol = info.size();
+    std::string_view line(info.data() + pos, eol - pos);
+    pos = eol + 1;
+    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+    if (line.empty()) continue;
+    if (line[0] == '#') {
+      std::string name(line.substr(1));
+      while (!name.empty() && name.front() == ' ') name.erase(0, 1);
+      for (char& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+      if (in_section) j.EndObject();
+      j.Key(name).BeginObject();
+      in_section = true;
+      continue;
+    }
+    const size_t colon = line.find(':');
+    if (colon == std::string_view::npos || !in_section) continue;
+    std::string_view value = line.substr(colon + 1);
+    j.Key(line.substr(0, colon));
+    if (IsJsonNumber(value)) {
+      j.Number(value);
+    } else {
+      j.String(value);
+    }
+  }
+  if (in_section) j.EndObject();
+  j.EndObject();
+  return j.str();
+}
+
+bool AdminApi::Authorized(const HttpRequest& request) const {
+  const std::string pass = backend_->requirepass();
+  if (pass.empty()) return true;
+  constexpr std::string_view kBasic = "Basic ";
+  std::string_view auth = request.authorization;
+  if (auth.size() <= kBasic.size() || auth.substr(0, kBasic.size()) != kBasic) return false;
+  std::optional<std::string> decoded = Base64Decode(auth.substr(kBasic.size()));
+  if (!decoded) return false;
+  const size_t colon = decoded->find(':');
+  return colon != std::string::npos && decoded->substr(colon + 1) == pass;
+}
+
+HttpResponse AdminApi::Handle(const HttpRequest& req) {
+  const std::string& path = req.path;
+  const std::string& m = req.method;
+  const auto only = [&](std::string_view method) { return m == method; };
+  // Which route the path names; methods are checked after auth.
+  enum class Route { kHealth, kMetrics, kInfo, kSlots, kSlot, kConfig, kSave, kNone };
+  Route route = Route::kNone;
+  std::string arg;
+  if (path == "/health") {
+    route = Route::kHealth;
+  } else if (path == "/metrics") {
+    route = Route::kMetrics;
+  } else if (path == "/info") {
+    route = Route::kInfo;
+  } else if (path == "/slots") {
+    route = Route::kSlots;
+  } else if (path.starts_with("/slots/")) {
+    route = Route::kSlot;
+    arg = path.substr(7);
+  } else if (path.starts_with("/config/") && path.size() > 8) {
+    route = Route::kConfig;
+    arg = path.substr(8);
+  } else if (path == "/save") {
+    route = Route::kSave;
+  }
+  if (route == Route::kNone) return Error(404, "not found");
+  if (route == Route::kHealth) return only("GET") ? Ok() : Error(405, "method not allowed");
+  const bool needs_auth = route != Route::kMetrics || backend_->metrics_auth();
+  if (needs_auth && !Authorized(req)) {
+    HttpResponse r = Error(401, "unauthorized");
+    r.headers.emplace_back("WWW-Authenticate", "Basic realm=\"slotkv\"");
+    return r;
+  }
+  switch (route) {
+    case Route::kMetrics: {
+      if (!only("GET")) break;
+      HttpResponse r;
+      r.content_type = "text/plain; version=0.0.4";
+      r.body = RenderText(backend_->Snapshot());
+      return r;
+    }
+    case Route::kInfo:
+      if (!only("GET")) break;
+      return JsonReply(200, InfoToJson(backend_->Info(req.section)));
+    case Route::kSlots: {
+      if (!only("GET")) break;
+      ServerSnapshot snap = backend_->Snapshot();
+      Json j;
+      j.BeginObject();
+      j.Key("slots").Uint(snap.slots.size()).Key("workers").Int(snap.workers);
+      j.Key("databases").Uint(snap.databases).Key("slot_list").BeginArray();
+      for (const SlotSnapshot& s : snap.slots) SlotJson(s, j);
+      j.EndArray().EndObject();
+      return JsonReply(200, j.str());
+    }
+    case Route::kSlot: {
+      std::optional<uint32_t> n = SlotNumber(arg, backend_->slots());
+      if (!n) return Error(404, "no such slot");
+      if (!only("GET")) break;
+      Status failure;
+      SlotSnapshot s = backend_->Slot(*n, &failure);
+      if (!failure.ok()) return Error(500, failure.ToString());
+      Json j;
+      SlotJson(s, j);
+      return JsonReply(200, j.str());
+    }
+    case Route::kConfig: {
+      std::optional<std::string> value = backend_->ConfigGet(arg);
+      if (!value) return Error(404, "no such option");
+      if (only("GET")) return ConfigReply(arg, *value);
+      if (!only("PUT")) break;
+      std::string error = backend_->ConfigSet(arg, ConfigValue(req.body));
+      if (!error.empty()) return Error(400, error);
+      return ConfigReply(arg, backend_->ConfigGet(arg).value_or(""));
+    }
+    case Route::kSave: {
+      if (!only("POST")) break;
+      std::string error = backend_->Save();
+      return error.empty() ? Ok() : Error(500, error);
+    }
+    case Route::kHealth:
+    case Route::kNone:
+      break;
+  }
+  return Error(405, "method not allowed");
+}
+
+}  // namespace slotkv::metrics

@@ -1,0 +1,67 @@
+// AdminApi: the HTTP admin API's routes (GET /health /metrics /info /slots /slots/N
+// /config/NAME, PUT /config/NAME, POST /save), auth and JSON replies, independent of the HTTP
+// library: http_server.cc hands it requests and sends back what it returns. What it reads and
+// changes goes through AdminBackend, so tests can run it without a server.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "core/base/status.h"
+#include "metrics/snapshot.h"
+
+namespace slotkv::metrics {
+
+struct HttpRequest {
+  std::string method;  // "GET", "PUT" ...
+  std::string path;    // without the query
+  std::optional<std::string> section;  // ?section=NAME
+  std::string authorization;           // the Authorization header, "" when absent
+  std::string body;
+};
+
+struct HttpResponse {
+  int status = 200;
+  std::string content_type = "application/json";
+  std::string body;
+  std::vector<std::pair<std::string, std::string>> headers;
+};
+
+class AdminBackend {
+ public:
+  virtual ~AdminBackend() = default;
+  virtual uint32_t slots() const = 0;
+  virtual ServerSnapshot Snapshot() = 0;
+  virtual SlotSnapshot Slot(uint32_t s, Status* failure) = 0;
+  // INFO's text (all sections, or one).
+  virtual std::string Info(const std::optional<std::string>& section) = 0;
+  // The option's current value as CONFIG GET shows it; nullopt for an unknown option.
+  virtual std::optional<std::string> ConfigGet(const std::string& name) = 0;
+  // CONFIG SET name value: "" on success, else CONFIG SET's error text ("ERR ...").
+  virtual std::string ConfigSet(const std::string& name, const std::string& value) = 0;
+  // SAVE: "" on success, else its error text.
+  virtual std::string Save() = 0;
+  virtual std::string requirepass() const = 0;
+  virtual bool metrics_auth() const = 0;
+};
+
+class AdminApi {
+ public:
+  explicit AdminApi(AdminBackend* backend) : backend_(backend) {}
+  HttpResponse Handle(const HttpRequest& request);
+
+ private:
+  bool Authorized(const HttpRequest& request) const;
+  AdminBackend* backend_;
+};
+
+// INFO's text as JSON: {"server": {"redis_version": "7.0.15", ...}, ...}; numbers as JSON
+// numbers, other values as strings.
+std::string InfoToJson(const std::string& info);
+// A slot as the /slots JSON shows it.
+void SlotJson(const SlotSnapshot& s, class Json& json);
+
+}  // namespace slotkv::metrics

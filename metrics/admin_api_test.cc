@@ -1,0 +1,142 @@
+#include "metrics/admin_api.h"
+
+#include <doctest/doctest.h>
+
+#include <map>
+
+namespace slotkv::metrics {
+namespace {
+
+class FakeBackend : public AdminBackend {
+ public:
+  uint32_t slots() const override { return 4; }
+  ServerSnapshot Snapshot() override {
+    ServerSnapshot s;
+    s.workers = 2;
+    s.databases = 16;
+    for (uint32_t i = 0; i < 4; ++i) s.slots.push_back(Slot(i, nullptr));
+    return s;
+  }
+  SlotSnapshot Slot(uint32_t s, Status*) override {
+    SlotSnapshot out;
+    out.slot = s;
+    out.worker = static_cast<int>(s % 2);
+    out.keys = 10 + s;
+    return out;
+  }
+  std::string Info(const std::optional<std::string>& section) override {
+    last_section = section.value_or("");
+    return "# Server\r\nredis_version:7.0.15\r\ntcp_port:7379\r\n\r\n# Clients\r\n"
+           "connected_clients:1\r\nratio:0.25\r\nkeys:keys=1,expires=0\r\n";
+  }
+  std::optional<std::string> ConfigGet(const std::string& name) override {
+    auto it = config.find(name);
+    if (it == config.end()) return std::nullopt;
+    return it->second;
+  }
+  std::string ConfigSet(const std::string& name, const std::string& value) override {
+    if (value == "bad") return "ERR CONFIG SET failed";
+    config[name] = value;
+    return "";
+  }
+  std::string Save() override {
+    ++saves;
+    return "";
+  }
+  std::string requirepass() const override { return pass; }
+  bool metrics_auth() const override { return metrics_auth_on; }
+
+  std::map<std::string, std::string> config = {{"maxclients", "10000"}};
+  std::string pass;
+  bool metrics_auth_on = true;
+  std::string last_section;
+  int saves = 0;
+};
+
+HttpRequest Req(std::string method, std::string path, std::string body = "") {
+  HttpRequest r;
+  r.method = std::move(method);
+  r.path = std::move(path);
+  r.body = std::move(body);
+  return r;
+}
+
+TEST_CASE("admin api: routes, methods and JSON replies") {
+  FakeBackend b;
+  AdminApi api(&b);
+  CHECK(api.Handle(Req("GET", "/health")).body == R"({"status":"ok"})");
+  CHECK(api.Handle(Req("POST", "/health")).status == 405);
+  CHECK(api.Handle(Req("GET", "/nope")).status == 404);
+  CHECK(api.Handle(Req("GET", "/nope")).body == R"({"error":"not found"})");
+  HttpResponse slots = api.Handle(Req("GET", "/slots"));
+  CHECK(slots.status == 200);
+  CHECK(slots.body.starts_with(R"({"slots":4,"workers":2,"databases":16,"slot_list":[{"slot":0,)"));
+  HttpResponse one = api.Handle(Req("GET", "/slots/3"));
+  CHECK(one.body.starts_with(R"({"slot":3,"worker":1,"keys":13,)"));
+  for (const char* bad : {"/slots/4", "/slots/-1", "/slots/x", "/slots/", "/slots/01x"}) {
+    CHECK_MESSAGE(api.Handle(Req("GET", bad)).status == 404, bad);
+  }
+  HttpResponse metrics = api.Handle(Req("GET", "/metrics"));
+  CHECK(metrics.content_type == "text/plain; version=0.0.4");
+  CHECK(metrics.body.find("slotkv_slot_keys{slot=\"2\"} 12") != std::string::npos);
+  CHECK(api.Handle(Req("DELETE", "/metrics")).status == 405);
+}
+
+TEST_CASE("admin api: info as JSON, with a section") {
+  FakeBackend b;
+  AdminApi api(&b);
+  HttpRequest r = Req("GET", "/info");
+  r.section = "clients";
+  HttpResponse info = api.Handle(r);
+  CHECK(b.last_section == "clients");
+  CHECK(info.body ==
+        R"({"server":{"redis_version":"7.0.15","tcp_port":7379},)"
+        R"("clients":{"connected_clients":1,"ratio":0.25,"keys":"keys=1,expires=0"}})");
+  CHECK(InfoToJson("") == "{}");
+}
+
+TEST_CASE("admin api: config get and put, save") {
+  FakeBackend b;
+  AdminApi api(&b);
+  CHECK(api.Handle(Req("GET", "/config/maxclients")).body ==
+        R"({"name":"maxclients","value":"10000"})");
+  CHECK(api.Handle(Req("GET", "/config/nope")).status == 404);
+  CHECK(api.Handle(Req("PUT", "/config/nope", "1")).status == 404);
+  HttpResponse put = api.Handle(Req("PUT", "/config/maxclients", "50\r\n"));
+  CHECK(put.status == 200);
+  CHECK(put.body == R"({"name":"maxclients","value":"50"})");
+  HttpResponse bad = api.Handle(Req("PUT", "/config/maxclients", "bad"));
+  CHECK(bad.status == 400);
+  CHECK(bad.body == R"({"error":"ERR CONFIG SET failed"})");
+  CHECK(api.Handle(Req("DELETE", "/config/maxclients")).status == 405);
+  CHECK(api.Handle(Req("GET", "/save")).status == 405);
+  CHECK(api.Handle(Req("POST", "/save")).body == R"({"status":"ok"})");
+  CHECK(b.saves == 1);
+}
+
+TEST_CASE("admin api: basic auth with requirepass, /health always open") {
+  FakeBackend b;
+  b.pass = "secret";
+  AdminApi api(&b);
+  CHECK(api.Handle(Req("GET", "/health")).status == 200);
+  HttpResponse denied = api.Handle(Req("GET", "/info"));
+  CHECK(denied.status == 401);
+  REQUIRE(denied.headers.size() == 1);
+  CHECK(denied.headers[0].first == "WWW-Authenticate");
+  HttpRequest r = Req("GET", "/slots");
+  r.authorization = "Basic dXNlcjpzZWNyZXQ=";  // user:secret
+  CHECK(api.Handle(r).status == 200);
+  r.authorization = "Basic dXNlcjpzZWNyZXU=";  // user:secreu
+  CHECK(api.Handle(r).status == 401);
+  r.authorization = "Basic !!!";
+  CHECK(api.Handle(r).status == 401);
+  r.authorization = "Bearer dXNlcjpzZWNyZXQ=";
+  CHECK(api.Handle(r).status == 401);
+  CHECK(api.Handle(Req("GET", "/metrics")).status == 401);
+  b.metrics_auth_on = false;
+  CHECK(api.Handle(Req("GET", "/metrics")).status == 200);
+  CHECK(api.Handle(Req("GET", "/nope")).status == 404);
+}
+
+}  // namespace
+}  // namespace slotkv::metrics

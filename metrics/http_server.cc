@@ -1,0 +1,134 @@
+#include "metrics/http_server.h"
+
+#include <httplib.h>
+
+#include <latch>
+
+#include "conf/config.h"
+#include "core/command/command_table.h"
+#include "core/command/errors.h"
+#include "metrics/admin_api.h"
+#include "metrics/json.h"
+
+namespace slotkv::metrics {
+
+std::string RunAdminCommand(command::ServerState& state, std::vector<std::string> args) {
+  const command::CommandSpec* spec = state.table->Find(args[0]);
+  if (!spec || !spec->run_async) return "-ERR not an admin command\r\n";
+  command::ClientState client;
+  client.authenticated = true;
+  command::AsyncContext ctx(std::move(args), 2, &state, &client, 0);
+  std::string reply;
+  std::latch done(1);
+  state.executor->Post(0, [&] {
+    spec->run_async(ctx).Start([&] {
+      ctx.CommitHere();
+      reply = ctx.commit_status.ok() ? std::move(ctx.reply.buffer())
+                                     : "-" + command::StatusError(ctx.commit_status) + "\r\n";
+      done.count_down();
+    });
+  });
+  done.wait();
+  return reply;
+}
+
+namespace {
+
+// The text of a RESP2 bulk-string reply ("$3\r\nabc\r\n"); "" for anything else.
+std::string BulkText(const std::string& reply) {
+  if (reply.empty() || reply[0] != '$') return "";
+  const size_t start = reply.find("\r\n");
+  if (start == std::string::npos || reply.size() < start + 4) return "";
+  return reply.substr(start + 2, reply.size() - start - 4);
+}
+
+// The text of an error reply without '-' and CRLF; "" for a success.
+std::string ErrorText(const std::string& reply) {
+  if (reply.empty() || reply[0] != '-') return "";
+  return reply.substr(1, reply.size() >= 3 ? reply.size() - 3 : 0);
+}
+
+}  // namespace
+
+// The AdminBackend of a running server.
+class ServerBackend : public AdminBackend {
+ public:
+  explicit ServerBackend(command::ServerState* state) : state_(*state) {}
+
+  uint32_t slots() const override { return state_.keyspace->slots(); }
+  ServerSnapshot Snapshot() override { return Gather(state_); }
+  SlotSnapshot Slot(uint32_t s, Status* failure) override {
+    return GatherSlot(state_, s, failure);
+  }
+  std::string Info(const std::optional<std::string>& section) override {
+    std::vector<std::string> args = {"INFO"};
+    args.push_back(section ? *section : "everything");
+    return BulkText(RunAdminCommand(state_, std::move(args)));
+  }
+  std::optional<std::string> ConfigGet(const std::string& name) override {
+    for (const conf::OptionDef& def : conf::Options()) {
+      if (def.name == name) return state_.config->Get(name);
+    }
+    return std::nullopt;
+  }
+  std::string ConfigSet(const std::string& name, const std::string& value) override {
+    return ErrorText(RunAdminCommand(state_, {"CONFIG", "SET", name, value}));
+  }
+  std::string Save() override { return ErrorText(RunAdminCommand(state_, {"SAVE"})); }
+  std::string requirepass() const override { return state_.config->Get("requirepass"); }
+  bool metrics_auth() const override { return state_.config->GetBool("metrics-auth"); }
+
+ private:
+  command::ServerState& state_;
+};
+
+Result<std::unique_ptr<HttpServer>> HttpServer::Start(command::ServerState* state,
+                                                      const std::string& bind, int port) {
+  std::unique_ptr<HttpServer> server(new HttpServer());
+  server->backend_ = std::make_unique<ServerBackend>(state);
+  server->api_ = std::make_unique<AdminApi>(server->backend_.get());
+  server->http_ = std::make_unique<httplib::Server>();
+  AdminApi* api = server->api_.get();
+  auto handler = [api](const httplib::Request& req, httplib::Response& res) {
+    HttpRequest r;
+    r.method = req.method;
+    r.path = req.path;
+    if (req.has_param("section")) r.section = req.get_param_value("section");
+    r.authorization = req.get_header_value("Authorization");
+    r.body = req.body;
+    HttpResponse out = api->Handle(r);
+    res.status = out.status;
+    for (const auto& [name, value] : out.headers) res.set_header(name, value);
+    res.set_content(out.body, out.content_type);
+  };
+  httplib::Server& http = *server->http_;
+  const std::string any = ".*";
+  http.Get(any, handler);
+  http.Post(any, handler);
+  http.Put(any, handler);
+  http.Delete(any, handler);
+  http.Patch(any, handler);
+  http.Options(any, handler);
+  http.set_payload_max_length(1 << 20);
+  // Errors httplib replies by itself (a request it cannot read, a body over the limit) get a
+  // JSON body like ours.
+  http.set_error_handler([](const httplib::Request&, httplib::Response& res) {
+    if (!res.body.empty()) return;
+    const std::string reason = res.status == 413 ? "payload too large" : "bad request";
+    res.set_content("{\"error\":" + JsonQuote(reason) + "}", "application/json");
+  });
+  if (!http.bind_to_port(bind, port)) {
+    return Status::IOError("cannot listen on " + bind + ":" + std::to_string(port) +
+                           " (http-port)");
+  }
+  server->port_ = port;
+  server->thread_ = std::thread([&http] { http.listen_after_bind(); });
+  return server;
+}
+
+HttpServer::~HttpServer() {
+  if (http_) http_->stop();
+  if (thread_.joinable()) thread_.join();
+}
+
+}  // namespace slotkv::metrics

@@ -1,0 +1,240 @@
+#include "metrics/metric_table.h"
+
+#include <prometheus/text_serializer.h>
+
+namespace slotkv::metrics {
+namespace {
+
+using prometheus::MetricType;
+
+double U(uint64_t v) { return static_cast<double>(v); }
+
+struct CacheFigures {
+  uint64_t hits;
+  uint64_t misses;
+  uint64_t bytes;
+};
+
+CacheFigures Figures(const SlotSnapshot& s, Cache c) {
+  const slot::SlotStats& t = s.stats;
+  switch (c) {
+    case Cache::kValue:
+      return {t.value_cache_hits, t.value_cache_misses, t.value_cache_bytes};
+    case Cache::kBucket:
+      return {t.bucket_cache_hits, t.bucket_cache_misses, t.bucket_cache_bytes};
+    case Cache::kChunk:
+      return {t.chunk_cache_hits, t.chunk_cache_misses, t.chunk_cache_bytes};
+  }
+  return {0, 0, 0};
+}
+
+constexpr std::string_view CacheName(Cache c) {
+  switch (c) {
+    case Cache::kValue:
+      return "value";
+    case Cache::kBucket:
+      return "bucket";
+    case Cache::kChunk:
+      return "chunk";
+  }
+  return "";
+}
+
+const MetricDef kMetrics[] = {
+    // ---- per slot (summed over the slot's databases)
+    {.name = "slotkv_slot_keys",
+     .type = MetricType::Gauge,
+     .help = "Keys in the slot (all databases)",
+     .labels = Labels::kSlot,
+     .slot = [](const SlotSnapshot& s) { return U(s.keys); }},
+    {.name = "slotkv_slot_wal_entries",
+     .type = MetricType::Gauge,
+     .help = "Writes in the WAL not yet persisted to buckets",
+     .labels = Labels::kSlot,
+     .slot = [](const SlotSnapshot& s) { return U(s.stats.wal_entries); }},
+    {.name = "slotkv_slot_wal_bytes",
+     .type = MetricType::Gauge,
+     .help = "Bytes of WAL files on disk",
+     .labels = Labels::kSlot,
+     .slot = [](const SlotSnapshot& s) { return U(s.stats.wal_bytes); }},
+    {.name = "slotkv_slot_disk_bytes",
+     .type = MetricType::Gauge,
+     .help = "Bytes on disk: WAL, bucket pages, chunks",
+     .labels = Labels::kSlot,
+     .slot = [](const SlotSnapshot& s) { return U(s.stats.disk_bytes); }},
+    {.name = "slotkv_slot_user_bytes_written_total",
+     .type = MetricType::Counter,
+     .help = "Key and value bytes of every write",
+     .labels = Labels::kSlot,
+     .slot = [](const SlotSnapshot& s) { return U(s.stats.user_bytes_written); }},
+    {.name = "slotkv_slot_disk_bytes_written_total",
+     .type = MetricType::Counter,
+     .help = "Bytes written to files (WAL, pages, chunks)",
+     .labels = Labels::kSlot,
+     .slot = [](const SlotSnapshot& s) { return U(s.stats.disk_bytes_written); }},
+    {.name = "slotkv_slot_flushes_total",
+     .type = MetricType::Counter,
+     .help = "WAL groups persisted into buckets",
+     .labels = Labels::kSlot,
+     .slot = [](const SlotSnapshot& s) { return U(s.stats.flushes); }},
+    {.name = "slotkv_slot_flush_seconds_total",
+     .type = MetricType::Counter,
+     .help = "Time spent persisting WAL groups",
+     .labels = Labels::kSlot,
+     .slot = [](const SlotSnapshot& s) { return U(s.stats.flush_usec) / 1e6; }},
+    {.name = "slotkv_slot_bucket_splits_total",
+     .type = MetricType::Counter,
+     .help = "Key bucket splits",
+     .labels = Labels::kSlot,
+     .slot = [](const SlotSnapshot& s) { return U(s.stats.bucket_splits); }},
+    {.name = "slotkv_slot_chunk_segments_used",
+     .type = MetricType::Gauge,
+     .help = "Value chunk segments holding values",
+     .labels = Labels::kSlot,
+     .slot = [](const SlotSnapshot& s) { return U(s.stats.chunk_segments_used); }},
+    {.name = "slotkv_slot_chunk_segments_free",
+     .type = MetricType::Gauge,
+     .help = "Value chunk segments free for reuse",
+     .labels = Labels::kSlot,
+     .slot = [](const SlotSnapshot& s) { return U(s.stats.chunk_segments_free); }},
+    {.name = "slotkv_slot_compaction_reclaimed_bytes_total",
+     .type = MetricType::Counter,
+     .help = "Segment bytes freed by compaction",
+     .labels = Labels::kSlot,
+     .slot = [](const SlotSnapshot& s) { return U(s.stats.compacted_bytes); }},
+    {.name = "slotkv_slot_expired_keys_total",
+     .type = MetricType::Counter,
+     .help = "Expired keys reclaimed",
+     .labels = Labels::kSlot,
+     .slot = [](const SlotSnapshot& s) { return U(s.stats.expired_keys); }},
+    {.name = "slotkv_slot_cache_hits_total",
+     .type = MetricType::Counter,
+     .help = "Cache hits",
+     .labels = Labels::kSlotCache,
+     .cache = [](const SlotSnapshot& s, Cache c) { return U(Figures(s, c).hits); }},
+    {.name = "slotkv_slot_cache_misses_total",
+     .type = MetricType::Counter,
+     .help = "Cache misses",
+     .labels = Labels::kSlotCache,
+     .cache = [](const SlotSnapshot& s, Cache c) { return U(Figures(s, c).misses); }},
+    {.name = "slotkv_slot_cache_bytes",
+     .type = MetricType::Gauge,
+     .help = "Bytes held by the cache",
+     .labels = Labels::kSlotCache,
+     .cache = [](const SlotSnapshot& s, Cache c) { return U(Figures(s, c).bytes); }},
+    // ---- per command
+    {.name = "slotkv_commands_total",
+     .type = MetricType::Counter,
+     .help = "Calls of the command",
+     .labels = Labels::kCommand,
+     .command = [](const CommandSnapshot& c) { return U(c.calls); }},
+    {.name = "slotkv_commands_duration_seconds_total",
+     .type = MetricType::Counter,
+     .help = "Time spent running the command",
+     .labels = Labels::kCommand,
+     .command = [](const CommandSnapshot& c) { return U(c.usec) / 1e6; }},
+    {.name = "slotkv_commands_failed_total",
+     .type = MetricType::Counter,
+     .help = "Calls that replied an error or were refused",
+     .labels = Labels::kCommand,
+     .command = [](const CommandSnapshot& c) { return U(c.failed); }},
+    // ---- server
+    {.name = "slotkv_commands_processed_total",
+     .type = MetricType::Counter,
+     .help = "Commands run",
+     .labels = Labels::kNone,
+     .server = [](const ServerSnapshot& s) { return U(s.commands_processed); }},
+    {.name = "slotkv_connected_clients",
+     .type = MetricType::Gauge,
+     .help = "Client connections",
+     .labels = Labels::kNone,
+     .server = [](const ServerSnapshot& s) { return static_cast<double>(s.connected_clients); }},
+    {.name = "slotkv_blocked_clients",
+     .type = MetricType::Gauge,
+     .help = "Clients waiting in a blocking command",
+     .labels = Labels::kNone,
+     .server = [](const ServerSnapshot& s) { return static_cast<double>(s.blocked_clients); }},
+    {.name = "slotkv_net_input_bytes_total",
+     .type = MetricType::Counter,
+     .help = "Bytes read from clients",
+     .labels = Labels::kNone,
+     .server = [](const ServerSnapshot& s) { return U(s.net_input_bytes); }},
+    {.name = "slotkv_net_output_bytes_total",
+     .type = MetricType::Counter,
+     .help = "Bytes written to clients",
+     .labels = Labels::kNone,
+     .server = [](const ServerSnapshot& s) { return U(s.net_output_bytes); }},
+    {.name = "slotkv_keyspace_hits_total",
+     .type = MetricType::Counter,
+     .help = "Key lookups that found the key",
+     .labels = Labels::kNone,
+     .server = [](const ServerSnapshot& s) { return U(s.keyspace_hits); }},
+    {.name = "slotkv_keyspace_misses_total",
+     .type = MetricType::Counter,
+     .help = "Key lookups that found nothing",
+     .labels = Labels::kNone,
+     .server = [](const ServerSnapshot& s) { return U(s.keyspace_misses); }},
+    {.name = "slotkv_uptime_seconds",
+     .type = MetricType::Gauge,
+     .help = "Seconds since the server started",
+     .labels = Labels::kNone,
+     .server = [](const ServerSnapshot& s) { return s.uptime_s; }},
+};
+
+prometheus::ClientMetric Sample(MetricType type, double value,
+                                std::vector<prometheus::ClientMetric::Label> labels) {
+  prometheus::ClientMetric m;
+  m.label = std::move(labels);
+  if (type == MetricType::Counter) {
+    m.counter.value = value;
+  } else {
+    m.gauge.value = value;
+  }
+  return m;
+}
+
+}  // namespace
+
+std::span<const MetricDef> Metrics() { return kMetrics; }
+
+std::vector<prometheus::MetricFamily> Collect(const ServerSnapshot& snapshot) {
+  std::vector<prometheus::MetricFamily> families;
+  for (const MetricDef& def : kMetrics) {
+    prometheus::MetricFamily f;
+    f.name = std::string(def.name);
+    f.help = std::string(def.help);
+    f.type = def.type;
+    switch (def.labels) {
+      case Labels::kNone:
+        f.metric.push_back(Sample(def.type, def.server(snapshot), {}));
+        break;
+      case Labels::kSlot:
+        for (const SlotSnapshot& s : snapshot.slots) {
+          f.metric.push_back(Sample(def.type, def.slot(s), {{"slot", std::to_string(s.slot)}}));
+        }
+        break;
+      case Labels::kSlotCache:
+        for (const SlotSnapshot& s : snapshot.slots) {
+          for (Cache c : {Cache::kValue, Cache::kBucket, Cache::kChunk}) {
+            f.metric.push_back(
+                Sample(def.type, def.cache(s, c),
+                       {{"cache", std::string(CacheName(c))}, {"slot", std::to_string(s.slot)}}));
+          }
+        }
+        break;
+      case Labels::kCommand:
+        for (const CommandSnapshot& c : snapshot.commands) {
+          f.metric.push_back(Sample(def.type, def.command(c), {{"cmd", c.name}}));
+        }
+        break;
+    }
+    families.push_back(std::move(f));
+  }
+  return families;
+}
+
+std::string RenderText(const ServerSnapshot& snapshot) {
+  return prometheus::TextSerializer().Serialize(Collect(snapshot));
+}
+
+}  // namespace slotkv::metrics

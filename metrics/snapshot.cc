@@ -1,0 +1,101 @@
+#include "metrics/snapshot.h"
+
+#include <latch>
+
+#include "core/command/blocking.h"
+#include "core/command/command_table.h"
+
+namespace slotkv::metrics {
+namespace {
+
+// Sums slot s over its databases. REQUIRES: on s's owner.
+SlotSnapshot ReadSlot(command::ServerState& state, uint32_t s, Status* failure) {
+  command::Keyspace& ks = *state.keyspace;
+  SlotSnapshot out;
+  out.slot = s;
+  out.worker = state.executor->OwnerOf(s);
+  for (uint32_t db = 0; db < ks.databases(); ++db) {
+    Result<slot::Slot*> slot = ks.Get(s, db, /*create=*/false);
+    Result<uint64_t> keys = slot.ok() && *slot ? (*slot)->KeyCount() : Result<uint64_t>(0);
+    if (!slot.ok() || !keys.ok()) {
+      if (failure->ok()) *failure = slot.ok() ? keys.status() : slot.status();
+      continue;
+    }
+    if (*slot == nullptr) continue;
+    out.keys += *keys;
+    out.stats.Add((*slot)->Stats());
+  }
+  return out;
+}
+
+// Runs fn(w) on every worker w and waits for all of them.
+template <class Fn>
+void OnEveryWorker(command::ServerState& state, Fn fn) {
+  const int workers = state.executor->workers();
+  std::latch done(workers);
+  for (int w = 0; w < workers; ++w) {
+    state.executor->Post(w, [&, w] {
+      fn(w);
+      done.count_down();
+    });
+  }
+  done.wait();
+}
+
+}  // namespace
+
+ServerSnapshot Gather(command::ServerState& state) {
+  ServerSnapshot out;
+  command::Keyspace& ks = *state.keyspace;
+  out.workers = state.executor->workers();
+  out.databases = ks.databases();
+  out.slots.resize(ks.slots());
+  std::vector<Status> failures(static_cast<size_t>(out.workers));
+  OnEveryWorker(state, [&](int w) {
+    for (uint32_t s = static_cast<uint32_t>(w); s < ks.slots();
+         s += static_cast<uint32_t>(out.workers)) {
+      out.slots[s] = ReadSlot(state, s, &failures[static_cast<size_t>(w)]);
+    }
+  });
+  for (const Status& st : failures) {
+    if (!st.ok() && out.failure.ok()) out.failure = st;
+  }
+  // Worker counters are relaxed atomics any thread may read.
+  using command::WorkerStats;
+  const command::CommandTable& table = *state.table;
+  for (const command::CommandSpec& spec : table.all()) {
+    CommandSnapshot c;
+    c.name = std::string(spec.name);
+    for (const auto& ws : *state.stats) {
+      const command::CommandStat& cs = ws->per_command[spec.id];
+      c.calls += WorkerStats::Get(cs.calls);
+      c.usec += WorkerStats::Get(cs.usec);
+      c.failed += WorkerStats::Get(cs.failed_calls) + WorkerStats::Get(cs.rejected_calls);
+    }
+    if (c.calls > 0 || c.failed > 0) out.commands.push_back(std::move(c));
+  }
+  for (const auto& ws : *state.stats) {
+    out.commands_processed += WorkerStats::Get(ws->commands_processed);
+    out.net_input_bytes += WorkerStats::Get(ws->net_input_bytes);
+    out.net_output_bytes += WorkerStats::Get(ws->net_output_bytes);
+    out.keyspace_hits += WorkerStats::Get(ws->keyspace_hits);
+    out.keyspace_misses += WorkerStats::Get(ws->keyspace_misses);
+  }
+  out.connected_clients = state.clients->connected();
+  out.blocked_clients = state.blocking ? state.blocking->blocked_clients.load() : 0;
+  out.uptime_s = static_cast<double>(ks.clock()->NowMs() - state.start_ms) / 1000.0;
+  return out;
+}
+
+SlotSnapshot GatherSlot(command::ServerState& state, uint32_t s, Status* failure) {
+  SlotSnapshot out;
+  std::latch done(1);
+  state.executor->Post(state.executor->OwnerOf(s), [&] {
+    out = ReadSlot(state, s, failure);
+    done.count_down();
+  });
+  done.wait();
+  return out;
+}
+
+}  // namespace slotkv::metrics
