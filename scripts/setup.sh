@@ -1,14 +1,15 @@
 #!/usr/bin/env bash
 # Installs every Debian package slotkv needs to build, test and run. Idempotent: packages already
 # present are skipped, so a second run makes no network call. redis-server is for the integration
-# suites (checked against real Redis) and the benchmarks (slotkv beside Redis in one run).
+# suites (checked against real Redis) and the benchmarks (slotkv beside Redis in one run);
+# prometheus (the server, /usr/bin/prometheus) for test_prometheus.py, which scrapes /metrics.
 set -euo pipefail
 
 packages=(
   g++ cmake ccache pkg-config
   libzstd-dev libxxhash-dev liburing-dev libboost-dev libjemalloc-dev
   prometheus-cpp-dev libcpp-httplib-dev libzookeeper-mt-dev doctest-dev
-  redis-tools redis-server python3-redis python3-pytest
+  redis-tools redis-server python3-redis python3-pytest prometheus
 )
 
 missing=()
