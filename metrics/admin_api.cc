@@ -177,14 +177,17 @@ HttpResponse AdminApi::Handle(const HttpRequest& req) {
   } else if (path == "/save") {
     route = Route::kSave;
   }
-  if (route == Route::kNone) return Error(404, "not found");
-  if (route == Route::kHealth) return only("GET") ? Ok() : Error(405, "method not allowed");
-  const bool needs_auth = route != Route::kMetrics || backend_->metrics_auth();
-  if (needs_auth && !Authorized(req)) {
+  // Every request but GET /health needs the password (unknown paths and wrong methods too, so
+  // nothing is learnt without it); /metrics only with metrics-auth.
+  const bool open = (route == Route::kHealth && only("GET")) ||
+                    (route == Route::kMetrics && !backend_->metrics_auth());
+  if (!open && !Authorized(req)) {
     HttpResponse r = Error(401, "unauthorized");
     r.headers.emplace_back("WWW-Authenticate", "Basic realm=\"slotkv\"");
     return r;
   }
+  if (route == Route::kNone) return Error(404, "not found");
+  if (route == Route::kHealth) return only("GET") ? Ok() : Error(405, "method not allowed");
   switch (route) {
     case Route::kMetrics: {
       if (!only("GET")) break;

@@ -133,9 +133,14 @@ TEST_CASE("admin api: basic auth with requirepass, /health always open") {
   r.authorization = "Bearer dXNlcjpzZWNyZXQ=";
   CHECK(api.Handle(r).status == 401);
   CHECK(api.Handle(Req("GET", "/metrics")).status == 401);
+  // Unknown paths and wrong methods need the password too.
+  CHECK(api.Handle(Req("GET", "/nope")).status == 401);
+  CHECK(api.Handle(Req("POST", "/health")).status == 401);
+  HttpRequest nope = Req("GET", "/nope");
+  nope.authorization = "Basic dXNlcjpzZWNyZXQ=";
+  CHECK(api.Handle(nope).status == 404);
   b.metrics_auth_on = false;
   CHECK(api.Handle(Req("GET", "/metrics")).status == 200);
-  CHECK(api.Handle(Req("GET", "/nope")).status == 404);
 }
 
 }  // namespace
