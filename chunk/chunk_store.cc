@@ -568,4 +568,6 @@ const ChunkStoreStats& ChunkStore::stats() const {
 
 void ChunkStore::set_fsync(bool fsync) { impl_->options.fsync = fsync; }
 
+void ChunkStore::set_cache_bytes(size_t bytes) { impl_->cache.SetCapacity(bytes); }
+
 }  // namespace slotkv::chunk

@@ -102,6 +102,8 @@ class ChunkStore {
   // Changes Options::fsync while open (the slot's fsync policy changed). REQUIRES: after
   // SyncAll, so nothing written under the old setting is left unsynced.
   void set_fsync(bool fsync);
+  // Resizes the segment cache, evicting what no longer fits.
+  void set_cache_bytes(size_t bytes);
   // SyncData, then applies the frees and big-file removals requested since the last Commit.
   // Call it only once the bucket pages that stopped pointing at freed values are durable.
   Status Commit();

@@ -606,4 +606,6 @@ const BucketStoreStats& BucketStore::stats() const {
 
 void BucketStore::set_fsync(bool fsync) { impl_->options.fsync = fsync; }
 
+void BucketStore::set_cache_bytes(size_t bytes) { impl_->cache.SetCapacity(bytes); }
+
 }  // namespace slotkv::keybucket

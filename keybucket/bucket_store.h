@@ -89,6 +89,8 @@ class BucketStore {
   // Changes Options::fsync while open (the slot's fsync policy changed). REQUIRES: after
   // SyncAll, so nothing written under the old setting is left unsynced.
   void set_fsync(bool fsync);
+  // Resizes the page cache, evicting what no longer fits.
+  void set_cache_bytes(size_t bytes);
 
   // Cells in all buckets, as of the last WriteBucket of each (durable with Sync, in
   // buckets.count). Expired cells count until a write drops them.

@@ -133,6 +133,7 @@ void Worker::CommitOwned() {
     for (uint32_t db = 0; db < ks.databases(); ++db) {
       Result<slot::Slot*> slot = ks.Get(s, db, false);
       if (!slot.ok() || *slot == nullptr) continue;
+      ks.AdoptCache(*slot);
       Status st = ks.AdoptFsync(*slot);
       if (st.ok()) st = (*slot)->Commit();
       if (!st.ok()) {

@@ -297,6 +297,16 @@ Result<uint64_t> Slot::KeyCount() {
   return static_cast<uint64_t>(count);
 }
 
+void Slot::SetCacheBudget(size_t bytes) {
+  Impl& s = *impl_;
+  s.cache_budget = bytes;
+  s.value_cache.SetCapacity(bytes / 5 * 2);
+  s.buckets->set_cache_bytes(bytes / 5 * 2);
+  s.chunks->set_cache_bytes(bytes / 5);
+}
+
+size_t Slot::cache_budget() const { return impl_->cache_budget; }
+
 SlotStats Slot::Stats() const {
   const Impl& s = *impl_;
   SlotStats stats = s.counters;

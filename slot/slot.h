@@ -59,7 +59,8 @@ struct SlotOptions {
   uint64_t big_value_bytes = 1 << 20;
   uint64_t wal_file_bytes = 16 << 20;
   uint64_t wal_max_bytes = 256 << 20;
-  // Per-slot caches (a later step puts every slot's caches under one budget).
+  // Per-slot caches at open; SetCacheBudget changes them (the server gives each slot its share
+  // of maxmemory-cache).
   size_t value_cache_bytes = 8 << 20;
   size_t page_cache_bytes = 8 << 20;
   size_t chunk_cache_bytes = 4 << 20;
@@ -183,6 +184,12 @@ class Slot {
   // bucket pages for keys written since the last flush of their group.
   Result<uint64_t> KeyCount();
   SlotStats Stats() const;
+
+  // Caps the three caches at bytes together: 40% values, 40% bucket pages, 20% chunk
+  // segments; what no longer fits is evicted now.
+  void SetCacheBudget(size_t bytes);
+  // The last SetCacheBudget (0 before any).
+  size_t cache_budget() const;
 
  private:
   struct Impl;

@@ -45,6 +45,7 @@ struct Slot::Impl {
   std::unique_ptr<chunk::ChunkStore> chunks;
   std::vector<Group> groups;
   LruCache<std::string, CachedValue, StringKeyHash, std::equal_to<>> value_cache{0};
+  size_t cache_budget = 0;  // Slot::SetCacheBudget
 
   uint64_t last_seq = 0;
   uint64_t seq_limit = 0;  // recorded in slot.seq: no seq above it was handed out before

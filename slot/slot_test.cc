@@ -343,3 +343,39 @@ TEST_CASE("multiget reads keys from the log, the caches and the disk in one call
 
 }  // namespace
 }  // namespace slotkv::slot
+
+namespace slotkv::slot {
+namespace {
+
+TEST_CASE("a smaller cache budget evicts at once and reads stay correct") {
+  Fixture f;
+  for (int i = 0; i < 400; ++i) f.Put("key" + std::to_string(i), std::string(300, 'a' + i % 26));
+  REQUIRE(f.slot->Flush().ok());
+  for (int round = 0; round < 2; ++round) {
+    for (int i = 0; i < 400; ++i) {
+      Result<std::optional<std::string>> v = f.slot->Get("key" + std::to_string(i));
+      REQUIRE(v.ok());
+      REQUIRE(v->has_value());
+    }
+  }
+  const auto cached = [&] {
+    SlotStats s = f.slot->Stats();
+    return s.value_cache_bytes + s.bucket_cache_bytes + s.chunk_cache_bytes;
+  };
+  CHECK(cached() > 64 * 1024);
+  f.slot->SetCacheBudget(32 * 1024);
+  CHECK(f.slot->cache_budget() == 32 * 1024);
+  CHECK(cached() <= 32 * 1024);
+  for (int i = 0; i < 400; ++i) {
+    Result<std::optional<std::string>> v = f.slot->Get("key" + std::to_string(i));
+    REQUIRE(v.ok());
+    CHECK(**v == std::string(300, 'a' + i % 26));
+  }
+  CHECK(cached() <= 32 * 1024);
+  SlotStats s = f.slot->Stats();
+  CHECK(s.value_cache_bytes <= 32 * 1024 / 5 * 2);
+  CHECK(s.chunk_cache_bytes <= 32 * 1024 / 5);
+}
+
+}  // namespace
+}  // namespace slotkv::slot

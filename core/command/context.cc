@@ -29,6 +29,7 @@ void ServerState::RefreshLive() {
   slowlog_slower_than = config->GetInt("slowlog-log-slower-than");
   slowlog_max_len = config->GetInt("slowlog-max-len");
   hz = config->GetInt("hz");
+  keyspace->SetCacheBudget(static_cast<uint64_t>(config->GetInt("maxmemory-cache")));
   const std::string fsync = config->Get("appendfsync");
   keyspace->SetFsync(fsync == "always" ? wal::FsyncPolicy::kAlways
                      : fsync == "no"   ? wal::FsyncPolicy::kNo

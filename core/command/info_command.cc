@@ -182,7 +182,7 @@ void ClientsSection(const ServerState& state, const EngineTotals&, std::string& 
   Field(out, "clients_in_timeout_table", 0);
 }
 
-void MemorySection(const ServerState& state, const EngineTotals&, std::string& out) {
+void MemorySection(const ServerState& state, const EngineTotals& engine, std::string& out) {
   // used_memory is the process RSS: without the allocator's own statistics it is the best
   // whole-process figure (caches, buffers and group maps included).
   const uint64_t rss = RssBytes();
@@ -205,6 +205,23 @@ void MemorySection(const ServerState& state, const EngineTotals&, std::string& o
   Field(out, "maxmemory_policy", state.config->Get("maxmemory-policy"));
   // Programs link jemalloc, except sanitizer builds: look for its symbol rather than assume.
   Field(out, "mem_allocator", dlsym(RTLD_DEFAULT, "mallctl") != nullptr ? "jemalloc" : "libc");
+  // The caches of every slot share maxmemory-cache.
+  const slot::SlotStats& e = engine.stats;
+  Field(out, "slotkv_maxmemory_cache", state.keyspace->cache_budget());
+  Field(out, "slotkv_cache_bytes", e.value_cache_bytes + e.bucket_cache_bytes + e.chunk_cache_bytes);
+  Field(out, "slotkv_value_cache_bytes", e.value_cache_bytes);
+  Field(out, "slotkv_bucket_cache_bytes", e.bucket_cache_bytes);
+  Field(out, "slotkv_chunk_cache_bytes", e.chunk_cache_bytes);
+}
+
+// slotkv_<name>_cache_hits, _misses and _hit_ratio (hits / lookups, 0 before any).
+void CacheFields(std::string& out, const std::string& name, uint64_t hits, uint64_t misses) {
+  Field(out, "slotkv_" + name + "_cache_hits", hits);
+  Field(out, "slotkv_" + name + "_cache_misses", misses);
+  char ratio[32];
+  std::snprintf(ratio, sizeof(ratio), "%.4f",
+                hits + misses == 0 ? 0.0 : static_cast<double>(hits) / (hits + misses));
+  Field(out, "slotkv_" + name + "_cache_hit_ratio", ratio);
 }
 
 void PersistenceSection(const ServerState& state, const EngineTotals& engine, std::string& out) {
@@ -228,6 +245,14 @@ void PersistenceSection(const ServerState& state, const EngineTotals& engine, st
   Field(out, "slotkv_group_flushes", engine.stats.flushes);
   Field(out, "slotkv_bucket_splits", engine.stats.bucket_splits);
   Field(out, "slotkv_compacted_segments", engine.stats.compacted_segments);
+  // Bytes written to files per byte of keys and values written by commands.
+  char amp[32];
+  std::snprintf(amp, sizeof(amp), "%.2f",
+                engine.stats.user_bytes_written == 0
+                    ? 0.0
+                    : static_cast<double>(engine.stats.disk_bytes_written) /
+                          static_cast<double>(engine.stats.user_bytes_written));
+  Field(out, "slotkv_write_amplification", amp);
 }
 
 void StatsSection(const ServerState& state, const EngineTotals& engine, std::string& out) {
@@ -245,8 +270,10 @@ void StatsSection(const ServerState& state, const EngineTotals& engine, std::str
   Field(out, "pubsub_channels", 0);
   Field(out, "pubsub_patterns", 0);
   Field(out, "total_error_replies", SumWorkers(state, &WorkerStats::error_replies));
-  Field(out, "slotkv_value_cache_hits", engine.stats.value_cache_hits);
-  Field(out, "slotkv_value_cache_misses", engine.stats.value_cache_misses);
+  const slot::SlotStats& e = engine.stats;
+  CacheFields(out, "value", e.value_cache_hits, e.value_cache_misses);
+  CacheFields(out, "bucket", e.bucket_cache_hits, e.bucket_cache_misses);
+  CacheFields(out, "chunk", e.chunk_cache_hits, e.chunk_cache_misses);
 }
 
 void ReplicationSection(const ServerState& state, const EngineTotals&, std::string& out) {
@@ -365,7 +392,7 @@ uint32_t SelectSections(const std::vector<std::string>& args) {
 Task InfoCommand(AsyncContext& ctx) {
   const uint32_t selected = SelectSections(ctx.args);
   EngineTotals engine;
-  if (selected & (kPersistence | kStats | kKeyspace)) {
+  if (selected & (kMemory | kPersistence | kStats | kKeyspace)) {
     co_await GatherEngine(ctx, (selected & kKeyspace) != 0, &engine);
     if (Failed(engine.failure, ctx.reply)) co_return;
   }

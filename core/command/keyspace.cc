@@ -46,7 +46,8 @@ Keyspace::Keyspace(const KeyspaceOptions& options)
       clock_(options.slot.clock ? options.slot.clock : SystemClock()),
       entries_(static_cast<size_t>(options.slots) * options.databases),
       drops_(options.slots, 0),
-      fsync_(static_cast<int>(options.slot.fsync)) {}
+      fsync_(static_cast<int>(options.slot.fsync)),
+      cache_budget_(options.cache_budget) {}
 
 Keyspace::~Keyspace() = default;
 
@@ -101,7 +102,10 @@ Result<std::unique_ptr<slot::Slot>> Keyspace::OpenSlot(uint32_t s, uint32_t db) 
   }
   so.clock = clock_;
   so.fsync = fsync();
-  return slot::Slot::Open(so);
+  SLOTKV_ASSIGN_OR_RETURN(std::unique_ptr<slot::Slot> slot, slot::Slot::Open(so));
+  open_slots_.fetch_add(1);
+  AdoptCache(slot.get());
+  return slot;
 }
 
 Result<slot::Slot*> Keyspace::Get(uint32_t s, uint32_t db, bool create) {
@@ -127,6 +131,7 @@ Status Keyspace::Drop(uint32_t s, uint32_t db) {
   Entry& e = entries_[s * options_.databases + db];
   if (!e.slot) return Status::OK();
   e.slot.reset();
+  open_slots_.fetch_sub(1);
   if (options_.memory) {
     e.mem_fs.reset();
     return Status::OK();
@@ -171,6 +176,7 @@ Status Store::Put(std::string_view key, std::string_view value, ValueType type,
                   int64_t expire_at_ms) {
   SLOTKV_ASSIGN_OR_RETURN(slot::Slot * s, Open(true));
   SLOTKV_RETURN_IF_ERROR(keyspace_->AdoptFsync(s));
+  keyspace_->AdoptCache(s);
   SLOTKV_RETURN_IF_ERROR(s->Put(key, value, type, expire_at_ms));
   if (std::find(dirty_->begin(), dirty_->end(), s) == dirty_->end()) dirty_->push_back(s);
   KeyWatcher* watcher = keyspace_->watcher();
@@ -184,6 +190,7 @@ Result<bool> Store::Delete(std::string_view key) {
   SLOTKV_ASSIGN_OR_RETURN(slot::Slot * s, Open(false));
   if (!s) return false;
   SLOTKV_RETURN_IF_ERROR(keyspace_->AdoptFsync(s));
+  keyspace_->AdoptCache(s);
   SLOTKV_ASSIGN_OR_RETURN(bool removed, s->Delete(key));
   if (std::find(dirty_->begin(), dirty_->end(), s) == dirty_->end()) dirty_->push_back(s);
   return removed;

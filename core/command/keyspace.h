@@ -14,6 +14,7 @@
 // calls Slot(s, ...), Drop(s, ...) or a Store of slot s. Open runs before the workers start.
 #pragma once
 
+#include <algorithm>
 #include <atomic>
 #include <cstdint>
 #include <memory>
@@ -43,6 +44,7 @@ struct KeyspaceOptions {
   Fs* fs = nullptr;            // disk mode: the file system (must outlive the keyspace)
   uint32_t slots = 16;         // power of two, at most 16384; fixed once the dir has data
   uint32_t databases = 16;
+  uint64_t cache_budget = 256 << 20;  // maxmemory-cache: all slots' caches together
   slot::SlotOptions slot;      // template for every slot (fs, dir, memory are filled in)
 };
 
@@ -69,6 +71,20 @@ class Keyspace {
   // The fsync policy of every slot (CONFIG SET appendfsync). Any thread may set it; a slot
   // adopts it (AdoptFsync, on its owner) before its next write and at the periodic commit.
   void SetFsync(wal::FsyncPolicy fsync) { fsync_.store(static_cast<int>(fsync)); }
+  // The memory for every slot's caches together (CONFIG SET maxmemory-cache). Any thread may
+  // set it; each open database slot gets an equal share, adopted (AdoptCache, on its owner)
+  // before its next write and at the periodic commit, and at open.
+  void SetCacheBudget(uint64_t bytes) { cache_budget_.store(bytes); }
+  uint64_t cache_budget() const { return cache_budget_.load(); }
+  // One open database slot's share of the budget.
+  size_t CacheShare() const {
+    return static_cast<size_t>(cache_budget_.load() / std::max<uint64_t>(1, open_slots_.load()));
+  }
+  void AdoptCache(slot::Slot* slot) {
+    const size_t share = CacheShare();
+    if (slot->cache_budget() != share) slot->SetCacheBudget(share);
+  }
+
   // The watcher Store::Put tells of list and sorted-set writes (set once, before the workers
   // start; nullptr = none).
   void set_watcher(KeyWatcher* watcher) { watcher_ = watcher; }
@@ -95,6 +111,8 @@ class Keyspace {
   std::vector<uint64_t> drops_;  // per slot: names the trash dirs of Drop
   std::atomic<int> fsync_;
   KeyWatcher* watcher_ = nullptr;
+  std::atomic<uint64_t> cache_budget_;
+  std::atomic<uint64_t> open_slots_{0};  // database slots open now
 };
 
 // The keys of one database in one slot, as a command sees them. Writes go to the slot's WAL

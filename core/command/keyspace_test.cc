@@ -145,5 +145,38 @@ TEST_CASE("a failed commit keeps failing: no later commit acknowledges the lost 
   });
 }
 
+TEST_CASE("the cache budget is shared equally by the open database slots") {
+  MemFs fs;
+  KeyspaceOptions o = Options(&fs);
+  o.cache_budget = 12 << 20;
+  auto ks = Keyspace::Open(o);
+  REQUIRE(ks.ok());
+  Keyspace& k = **ks;
+  std::vector<slot::Slot*> dirty;
+  Store a(&k, 0, 0, &dirty);
+  REQUIRE(a.Put("x", "1", ValueType::kString, 0).ok());
+  slot::Slot* first = k.Get(0, 0, false).value();
+  CHECK(first->cache_budget() == 12 << 20);
+  Store b(&k, 1, 2, &dirty);
+  REQUIRE(b.Put("y", "2", ValueType::kString, 0).ok());
+  slot::Slot* second = k.Get(1, 2, false).value();
+  CHECK(k.CacheShare() == 6 << 20);
+  CHECK(second->cache_budget() == 6 << 20);
+  // The first adopts its smaller share with its next write (or the periodic commit).
+  CHECK(first->cache_budget() == 12 << 20);
+  REQUIRE(a.Put("x", "3", ValueType::kString, 0).ok());
+  CHECK(first->cache_budget() == 6 << 20);
+  k.SetCacheBudget(2 << 20);
+  k.AdoptCache(first);
+  k.AdoptCache(second);
+  CHECK(first->cache_budget() == 1 << 20);
+  CHECK(second->cache_budget() == 1 << 20);
+  REQUIRE(k.Drop(1, 2).ok());
+  CHECK(k.CacheShare() == 2 << 20);
+  for (slot::Slot* s : dirty) {
+    if (s == first) REQUIRE(s->Commit().ok());
+  }
+}
+
 }  // namespace
 }  // namespace slotkv::command
