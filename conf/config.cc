@@ -45,6 +45,12 @@ constexpr OptionDef kOptions[] = {
   {.name = "maxmemory-cache", .type = T::kBytes, .default_value = "268435456", .runtime = true,
    .doc = "memory for the value, bucket page and chunk caches of all slots together",
    .min = 1 << 20, .max = 1024 * kGb},
+  {.name = "compress-min-bytes", .type = T::kInt, .default_value = "64", .runtime = true,
+   .doc = "values at least this long are zstd-compressed (dictionaries trained per key "
+          "prefix group); 0 = no compression", .min = 0, .max = 1 << 30},
+  {.name = "compress-group-chars", .type = T::kInt, .default_value = "8",
+   .doc = "a key without ':' or '.' belongs to the group of its first N bytes", .min = 1,
+   .max = 2048},
   {.name = "requirepass", .type = T::kString, .default_value = "", .runtime = true,
    .doc = "password of the default user; empty = no AUTH needed"},
   {.name = "maxclients", .type = T::kInt, .default_value = "10000", .runtime = true,

@@ -80,6 +80,8 @@ Result<std::unique_ptr<Server>> Server::Start(conf::Config* config, std::string 
   ko.slots = static_cast<uint32_t>(config->GetInt("slots"));
   ko.databases = static_cast<uint32_t>(config->GetInt("databases"));
   ko.cache_budget = static_cast<uint64_t>(config->GetInt("maxmemory-cache"));
+  ko.compress_min_bytes = static_cast<size_t>(config->GetInt("compress-min-bytes"));
+  ko.compress_group_chars = static_cast<size_t>(config->GetInt("compress-group-chars"));
   ko.slot.fsync = FsyncOf(config->Get("appendfsync"));
   ko.slot.key_estimate =
       std::max<uint64_t>(1024, static_cast<uint64_t>(config->GetInt("key-estimate")) / ko.slots);

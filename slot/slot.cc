@@ -220,6 +220,11 @@ Status Slot::Put(std::string_view key, std::string_view value, ValueType type,
   Impl& s = *impl_;
   if (key.size() > kMaxKeyBytes) return Status::InvalidArgument("key too long");
   s.counters.user_bytes_written += key.size() + value.size();
+  std::string compressed;
+  if (s.options.dictionaries && s.options.dictionaries->Compress(key, value, &compressed)) {
+    const auto tag = static_cast<ValueType>(static_cast<uint8_t>(type) | kCompressedTag);
+    return s.LogWrite(wal::RecordKind::kPut, key, KeyHash(key), compressed, tag, expire_at_ms);
+  }
   return s.LogWrite(wal::RecordKind::kPut, key, KeyHash(key), value, type, expire_at_ms);
 }
 

@@ -37,6 +37,7 @@
 #include "core/base/clock.h"
 #include "core/base/fs.h"
 #include "core/base/status.h"
+#include "slot/dictionaries.h"
 #include "core/types/value_type.h"
 #include "wal/log.h"
 
@@ -48,6 +49,9 @@ struct SlotOptions {
   Clock* clock = nullptr;    // SystemClock() when null
   wal::FsyncPolicy fsync = wal::FsyncPolicy::kEverySec;
   bool memory = false;       // pure-memory mode: never fsync
+  // Compresses values (dictionaries.h); shared by the server's slots, must outlive them.
+  // nullptr = values stored as given.
+  Dictionaries* dictionaries = nullptr;
   // Sizing, used when the slot is created and then recorded on disk: bucket count =
   // key_estimate / 64, rounded up to a multiple of buckets_per_group.
   uint64_t key_estimate = 1 << 20;

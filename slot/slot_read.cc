@@ -24,9 +24,23 @@ Status Slot::MultiGet(const std::vector<std::string_view>& keys,
   const size_t n = keys.size();
   values->assign(n, std::nullopt);
   if (metas) metas->assign(n, KeyMeta());
+  // Stored values may be compressed (the type tag's kCompressedTag bit): decoded here, the one
+  // place every read path ends.
+  Status decoded;
   auto found = [&](size_t i, std::string value, ValueType type, int64_t expire, uint64_t seq) {
+    if (static_cast<uint8_t>(type) & kCompressedTag) {
+      std::string raw;
+      Status st = s.options.dictionaries
+                      ? s.options.dictionaries->Decompress(value, &raw)
+                      : Status::Corruption("compressed value in a slot without dictionaries");
+      if (!st.ok()) {
+        if (decoded.ok()) decoded = std::move(st);
+        return;
+      }
+      value = std::move(raw);
+    }
     (*values)[i] = std::move(value);
-    if (metas) (*metas)[i] = {type, expire, seq};
+    if (metas) (*metas)[i] = {TypeOf(type), expire, seq};
   };
 
   // 1. Memory: group maps (values still in the log, or cached once read back: a cached value
@@ -80,7 +94,7 @@ Status Slot::MultiGet(const std::vector<std::string_view>& keys,
   }
 
   // 3. Bucket pages, then the chunk records they point at.
-  if (in_pages.empty()) return Status::OK();
+  if (in_pages.empty()) return decoded;
   SLOTKV_RETURN_IF_ERROR(s.buckets->PrefetchKeys(hashes));
   std::vector<keybucket::Cell> cells(in_pages.size());
   std::vector<bool> live(in_pages.size(), false);
@@ -116,7 +130,7 @@ Status Slot::MultiGet(const std::vector<std::string_view>& keys,
     found(in_pages[j], std::move(cell.payload), static_cast<ValueType>(cell.type_tag),
           cell.expire_at_ms, cell.seq);
   }
-  return Status::OK();
+  return decoded;
 }
 
 Result<std::optional<KeyMeta>> Slot::GetMeta(std::string_view key) {
@@ -127,12 +141,12 @@ Result<std::optional<KeyMeta>> Slot::GetMeta(std::string_view key) {
     const MapEntry& entry = *found;
     if (entry.tombstone || s.Expired(entry.expire_at_ms)) return std::optional<KeyMeta>();
     return std::optional<KeyMeta>(
-        KeyMeta{static_cast<ValueType>(entry.type), entry.expire_at_ms, entry.seq});
+        KeyMeta{TypeOf(static_cast<ValueType>(entry.type)), entry.expire_at_ms, entry.seq});
   }
   SLOTKV_ASSIGN_OR_RETURN(auto cell, s.buckets->Lookup(hash, key));
   if (!cell || s.Expired(cell->expire_at_ms)) return std::optional<KeyMeta>();
   return std::optional<KeyMeta>(
-      KeyMeta{static_cast<ValueType>(cell->type_tag), cell->expire_at_ms, cell->seq});
+      KeyMeta{TypeOf(static_cast<ValueType>(cell->type_tag)), cell->expire_at_ms, cell->seq});
 }
 
 }  // namespace slotkv::slot

@@ -15,14 +15,14 @@ Status Slot::Impl::BucketKeys(uint32_t b, bool with_expired, std::vector<LiveKey
   for (keybucket::Cell& cell : cells) {
     if (group.map.Find(cell.key, cell.hash)) continue;  // the map holds a newer write
     if (!with_expired && Expired(cell.expire_at_ms)) continue;
-    live->push_back({std::move(cell.key), cell.hash, static_cast<ValueType>(cell.type_tag),
-                     cell.expire_at_ms});
+    live->push_back({std::move(cell.key), cell.hash,
+                     TypeOf(static_cast<ValueType>(cell.type_tag)), cell.expire_at_ms});
   }
   group.map.ForEach([&](std::string_view key, uint64_t hash, const MapEntry& entry) {
     if (entry.tombstone || buckets->BucketOf(hash) != b) return;
     if (!with_expired && Expired(entry.expire_at_ms)) return;
     live->push_back(
-        {std::string(key), hash, static_cast<ValueType>(entry.type), entry.expire_at_ms});
+        {std::string(key), hash, TypeOf(static_cast<ValueType>(entry.type)), entry.expire_at_ms});
   });
   return Status::OK();
 }

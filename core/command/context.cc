@@ -30,6 +30,7 @@ void ServerState::RefreshLive() {
   slowlog_max_len = config->GetInt("slowlog-max-len");
   hz = config->GetInt("hz");
   keyspace->SetCacheBudget(static_cast<uint64_t>(config->GetInt("maxmemory-cache")));
+  keyspace->dictionaries()->set_min_bytes(static_cast<size_t>(config->GetInt("compress-min-bytes")));
   const std::string fsync = config->Get("appendfsync");
   keyspace->SetFsync(fsync == "always" ? wal::FsyncPolicy::kAlways
                      : fsync == "no"   ? wal::FsyncPolicy::kNo

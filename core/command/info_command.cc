@@ -224,6 +224,40 @@ void CacheFields(std::string& out, const std::string& name, uint64_t hits, uint6
   Field(out, "slotkv_" + name + "_cache_hit_ratio", ratio);
 }
 
+// Values compressed since start, their ratio (bytes before / after), and one line per
+// dictionary: slotkv_dict_<id>:group=<g>,values=<n>,ratio=<r> (id 0: plain zstd).
+void CompressionFields(const slot::Dictionaries& dicts, std::string& out) {
+  uint64_t values = 0;
+  uint64_t raw = 0;
+  uint64_t stored = 0;
+  std::string lines;
+  const auto ratio = [](uint64_t before, uint64_t after) {
+    char buf[32];
+    std::snprintf(buf, sizeof(buf), "%.2f",
+                  after == 0 ? 1.0 : static_cast<double>(before) / static_cast<double>(after));
+    return std::string(buf);
+  };
+  size_t trained = 0;
+  for (const slot::Dictionaries::DictStats& d : dicts.Stats()) {
+    values += d.values;
+    raw += d.raw_bytes;
+    stored += d.stored_bytes;
+    if (d.id > 0) ++trained;
+    std::string group = d.group;
+    for (char& c : group) {
+      if (c == ',' || c == '\r' || c == '\n' || c == '=') c = '_';
+    }
+    Field(lines, "slotkv_dict_" + std::to_string(d.id),
+          "group=" + group + ",values=" + std::to_string(d.values) +
+              ",ratio=" + ratio(d.raw_bytes, d.stored_bytes));
+  }
+  Field(out, "slotkv_compressed_values", values);
+  Field(out, "slotkv_uncompressed_values", dicts.raw_values());
+  Field(out, "slotkv_compression_ratio", ratio(raw, stored));
+  Field(out, "slotkv_dictionaries", static_cast<uint64_t>(trained));
+  out += lines;
+}
+
 void PersistenceSection(const ServerState& state, const EngineTotals& engine, std::string& out) {
   Field(out, "loading", 0);
   Field(out, "async_loading", 0);
@@ -253,6 +287,7 @@ void PersistenceSection(const ServerState& state, const EngineTotals& engine, st
                     : static_cast<double>(engine.stats.disk_bytes_written) /
                           static_cast<double>(engine.stats.user_bytes_written));
   Field(out, "slotkv_write_amplification", amp);
+  CompressionFields(*state.keyspace->dictionaries(), out);
 }
 
 void StatsSection(const ServerState& state, const EngineTotals& engine, std::string& out) {

@@ -56,10 +56,19 @@ Result<std::unique_ptr<Keyspace>> Keyspace::Open(const KeyspaceOptions& options)
     return Status::InvalidArgument("slots must be a power of two from 1 to 16384");
   }
   std::unique_ptr<Keyspace> ks(new Keyspace(options));
-  if (options.memory) return ks;
+  slot::DictionariesOptions dopts;
+  dopts.min_bytes = options.compress_min_bytes;
+  dopts.group_chars = options.compress_group_chars;
+  if (options.memory) {
+    SLOTKV_ASSIGN_OR_RETURN(ks->dictionaries_, slot::Dictionaries::Open(dopts));
+    return ks;
+  }
   Fs* fs = options.fs;
   SLOTKV_RETURN_IF_ERROR(fs->CreateDirs(options.dir));
   SLOTKV_RETURN_IF_ERROR(CheckMeta(fs, options.dir, options.slots));
+  dopts.fs = fs;
+  dopts.dir = options.dir + "/dicts";
+  SLOTKV_ASSIGN_OR_RETURN(ks->dictionaries_, slot::Dictionaries::Open(dopts));
   for (uint32_t s = 0; s < options.slots; ++s) {
     const std::string sdir = SlotDir(options.dir, s);
     if (!fs->Exists(sdir)) continue;
@@ -102,6 +111,7 @@ Result<std::unique_ptr<slot::Slot>> Keyspace::OpenSlot(uint32_t s, uint32_t db) 
   }
   so.clock = clock_;
   so.fsync = fsync();
+  so.dictionaries = dictionaries_.get();
   SLOTKV_ASSIGN_OR_RETURN(std::unique_ptr<slot::Slot> slot, slot::Slot::Open(so));
   open_slots_.fetch_add(1);
   AdoptCache(slot.get());

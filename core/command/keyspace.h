@@ -45,6 +45,8 @@ struct KeyspaceOptions {
   uint32_t slots = 16;         // power of two, at most 16384; fixed once the dir has data
   uint32_t databases = 16;
   uint64_t cache_budget = 256 << 20;  // maxmemory-cache: all slots' caches together
+  size_t compress_min_bytes = 64;     // 0 = no compression (slot/dictionaries.h)
+  size_t compress_group_chars = 8;
   slot::SlotOptions slot;      // template for every slot (fs, dir, memory are filled in)
 };
 
@@ -85,6 +87,9 @@ class Keyspace {
     if (slot->cache_budget() != share) slot->SetCacheBudget(share);
   }
 
+  // The zstd dictionaries of every slot (dir/dicts/, or in memory).
+  slot::Dictionaries* dictionaries() const { return dictionaries_.get(); }
+
   // The watcher Store::Put tells of list and sorted-set writes (set once, before the workers
   // start; nullptr = none).
   void set_watcher(KeyWatcher* watcher) { watcher_ = watcher; }
@@ -107,6 +112,8 @@ class Keyspace {
   };
   KeyspaceOptions options_;
   Clock* clock_;
+  // Before entries_: the slots use it until they are destroyed.
+  std::unique_ptr<slot::Dictionaries> dictionaries_;
   std::vector<Entry> entries_;  // [s * databases + db]
   std::vector<uint64_t> drops_;  // per slot: names the trash dirs of Drop
   std::atomic<int> fsync_;

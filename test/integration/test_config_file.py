@@ -28,7 +28,7 @@ def test_config_file_then_overrides_then_rewrite(tmp_path):
     port = free_port()
     conf = tmp_path / "slotkv.conf"
     conf.write_text("# my server\nport %d\nrequirepass \"se cret\"\ndatabases 4\n"
-                    "maxclients 50\n" % port)
+                    "maxclients 50\nhttp-port 0\n" % port)
     proc = subprocess.Popen([SERVER, str(conf), "--dir", str(tmp_path / "data"),
                              "--maxclients", "60"], stderr=subprocess.PIPE)
     try:

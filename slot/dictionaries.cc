@@ -1,0 +1,309 @@
+// Dictionary file `dict-<id>` (written to `dict-<id>.tmp`, fsync'd, renamed, dir fsync'd):
+//
+//   file  := magic:"SKVDICT1" id:fixed32 group:(len:varint64 bytes) dict:(len:varint64 bytes)
+//            checksum:fixed64            (XXH3 of everything before it)
+#include "slot/dictionaries.h"
+
+#include <zdict.h>
+#include <zstd.h>
+
+#include <algorithm>
+
+#include "core/base/coding.h"
+#include "core/base/hash.h"
+
+namespace slotkv::slot {
+namespace {
+
+constexpr std::string_view kMagic = "SKVDICT1";
+
+std::string DictPath(const std::string& dir, uint32_t id) {
+  return dir + "/dict-" + std::to_string(id);
+}
+
+struct CCtxDeleter {
+  void operator()(ZSTD_CCtx* c) const { ZSTD_freeCCtx(c); }
+};
+struct DCtxDeleter {
+  void operator()(ZSTD_DCtx* d) const { ZSTD_freeDCtx(d); }
+};
+
+// One compression and one decompression context per thread.
+ZSTD_CCtx* ThreadCCtx() {
+  thread_local std::unique_ptr<ZSTD_CCtx, CCtxDeleter> cctx(ZSTD_createCCtx());
+  return cctx.get();
+}
+ZSTD_DCtx* ThreadDCtx() {
+  thread_local std::unique_ptr<ZSTD_DCtx, DCtxDeleter> dctx(ZSTD_createDCtx());
+  return dctx.get();
+}
+
+}  // namespace
+
+struct Dictionaries::Dict {
+  uint32_t id = 0;
+  std::string group;
+  ZSTD_CDict* cdict = nullptr;  // nullptr for id 0 (plain zstd)
+  ZSTD_DDict* ddict = nullptr;
+  std::atomic<uint64_t> values{0};
+  std::atomic<uint64_t> raw_bytes{0};
+  std::atomic<uint64_t> stored_bytes{0};
+  ~Dict() {
+    ZSTD_freeCDict(cdict);
+    ZSTD_freeDDict(ddict);
+  }
+};
+
+Dictionaries::Dictionaries(const DictionariesOptions& options)
+    : options_(options), min_bytes_(options.min_bytes) {}
+
+Result<std::unique_ptr<Dictionaries>> Dictionaries::Open(const DictionariesOptions& options) {
+  std::unique_ptr<Dictionaries> d(new Dictionaries(options));
+  auto plain = std::make_unique<Dict>();
+  d->dicts_[0].store(plain.get());
+  d->owned_.push_back(std::move(plain));
+  if (options.fs) {
+    SLOTKV_RETURN_IF_ERROR(options.fs->CreateDirs(options.dir));
+    SLOTKV_RETURN_IF_ERROR(d->Load());
+  }
+  d->trainer_ = std::thread([p = d.get()] { p->TrainLoop(); });
+  return d;
+}
+
+Dictionaries::~Dictionaries() {
+  {
+    std::lock_guard lock(samples_mu_);
+    stop_ = true;
+  }
+  train_cv_.notify_all();
+  if (trainer_.joinable()) trainer_.join();
+}
+
+Status Dictionaries::Load() {
+  Fs& fs = *options_.fs;
+  SLOTKV_ASSIGN_OR_RETURN(std::vector<std::string> names, fs.List(options_.dir));
+  for (const std::string& name : names) {
+    const std::string path = options_.dir + "/" + name;
+    if (name.ends_with(".tmp")) {  // a write that never finished: never published
+      SLOTKV_RETURN_IF_ERROR(fs.Remove(path));
+      continue;
+    }
+    if (!name.starts_with("dict-")) continue;
+    SLOTKV_ASSIGN_OR_RETURN(std::unique_ptr<File> file, fs.Open(path));
+    std::string bytes(file->Size(), '\0');
+    SLOTKV_ASSIGN_OR_RETURN(size_t n, file->Read(0, bytes.size(), bytes.data()));
+    bytes.resize(n);
+    const auto bad = [&](const char* what) {
+      return Status::Corruption("dictionary file " + path + ": " + what);
+    };
+    if (bytes.size() < kMagic.size() + 4 + 8 || !bytes.starts_with(kMagic)) return bad("bad header");
+    const uint64_t sum = DecodeFixed64(bytes.data() + bytes.size() - 8);
+    std::string_view body(bytes.data(), bytes.size() - 8);
+    if (KeyHash(body) != sum) return bad("checksum mismatch");
+    std::string_view in = body.substr(kMagic.size());
+    uint32_t id = 0;
+    std::string_view group;
+    std::string_view dict;
+    if (!GetFixed32(&in, &id) || !GetLengthPrefixed(&in, &group) ||
+        !GetLengthPrefixed(&in, &dict) || !in.empty() || id == 0 || id >= kMaxDicts) {
+      return bad("bad body");
+    }
+    auto d = std::make_unique<Dict>();
+    d->id = id;
+    d->group = std::string(group);
+    d->cdict = ZSTD_createCDict(dict.data(), dict.size(), options_.level);
+    d->ddict = ZSTD_createDDict(dict.data(), dict.size());
+    if (!d->cdict || !d->ddict) return bad("zstd refused the dictionary");
+    std::unique_lock lock(groups_mu_);
+    dicts_[id].store(d.get());
+    groups_[d->group] = id;
+    next_id_ = std::max(next_id_, id + 1);
+    owned_.push_back(std::move(d));
+  }
+  return Status::OK();
+}
+
+std::string_view Dictionaries::GroupOf(std::string_view key) const {
+  const size_t sep = key.find_last_of(":.");
+  if (sep != std::string_view::npos) return key.substr(0, sep);
+  return key.substr(0, std::min(key.size(), options_.group_chars));
+}
+
+bool Dictionaries::Compress(std::string_view key, std::string_view value, std::string* out) {
+  const size_t min_bytes = min_bytes_.load(std::memory_order_relaxed);
+  if (min_bytes == 0 || value.size() < min_bytes) {
+    raw_values_.fetch_add(1, std::memory_order_relaxed);
+    return false;
+  }
+  const std::string_view group = GroupOf(key);
+  uint32_t id = 0;
+  {
+    std::shared_lock lock(groups_mu_);
+    auto it = groups_.find(std::string(group));
+    if (it != groups_.end()) id = it->second;
+  }
+  if (id == 0) {
+    if (value.size() <= kMaxSampleBytes) Sample(group, value);
+    if (value.size() < kPlainMinBytes) {
+      raw_values_.fetch_add(1, std::memory_order_relaxed);
+      return false;
+    }
+  }
+  Dict* dict = dicts_[id].load(std::memory_order_acquire);
+  ZSTD_CCtx* cctx = ThreadCCtx();
+  out->clear();
+  PutVarint32(out, id);
+  const size_t header = out->size();
+  out->resize(header + ZSTD_compressBound(value.size()));
+  const size_t n =
+      dict->cdict ? ZSTD_compress_usingCDict(cctx, out->data() + header, out->size() - header,
+                                             value.data(), value.size(), dict->cdict)
+                  : ZSTD_compressCCtx(cctx, out->data() + header, out->size() - header,
+                                      value.data(), value.size(),
+                                      value.size() > kFastLevelBytes ? 1 : options_.level);
+  if (ZSTD_isError(n) || header + n >= value.size()) {
+    raw_values_.fetch_add(1, std::memory_order_relaxed);
+    return false;
+  }
+  out->resize(header + n);
+  dict->values.fetch_add(1, std::memory_order_relaxed);
+  dict->raw_bytes.fetch_add(value.size(), std::memory_order_relaxed);
+  dict->stored_bytes.fetch_add(out->size(), std::memory_order_relaxed);
+  return true;
+}
+
+Status Dictionaries::Decompress(std::string_view stored, std::string* out) const {
+  uint32_t id = 0;
+  if (!GetVarint32(&stored, &id)) return Status::Corruption("compressed value: bad header");
+  Dict* dict = id < kMaxDicts ? dicts_[id].load(std::memory_order_acquire) : nullptr;
+  if (!dict) {
+    return Status::Corruption("compressed value needs zstd dictionary " + std::to_string(id) +
+                              ", which is missing");
+  }
+  const unsigned long long size = ZSTD_getFrameContentSize(stored.data(), stored.size());
+  if (size == ZSTD_CONTENTSIZE_ERROR || size == ZSTD_CONTENTSIZE_UNKNOWN || size > (1ull << 32)) {
+    return Status::Corruption("compressed value: bad zstd frame");
+  }
+  out->resize(static_cast<size_t>(size));
+  ZSTD_DCtx* dctx = ThreadDCtx();
+  const size_t n =
+      dict->ddict ? ZSTD_decompress_usingDDict(dctx, out->data(), out->size(), stored.data(),
+                                               stored.size(), dict->ddict)
+                  : ZSTD_decompressDCtx(dctx, out->data(), out->size(), stored.data(),
+                                        stored.size());
+  if (ZSTD_isError(n) || n != out->size()) {
+    return Status::Corruption("compressed value: zstd could not decode it");
+  }
+  return Status::OK();
+}
+
+void Dictionaries::Sample(std::string_view group, std::string_view value) {
+  std::unique_lock lock(samples_mu_, std::try_to_lock);
+  if (!lock.owns_lock()) return;  // never wait on the request path
+  auto it = samples_.find(std::string(group));
+  if (it == samples_.end()) {
+    if (samples_.size() >= kMaxSampledGroups) return;
+    it = samples_.emplace(std::string(group), Samples()).first;
+  }
+  Samples& s = it->second;
+  if (s.queued) return;
+  s.values.emplace_back(value);
+  s.bytes += value.size();
+  if (s.values.size() >= options_.train_samples || s.bytes >= kTrainSampleBytes) {
+    s.queued = true;
+    train_queue_.push_back(it->first);
+    train_cv_.notify_one();
+  }
+}
+
+void Dictionaries::TrainLoop() {
+  std::unique_lock lock(samples_mu_);
+  while (true) {
+    train_cv_.wait(lock, [&] { return stop_ || !train_queue_.empty(); });
+    if (stop_) return;
+    std::string group = std::move(train_queue_.front());
+    train_queue_.pop_front();
+    std::vector<std::string> values = std::move(samples_[group].values);
+    training_ = true;
+    lock.unlock();
+
+    std::string all;
+    std::vector<size_t> sizes;
+    for (const std::string& v : values) {
+      all += v;
+      sizes.push_back(v.size());
+    }
+    std::string dict(options_.dict_bytes, '\0');
+    const size_t n = ZDICT_trainFromBuffer(dict.data(), dict.size(), all.data(), sizes.data(),
+                                           static_cast<unsigned>(sizes.size()));
+    Status st = ZDICT_isError(n) ? Status::InvalidArgument("training failed")
+                                 : Publish(group, dict.substr(0, n));
+
+    lock.lock();
+    training_ = false;
+    Samples& s = samples_[group];
+    if (st.ok()) {
+      samples_.erase(group);  // the group has its dictionary: no more samples
+    } else {
+      // Not enough variety yet (or the file could not be written): sample again from scratch.
+      s = Samples();
+    }
+    train_cv_.notify_all();
+  }
+}
+
+Status Dictionaries::Publish(std::string group, std::string dict_bytes) {
+  auto d = std::make_unique<Dict>();
+  d->group = group;
+  d->cdict = ZSTD_createCDict(dict_bytes.data(), dict_bytes.size(), options_.level);
+  d->ddict = ZSTD_createDDict(dict_bytes.data(), dict_bytes.size());
+  if (!d->cdict || !d->ddict) return Status::InvalidArgument("zstd refused the dictionary");
+  uint32_t id;
+  {
+    std::unique_lock lock(groups_mu_);
+    if (next_id_ >= kMaxDicts) return Status::InvalidArgument("too many dictionaries");
+    id = next_id_++;
+  }
+  d->id = id;
+  if (options_.fs) {
+    std::string file(kMagic);
+    PutFixed32(&file, id);
+    PutLengthPrefixed(&file, group);
+    PutLengthPrefixed(&file, dict_bytes);
+    PutFixed64(&file, KeyHash(file));
+    Fs& fs = *options_.fs;
+    const std::string path = DictPath(options_.dir, id);
+    SLOTKV_ASSIGN_OR_RETURN(std::unique_ptr<File> f, fs.Open(path + ".tmp"));
+    SLOTKV_RETURN_IF_ERROR(f->Truncate(0));
+    SLOTKV_RETURN_IF_ERROR(f->Write(0, file));
+    SLOTKV_RETURN_IF_ERROR(f->Sync());
+    f.reset();
+    SLOTKV_RETURN_IF_ERROR(fs.Rename(path + ".tmp", path));
+    SLOTKV_RETURN_IF_ERROR(fs.SyncDir(options_.dir));
+  }
+  // Durable first, then visible: no value names a dictionary a crash could lose.
+  std::unique_lock lock(groups_mu_);
+  dicts_[id].store(d.get(), std::memory_order_release);
+  groups_[group] = id;
+  owned_.push_back(std::move(d));
+  return Status::OK();
+}
+
+std::vector<Dictionaries::DictStats> Dictionaries::Stats() const {
+  std::vector<DictStats> out;
+  for (uint32_t id = 0; id < kMaxDicts; ++id) {
+    const Dict* d = dicts_[id].load(std::memory_order_acquire);
+    if (!d) continue;
+    out.push_back({id, d->group, d->values.load(std::memory_order_relaxed),
+                   d->raw_bytes.load(std::memory_order_relaxed),
+                   d->stored_bytes.load(std::memory_order_relaxed)});
+  }
+  return out;
+}
+
+void Dictionaries::WaitIdle() {
+  std::unique_lock lock(samples_mu_);
+  train_cv_.wait(lock, [&] { return train_queue_.empty() && !training_; });
+}
+
+}  // namespace slotkv::slot

@@ -1,0 +1,134 @@
+// Dictionaries: zstd compression of values with dictionaries trained per key prefix group,
+// shared by every slot of a server.
+//
+// A value of at least `min_bytes` is compressed when that makes it smaller: with the trained
+// dictionary of its key's group when there is one, else with plain zstd when it is at least
+// kPlainMinBytes. The group of a key is the key up to its last ':' or '.', else its first
+// `group_chars` bytes. While a group has no dictionary, writes leave samples of its values;
+// when a group has collected enough, a background thread trains a dictionary (ZDICT), writes
+// it to `dir/dict-<id>` (fsync'd, then renamed in place) and only then publishes it, so every
+// value compressed with a dictionary finds it on disk after a crash. Training never runs on a
+// worker and touches no slot state; sampling never blocks a worker (it skips when the sample
+// table is busy).
+//
+// Stored form of a compressed value: varint dictionary id (0 = no dictionary) + one zstd
+// frame. Whether a stored value is compressed is kept beside it in the slot (the type tag's
+// kCompressedTag bit), so raw values need no header. A value whose dictionary is missing
+// decodes to Corruption, never to wrong data.
+//
+// Thread rule: Compress / Decompress / Stats from any thread; dictionaries are immutable once
+// published and live as long as the Dictionaries.
+#pragma once
+
+#include <array>
+#include <atomic>
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <mutex>
+#include <shared_mutex>
+#include <string>
+#include <string_view>
+#include <thread>
+#include <unordered_map>
+#include <vector>
+
+#include "core/base/fs.h"
+#include "core/base/status.h"
+#include "core/types/value_type.h"
+
+namespace slotkv::slot {
+
+// The type tag bit that marks a compressed stored value.
+inline constexpr uint8_t kCompressedTag = 0x80;
+// A stored type tag without that bit: the value's type.
+inline ValueType TypeOf(ValueType stored) {
+  return static_cast<ValueType>(static_cast<uint8_t>(stored) & ~kCompressedTag);
+}
+
+struct DictionariesOptions {
+  Fs* fs = nullptr;         // nullptr = keep dictionaries in memory only (pure-memory mode)
+  std::string dir;          // where dict-<id> files live (created when missing)
+  size_t min_bytes = 64;    // compress-min-bytes; 0 = no compression
+  size_t group_chars = 8;   // prefix length for keys without ':' or '.'
+  // Training starts when a group has this many samples (or kTrainSampleBytes of them).
+  size_t train_samples = 1000;
+  size_t dict_bytes = 16 << 10;  // dictionary capacity
+  int level = 3;
+};
+
+class Dictionaries {
+ public:
+  static constexpr size_t kPlainMinBytes = 256;
+  // Larger values are not sampled (dictionaries help small values), and get zstd level 1.
+  static constexpr size_t kMaxSampleBytes = 64 << 10;
+  static constexpr size_t kFastLevelBytes = 1 << 20;
+  static constexpr size_t kTrainSampleBytes = 4 << 20;
+  static constexpr size_t kMaxSampledGroups = 1024;
+  static constexpr uint32_t kMaxDicts = 4096;
+
+  // Loads every dict-<id> file of options.dir (Corruption naming a damaged one) and starts the
+  // training thread.
+  static Result<std::unique_ptr<Dictionaries>> Open(const DictionariesOptions& options);
+  ~Dictionaries();
+
+  // The stored form of value for key: true and *out set when compressing made it smaller,
+  // false to store value raw.
+  bool Compress(std::string_view key, std::string_view value, std::string* out);
+  // The value a compressed stored form came from; Corruption when it is damaged or its
+  // dictionary is missing.
+  Status Decompress(std::string_view stored, std::string* out) const;
+
+  // The group of key (see above).
+  std::string_view GroupOf(std::string_view key) const;
+  void set_min_bytes(size_t n) { min_bytes_.store(n); }
+
+  struct DictStats {
+    uint32_t id;
+    std::string group;
+    uint64_t values;        // values compressed with it
+    uint64_t raw_bytes;     // their bytes before
+    uint64_t stored_bytes;  // and after
+  };
+  // Every published dictionary, by id; id 0 is plain zstd (group "").
+  std::vector<DictStats> Stats() const;
+  // Values written raw because compressing did not help (or they were short).
+  uint64_t raw_values() const { return raw_values_.load(std::memory_order_relaxed); }
+  // Waits until no training is queued or running (tests).
+  void WaitIdle();
+
+ private:
+  struct Dict;
+  explicit Dictionaries(const DictionariesOptions& options);
+  Status Load();
+  void Sample(std::string_view group, std::string_view value);
+  void TrainLoop();
+  Status Publish(std::string group, std::string dict_bytes);
+
+  DictionariesOptions options_;
+  std::atomic<size_t> min_bytes_;
+  // Published dictionaries by id (0 = plain zstd); written once, then read without locks.
+  std::array<std::atomic<Dict*>, kMaxDicts> dicts_{};
+  std::vector<std::unique_ptr<Dict>> owned_;  // guarded by groups_mu_
+  mutable std::shared_mutex groups_mu_;
+  std::unordered_map<std::string, uint32_t> groups_;  // group -> dictionary id
+  uint32_t next_id_ = 1;                              // guarded by groups_mu_
+
+  std::mutex samples_mu_;
+  struct Samples {
+    std::vector<std::string> values;
+    size_t bytes = 0;
+    bool queued = false;  // handed to the trainer
+  };
+  std::unordered_map<std::string, Samples> samples_;  // group -> samples
+  std::condition_variable train_cv_;
+  std::deque<std::string> train_queue_;  // groups ready to train
+  bool training_ = false;
+  bool stop_ = false;
+  std::thread trainer_;
+
+  std::atomic<uint64_t> raw_values_{0};
+};
+
+}  // namespace slotkv::slot
