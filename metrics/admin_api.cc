@@ -101,6 +101,8 @@ void SlotJson(const SlotSnapshot& s, Json& j) {
   j.Key("bucket_cache_misses").Uint(t.bucket_cache_misses);
   j.Key("chunk_cache_hits").Uint(t.chunk_cache_hits);
   j.Key("chunk_cache_misses").Uint(t.chunk_cache_misses);
+  j.Key("compressed_raw_bytes").Uint(t.compressed_raw_bytes);
+  j.Key("compressed_stored_bytes").Uint(t.compressed_stored_bytes);
   j.EndObject();
 }
 

@@ -107,6 +107,25 @@ const MetricDef kMetrics[] = {
      .help = "Expired keys reclaimed",
      .labels = Labels::kSlot,
      .slot = [](const SlotSnapshot& s) { return U(s.stats.expired_keys); }},
+    {.name = "slotkv_slot_compressed_raw_bytes_total",
+     .type = MetricType::Counter,
+     .help = "Bytes of the values written compressed, before compression",
+     .labels = Labels::kSlot,
+     .slot = [](const SlotSnapshot& s) { return U(s.stats.compressed_raw_bytes); }},
+    {.name = "slotkv_slot_compressed_stored_bytes_total",
+     .type = MetricType::Counter,
+     .help = "Bytes of the values written compressed, as stored",
+     .labels = Labels::kSlot,
+     .slot = [](const SlotSnapshot& s) { return U(s.stats.compressed_stored_bytes); }},
+    {.name = "slotkv_slot_compression_ratio",
+     .type = MetricType::Gauge,
+     .help = "Raw / stored bytes of the values written compressed (1 when none)",
+     .labels = Labels::kSlot,
+     .slot = [](const SlotSnapshot& s) {
+       return s.stats.compressed_stored_bytes == 0
+                  ? 1.0
+                  : U(s.stats.compressed_raw_bytes) / U(s.stats.compressed_stored_bytes);
+     }},
     {.name = "slotkv_slot_cache_hits_total",
      .type = MetricType::Counter,
      .help = "Cache hits",

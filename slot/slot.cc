@@ -223,6 +223,8 @@ Status Slot::Put(std::string_view key, std::string_view value, ValueType type,
   std::string compressed;
   if (s.options.dictionaries && s.options.dictionaries->Compress(key, value, &compressed)) {
     const auto tag = static_cast<ValueType>(static_cast<uint8_t>(type) | kCompressedTag);
+    s.counters.compressed_raw_bytes += value.size();
+    s.counters.compressed_stored_bytes += compressed.size();
     return s.LogWrite(wal::RecordKind::kPut, key, KeyHash(key), compressed, tag, expire_at_ms);
   }
   return s.LogWrite(wal::RecordKind::kPut, key, KeyHash(key), value, type, expire_at_ms);

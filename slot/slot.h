@@ -110,6 +110,8 @@ struct SlotStats {
   uint64_t chunk_cache_hits = 0;
   uint64_t chunk_cache_misses = 0;
   uint64_t chunk_cache_bytes = 0;
+  uint64_t compressed_raw_bytes = 0;     // values written compressed: bytes before
+  uint64_t compressed_stored_bytes = 0;  // and after
 
   // Adds every field of o (totals over slots or databases).
   void Add(const SlotStats& o) {
@@ -135,6 +137,8 @@ struct SlotStats {
     chunk_cache_hits += o.chunk_cache_hits;
     chunk_cache_misses += o.chunk_cache_misses;
     chunk_cache_bytes += o.chunk_cache_bytes;
+    compressed_raw_bytes += o.compressed_raw_bytes;
+    compressed_stored_bytes += o.compressed_stored_bytes;
   }
 };
 
