@@ -64,6 +64,36 @@ inline bool ParseCollectionScanOptions(const std::vector<std::string>& args, siz
   return true;
 }
 
+// The count and flag of HRANDFIELD key count [WITHVALUES] / ZRANDMEMBER key count
+// [WITHSCORES] (args[2], args[3]), checked in Redis's order: the count is an integer other than
+// INT64_MIN, the only extra argument is `keyword`, and with it |count| fits twice in an int64
+// (a reply of pairs). nullopt after replying the error. REQUIRES: args.size() >= 3.
+struct RandomCount {
+  int64_t count = 0;
+  bool with = false;  // WITHVALUES / WITHSCORES given
+};
+inline std::optional<RandomCount> ParseRandomCount(const std::vector<std::string>& args,
+                                                   std::string_view keyword, Reply& reply) {
+  std::optional<int64_t> count = IntArg(args[2], reply);
+  if (!count) return std::nullopt;
+  if (*count == INT64_MIN) {
+    reply.Error(
+        "ERR value is out of range, value must between -9223372036854775807 and "
+        "9223372036854775807");
+    return std::nullopt;
+  }
+  if (args.size() > 4 || (args.size() == 4 && !Is(args[3], keyword))) {
+    reply.Error(kErrSyntax);
+    return std::nullopt;
+  }
+  const bool with = args.size() == 4;
+  if (with && (*count < -(INT64_MAX / 2) || *count > INT64_MAX / 2)) {
+    reply.Error("ERR value is out of range");
+    return std::nullopt;
+  }
+  return RandomCount{*count, with};
+}
+
 // Replies the error of a failed storage call; true when st was a failure.
 inline bool Failed(const Status& st, Reply& reply) {
   if (st.ok()) return false;

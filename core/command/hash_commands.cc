@@ -32,10 +32,6 @@ namespace {
 constexpr std::string_view kErrHashNotInteger = "ERR hash value is not an integer";
 constexpr std::string_view kErrHashNotFloat = "ERR hash value is not a float";
 constexpr std::string_view kErrIncrNaN = "ERR value is NaN or Infinity";
-constexpr std::string_view kErrOutOfRange = "ERR value is out of range";
-constexpr std::string_view kErrCountRange =
-    "ERR value is out of range, value must between -9223372036854775807 and "
-    "9223372036854775807";
 constexpr std::string_view kErrInvalidCursor = "ERR invalid cursor";
 
 // ---- lookups ------------------------------------------------------------------------------
@@ -315,31 +311,20 @@ void HRandField(CommandContext& ctx) {
     ctx.reply.Bulk(hash->At(RandomBelow(hash->size())).first);
     return;
   }
-  std::optional<int64_t> count = IntArg(a[2], ctx.reply);
-  if (!count) return;
-  if (*count == INT64_MIN) {
-    ctx.reply.Error(kErrCountRange);
-    return;
-  }
-  if (a.size() > 4 || (a.size() == 4 && !Is(a[3], "WITHVALUES"))) {
-    ctx.reply.Error(kErrSyntax);
-    return;
-  }
-  const bool with_values = a.size() == 4;
-  if (with_values && (*count < -(INT64_MAX / 2) || *count > INT64_MAX / 2)) {
-    ctx.reply.Error(kErrOutOfRange);
-    return;
-  }
+  std::optional<RandomCount> parsed = ParseRandomCount(a, "WITHVALUES", ctx.reply);
+  if (!parsed) return;
+  const int64_t count = parsed->count;
+  const bool with_values = parsed->with;
   std::optional<HashValue> hash;
   if (!ReadHash(ctx, Lookup::kRead, a[1], &hash)) return;
-  if (!hash || *count == 0) {
+  if (!hash || count == 0) {
     ctx.reply.Array(0);  // an empty array even in RESP3, as Redis
     return;
   }
   const uint64_t size = hash->size();
   const bool flat = with_values && ctx.reply.protocol() < 3;  // RESP2: field, value, ...
-  if (*count < 0 || *count == 1) {
-    const uint64_t n = static_cast<uint64_t>(*count < 0 ? -*count : *count);
+  if (count < 0 || count == 1) {
+    const uint64_t n = static_cast<uint64_t>(count < 0 ? -count : count);
     // Estimate the reply from the average pair and refuse one past the cap.
     uint64_t bytes = 0;
     hash->ForEach([&](std::string_view f, std::string_view v) {
@@ -354,7 +339,7 @@ void HRandField(CommandContext& ctx) {
     for (uint64_t i = 0; i < n; ++i) ReplyPair(ctx.reply, hash->At(RandomBelow(size)), with_values);
     return;
   }
-  const uint64_t n = std::min(static_cast<uint64_t>(*count), size);
+  const uint64_t n = std::min(static_cast<uint64_t>(count), size);
   ctx.reply.Array(flat ? n * 2 : n);
   if (n == size) {
     hash->ForEach([&](std::string_view f, std::string_view v) {

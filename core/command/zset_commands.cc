@@ -41,10 +41,6 @@ constexpr std::string_view kErrIncrPairs =
     "ERR INCR option supports a single increment-element pair";
 constexpr std::string_view kErrScoreNaN = "ERR resulting score is not a number (NaN)";
 constexpr std::string_view kErrMustBePositive = "ERR value is out of range, must be positive";
-constexpr std::string_view kErrOutOfRange = "ERR value is out of range";
-constexpr std::string_view kErrCountRange =
-    "ERR value is out of range, value must between -9223372036854775807 and "
-    "9223372036854775807";
 constexpr std::string_view kErrInvalidCursor = "ERR invalid cursor";
 
 // Redis 7.0's zset-max-listpack-entries and zset-max-listpack-value defaults.
@@ -342,31 +338,20 @@ void ZRandMember(CommandContext& ctx) {
     ctx.reply.Bulk(read.value->AtRank(RandomBelow(read.value->size()))->member);
     return;
   }
-  std::optional<int64_t> count = IntArg(a[2], ctx.reply);
-  if (!count) return;
-  if (*count == INT64_MIN) {
-    ctx.reply.Error(kErrCountRange);
-    return;
-  }
-  if (a.size() > 4 || (a.size() == 4 && !Is(a[3], "WITHSCORES"))) {
-    ctx.reply.Error(kErrSyntax);
-    return;
-  }
-  const bool with_scores = a.size() == 4;
-  if (with_scores && (*count < -(INT64_MAX / 2) || *count > INT64_MAX / 2)) {
-    ctx.reply.Error(kErrOutOfRange);
-    return;
-  }
+  std::optional<RandomCount> parsed = ParseRandomCount(a, "WITHSCORES", ctx.reply);
+  if (!parsed) return;
+  const int64_t count = parsed->count;
+  const bool with_scores = parsed->with;
   ZSetRead read;
   if (!ReadKey(ctx, Lookup::kRead, &read)) return;
-  if (!read.value || *count == 0) {
+  if (!read.value || count == 0) {
     ctx.reply.Array(0);  // an empty array even in RESP3, as Redis
     return;
   }
   const ZSetValue& zset = *read.value;
   const uint64_t size = zset.size();
   const bool flat = with_scores && ctx.reply.protocol() < 3;  // RESP2: member, score, ...
-  if (*count > 0 && static_cast<uint64_t>(*count) >= size) {
+  if (count > 0 && static_cast<uint64_t>(count) >= size) {
     ctx.reply.Array(flat ? size * 2 : size);
     for (auto it = zset.rbegin(); it != zset.rend(); ++it) ReplyPick(ctx.reply, *it, with_scores);
     return;
@@ -374,8 +359,8 @@ void ZRandMember(CommandContext& ctx) {
   std::vector<const ZSetValue::Entry*> entries;
   entries.reserve(size);
   for (const ZSetValue::Entry& e : zset) entries.push_back(&e);
-  if (*count < 0 || *count == 1) {
-    const uint64_t n = static_cast<uint64_t>(*count < 0 ? -*count : *count);
+  if (count < 0 || count == 1) {
+    const uint64_t n = static_cast<uint64_t>(count < 0 ? -count : count);
     // Estimate the reply from the average pick and refuse one past the cap.
     uint64_t bytes = 0;
     for (const ZSetValue::Entry* e : entries) bytes += e->member.size() + 16;
@@ -389,7 +374,7 @@ void ZRandMember(CommandContext& ctx) {
     return;
   }
   // n distinct positions (Floyd's sampling), replied in ascending order.
-  const uint64_t n = static_cast<uint64_t>(*count);
+  const uint64_t n = static_cast<uint64_t>(count);
   std::vector<uint64_t> picks;
   picks.reserve(n);
   {
