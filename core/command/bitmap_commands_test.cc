@@ -16,19 +16,9 @@ const std::string kBadBit = "-ERR bit is not an integer or out of range\r\n";
 const std::string kBadType =
     "-ERR Invalid bitfield type. Use something like i16 u8. Note that u64 is not supported but "
     "i64 is.\r\n";
-const std::string kNotInt = "-ERR value is not an integer or out of range\r\n";
-const std::string kSyntax = "-ERR syntax error\r\n";
-const std::string kWrongType =
-    "-WRONGTYPE Operation against a key holding the wrong kind of value\r\n";
 const std::string kBitArg = "-ERR The bit argument must be 1 or 0.\r\n";
 
-std::string Bulk(const std::string& s) {
-  return "$" + std::to_string(s.size()) + "\r\n" + s + "\r\n";
-}
 
-std::string Arity(const std::string& cmd) {
-  return "-ERR wrong number of arguments for '" + cmd + "' command\r\n";
-}
 
 // Writes key with a non-string type (no command of this family makes one), on the owner of its
 // slot, and commits. REQUIRES: no Run in progress.

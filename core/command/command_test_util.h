@@ -109,4 +109,28 @@ class CommandFixture : public ClientRegistry {
   std::unique_ptr<ThreadExecutor> executor_;  // last member: its threads stop first
 };
 
+// Expected RESP bytes for the family tests' CHECKs (a test file may shadow one with its own).
+inline const std::string kNull = "$-1\r\n";
+inline const std::string kOk = "+OK\r\n";
+inline const std::string kEmptyArray = "*0\r\n";
+inline const std::string kSyntax = "-ERR syntax error\r\n";
+inline const std::string kNotInt = "-ERR value is not an integer or out of range\r\n";
+inline const std::string kNotFloat = "-ERR value is not a valid float\r\n";
+inline const std::string kWrongType =
+    "-WRONGTYPE Operation against a key holding the wrong kind of value\r\n";
+inline std::string Bulk(const std::string& s) {
+  return "$" + std::to_string(s.size()) + "\r\n" + s + "\r\n";
+}
+inline std::string Int(int64_t v) { return ":" + std::to_string(v) + "\r\n"; }
+inline std::string Err(const std::string& text) { return "-" + text + "\r\n"; }
+// An array reply of bulk strings.
+inline std::string Arr(const std::vector<std::string>& items) {
+  std::string out = "*" + std::to_string(items.size()) + "\r\n";
+  for (const std::string& s : items) out += Bulk(s);
+  return out;
+}
+inline std::string Arity(const std::string& cmd) {
+  return "-ERR wrong number of arguments for '" + cmd + "' command\r\n";
+}
+
 }  // namespace slotkv::command

@@ -11,28 +11,6 @@
 namespace slotkv::command {
 namespace {
 
-const std::string kNull = "$-1\r\n";
-const std::string kOk = "+OK\r\n";
-const std::string kEmptyArray = "*0\r\n";
-const std::string kSyntax = "-ERR syntax error\r\n";
-const std::string kNotInt = "-ERR value is not an integer or out of range\r\n";
-const std::string kNotFloat = "-ERR value is not a valid float\r\n";
-const std::string kWrongType =
-    "-WRONGTYPE Operation against a key holding the wrong kind of value\r\n";
-
-std::string Bulk(const std::string& s) {
-  return "$" + std::to_string(s.size()) + "\r\n" + s + "\r\n";
-}
-std::string Int(int64_t v) { return ":" + std::to_string(v) + "\r\n"; }
-std::string Arity(const std::string& cmd) {
-  return "-ERR wrong number of arguments for '" + cmd + "' command\r\n";
-}
-std::string Arr(const std::vector<std::string>& items) {
-  std::string out = "*" + std::to_string(items.size()) + "\r\n";
-  for (const std::string& s : items) out += Bulk(s);
-  return out;
-}
-
 // Runs fn(store) on the owner of key's slot (database 0) and commits, as a command would.
 void OnOwner(CommandFixture& f, const std::string& key, std::function<void(Store&)> fn) {
   ServerState& s = f.state();

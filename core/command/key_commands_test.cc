@@ -13,10 +13,6 @@
 namespace slotkv::command {
 namespace {
 
-const std::string kNull = "$-1\r\n";
-const std::string kOk = "+OK\r\n";
-const std::string kSyntax = "-ERR syntax error\r\n";
-const std::string kNotInt = "-ERR value is not an integer or out of range\r\n";
 const std::string kNoSuchKey = "-ERR no such key\r\n";
 const std::string kSameObject = "-ERR source and destination objects are the same\r\n";
 const std::string kDbRange = "-ERR DB index is out of range\r\n";
@@ -26,13 +22,6 @@ const std::string kNotCompatible =
     "-ERR NX and XX, GT or LT options at the same time are not compatible\r\n";
 const std::string kGtLt = "-ERR GT and LT options at the same time are not compatible\r\n";
 
-std::string Bulk(const std::string& s) {
-  return "$" + std::to_string(s.size()) + "\r\n" + s + "\r\n";
-}
-std::string Int(int64_t v) { return ":" + std::to_string(v) + "\r\n"; }
-std::string Arity(const std::string& cmd) {
-  return "-ERR wrong number of arguments for '" + cmd + "' command\r\n";
-}
 std::string InvalidExpire(const std::string& cmd) {
   return "-ERR invalid expire time in '" + cmd + "' command\r\n";
 }

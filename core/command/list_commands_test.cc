@@ -8,19 +8,8 @@
 namespace slotkv::command {
 namespace {
 
-const std::string kNull = "$-1\r\n";
 const std::string kNullArray = "*-1\r\n";
-const std::string kOk = "+OK\r\n";
-const std::string kSyntax = "-ERR syntax error\r\n";
-const std::string kNotInt = "-ERR value is not an integer or out of range\r\n";
-const std::string kWrongType =
-    "-WRONGTYPE Operation against a key holding the wrong kind of value\r\n";
 
-std::string Int(int64_t v) { return ":" + std::to_string(v) + "\r\n"; }
-std::string Err(const std::string& text) { return "-" + text + "\r\n"; }
-std::string Bulk(const std::string& s) {
-  return "$" + std::to_string(s.size()) + "\r\n" + s + "\r\n";
-}
 // An array reply of bulk strings.
 std::string Bulks(std::vector<std::string> items) {
   std::string out = "*" + std::to_string(items.size()) + "\r\n";

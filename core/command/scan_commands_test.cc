@@ -13,19 +13,8 @@
 namespace slotkv::command {
 namespace {
 
-const std::string kNull = "$-1\r\n";
-const std::string kOk = "+OK\r\n";
-const std::string kSyntax = "-ERR syntax error\r\n";
-const std::string kNotInt = "-ERR value is not an integer or out of range\r\n";
 const std::string kInvalidCursor = "-ERR invalid cursor\r\n";
 
-std::string Bulk(const std::string& s) {
-  return "$" + std::to_string(s.size()) + "\r\n" + s + "\r\n";
-}
-std::string Int(int64_t v) { return ":" + std::to_string(v) + "\r\n"; }
-std::string Arity(const std::string& cmd) {
-  return "-ERR wrong number of arguments for '" + cmd + "' command\r\n";
-}
 
 // Writes key with another type than string, on its owner, committed.
 void PutTyped(CommandFixture& f, const std::string& key, ValueType type) {

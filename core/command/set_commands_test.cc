@@ -13,15 +13,6 @@
 namespace slotkv::command {
 namespace {
 
-const std::string kNull = "$-1\r\n";
-const std::string kSyntax = "-ERR syntax error\r\n";
-const std::string kNotInt = "-ERR value is not an integer or out of range\r\n";
-const std::string kWrongType =
-    "-WRONGTYPE Operation against a key holding the wrong kind of value\r\n";
-
-std::string Int(int64_t v) { return ":" + std::to_string(v) + "\r\n"; }
-std::string Err(const std::string& text) { return "-" + text + "\r\n"; }
-
 // The bulk strings of a flat array or set reply ("*n" / "~n" then n bulks), sorted; fails the
 // test on anything else.
 std::vector<std::string> Members(const std::string& reply) {

@@ -10,24 +10,10 @@
 namespace slotkv::command {
 namespace {
 
-const std::string kNull = "$-1\r\n";
 const std::string kEmpty = "$0\r\n\r\n";
-const std::string kOk = "+OK\r\n";
-const std::string kSyntax = "-ERR syntax error\r\n";
-const std::string kNotInt = "-ERR value is not an integer or out of range\r\n";
-const std::string kNotFloat = "-ERR value is not a valid float\r\n";
 const std::string kOverflow = "-ERR increment or decrement would overflow\r\n";
-const std::string kWrongType =
-    "-WRONGTYPE Operation against a key holding the wrong kind of value\r\n";
 const std::string kTooBig = "-ERR string exceeds maximum allowed size (proto-max-bulk-len)\r\n";
 
-std::string Bulk(const std::string& s) {
-  return "$" + std::to_string(s.size()) + "\r\n" + s + "\r\n";
-}
-std::string Int(int64_t v) { return ":" + std::to_string(v) + "\r\n"; }
-std::string Arity(const std::string& cmd) {
-  return "-ERR wrong number of arguments for '" + cmd + "' command\r\n";
-}
 std::string InvalidExpireReply(const std::string& cmd) {
   return "-ERR invalid expire time in '" + cmd + "' command\r\n";
 }

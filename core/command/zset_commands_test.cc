@@ -11,27 +11,9 @@
 namespace slotkv::command {
 namespace {
 
-const std::string kNull = "$-1\r\n";
-const std::string kEmptyArray = "*0\r\n";
 const std::string kEmptyScan = "*2\r\n$1\r\n0\r\n*0\r\n";
-const std::string kSyntax = "-ERR syntax error\r\n";
-const std::string kNotInt = "-ERR value is not an integer or out of range\r\n";
-const std::string kNotFloat = "-ERR value is not a valid float\r\n";
 const std::string kMustBePositive = "-ERR value is out of range, must be positive\r\n";
-const std::string kWrongType =
-    "-WRONGTYPE Operation against a key holding the wrong kind of value\r\n";
 
-std::string Bulk(const std::string& s) {
-  return "$" + std::to_string(s.size()) + "\r\n" + s + "\r\n";
-}
-std::string Int(int64_t v) { return ":" + std::to_string(v) + "\r\n"; }
-std::string Err(const std::string& text) { return "-" + text + "\r\n"; }
-// An array reply of bulk strings.
-std::string Arr(const std::vector<std::string>& items) {
-  std::string out = "*" + std::to_string(items.size()) + "\r\n";
-  for (const std::string& s : items) out += Bulk(s);
-  return out;
-}
 // A ZSCAN reply (cursor 0) of the given member, score texts.
 std::string Scan(const std::vector<std::string>& items) { return "*2\r\n$1\r\n0\r\n" + Arr(items); }
 

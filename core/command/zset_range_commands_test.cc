@@ -8,17 +8,9 @@
 namespace slotkv::command {
 namespace {
 
-const std::string kSyntax = "-ERR syntax error\r\n";
-const std::string kNotInt = "-ERR value is not an integer or out of range\r\n";
 const std::string kNotFloat = "-ERR min or max is not a float\r\n";
 const std::string kNotLex = "-ERR min or max not valid string range item\r\n";
-const std::string kWrongType =
-    "-WRONGTYPE Operation against a key holding the wrong kind of value\r\n";
 
-std::string Int(int64_t v) { return ":" + std::to_string(v) + "\r\n"; }
-std::string Bulk(const std::string& s) {
-  return "$" + std::to_string(s.size()) + "\r\n" + s + "\r\n";
-}
 // An array reply of bulk strings.
 std::string Bulks(std::vector<std::string> items) {
   std::string out = "*" + std::to_string(items.size()) + "\r\n";

@@ -14,17 +14,8 @@ namespace slotkv::command {
 namespace {
 
 const std::string kNullArray = "*-1\r\n";
-const std::string kSyntax = "-ERR syntax error\r\n";
-const std::string kNotInt = "-ERR value is not an integer or out of range\r\n";
-const std::string kWrongType =
-    "-WRONGTYPE Operation against a key holding the wrong kind of value\r\n";
 const double kInf = std::numeric_limits<double>::infinity();
 
-std::string Int(int64_t v) { return ":" + std::to_string(v) + "\r\n"; }
-std::string Err(const std::string& text) { return "-" + text + "\r\n"; }
-std::string Bulk(const std::string& s) {
-  return "$" + std::to_string(s.size()) + "\r\n" + s + "\r\n";
-}
 // An array reply of bulk strings (RESP2 WITHSCORES: member, score, member, score ...).
 std::string Bulks(const std::vector<std::string>& items) {
   std::string out = "*" + std::to_string(items.size()) + "\r\n";
