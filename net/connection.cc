@@ -388,11 +388,7 @@ void Connection::Close() {
   if (closed_) return;
   closed_ = true;
   // A blocking command waiting for a key is stopped; its task ends and its reply is dropped.
-  if (async_ && async_->ctx.waiter &&
-      async_->ctx.waiter->RequestStop(command::Waiter::Stop::kCancelled)) {
-    std::shared_ptr<command::Waiter> waiter = async_->ctx.waiter;
-    server_->Post(worker_->index(), [waiter] { waiter->handle().resume(); });
-  }
+  if (async_ && async_->ctx.waiter) StopWait(command::Waiter::Stop::kCancelled);
   boost::system::error_code ec;
   socket_.shutdown(boost::asio::ip::tcp::socket::shutdown_both, ec);
   socket_.close(ec);
@@ -400,13 +396,17 @@ void Connection::Close() {
   worker_->Forget(client_.id);  // `this` lives on in the handlers that hold it
 }
 
-bool Connection::Unblock(bool error) {
-  if (!async_ || !async_->ctx.waiter || !async_->ctx.waiter->blocked()) return false;
+void Connection::StopWait(command::Waiter::Stop reason) {
   std::shared_ptr<command::Waiter> waiter = async_->ctx.waiter;
-  if (waiter->RequestStop(error ? command::Waiter::Stop::kError
-                                : command::Waiter::Stop::kTimeout)) {
+  // A parked task is resumed here, on its home worker, to reply (or just end) as stopped.
+  if (waiter->RequestStop(reason)) {
     server_->Post(worker_->index(), [waiter] { waiter->handle().resume(); });
   }
+}
+
+bool Connection::Unblock(bool error) {
+  if (!async_ || !async_->ctx.waiter || !async_->ctx.waiter->blocked()) return false;
+  StopWait(error ? command::Waiter::Stop::kError : command::Waiter::Stop::kTimeout);
   return true;
 }
 

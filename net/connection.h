@@ -65,6 +65,8 @@ class Connection : public std::enable_shared_from_this<Connection> {
     std::string data;
   };
 
+  // Stops the running blocking command's wait (blocking.h). REQUIRES: async_->ctx.waiter.
+  void StopWait(command::Waiter::Stop reason);
   void Read();
   void Process();
   // Paused: no request is dispatched. ReadPaused: the socket is not read either.

@@ -139,7 +139,7 @@ bool Dictionaries::Compress(std::string_view key, std::string_view value, std::s
   uint32_t id = 0;
   {
     std::shared_lock lock(groups_mu_);
-    auto it = groups_.find(std::string(group));
+    auto it = groups_.find(group);
     if (it != groups_.end()) id = it->second;
   }
   if (id == 0) {
@@ -200,7 +200,7 @@ Status Dictionaries::Decompress(std::string_view stored, std::string* out) const
 void Dictionaries::Sample(std::string_view group, std::string_view value) {
   std::unique_lock lock(samples_mu_, std::try_to_lock);
   if (!lock.owns_lock()) return;  // never wait on the request path
-  auto it = samples_.find(std::string(group));
+  auto it = samples_.find(group);
   if (it == samples_.end()) {
     if (samples_.size() >= kMaxSampledGroups) return;
     it = samples_.emplace(std::string(group), Samples()).first;

@@ -35,6 +35,7 @@
 #include <vector>
 
 #include "core/base/fs.h"
+#include "core/base/lru_cache.h"
 #include "core/base/status.h"
 #include "core/types/value_type.h"
 
@@ -112,7 +113,8 @@ class Dictionaries {
   std::array<std::atomic<Dict*>, kMaxDicts> dicts_{};
   std::vector<std::unique_ptr<Dict>> owned_;  // guarded by groups_mu_
   mutable std::shared_mutex groups_mu_;
-  std::unordered_map<std::string, uint32_t> groups_;  // group -> dictionary id
+  // group -> dictionary id; looked up by string_view on every compressible write (no copy).
+  std::unordered_map<std::string, uint32_t, StringKeyHash, std::equal_to<>> groups_;
   uint32_t next_id_ = 1;                              // guarded by groups_mu_
 
   std::mutex samples_mu_;
@@ -121,7 +123,7 @@ class Dictionaries {
     size_t bytes = 0;
     bool queued = false;  // handed to the trainer
   };
-  std::unordered_map<std::string, Samples> samples_;  // group -> samples
+  std::unordered_map<std::string, Samples, StringKeyHash, std::equal_to<>> samples_;
   std::condition_variable train_cv_;
   std::deque<std::string> train_queue_;  // groups ready to train
   bool training_ = false;
