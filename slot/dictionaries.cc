@@ -198,8 +198,8 @@ Status Dictionaries::Decompress(std::string_view stored, std::string* out) const
 }
 
 void Dictionaries::Sample(std::string_view group, std::string_view value) {
-  std::unique_lock lock(samples_mu_, std::try_to_lock);
-  if (!lock.owns_lock()) return;  // never wait on the request path
+  // Held for a lookup and a copy at most: the trainer drops the lock while it trains.
+  std::lock_guard lock(samples_mu_);
   auto it = samples_.find(group);
   if (it == samples_.end()) {
     if (samples_.size() >= kMaxSampledGroups) return;

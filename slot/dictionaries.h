@@ -8,8 +8,8 @@
 // when a group has collected enough, a background thread trains a dictionary (ZDICT), writes
 // it to `dir/dict-<id>` (fsync'd, then renamed in place) and only then publishes it, so every
 // value compressed with a dictionary finds it on disk after a crash. Training never runs on a
-// worker and touches no slot state; sampling never blocks a worker (it skips when the sample
-// table is busy).
+// worker and touches no slot state; a write that leaves a sample holds the sample lock for a
+// copy only (the trainer never holds it while training).
 //
 // Stored form of a compressed value: varint dictionary id (0 = no dictionary) + one zstd
 // frame. Whether a stored value is compressed is kept beside it in the slot (the type tag's
