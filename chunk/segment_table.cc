@@ -62,21 +62,35 @@ Status SegmentTable::Load(std::string_view meta) {
     if (s.run_len == 0 || s.run_head > i || i - s.run_head >= s.run_len || s.alloc_seq == 0) {
       return EntryCorruption(i, "bad run");
     }
-    if (uint64_t{s.run_head} + s.run_len > count) return EntryCorruption(i, "run past the end");
     if (i != s.run_head) s.live = 0;
     segs_[i] = s;
   }
 
+  std::vector<bool> in_whole_run(count, false);
+  for (uint32_t i = 0; i < count; ++i) {
+    if (segs_[i].group != kNoGroup && segs_[i].run_head == i && WholeRun(i)) {
+      std::fill_n(in_whole_run.begin() + i, segs_[i].run_len, true);
+    }
+  }
   for (uint32_t i = 0; i < count; ++i) {
     Segment& s = segs_[i];
+    if (s.group != kNoGroup && !in_whole_run[i]) {
+      // Part of a run whose entries were written (allocated or freed) by one write that a kill
+      // or power cut tore. Either way no durable page points at it: a run's entries go out
+      // before any page names it, and "free" only once no page does. Freed, and rewritten by
+      // the next Commit before the space is reused.
+      s = Segment{};
+      MarkDirty(i);
+      if (!repaired_.empty() && repaired_.back().head + repaired_.back().length == i) {
+        ++repaired_.back().length;
+      } else {
+        repaired_.push_back({i, 1});
+      }
+      continue;
+    }
     if (s.group == kNoGroup) {
       reusable_.insert(i);
       continue;
-    }
-    const Segment& head = segs_[s.run_head];
-    if (head.group != s.group || head.run_head != s.run_head || head.run_len != s.run_len ||
-        head.alloc_seq != s.alloc_seq) {
-      return EntryCorruption(i, "segment disagrees with its run head");
     }
     if (i != s.run_head) continue;
     if (s.live > uint64_t{s.run_len} * segment_bytes_) return EntryCorruption(i, "live too big");
@@ -94,6 +108,19 @@ Status SegmentTable::Load(std::string_view meta) {
     }
   }
   return Status::OK();
+}
+
+bool SegmentTable::WholeRun(uint32_t head) const {
+  const Segment& h = segs_[head];
+  if (uint64_t{head} + h.run_len > segs_.size()) return false;
+  for (uint32_t j = head + 1; j < head + h.run_len; ++j) {
+    const Segment& s = segs_[j];
+    if (s.group != h.group || s.run_head != head || s.run_len != h.run_len ||
+        s.alloc_seq != h.alloc_seq) {
+      return false;
+    }
+  }
+  return true;
 }
 
 uint32_t SegmentTable::FindFreeRun(uint32_t n) const {
@@ -195,6 +222,7 @@ void SegmentTable::ClearFresh() {
 
 std::vector<SegmentRun> SegmentTable::TakeFrees(uint64_t* requested) {
   std::vector<SegmentRun> freed;
+  freed.swap(repaired_);
   for (uint32_t head : to_check_) {
     Segment& s = segs_[head];
     const bool req = s.free_requested;

@@ -41,8 +41,10 @@ class SegmentTable {
   explicit SegmentTable(uint32_t segment_bytes) : segment_bytes_(segment_bytes) {}
 
   // Rebuilds the table from the contents of segments.meta. Corruption (naming the entry) on a
-  // checksum mismatch or an inconsistent run. A trailing partial entry is ignored: it can only
-  // be the torn write of a Commit that never finished, whose segments nothing points at yet.
+  // checksum mismatch or an impossible entry. A trailing partial entry is ignored, and a run
+  // whose entries disagree (or that ends past the table) is freed: either is the torn write of
+  // a flush that never finished, whose segments nothing durable points at. The next TakeFrees
+  // returns such runs so that Commit writes them free before they are reused.
   // REQUIRES: called once, on an empty table.
   Status Load(std::string_view meta);
 
@@ -115,6 +117,8 @@ class SegmentTable {
     std::map<uint64_t, uint32_t> runs;  // alloc_seq -> head, oldest first
   };
 
+  // The entries of the run headed by head all agree with it and lie within the table.
+  bool WholeRun(uint32_t head) const;
   uint32_t FindFreeRun(uint32_t n) const;
   // In a fresh run whose entries DirtyWrites(true) has not returned yet.
   bool Unrecorded(uint32_t segment) const;
@@ -129,6 +133,7 @@ class SegmentTable {
   std::vector<uint32_t> dirty_;
   std::vector<uint32_t> fresh_;     // heads
   std::vector<uint32_t> to_check_;  // heads requested free or touched
+  std::vector<SegmentRun> repaired_;  // torn runs freed by Load, until TakeFrees
   uint64_t next_alloc_seq_ = 1;
   uint64_t used_segments_ = 0;
   uint64_t live_bytes_ = 0;
