@@ -1,6 +1,6 @@
-// ChunkStore files in the slot directory (format version 1):
+// ChunkStore files in the slot directory (format version 2; version 1 records held the key):
 //
-//   chunks.meta   := magic:"SKVCHUNK" version:fixed32(1) segment_bytes:fixed32
+//   chunks.meta   := magic:"SKVCHUNK" version:fixed32(2) segment_bytes:fixed32
 //                    crc:fixed32 (Checksum of the 16 bytes before it)            (20 bytes)
 //   chunks.dat    := segment*        segment i at offset i * segment_bytes
 //   segment       := record* zero*   records of one group (record.cc), then zero padding
@@ -11,11 +11,11 @@
 // the segment size it records whatever the options say.
 //
 // Worked example (segment_bytes 4096): chunks.meta for a new store is
-//   53 4b 56 43 48 55 4e 4b  01 00 00 00  00 10 00 00  cc cc cc cc
-// Group 3 then adds "ab"/seq 9/"xyz" (19 bytes) and "k"/seq 10/5000 bytes (5016 bytes): the first
-// goes to a fresh segment 0 at offset 0 (ptr {0, 0, 19}); the second does not fit in the 4077
+//   53 4b 56 43 48 55 4e 4b  02 00 00 00  00 10 00 00  cc cc cc cc
+// Group 3 then adds "ab"/seq 9/"xyz" (17 bytes) and "k"/seq 10/5000 bytes (5015 bytes): the first
+// goes to a fresh segment 0 at offset 0 (ptr {0, 0, 17}); the second does not fit in the 4079
 // bytes left, so segment 0 is sealed (written whole, zero-padded) and the value takes a fresh
-// run of two segments, 1-2 (ptr {1, 0, 5016}), whose last 3176 bytes stay free for later
+// run of two segments, 1-2 (ptr {1, 0, 5015}), whose last 3177 bytes stay free for later
 // records of group 3 in the same flush. Commit writes segment 1-2 whole, syncs chunks.dat, and
 // writes entries 0-2 of segments.meta.
 //
@@ -39,7 +39,7 @@ namespace slotkv::chunk {
 namespace {
 
 constexpr std::string_view kMagic = "SKVCHUNK";
-constexpr uint32_t kFormatVersion = 1;
+constexpr uint32_t kFormatVersion = 2;
 constexpr size_t kChunksMetaBytes = 20;
 constexpr uint32_t kMinSegmentBytes = 64;
 constexpr uint32_t kMaxSegmentBytes = 64u << 20;
@@ -189,8 +189,8 @@ Result<ValuePtr> ChunkStore::Impl::AddBig(std::string_view key, uint64_t seq,
   const uint64_t id = next_big_id++;
   const std::string path = Path(BigFileName(id));
   std::string record;
-  record.reserve(RecordLength(key.size(), value.size()));
-  AppendRecord(key, seq, value, &record);
+  record.reserve(RecordLength(seq, value.size()));
+  AppendRecord(KeyHash(key), seq, value, &record);
   SLOTKV_ASSIGN_OR_RETURN(std::unique_ptr<File> file, options.fs->Open(path));
   Status s = file->Truncate(0);
   if (s.ok()) s = file->Append(record);
@@ -219,7 +219,9 @@ Result<std::string> ChunkStore::Impl::ReadBig(uint64_t id, std::string_view key)
   Status s = DecodeRecord(file, &rec, &length);
   if (!s.ok()) return Status::Corruption(std::string(s.message()) + " in " + path);
   if (length != file.size()) return Status::Corruption("trailing bytes in " + path);
-  if (rec.key != key) return Status::Corruption("value record key mismatch in " + path);
+  if (rec.key_hash != KeyHash(key)) {
+    return Status::Corruption("value record key mismatch in " + path);
+  }
   // Move the value to the front of the buffer instead of copying a possibly huge string.
   const size_t value_offset = static_cast<size_t>(rec.value.data() - file.data());
   const size_t value_size = rec.value.size();
@@ -318,7 +320,7 @@ Result<ValuePtr> ChunkStore::Add(uint32_t group, std::string_view key, uint64_t 
     return Status::InvalidArgument("value record too large");
   }
   if (value.size() >= m.options.big_value_bytes) return m.AddBig(key, seq, value);
-  const size_t len = RecordLength(key.size(), value.size());
+  const size_t len = RecordLength(seq, value.size());
   if (len > kMaxSegmentRecordBytes) {
     return Status::InvalidArgument("value too large for segments; lower big_value_bytes");
   }
@@ -339,7 +341,7 @@ Result<ValuePtr> ChunkStore::Add(uint32_t group, std::string_view key, uint64_t 
   }
   OpenRun& run = it->second;
   const size_t offset = run.buf.size();
-  AppendRecord(key, seq, value, &run.buf);
+  AppendRecord(KeyHash(key), seq, value, &run.buf);
   m.table.AddLive(run.head, static_cast<uint32_t>(len));
   return ValuePtr{.kind = ValuePtr::Kind::kSegments,
                   .segment = run.head + static_cast<uint32_t>(offset / m.segment_bytes),
@@ -386,7 +388,9 @@ Result<std::string> ChunkStore::Impl::DecodeValue(const ValuePtr& ptr, std::stri
   Status s = DecodeRecord(bytes, &rec, &length);
   if (!s.ok()) return Status::Corruption(std::string(s.message()) + Where(ptr));
   if (length != ptr.length) return Status::Corruption("value record length mismatch" + Where(ptr));
-  if (rec.key != key) return Status::Corruption("value record key mismatch" + Where(ptr));
+  if (rec.key_hash != KeyHash(key)) {
+    return Status::Corruption("value record key mismatch" + Where(ptr));
+  }
   return std::string(rec.value);
 }
 
@@ -481,7 +485,7 @@ Status ChunkStore::ReadSegment(uint32_t segment, std::vector<ChunkRecord>* recor
                                 std::to_string(head) + " at byte " + std::to_string(pos));
     }
     records->push_back(
-        ChunkRecord{.key = std::string(rec.key),
+        ChunkRecord{.key_hash = rec.key_hash,
                     .seq = rec.seq,
                     .value = std::string(rec.value),
                     .ptr = ValuePtr{.kind = ValuePtr::Kind::kSegments,

@@ -5,7 +5,7 @@
 // one group only: every Add for a group goes to segments owned by that group (a fresh segment
 // per flush; a value longer than a segment takes a run of consecutive segments; a value of at
 // least big_value_bytes goes to its own file `big-<id>.val`). Each value record carries its key
-// and seq so compaction can ask the bucket pages whether it is still live. The store counts
+// hash and seq so compaction can ask the bucket pages whether it is still live. The store counts
 // live bytes per segment: Add adds, Release (the cell that pointed at the value was overwritten
 // or deleted) subtracts. The segment table (owner group and live bytes per segment) is kept in
 // `segments.meta` and rewritten for the entries that changed at each Commit.
@@ -46,7 +46,7 @@ struct ChunkStoreOptions {
 
 // A value record as read back from a segment.
 struct ChunkRecord {
-  std::string key;
+  uint64_t key_hash = 0;  // KeyHash of the key it was added for
   uint64_t seq = 0;
   std::string value;
   ValuePtr ptr;  // where this record lives

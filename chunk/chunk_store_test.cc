@@ -2,12 +2,14 @@
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <map>
 #include <set>
 #include <string>
 #include <vector>
 
 #include "core/base/fault_fs.h"
+#include "core/base/hash.h"
 #include "core/base/mem_fs.h"
 
 namespace slotkv::chunk {
@@ -68,8 +70,8 @@ class StoreTest {
 
 // A value whose record (key "k") is exactly `record` bytes long.
 std::string ValueForRecord(size_t record) {
-  // 4 crc + 2 key + 8 seq + varint length + value.
-  size_t v = record - 14 - 1;
+  // 4 crc + 8 key hash + 1 seq (below 128) + varint length + value.
+  size_t v = record - 13 - 1;
   if (v >= 128) v -= 1;
   return std::string(v, 'v');
 }
@@ -131,7 +133,7 @@ TEST_CASE_FIXTURE(StoreTest, "interleaved groups never share a segment") {
     for (uint32_t s : segs) {
       std::vector<ChunkRecord> records;
       ASSERT_OK(store->ReadSegment(s, &records));
-      for (const ChunkRecord& r : records) CHECK(r.key == "g" + std::to_string(group));
+      for (const ChunkRecord& r : records) CHECK(r.key_hash == KeyHash("g" + std::to_string(group)));
     }
   }
 }
@@ -148,7 +150,7 @@ TEST_CASE_FIXTURE(StoreTest, "ReadSegment lists every record of a run in order w
   ASSERT_OK(store->ReadSegment(ptrs[0].segment + 1, &records));  // any segment of the run
   REQUIRE(records.size() == 3);
   for (size_t i = 0; i < 3; ++i) {
-    CHECK(records[i].key == std::string(1, static_cast<char>('a' + i)));
+    CHECK(records[i].key_hash == KeyHash(std::string(1, static_cast<char>('a' + i))));
     CHECK(records[i].seq == i + 1);
     CHECK(records[i].ptr == ptrs[i]);
   }
@@ -334,10 +336,11 @@ TEST_CASE_FIXTURE(StoreTest, "compaction round frees mostly dead segments and ke
     std::vector<ChunkRecord> records;
     ASSERT_OK(store->ReadSegment(segment, &records));
     for (const ChunkRecord& r : records) {
-      auto it = live.find(r.key);
+      auto it = std::find_if(live.begin(), live.end(),
+                             [&](const auto& kv) { return KeyHash(kv.first) == r.key_hash; });
       if (it == live.end() || it->second.seq != r.seq) continue;  // dead
       CHECK(it->second.ptr == r.ptr);
-      it->second.ptr = Add(store.get(), 1, r.key, r.seq, r.value);
+      it->second.ptr = Add(store.get(), 1, it->first, r.seq, r.value);
     }
     store->FreeSegment(segment);
   }

@@ -58,9 +58,18 @@ struct BucketCells {
     }
     return kNone;
   }
-  Cell* Find(uint64_t hash, std::string_view key) {
-    size_t at = Position(hash, key);
-    return at == kNone || removed[at] ? nullptr : &cells[at];
+  // The live cell with this hash whose value pointer is ptr, or nullptr.
+  Cell* PointingAt(uint64_t hash, const chunk::ValuePtr& ptr) {
+    auto it = std::lower_bound(by_hash.begin(), by_hash.end(), std::make_pair(hash, uint32_t{0}));
+    for (; it != by_hash.end() && it->first == hash; ++it) {
+      Cell& cell = cells[it->second];
+      chunk::ValuePtr at;
+      if (!removed[it->second] && cell.is_pointer && chunk::DecodeValuePtr(cell.payload, &at) &&
+          at == ptr) {
+        return &cell;
+      }
+    }
+    return nullptr;
   }
 };
 
@@ -174,24 +183,19 @@ Status Slot::Impl::FlushGroup(uint32_t g) {
   }
 
   // Just-in-time compaction: carry the live values of mostly-dead segments forward. A record
-  // is live when its key's cell still points at it.
+  // is live when a cell with its key hash still points at it.
   const std::vector<uint32_t> compacted =
       chunks->CompactionCandidates(g, kCompactSegmentsPerFlush);
   for (uint32_t segment : compacted) {
     std::vector<chunk::ChunkRecord> records;
     SLOTKV_RETURN_IF_ERROR(chunks->ReadSegment(segment, &records));
     for (chunk::ChunkRecord& record : records) {
-      uint64_t hash = KeyHash(record.key);
-      uint32_t b = buckets->BucketOf(hash);
+      uint32_t b = buckets->BucketOf(record.key_hash);
       if (b < first || b >= end) continue;
-      Cell* cell = bucket_cells[b - first].Find(hash, record.key);
-      chunk::ValuePtr ptr;
-      if (!cell || !cell->is_pointer || !chunk::DecodeValuePtr(cell->payload, &ptr) ||
-          !(ptr == record.ptr)) {
-        continue;
-      }
+      Cell* cell = bucket_cells[b - first].PointingAt(record.key_hash, record.ptr);
+      if (!cell) continue;
       SLOTKV_ASSIGN_OR_RETURN(chunk::ValuePtr moved,
-                              chunks->Add(g, record.key, cell->seq, record.value));
+                              chunks->Add(g, cell->key, cell->seq, record.value));
       cell->payload.clear();
       chunk::EncodeValuePtr(moved, &cell->payload);
     }
@@ -309,6 +313,8 @@ Status Slot::Flush() {
   for (uint32_t g = 0; g < s.groups.size(); ++g) SLOTKV_RETURN_IF_ERROR(s.FlushGroup(g));
   SLOTKV_RETURN_IF_ERROR(s.PublishMarks());
   SLOTKV_RETURN_IF_ERROR(s.options.memory ? s.log->Commit() : s.log->Sync());
+  // Every record is in bucket and chunk files now: a fresh log file lets all the old ones go.
+  SLOTKV_RETURN_IF_ERROR(s.log->StartNewFile());
   return s.log->RemoveFilesBefore(s.log->current_file_no());
 }
 

@@ -152,6 +152,19 @@ TEST_CASE("key count tracks inserts, overwrites and deletes across flushes") {
   CHECK(*f.slot->KeyCount() == 250);
 }
 
+TEST_CASE("Flush leaves an empty log: every record lives in bucket and chunk files") {
+  Fixture f;
+  for (int i = 0; i < 300; ++i) f.Put("k" + std::to_string(i), ValueFor(i, 0, 100));
+  CHECK(f.slot->Stats().wal_bytes > 300 * 100);
+  REQUIRE(f.slot->Flush().ok());
+  CHECK(f.slot->Stats().wal_bytes == 0);
+  f.Reopen();
+  CHECK(*f.slot->KeyCount() == 300);
+  for (int i = 0; i < 300; i += 13) CHECK(GetOrDie(*f.slot, "k" + std::to_string(i)) == ValueFor(i, 0, 100));
+  f.Put("after", "v");
+  CHECK(GetOrDie(*f.slot, "after") == "v");
+}
+
 TEST_CASE("full buckets split without a cap: 20k keys in a slot sized for 2.5k") {
   Fixture f;
   const int n = 20000;

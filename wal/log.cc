@@ -412,6 +412,13 @@ Status Log::ReadMany(const std::vector<LogPos>& positions, std::vector<Record>* 
   return Status::OK();
 }
 
+Status Log::StartNewFile() {
+  Impl& m = *impl_;
+  if (!m.failure.ok()) return m.failure;
+  if (m.Current().size + m.buffer.size() == 0) return Status::OK();
+  return m.Rotate();
+}
+
 Status Log::RemoveFilesBefore(uint32_t file_no) {
   Impl& m = *impl_;
   while (!m.files.empty()) {

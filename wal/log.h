@@ -83,6 +83,9 @@ class Log {
   // reads per file.
   Status ReadMany(const std::vector<LogPos>& positions, std::vector<Record>* records) const;
 
+  // Closes the current file (written out and synced) and starts the next one, so that
+  // RemoveFilesBefore can take every record so far; nothing when the current file is empty.
+  Status StartNewFile();
   // Removes every file numbered below file_no (never the current file).
   Status RemoveFilesBefore(uint32_t file_no);
 

@@ -429,6 +429,24 @@ TEST_CASE("RemoveFilesBefore removes older files but never the current one") {
   CHECK(Seqs(replayed) == std::vector<uint64_t>{4});
 }
 
+TEST_CASE("StartNewFile moves on to an empty file so every older record can be removed") {
+  LogEnv env;
+  auto log = env.Open();
+  REQUIRE(log->StartNewFile().ok());  // nothing written: stays on file 1
+  CHECK(log->current_file_no() == 1);
+  env.Write(*log, 1, 3);
+  REQUIRE(log->Append(Put(4, "buffered", "v")).ok());
+  REQUIRE(log->StartNewFile().ok());
+  CHECK(log->current_file_no() == 2);
+  REQUIRE(log->RemoveFilesBefore(log->current_file_no()).ok());
+  CHECK(env.Files() == std::vector<std::string>{"wal-000002.log"});
+  CHECK(log->total_bytes() == 0);
+  log.reset();
+  Replayed replayed;
+  log = env.Open(&replayed);
+  CHECK(replayed.records.empty());
+}
+
 TEST_CASE("ReadAt reads a record still in the buffer") {
   LogEnv env;
   auto log = env.Open();
