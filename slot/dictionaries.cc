@@ -4,6 +4,9 @@
 //            checksum:fixed64            (XXH3 of everything before it)
 #include "slot/dictionaries.h"
 
+// For the experimental frame parameters (magicless format); they pass through the stable
+// ZSTD_CCtx_setParameter / ZSTD_DCtx_setParameter entry points of the shared library.
+#define ZSTD_STATIC_LINKING_ONLY
 #include <zdict.h>
 #include <zstd.h>
 
@@ -116,7 +119,9 @@ Status Dictionaries::Load() {
     if (!d->cdict || !d->ddict) return bad("zstd refused the dictionary");
     std::unique_lock lock(groups_mu_);
     dicts_[id].store(d.get());
-    groups_[d->group] = id;
+    // The newest dictionary of a group compresses its writes; a reopened group trains no more.
+    GroupDict& g = groups_[d->group];
+    g = GroupDict{.id = std::max(g.id, id), .final = true};
     next_id_ = std::max(next_id_, id + 1);
     owned_.push_back(std::move(d));
   }
@@ -136,14 +141,16 @@ bool Dictionaries::Compress(std::string_view key, std::string_view value, std::s
     return false;
   }
   const std::string_view group = GroupOf(key);
-  uint32_t id = 0;
+  GroupDict found;
   {
     std::shared_lock lock(groups_mu_);
     auto it = groups_.find(group);
-    if (it != groups_.end()) id = it->second;
+    if (it != groups_.end()) found = it->second;
   }
+  const uint32_t id = found.id;
+  const bool final = found.final;
+  if (!final && value.size() <= kMaxSampleBytes) Sample(group, value);
   if (id == 0) {
-    if (value.size() <= kMaxSampleBytes) Sample(group, value);
     if (value.size() < kPlainMinBytes) {
       raw_values_.fetch_add(1, std::memory_order_relaxed);
       return false;
@@ -151,16 +158,25 @@ bool Dictionaries::Compress(std::string_view key, std::string_view value, std::s
   }
   Dict* dict = dicts_[id].load(std::memory_order_acquire);
   ZSTD_CCtx* cctx = ThreadCCtx();
+  // A lean frame: no magic number, dictionary id, content size or checksum (the header below
+  // and the slot's own checksums cover them), which saves ~10 bytes a value.
+  ZSTD_CCtx_reset(cctx, ZSTD_reset_session_and_parameters);
+  ZSTD_CCtx_setParameter(cctx, ZSTD_c_format, ZSTD_f_zstd1_magicless);
+  ZSTD_CCtx_setParameter(cctx, ZSTD_c_contentSizeFlag, 0);
+  ZSTD_CCtx_setParameter(cctx, ZSTD_c_dictIDFlag, 0);
+  if (dict->cdict) {
+    ZSTD_CCtx_refCDict(cctx, dict->cdict);
+  } else {
+    ZSTD_CCtx_setParameter(cctx, ZSTD_c_compressionLevel,
+                           value.size() > kFastLevelBytes ? 1 : options_.level);
+  }
   out->clear();
   PutVarint32(out, id);
+  PutVarint64(out, value.size());
   const size_t header = out->size();
   out->resize(header + ZSTD_compressBound(value.size()));
-  const size_t n =
-      dict->cdict ? ZSTD_compress_usingCDict(cctx, out->data() + header, out->size() - header,
-                                             value.data(), value.size(), dict->cdict)
-                  : ZSTD_compressCCtx(cctx, out->data() + header, out->size() - header,
-                                      value.data(), value.size(),
-                                      value.size() > kFastLevelBytes ? 1 : options_.level);
+  const size_t n = ZSTD_compress2(cctx, out->data() + header, out->size() - header, value.data(),
+                                  value.size());
   if (ZSTD_isError(n) || header + n >= value.size()) {
     raw_values_.fetch_add(1, std::memory_order_relaxed);
     return false;
@@ -174,23 +190,21 @@ bool Dictionaries::Compress(std::string_view key, std::string_view value, std::s
 
 Status Dictionaries::Decompress(std::string_view stored, std::string* out) const {
   uint32_t id = 0;
-  if (!GetVarint32(&stored, &id)) return Status::Corruption("compressed value: bad header");
+  uint64_t size = 0;
+  if (!GetVarint32(&stored, &id) || !GetVarint64(&stored, &size) || size > (1ull << 32)) {
+    return Status::Corruption("compressed value: bad header");
+  }
   Dict* dict = id < kMaxDicts ? dicts_[id].load(std::memory_order_acquire) : nullptr;
   if (!dict) {
     return Status::Corruption("compressed value needs zstd dictionary " + std::to_string(id) +
                               ", which is missing");
   }
-  const unsigned long long size = ZSTD_getFrameContentSize(stored.data(), stored.size());
-  if (size == ZSTD_CONTENTSIZE_ERROR || size == ZSTD_CONTENTSIZE_UNKNOWN || size > (1ull << 32)) {
-    return Status::Corruption("compressed value: bad zstd frame");
-  }
   out->resize(static_cast<size_t>(size));
   ZSTD_DCtx* dctx = ThreadDCtx();
-  const size_t n =
-      dict->ddict ? ZSTD_decompress_usingDDict(dctx, out->data(), out->size(), stored.data(),
-                                               stored.size(), dict->ddict)
-                  : ZSTD_decompressDCtx(dctx, out->data(), out->size(), stored.data(),
-                                        stored.size());
+  ZSTD_DCtx_reset(dctx, ZSTD_reset_session_and_parameters);
+  ZSTD_DCtx_setParameter(dctx, ZSTD_d_format, ZSTD_f_zstd1_magicless);
+  if (dict->ddict) ZSTD_DCtx_refDDict(dctx, dict->ddict);
+  const size_t n = ZSTD_decompressDCtx(dctx, out->data(), out->size(), stored.data(), stored.size());
   if (ZSTD_isError(n) || n != out->size()) {
     return Status::Corruption("compressed value: zstd could not decode it");
   }
@@ -206,10 +220,15 @@ void Dictionaries::Sample(std::string_view group, std::string_view value) {
     it = samples_.emplace(std::string(group), Samples()).first;
   }
   Samples& s = it->second;
-  if (s.queued) return;
+  if (s.queued || sample_bytes_ + value.size() > kMaxSampleBytesTotal) return;
   s.values.emplace_back(value);
   s.bytes += value.size();
-  if (s.values.size() >= options_.train_samples || s.bytes >= kTrainSampleBytes) {
+  sample_bytes_ += value.size();
+  const bool full = s.retrain ? s.values.size() >= options_.train_samples ||
+                                    s.bytes >= kTrainSampleBytes
+                              : s.values.size() >= options_.first_train_samples ||
+                                    s.bytes >= kTrainSampleBytes / 8;
+  if (full) {
     s.queued = true;
     train_queue_.push_back(it->first);
     train_cv_.notify_one();
@@ -223,7 +242,11 @@ void Dictionaries::TrainLoop() {
     if (stop_) return;
     std::string group = std::move(train_queue_.front());
     train_queue_.pop_front();
-    std::vector<std::string> values = std::move(samples_[group].values);
+    Samples& taken = samples_[group];
+    const bool final = taken.retrain;
+    std::vector<std::string> values = std::move(taken.values);
+    sample_bytes_ -= taken.bytes;
+    taken.bytes = 0;
     training_ = true;
     lock.unlock();
 
@@ -237,13 +260,16 @@ void Dictionaries::TrainLoop() {
     const size_t n = ZDICT_trainFromBuffer(dict.data(), dict.size(), all.data(), sizes.data(),
                                            static_cast<unsigned>(sizes.size()));
     Status st = ZDICT_isError(n) ? Status::InvalidArgument("training failed")
-                                 : Publish(group, dict.substr(0, n));
+                                 : Publish(group, dict.substr(0, n), final);
 
     lock.lock();
     training_ = false;
     Samples& s = samples_[group];
-    if (st.ok()) {
+    if (st.ok() && final) {
       samples_.erase(group);  // the group has its dictionary: no more samples
+    } else if (st.ok()) {
+      s = Samples();  // a first dictionary: sample again for a better one
+      s.retrain = true;
     } else {
       // Not enough variety yet (or the file could not be written): sample again from scratch.
       s = Samples();
@@ -252,7 +278,7 @@ void Dictionaries::TrainLoop() {
   }
 }
 
-Status Dictionaries::Publish(std::string group, std::string dict_bytes) {
+Status Dictionaries::Publish(std::string group, std::string dict_bytes, bool final) {
   auto d = std::make_unique<Dict>();
   d->group = group;
   d->cdict = ZSTD_createCDict(dict_bytes.data(), dict_bytes.size(), options_.level);
@@ -284,7 +310,7 @@ Status Dictionaries::Publish(std::string group, std::string dict_bytes) {
   // Durable first, then visible: no value names a dictionary a crash could lose.
   std::unique_lock lock(groups_mu_);
   dicts_[id].store(d.get(), std::memory_order_release);
-  groups_[group] = id;
+  groups_[group] = GroupDict{.id = id, .final = final};
   owned_.push_back(std::move(d));
   return Status::OK();
 }

@@ -4,16 +4,18 @@
 // A value of at least `min_bytes` is compressed when that makes it smaller: with the trained
 // dictionary of its key's group when there is one, else with plain zstd when it is at least
 // kPlainMinBytes. The group of a key is the key up to its last ':' or '.', else its first
-// `group_chars` bytes. While a group has no dictionary, writes leave samples of its values;
-// when a group has collected enough, a background thread trains a dictionary (ZDICT), writes
+// `group_chars` bytes. Until a group has its final dictionary, writes leave samples of its
+// values; when a group has collected enough, a background thread trains a dictionary (ZDICT;
+// twice per group, see first_train_samples), writes
 // it to `dir/dict-<id>` (fsync'd, then renamed in place) and only then publishes it, so every
 // value compressed with a dictionary finds it on disk after a crash. Training never runs on a
 // worker and touches no slot state; a write that leaves a sample holds the sample lock for a
 // copy only (the trainer never holds it while training).
 //
-// Stored form of a compressed value: varint dictionary id (0 = no dictionary) + one zstd
-// frame. Whether a stored value is compressed is kept beside it in the slot (the type tag's
-// kCompressedTag bit), so raw values need no header. A value whose dictionary is missing
+// Stored form of a compressed value: varint dictionary id (0 = no dictionary), varint value
+// size, then one magicless zstd frame without content size, dictionary id or checksum. Whether
+// a stored value is compressed is kept beside it in the slot (the type tag's kCompressedTag
+// bit), so raw values need no header. A value whose dictionary is missing
 // decodes to Corruption, never to wrong data.
 //
 // Thread rule: Compress / Decompress / Stats from any thread; dictionaries are immutable once
@@ -54,8 +56,14 @@ struct DictionariesOptions {
   size_t min_bytes = 64;    // compress-min-bytes; 0 = no compression
   size_t group_chars = 8;   // prefix length for keys without ':' or '.'
   // Training starts when a group has this many samples (or kTrainSampleBytes of them).
-  size_t train_samples = 1000;
-  size_t dict_bytes = 16 << 10;  // dictionary capacity
+  // A group trains twice: soon, on first_train_samples values (or kTrainSampleBytes / 8), so
+  // that few values go out with plain zstd, then once more on train_samples values (or
+  // kTrainSampleBytes) for a better dictionary, which later writes use. Dictionaries of ~100 KiB
+  // trained on thousands of values compress small JSON-like values ~1.5x better than 16 KiB
+  // ones trained on a thousand (4.3x against 2.9x on bench-memory's data).
+  size_t first_train_samples = 1000;
+  size_t train_samples = 8000;
+  size_t dict_bytes = 112 << 10;  // dictionary capacity
   int level = 3;
 };
 
@@ -67,6 +75,8 @@ class Dictionaries {
   static constexpr size_t kFastLevelBytes = 1 << 20;
   static constexpr size_t kTrainSampleBytes = 4 << 20;
   static constexpr size_t kMaxSampledGroups = 1024;
+  // Samples waiting for training, over all groups; past it, writes leave no more samples.
+  static constexpr size_t kMaxSampleBytesTotal = 64 << 20;
   static constexpr uint32_t kMaxDicts = 4096;
 
   // Loads every dict-<id> file of options.dir (Corruption naming a damaged one) and starts the
@@ -105,7 +115,7 @@ class Dictionaries {
   Status Load();
   void Sample(std::string_view group, std::string_view value);
   void TrainLoop();
-  Status Publish(std::string group, std::string dict_bytes);
+  Status Publish(std::string group, std::string dict_bytes, bool final);
 
   DictionariesOptions options_;
   std::atomic<size_t> min_bytes_;
@@ -114,15 +124,21 @@ class Dictionaries {
   std::vector<std::unique_ptr<Dict>> owned_;  // guarded by groups_mu_
   mutable std::shared_mutex groups_mu_;
   // group -> dictionary id; looked up by string_view on every compressible write (no copy).
-  std::unordered_map<std::string, uint32_t, StringKeyHash, std::equal_to<>> groups_;
+  struct GroupDict {
+    uint32_t id = 0;     // its newest dictionary
+    bool final = false;  // trained for the last time: no more samples
+  };
+  std::unordered_map<std::string, GroupDict, StringKeyHash, std::equal_to<>> groups_;
   uint32_t next_id_ = 1;                              // guarded by groups_mu_
 
   std::mutex samples_mu_;
   struct Samples {
     std::vector<std::string> values;
     size_t bytes = 0;
-    bool queued = false;  // handed to the trainer
+    bool queued = false;   // handed to the trainer
+    bool retrain = false;  // the group has its first dictionary; these train the final one
   };
+  size_t sample_bytes_ = 0;  // sum of Samples::bytes
   std::unordered_map<std::string, Samples, StringKeyHash, std::equal_to<>> samples_;
   std::condition_variable train_cv_;
   std::deque<std::string> train_queue_;  // groups ready to train

@@ -21,6 +21,7 @@ DictionariesOptions Small(Fs* fs) {
   DictionariesOptions o;
   o.fs = fs;
   o.dir = "/data/dicts";
+  o.first_train_samples = 100;
   o.train_samples = 200;
   o.dict_bytes = 4096;
   return o;
@@ -49,6 +50,12 @@ TEST_CASE("dictionaries: short values stay raw, long ones use plain zstd until t
   std::string back;
   REQUIRE(d->Decompress(out, &back).ok());
   CHECK(back == big);
+  // Then the value's size (1000 = e8 07) and a magicless frame: a wrong size is Corruption.
+  CHECK(out.substr(1, 2) == "\xe8\x07");
+  std::string wrong_size = out;
+  wrong_size[1] = static_cast<char>(0xe7);
+  CHECK(d->Decompress(wrong_size, &back).IsCorruption());
+  CHECK(out.find("\x28\xb5\x2f\xfd") == std::string::npos);  // no zstd magic number
   // Incompressible bytes are stored raw.
   std::string noise;
   uint64_t x = 88172645463325252ull;
@@ -68,7 +75,7 @@ TEST_CASE("dictionaries: a group trains, persists, and reloads its dictionary") 
   std::string stored;
   {
     auto d = Dictionaries::Open(Small(&fs)).value();
-    for (int i = 0; i < 300; ++i) {
+    for (int i = 0; i < 100; ++i) {
       std::string out;
       d->Compress("user:" + std::to_string(i), UserValue(i), &out);
     }
@@ -92,12 +99,45 @@ TEST_CASE("dictionaries: a group trains, persists, and reloads its dictionary") 
   CHECK(static_cast<uint8_t>(again[0]) == 1);
 }
 
+TEST_CASE("dictionaries: a group trains a first dictionary soon, then a final one") {
+  MemFs fs;
+  auto d = Dictionaries::Open(Small(&fs)).value();
+  std::string out;
+  for (int i = 0; i < 100; ++i) d->Compress("user:" + std::to_string(i), UserValue(i), &out);
+  d->WaitIdle();
+  REQUIRE(d->Stats().size() == 2);
+  std::string first;
+  REQUIRE(d->Compress("user:5000", UserValue(5000), &first));
+  CHECK(static_cast<uint8_t>(first[0]) == 1);
+  for (int i = 100; i < 400; ++i) d->Compress("user:" + std::to_string(i), UserValue(i), &out);
+  d->WaitIdle();
+  REQUIRE(d->Stats().size() == 3);
+  std::string second;
+  REQUIRE(d->Compress("user:5001", UserValue(5001), &second));
+  CHECK(static_cast<uint8_t>(second[0]) == 2);
+  // The final dictionary takes no more samples: nothing trains again.
+  for (int i = 400; i < 1000; ++i) d->Compress("user:" + std::to_string(i), UserValue(i), &out);
+  d->WaitIdle();
+  CHECK(d->Stats().size() == 3);
+  std::string back;
+  REQUIRE(d->Decompress(first, &back).ok());
+  CHECK(back == UserValue(5000));
+  d.reset();
+  // Reopened, the group compresses with its newest dictionary and trains no more.
+  d = Dictionaries::Open(Small(&fs)).value();
+  REQUIRE(d->Compress("user:5002", UserValue(5002), &out));
+  CHECK(static_cast<uint8_t>(out[0]) == 2);
+  for (int i = 0; i < 300; ++i) d->Compress("user:" + std::to_string(i), UserValue(i), &out);
+  d->WaitIdle();
+  CHECK(d->Stats().size() == 3);
+}
+
 TEST_CASE("dictionaries: a missing dictionary or a damaged value is Corruption") {
   MemFs fs;
   std::string stored;
   {
     auto d = Dictionaries::Open(Small(&fs)).value();
-    for (int i = 0; i < 300; ++i) {
+    for (int i = 0; i < 100; ++i) {
       std::string out;
       d->Compress("user:" + std::to_string(i), UserValue(i), &out);
     }
@@ -122,7 +162,7 @@ TEST_CASE("dictionaries: a damaged dictionary file stops the open") {
   MemFs fs;
   {
     auto d = Dictionaries::Open(Small(&fs)).value();
-    for (int i = 0; i < 300; ++i) {
+    for (int i = 0; i < 100; ++i) {
       std::string out;
       d->Compress("user:" + std::to_string(i), UserValue(i), &out);
     }
