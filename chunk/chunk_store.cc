@@ -12,10 +12,10 @@
 //
 // Worked example (segment_bytes 4096): chunks.meta for a new store is
 //   53 4b 56 43 48 55 4e 4b  02 00 00 00  00 10 00 00  cc cc cc cc
-// Group 3 then adds "ab"/seq 9/"xyz" (17 bytes) and "k"/seq 10/5000 bytes (5015 bytes): the first
-// goes to a fresh segment 0 at offset 0 (ptr {0, 0, 17}); the second does not fit in the 4079
-// bytes left, so segment 0 is sealed (written whole, zero-padded) and the value takes a fresh
-// run of two segments, 1-2 (ptr {1, 0, 5015}), whose last 3177 bytes stay free for later
+// Group 3 then adds "ab"/"xyz" (16 bytes) and "k"/5000 bytes (5014 bytes): the first goes to a
+// fresh segment 0 at offset 0 (ptr {0, 0, 16}); the second does not fit in the 4080 bytes
+// left, so segment 0 is sealed (written whole, zero-padded) and the value takes a fresh run of
+// two segments, 1-2 (ptr {1, 0, 5014}), whose last 3178 bytes stay free for later
 // records of group 3 in the same flush. Commit writes segment 1-2 whole, syncs chunks.dat, and
 // writes entries 0-2 of segments.meta.
 //
@@ -124,7 +124,7 @@ struct ChunkStore::Impl {
 
   Status LoadBigFiles();
   Status Seal(OpenRun* run);
-  Result<ValuePtr> AddBig(std::string_view key, uint64_t seq, std::string_view value);
+  Result<ValuePtr> AddBig(std::string_view key, std::string_view value);
   Result<std::string> ReadBig(uint64_t id, std::string_view key);
   // Where a segment record's bytes are: in memory (open run or segment cache), or at a file
   // offset of chunks.dat. Corruption when ptr does not name a record of a used run.
@@ -184,13 +184,12 @@ Status ChunkStore::Impl::ReadAt(uint64_t offset, size_t n, std::string* out) con
   return Status::OK();
 }
 
-Result<ValuePtr> ChunkStore::Impl::AddBig(std::string_view key, uint64_t seq,
-                                          std::string_view value) {
+Result<ValuePtr> ChunkStore::Impl::AddBig(std::string_view key, std::string_view value) {
   const uint64_t id = next_big_id++;
   const std::string path = Path(BigFileName(id));
   std::string record;
-  record.reserve(RecordLength(seq, value.size()));
-  AppendRecord(KeyHash(key), seq, value, &record);
+  record.reserve(RecordLength(value.size()));
+  AppendRecord(KeyHash(key), value, &record);
   SLOTKV_ASSIGN_OR_RETURN(std::unique_ptr<File> file, options.fs->Open(path));
   Status s = file->Truncate(0);
   if (s.ok()) s = file->Append(record);
@@ -312,15 +311,14 @@ Result<std::unique_ptr<ChunkStore>> ChunkStore::Open(const ChunkStoreOptions& op
   return std::unique_ptr<ChunkStore>(new ChunkStore(std::move(impl)));
 }
 
-Result<ValuePtr> ChunkStore::Add(uint32_t group, std::string_view key, uint64_t seq,
-                                 std::string_view value) {
+Result<ValuePtr> ChunkStore::Add(uint32_t group, std::string_view key, std::string_view value) {
   Impl& m = *impl_;
   if (group == kNoGroup) return Status::InvalidArgument("group 0xFFFFFFFF is reserved");
   if (key.size() > UINT32_MAX || value.size() > UINT32_MAX) {
     return Status::InvalidArgument("value record too large");
   }
-  if (value.size() >= m.options.big_value_bytes) return m.AddBig(key, seq, value);
-  const size_t len = RecordLength(seq, value.size());
+  if (value.size() >= m.options.big_value_bytes) return m.AddBig(key, value);
+  const size_t len = RecordLength(value.size());
   if (len > kMaxSegmentRecordBytes) {
     return Status::InvalidArgument("value too large for segments; lower big_value_bytes");
   }
@@ -341,7 +339,7 @@ Result<ValuePtr> ChunkStore::Add(uint32_t group, std::string_view key, uint64_t 
   }
   OpenRun& run = it->second;
   const size_t offset = run.buf.size();
-  AppendRecord(KeyHash(key), seq, value, &run.buf);
+  AppendRecord(KeyHash(key), value, &run.buf);
   m.table.AddLive(run.head, static_cast<uint32_t>(len));
   return ValuePtr{.kind = ValuePtr::Kind::kSegments,
                   .segment = run.head + static_cast<uint32_t>(offset / m.segment_bytes),
@@ -486,7 +484,6 @@ Status ChunkStore::ReadSegment(uint32_t segment, std::vector<ChunkRecord>* recor
     }
     records->push_back(
         ChunkRecord{.key_hash = rec.key_hash,
-                    .seq = rec.seq,
                     .value = std::string(rec.value),
                     .ptr = ValuePtr{.kind = ValuePtr::Kind::kSegments,
                                     .segment = head + static_cast<uint32_t>(pos / m.segment_bytes),

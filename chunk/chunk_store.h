@@ -5,7 +5,7 @@
 // one group only: every Add for a group goes to segments owned by that group (a fresh segment
 // per flush; a value longer than a segment takes a run of consecutive segments; a value of at
 // least big_value_bytes goes to its own file `big-<id>.val`). Each value record carries its key
-// hash and seq so compaction can ask the bucket pages whether it is still live. The store counts
+// hash so compaction can ask the bucket pages whether it is still live. The store counts
 // live bytes per segment: Add adds, Release (the cell that pointed at the value was overwritten
 // or deleted) subtracts. The segment table (owner group and live bytes per segment) is kept in
 // `segments.meta` and rewritten for the entries that changed at each Commit.
@@ -47,7 +47,6 @@ struct ChunkStoreOptions {
 // A value record as read back from a segment.
 struct ChunkRecord {
   uint64_t key_hash = 0;  // KeyHash of the key it was added for
-  uint64_t seq = 0;
   std::string value;
   ValuePtr ptr;  // where this record lives
 };
@@ -73,8 +72,7 @@ class ChunkStore {
 
   // Writes one value record for group; returns where it lives. Values of one group written
   // between two Commits are packed into that group's fresh segments.
-  Result<ValuePtr> Add(uint32_t group, std::string_view key, uint64_t seq,
-                       std::string_view value);
+  Result<ValuePtr> Add(uint32_t group, std::string_view key, std::string_view value);
   // Reads the value at ptr. Corruption on a checksum mismatch, or when the record there does not
   // belong to key.
   Result<std::string> Read(const ValuePtr& ptr, std::string_view key);

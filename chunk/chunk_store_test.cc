@@ -45,9 +45,9 @@ class StoreTest {
   }
   std::unique_ptr<ChunkStore> Open() { return Open(Options()); }
 
-  ValuePtr Add(ChunkStore* store, uint32_t group, const std::string& key, uint64_t seq,
+  ValuePtr Add(ChunkStore* store, uint32_t group, const std::string& key,
                const std::string& value) {
-    auto ptr = store->Add(group, key, seq, value);
+    auto ptr = store->Add(group, key, value);
     REQUIRE_MESSAGE(ptr.ok(), ptr.status().ToString());
     return *ptr;
   }
@@ -70,8 +70,8 @@ class StoreTest {
 
 // A value whose record (key "k") is exactly `record` bytes long.
 std::string ValueForRecord(size_t record) {
-  // 4 crc + 8 key hash + 1 seq (below 128) + varint length + value.
-  size_t v = record - 13 - 1;
+  // 4 crc + 8 key hash + varint length + value.
+  size_t v = record - 12 - 1;
   if (v >= 128) v -= 1;
   return std::string(v, 'v');
 }
@@ -87,7 +87,7 @@ TEST_CASE_FIXTURE(StoreTest, "values of every size read back before and after Co
   const std::vector<size_t> sizes = {0, 1, 200, ValueForRecord(kSeg).size(), 3 * kSeg, 5000};
   std::vector<ValuePtr> ptrs;
   for (size_t i = 0; i < sizes.size(); ++i) {
-    ptrs.push_back(Add(store.get(), 1, "k", i + 1, Value(sizes[i], i)));
+    ptrs.push_back(Add(store.get(), 1, "k", Value(sizes[i], i)));
   }
   CHECK(ptrs[3].length == kSeg);
   CHECK(ptrs[3].offset == 0);
@@ -105,7 +105,7 @@ TEST_CASE_FIXTURE(StoreTest, "many values read back through the segment cache") 
   auto store = Open();
   std::vector<ValuePtr> ptrs;
   for (uint64_t i = 0; i < 2000; ++i) {
-    ptrs.push_back(Add(store.get(), i % 4, "key" + std::to_string(i), i, Value(i % 300, i)));
+    ptrs.push_back(Add(store.get(), i % 4, "key" + std::to_string(i), Value(i % 300, i)));
     if (i % 500 == 499) ASSERT_OK(store->Commit());
   }
   for (int round = 0; round < 2; ++round) {
@@ -122,7 +122,7 @@ TEST_CASE_FIXTURE(StoreTest, "interleaved groups never share a segment") {
   std::map<uint32_t, std::set<uint32_t>> segments;
   for (uint64_t i = 0; i < 200; ++i) {
     const uint32_t group = 1 + i % 2;
-    ValuePtr p = Add(store.get(), group, "g" + std::to_string(group), i, Value(i % 120, i));
+    ValuePtr p = Add(store.get(), group, "g" + std::to_string(group), Value(i % 120, i));
     for (uint32_t s = p.segment; s <= p.segment + (p.offset + p.length - 1) / kSeg; ++s) {
       segments[group].insert(s);
     }
@@ -141,9 +141,9 @@ TEST_CASE_FIXTURE(StoreTest, "interleaved groups never share a segment") {
 TEST_CASE_FIXTURE(StoreTest, "ReadSegment lists every record of a run in order with its pointer") {
   auto store = Open();
   std::vector<ValuePtr> ptrs;
-  ptrs.push_back(Add(store.get(), 1, "a", 1, Value(2 * kSeg, 1)));  // a run of 3 segments
-  ptrs.push_back(Add(store.get(), 1, "b", 2, Value(10, 2)));        // packed after it
-  ptrs.push_back(Add(store.get(), 1, "c", 3, Value(20, 3)));
+  ptrs.push_back(Add(store.get(), 1, "a", Value(2 * kSeg, 1)));  // a run of 3 segments
+  ptrs.push_back(Add(store.get(), 1, "b", Value(10, 2)));        // packed after it
+  ptrs.push_back(Add(store.get(), 1, "c", Value(20, 3)));
   CHECK(ptrs[1].segment == ptrs[0].segment + 2);
   ASSERT_OK(store->Commit());
   std::vector<ChunkRecord> records;
@@ -151,7 +151,6 @@ TEST_CASE_FIXTURE(StoreTest, "ReadSegment lists every record of a run in order w
   REQUIRE(records.size() == 3);
   for (size_t i = 0; i < 3; ++i) {
     CHECK(records[i].key_hash == KeyHash(std::string(1, static_cast<char>('a' + i))));
-    CHECK(records[i].seq == i + 1);
     CHECK(records[i].ptr == ptrs[i]);
   }
   CHECK(records[2].value == Value(20, 3));
@@ -162,9 +161,9 @@ TEST_CASE_FIXTURE(StoreTest, "reopen keeps values and the recorded segment size"
   {
     auto store = Open();
     for (uint64_t i = 0; i < 50; ++i) {
-      ptrs.push_back(Add(store.get(), 3, "k" + std::to_string(i), i, Value(i * 13, i)));
+      ptrs.push_back(Add(store.get(), 3, "k" + std::to_string(i), Value(i * 13, i)));
     }
-    ptrs.push_back(Add(store.get(), 3, "big", 99, Value(5000, 99)));
+    ptrs.push_back(Add(store.get(), 3, "big", Value(5000, 99)));
     ASSERT_OK(store->Commit());
   }
   ChunkStoreOptions o = Options();
@@ -174,18 +173,18 @@ TEST_CASE_FIXTURE(StoreTest, "reopen keeps values and the recorded segment size"
     CHECK(Read(store.get(), ptrs[i], "k" + std::to_string(i)) == Value(i * 13, i));
   CHECK(Read(store.get(), ptrs[50], "big") == Value(5000, 99));
   const uint64_t before = store->disk_bytes();
-  Add(store.get(), 4, "new", 1, "x");
+  Add(store.get(), 4, "new", "x");
   ASSERT_OK(store->Commit());
   CHECK(store->disk_bytes() == before + kSeg);
   // Big ids keep increasing across the reopen.
-  CHECK(Add(store.get(), 4, "big2", 2, Value(5000, 2)).big_id == ptrs[50].big_id + 1);
+  CHECK(Add(store.get(), 4, "big2", Value(5000, 2)).big_id == ptrs[50].big_id + 1);
 }
 
 TEST_CASE_FIXTURE(StoreTest, "flipped byte in a record is Corruption on Read") {
   ValuePtr p;
   {
     auto store = Open();
-    p = Add(store.get(), 1, "key", 1, "some value");
+    p = Add(store.get(), 1, "key", "some value");
     ASSERT_OK(store->Commit());
   }
   FlipByte("chunks.dat", uint64_t{p.segment} * kSeg + p.offset + p.length - 2);
@@ -197,12 +196,12 @@ TEST_CASE_FIXTURE(StoreTest, "flipped byte in a record is Corruption on Read") {
 
 TEST_CASE_FIXTURE(StoreTest, "record read under another key is Corruption") {
   auto store = Open();
-  ValuePtr p = Add(store.get(), 1, "key", 1, "value");
+  ValuePtr p = Add(store.get(), 1, "key", "value");
   ASSERT_OK(store->Commit());
   auto value = store->Read(p, "other");
   CHECK(value.status().IsCorruption());
   CHECK(value.status().message().find("value record key mismatch") != std::string_view::npos);
-  ValuePtr big = Add(store.get(), 1, "key", 2, Value(5000, 1));
+  ValuePtr big = Add(store.get(), 1, "key", Value(5000, 1));
   CHECK(store->Read(big, "other").status().IsCorruption());
 }
 
@@ -217,8 +216,8 @@ TEST_CASE_FIXTURE(StoreTest, "pointer to a free or unknown segment is Corruption
 TEST_CASE_FIXTURE(StoreTest, "damaged segments.meta is Corruption at Open") {
   {
     auto store = Open();
-    Add(store.get(), 1, "key", 1, "value");
-    Add(store.get(), 2, "key", 2, "value");
+    Add(store.get(), 1, "key", "value");
+    Add(store.get(), 2, "key", "value");
     ASSERT_OK(store->Commit());
   }
   FlipByte("segments.meta", 32 + 9);  // live bytes of segment 1
@@ -236,7 +235,7 @@ TEST_CASE_FIXTURE(StoreTest, "damaged chunks.meta is Corruption at Open") {
 TEST_CASE_FIXTURE(StoreTest, "segment table without chunks.meta is Corruption, not a new store") {
   {
     auto store = Open();
-    Add(store.get(), 1, "key", 1, "value");
+    Add(store.get(), 1, "key", "value");
     ASSERT_OK(store->Commit());
   }
   ASSERT_OK(fs_.Remove(JoinPath(kDir, "chunks.meta")));
@@ -246,8 +245,8 @@ TEST_CASE_FIXTURE(StoreTest, "segment table without chunks.meta is Corruption, n
 TEST_CASE_FIXTURE(StoreTest, "fully released segment is freed at Commit and then reused") {
   auto store = Open();
   std::vector<ValuePtr> ptrs;
-  for (uint64_t i = 0; i < 5; ++i) ptrs.push_back(Add(store.get(), 1, "k", i, Value(30, i)));
-  Add(store.get(), 2, "other", 1, "x");
+  for (uint64_t i = 0; i < 5; ++i) ptrs.push_back(Add(store.get(), 1, "k", Value(30, i)));
+  Add(store.get(), 2, "other", "x");
   ASSERT_OK(store->Commit());
   CHECK(store->stats().segments_used == 2);
   for (const ValuePtr& p : ptrs) store->Release(p);
@@ -256,7 +255,7 @@ TEST_CASE_FIXTURE(StoreTest, "fully released segment is freed at Commit and then
   CHECK(store->stats().segments_used == 1);
   CHECK(store->stats().segments_free == 1);
   CHECK(store->disk_bytes() == kSeg);
-  ValuePtr again = Add(store.get(), 3, "n", 1, "y");
+  ValuePtr again = Add(store.get(), 3, "n", "y");
   CHECK(again.segment == ptrs[0].segment);
   ASSERT_OK(store->Commit());
   CHECK(store->stats().segments_free == 0);
@@ -265,24 +264,24 @@ TEST_CASE_FIXTURE(StoreTest, "fully released segment is freed at Commit and then
 
 TEST_CASE_FIXTURE(StoreTest, "freed segment is not reused before Commit") {
   auto store = Open();
-  ValuePtr old = Add(store.get(), 1, "k", 1, "v");
+  ValuePtr old = Add(store.get(), 1, "k", "v");
   ASSERT_OK(store->Commit());
   store->Release(old);
-  ValuePtr fresh = Add(store.get(), 1, "k", 2, "w");
+  ValuePtr fresh = Add(store.get(), 1, "k", "w");
   CHECK(fresh.segment != old.segment);
   store->FreeSegment(fresh.segment);  // freeing a segment of this flush keeps it unusable too
-  ValuePtr third = Add(store.get(), 1, "k", 3, "z");
+  ValuePtr third = Add(store.get(), 1, "k", "z");
   CHECK(third.segment != old.segment);
   CHECK(third.segment != fresh.segment);
   CHECK(Read(store.get(), old, "k") == "v");  // still readable until Commit
   ASSERT_OK(store->Commit());
   CHECK(store->stats().segments_used == 1);
-  CHECK(Add(store.get(), 1, "k", 4, "u").segment == old.segment);
+  CHECK(Add(store.get(), 1, "k", "u").segment == old.segment);
 }
 
 TEST_CASE_FIXTURE(StoreTest, "compaction candidates are empty while values are live") {
   auto store = Open();
-  for (uint64_t i = 0; i < 100; ++i) Add(store.get(), 1, "k" + std::to_string(i), i, Value(40, i));
+  for (uint64_t i = 0; i < 100; ++i) Add(store.get(), 1, "k" + std::to_string(i), Value(40, i));
   CHECK(store->CompactionCandidates(1, 10).empty());
   ASSERT_OK(store->Commit());
   CHECK(store->CompactionCandidates(1, 10).empty());
@@ -292,7 +291,7 @@ TEST_CASE_FIXTURE(StoreTest, "compaction candidates are empty while values are l
 TEST_CASE_FIXTURE(StoreTest, "segments written since the last Commit are not candidates") {
   auto store = Open();
   std::vector<ValuePtr> ptrs;
-  for (uint64_t i = 0; i < 20; ++i) ptrs.push_back(Add(store.get(), 1, "k", i, Value(40, i)));
+  for (uint64_t i = 0; i < 20; ++i) ptrs.push_back(Add(store.get(), 1, "k", Value(40, i)));
   for (size_t i = 0; i + 1 < ptrs.size(); ++i) store->Release(ptrs[i]);
   CHECK(store->CompactionCandidates(1, 10).empty());
   ASSERT_OK(store->Commit());
@@ -313,7 +312,7 @@ TEST_CASE_FIXTURE(StoreTest, "compaction round frees mostly dead segments and ke
   auto put = [&](const std::string& key) {
     ++seq;
     if (auto it = live.find(key); it != live.end()) store->Release(it->second.ptr);
-    live[key] = Live{Add(store.get(), 1, key, seq, Value(50, seq)), seq};
+    live[key] = Live{Add(store.get(), 1, key, Value(50, seq)), seq};
   };
   auto del = [&](const std::string& key) {
     store->Release(live.at(key).ptr);
@@ -338,9 +337,8 @@ TEST_CASE_FIXTURE(StoreTest, "compaction round frees mostly dead segments and ke
     for (const ChunkRecord& r : records) {
       auto it = std::find_if(live.begin(), live.end(),
                              [&](const auto& kv) { return KeyHash(kv.first) == r.key_hash; });
-      if (it == live.end() || it->second.seq != r.seq) continue;  // dead
-      CHECK(it->second.ptr == r.ptr);
-      it->second.ptr = Add(store.get(), 1, it->first, r.seq, r.value);
+      if (it == live.end() || !(it->second.ptr == r.ptr)) continue;  // dead
+      it->second.ptr = Add(store.get(), 1, it->first, r.value);
     }
     store->FreeSegment(segment);
   }
@@ -359,7 +357,7 @@ TEST_CASE_FIXTURE(StoreTest, "20 MB value round trips and its file goes away aft
   o.big_value_bytes = 1 << 20;
   auto store = Open(o);
   const std::string value = Value(20 << 20, 7);
-  ValuePtr p = Add(store.get(), 1, "huge", 1, value);
+  ValuePtr p = Add(store.get(), 1, "huge", value);
   REQUIRE(p.kind == ValuePtr::Kind::kBigFile);
   const std::string path = JoinPath(kDir, "big-" + std::to_string(p.big_id) + ".val");
   ASSERT_OK(store->Commit());
@@ -379,15 +377,15 @@ TEST_CASE_FIXTURE(StoreTest, "power cut after Commit keeps committed values") {
   {
     auto store = Open();
     for (uint64_t i = 0; i < 40; ++i) {
-      committed.push_back(Add(store.get(), i % 3, "c" + std::to_string(i), i, Value(70, i)));
+      committed.push_back(Add(store.get(), i % 3, "c" + std::to_string(i), Value(70, i)));
     }
-    committed.push_back(Add(store.get(), 0, "cbig", 100, Value(5000, 100)));
+    committed.push_back(Add(store.get(), 0, "cbig", Value(5000, 100)));
     ASSERT_OK(store->Commit());
     used = store->stats().segments_used;
     // An uncommitted flush: some of it reaches chunks.dat (sealed runs), none is synced.
     for (uint64_t i = 0; i < 40; ++i)
-      Add(store.get(), i % 3, "u" + std::to_string(i), i, Value(90, i));
-    Add(store.get(), 5, "ubig", 1, Value(5000, 1));
+      Add(store.get(), i % 3, "u" + std::to_string(i), Value(90, i));
+    Add(store.get(), 5, "ubig", Value(5000, 1));
   }
   fs_.SimulatePowerCutForTest();
   auto store = Open();
@@ -395,7 +393,7 @@ TEST_CASE_FIXTURE(StoreTest, "power cut after Commit keeps committed values") {
   for (uint64_t i = 0; i < 40; ++i)
     CHECK(Read(store.get(), committed[i], "c" + std::to_string(i)) == Value(70, i));
   CHECK(Read(store.get(), committed[40], "cbig") == Value(5000, 100));
-  ValuePtr p = Add(store.get(), 9, "after", 1, "v");
+  ValuePtr p = Add(store.get(), 9, "after", "v");
   ASSERT_OK(store->Commit());
   CHECK(Read(store.get(), p, "after") == "v");
 }
@@ -404,10 +402,10 @@ TEST_CASE_FIXTURE(StoreTest, "segments of a flush that never committed are dropp
   ValuePtr kept;
   {
     auto store = Open();
-    kept = Add(store.get(), 1, "kept", 1, "v");
+    kept = Add(store.get(), 1, "kept", "v");
     ASSERT_OK(store->Commit());
     // Big enough that runs are sealed (written) before the store goes away uncommitted.
-    for (uint64_t i = 0; i < 30; ++i) Add(store.get(), 2, "lost", i, Value(100, i));
+    for (uint64_t i = 0; i < 30; ++i) Add(store.get(), 2, "lost", Value(100, i));
   }
   auto file = fs_.Open(JoinPath(kDir, "chunks.dat"));
   REQUIRE(file.ok());
@@ -416,14 +414,14 @@ TEST_CASE_FIXTURE(StoreTest, "segments of a flush that never committed are dropp
   CHECK((*file)->Size() == kSeg);
   CHECK(store->stats().segments_used == 1);
   CHECK(Read(store.get(), kept, "kept") == "v");
-  CHECK(Add(store.get(), 2, "again", 1, "w").segment == 1);
+  CHECK(Add(store.get(), 2, "again", "w").segment == 1);
 }
 
 TEST_CASE_FIXTURE(StoreTest, "torn trailing entry of segments.meta is ignored at Open") {
   ValuePtr kept;
   {
     auto store = Open();
-    kept = Add(store.get(), 1, "kept", 1, "v");
+    kept = Add(store.get(), 1, "kept", "v");
     ASSERT_OK(store->Commit());
   }
   auto file = fs_.Open(JoinPath(kDir, "segments.meta"));
@@ -437,7 +435,7 @@ TEST_CASE_FIXTURE(StoreTest, "torn trailing entry of segments.meta is ignored at
 TEST_CASE_FIXTURE(StoreTest, "failed chunk write is IOError from Commit, and Commit can retry") {
   FaultFs faulty(&fs_);
   auto store = Open(Options(&faulty));
-  ValuePtr p = Add(store.get(), 1, "k", 1, "v");
+  ValuePtr p = Add(store.get(), 1, "k", "v");
   faulty.FailNthWrite(1);
   CHECK(store->Commit().IsIOError());
   faulty.Clear();
@@ -451,10 +449,10 @@ TEST_CASE_FIXTURE(StoreTest, "failed chunk write is IOError from Commit, and Com
 TEST_CASE_FIXTURE(StoreTest, "failed segment table write or sync is IOError") {
   FaultFs faulty(&fs_);
   auto store = Open(Options(&faulty));
-  Add(store.get(), 1, "k", 1, "v");
+  Add(store.get(), 1, "k", "v");
   faulty.FailNthWrite(2);  // the first write is the segment, the second the table
   CHECK(store->Commit().IsIOError());
-  Add(store.get(), 1, "k", 2, "w");
+  Add(store.get(), 1, "k", "w");
   faulty.FailNthSync(1);
   CHECK(store->Commit().IsIOError());
 }
@@ -463,14 +461,14 @@ TEST_CASE_FIXTURE(StoreTest, "failed big file write is IOError from Add") {
   FaultFs faulty(&fs_);
   auto store = Open(Options(&faulty));
   faulty.FailNthWrite(1);
-  auto p = store->Add(1, "k", 1, Value(5000, 1));
+  auto p = store->Add(1, "k", Value(5000, 1));
   CHECK(p.status().IsIOError());
   CHECK(store->disk_bytes() == 0);
 }
 
 TEST_CASE_FIXTURE(StoreTest, "release of a pointer into a free segment is ignored") {
   auto store = Open();
-  ValuePtr p = Add(store.get(), 1, "k", 1, "v");
+  ValuePtr p = Add(store.get(), 1, "k", "v");
   ASSERT_OK(store->Commit());
   store->Release(p);
   ASSERT_OK(store->Commit());
@@ -486,18 +484,18 @@ TEST_CASE("SyncData records new runs but keeps older runs' live bytes until Comm
   std::vector<ValuePtr> old;
   {
     auto store = t.Open();
-    for (int i = 0; i < 4; ++i) old.push_back(t.Add(store.get(), 1, "k", i, "old value"));
+    for (int i = 0; i < 4; ++i) old.push_back(t.Add(store.get(), 1, "k", "old value"));
     ASSERT_OK(store->Commit());
     // The next flush replaces every old value, then dies after SyncData, before its bucket
     // pages (which still point at the old values) are durable.
     for (const ValuePtr& ptr : old) store->Release(ptr);
-    ValuePtr fresh = t.Add(store.get(), 1, "k", 9, "new value");
+    ValuePtr fresh = t.Add(store.get(), 1, "k", "new value");
     ASSERT_OK(store->SyncData());
     auto reopened = t.Open();
     CHECK(t.Read(reopened.get(), fresh, "k") == "new value");
   }
   auto store = t.Open();
-  t.Add(store.get(), 2, "other", 1, "x");
+  t.Add(store.get(), 2, "other", "x");
   ASSERT_OK(store->Commit());  // a Commit must not free the old run: pages still point at it
   for (const ValuePtr& ptr : old) CHECK(t.Read(store.get(), ptr, "k") == "old value");
 }
@@ -508,11 +506,11 @@ TEST_CASE_FIXTURE(StoreTest, "ReadMany reads open, cached, uncached and big valu
   std::vector<std::string> keys;
   for (uint64_t i = 0; i < 60; ++i) {  // far more segments than the 8-segment cache holds
     keys.push_back("key" + std::to_string(i));
-    ptrs.push_back(Add(store.get(), i % 3, keys.back(), i, Value(i * 37 % 500, i)));
+    ptrs.push_back(Add(store.get(), i % 3, keys.back(), Value(i * 37 % 500, i)));
     if (i == 40) ASSERT_OK(store->Commit());
   }
   keys.push_back("big");
-  ptrs.push_back(Add(store.get(), 1, "big", 99, std::string(5000, 'b')));  // >= big_value_bytes
+  ptrs.push_back(Add(store.get(), 1, "big", std::string(5000, 'b')));  // >= big_value_bytes
   std::vector<std::string_view> views(keys.begin(), keys.end());
   std::vector<std::string> values;
   ASSERT_OK(store->ReadMany(ptrs, views, &values));
@@ -524,7 +522,7 @@ TEST_CASE_FIXTURE(StoreTest, "ReadMany reads open, cached, uncached and big valu
 TEST_CASE_FIXTURE(StoreTest, "ReadMany reports a damaged record") {
   auto store = Open();
   std::vector<ValuePtr> ptrs;
-  for (uint64_t i = 0; i < 40; ++i) ptrs.push_back(Add(store.get(), 0, "k", i, Value(200, i)));
+  for (uint64_t i = 0; i < 40; ++i) ptrs.push_back(Add(store.get(), 0, "k", Value(200, i)));
   ASSERT_OK(store->Commit());
   store.reset();
   const ValuePtr& victim = ptrs[3];
@@ -538,10 +536,10 @@ TEST_CASE_FIXTURE(StoreTest, "ReadMany reports a damaged record") {
 
 TEST_CASE_FIXTURE(StoreTest, "SyncData writes a fresh run's table entry once") {
   auto store = Open();
-  Add(store.get(), 1, "a", 1, "x");
+  Add(store.get(), 1, "a", "x");
   ASSERT_OK(store->SyncData());
   uint64_t before = store->stats().bytes_written;
-  Add(store.get(), 2, "b", 2, "y");
+  Add(store.get(), 2, "b", "y");
   ASSERT_OK(store->SyncData());
   // One new segment and its one 32-byte entry; group 1's entry is not written again.
   CHECK(store->stats().bytes_written - before == kSeg + 32);
@@ -554,14 +552,14 @@ TEST_CASE("a run recorded by SyncData keeps its live bytes on disk until Commit"
   std::vector<ValuePtr> old;
   {
     auto store = t.Open();
-    for (int i = 0; i < 4; ++i) old.push_back(t.Add(store.get(), 1, "k", i, "old value"));
+    for (int i = 0; i < 4; ++i) old.push_back(t.Add(store.get(), 1, "k", "old value"));
     ASSERT_OK(store->SyncData());  // flush 1: pages then point at the run
     for (const ValuePtr& ptr : old) store->Release(ptr);
-    t.Add(store.get(), 2, "k2", 9, "new value");
+    t.Add(store.get(), 2, "k2", "new value");
     ASSERT_OK(store->SyncData());  // flush 2 dies before its pages are durable
   }
   auto store = t.Open();
-  t.Add(store.get(), 3, "other", 1, "x");
+  t.Add(store.get(), 3, "other", "x");
   ASSERT_OK(store->Commit());  // must not free the run flush 1's pages point at
   for (const ValuePtr& ptr : old) CHECK(t.Read(store.get(), ptr, "k") == "old value");
 }

@@ -11,20 +11,19 @@
 
 namespace slotkv::chunk {
 
-// crc + key hash + one-byte seq + empty value: the smallest record.
-inline constexpr size_t kMinRecordBytes = 4 + 8 + 1 + 1;
+// crc + key hash + empty value: the smallest record.
+inline constexpr size_t kMinRecordBytes = 4 + 8 + 1;
 
-// Bytes AppendRecord writes for this seq and a value of this size.
-size_t RecordLength(uint64_t seq, size_t value_size);
+// Bytes AppendRecord writes for a value of this size.
+size_t RecordLength(size_t value_size);
 
 // Appends one encoded record to *out. key_hash = KeyHash(key).
 // REQUIRES: value.size() fits in 32 bits.
-void AppendRecord(uint64_t key_hash, uint64_t seq, std::string_view value, std::string* out);
+void AppendRecord(uint64_t key_hash, std::string_view value, std::string* out);
 
 // A decoded record; value points into the input given to DecodeRecord.
 struct RecordView {
   uint64_t key_hash = 0;
-  uint64_t seq = 0;
   std::string_view value;
 };
 

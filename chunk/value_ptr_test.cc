@@ -76,28 +76,26 @@ TEST_CASE("unknown kind and overlong varint are rejected") {
 
 TEST_CASE("record round trips in the documented bytes") {
   std::string out;
-  AppendRecord(0x1122334455667788, 9, "xyz", &out);
-  REQUIRE(out.size() == 17);
-  CHECK(out.size() == RecordLength(9, 3));
-  CHECK(RecordLength(300, 3) == 18);  // a two-byte seq
+  AppendRecord(0x1122334455667788, "xyz", &out);
+  REQUIRE(out.size() == 16);
+  CHECK(out.size() == RecordLength(3));
+  CHECK(RecordLength(200) == 4 + 8 + 2 + 200);  // a two-byte length
   CHECK(out.substr(4) == std::string("\x88\x77\x66\x55\x44\x33\x22\x11"
-                                     "\x09"
                                      "\x03"
                                      "xyz",
-                                     13));
+                                     12));
   RecordView rec;
   size_t len = 0;
   const std::string with_tail = out + "trailing";
   REQUIRE(DecodeRecord(with_tail, &rec, &len).ok());
-  CHECK(len == 17);
+  CHECK(len == 16);
   CHECK(rec.key_hash == 0x1122334455667788);
-  CHECK(rec.seq == 9);
   CHECK(rec.value == "xyz");
 }
 
 TEST_CASE("truncated record is Corruption") {
   std::string out;
-  AppendRecord(0x1122334455667788, 9, "xyz", &out);
+  AppendRecord(0x1122334455667788, "xyz", &out);
   for (size_t n = 0; n < out.size(); ++n) {
     RecordView rec;
     size_t len = 0;

@@ -159,7 +159,7 @@ Status Slot::Impl::FlushGroup(uint32_t g) {
     if (value.size() <= options.inline_value_bytes) {
       cell.payload = std::move(value);
     } else {
-      SLOTKV_ASSIGN_OR_RETURN(chunk::ValuePtr ptr, chunks->Add(g, key, entry.seq, value));
+      SLOTKV_ASSIGN_OR_RETURN(chunk::ValuePtr ptr, chunks->Add(g, key, value));
       cell.is_pointer = true;
       chunk::EncodeValuePtr(ptr, &cell.payload);
     }
@@ -194,8 +194,7 @@ Status Slot::Impl::FlushGroup(uint32_t g) {
       if (b < first || b >= end) continue;
       Cell* cell = bucket_cells[b - first].PointingAt(record.key_hash, record.ptr);
       if (!cell) continue;
-      SLOTKV_ASSIGN_OR_RETURN(chunk::ValuePtr moved,
-                              chunks->Add(g, cell->key, cell->seq, record.value));
+      SLOTKV_ASSIGN_OR_RETURN(chunk::ValuePtr moved, chunks->Add(g, cell->key, record.value));
       cell->payload.clear();
       chunk::EncodeValuePtr(moved, &cell->payload);
     }
