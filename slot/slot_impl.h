@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "chunk/chunk_store.h"
+#include "core/base/doorkeeper.h"
 #include "core/base/lru_cache.h"
 #include "keybucket/bucket_store.h"
 #include "slot/group_map.h"
@@ -45,6 +46,7 @@ struct Slot::Impl {
   std::unique_ptr<chunk::ChunkStore> chunks;
   std::vector<Group> groups;
   LruCache<std::string, CachedValue, StringKeyHash, std::equal_to<>> value_cache{0};
+  Doorkeeper value_admission;  // a value read from storage is cached on its second miss
   size_t cache_budget = 0;  // Slot::SetCacheBudget
 
   uint64_t last_seq = 0;

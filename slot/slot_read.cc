@@ -85,7 +85,7 @@ Status Slot::MultiGet(const std::vector<std::string_view>& keys,
       const MapEntry& entry = *entries[j];
       std::string key(keys[in_log[j]]);
       SLOTKV_RETURN_IF_ERROR(s.CheckRecord(key, entry, records[j]));
-      if (s.Cacheable(records[j].value.size())) {
+      if (s.Cacheable(records[j].value.size()) && s.value_admission.SeenBefore(KeyHash(key))) {
         s.CacheValue(key, CachedValue{entry.seq, entry.expire_at_ms, entry.type, records[j].value});
       }
       found(in_log[j], std::move(records[j].value), static_cast<ValueType>(entry.type),
@@ -124,7 +124,8 @@ Status Slot::MultiGet(const std::vector<std::string_view>& keys,
   for (size_t j = 0; j < in_pages.size(); ++j) {
     if (!live[j]) continue;
     keybucket::Cell& cell = cells[j];
-    if (s.Cacheable(cell.payload.size())) {  // no copy of a value the cache would not keep
+    // No copy of a value the cache would not keep.
+    if (s.Cacheable(cell.payload.size()) && s.value_admission.SeenBefore(hashes[j])) {
       s.CacheValue(cell.key, CachedValue{cell.seq, cell.expire_at_ms, cell.type_tag, cell.payload});
     }
     found(in_pages[j], std::move(cell.payload), static_cast<ValueType>(cell.type_tag),
