@@ -14,12 +14,19 @@
 #
 # Prints one table row per test (requests/s of each server, and their ratio), then
 # `RESULT <test>_ratio=... ...` (slotkv / redis) so a script can check the figures.
+#
+#   scripts/bench.sh --scale N1,N2,... [--requests R] [--clients C] [--out DIR]
+# runs the scale benchmark instead (scripts/bench-scale.sh: GET/SET throughput and latency, RSS
+# and disk of slotkv as the key count grows, redis-server beside it where it fits in memory).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 requests=200000 clients=50 pipeline=1 keyspace=100000 value_size=200
 tests=set,get,incr,mset,lpush,lpop,sadd,hset,zadd,lrange_100
 collection_requests=20000 workers=2
+for arg in "$@"; do
+  [ "$arg" = --scale ] && exec scripts/bench-scale.sh "$@"
+done
 while [ $# -gt 0 ]; do
   case $1 in
     --requests) requests=$2 ;;
