@@ -85,7 +85,6 @@ std::pair<MapEntry*, bool> GroupMap::FindOrInsert(std::string_view key, uint64_t
   size_t i = mixed >> shift_;
   while (table_[i] != 0) i = (i + 1) & mask;
   table_[i] = uint64_t{mixed} << 32 | (records_.size() + 1);
-  // Grow reserved room, so this never reallocates.
   Record& r = records_.emplace_back(Record{hash, static_cast<uint32_t>(arena_.size()),
                                            static_cast<uint32_t>(key.size()), MapEntry()});
   arena_.append(key);
@@ -111,7 +110,6 @@ void GroupMap::Grow() {
   table_ = std::move(new_table);
   capacity_ = new_capacity;
   shift_ = new_shift;
-  records_.reserve(capacity_ / 4 * 3);
 }
 
 void GroupMap::Clear() {

@@ -37,8 +37,9 @@ struct MapEntry {
 // Design: a table slot is 8 bytes, {top 32 bits of the mixed hash, record index + 1} (0 =
 // empty), so a probe reads 8 slots per cache line and reaches a 56-byte record only when 32
 // hash bits match. Growing rehashes the slots alone, from the hash bits they hold, without
-// touching records or keys; the record array is reserved to the table's limit at each growth,
-// so it moves only then. Linear probing; the table doubles before it would pass 3/4 full. There
+// touching records or keys. The record array grows as a vector does (not reserved to the
+// table's limit: a group flushed at 256 entries would hold room for 384, a third of its map
+// memory wasted across every group of a slot). Linear probing; the table doubles before it would pass 3/4 full. There
 // is no single-key deletion, hence no tombstones: the first empty slot ends every probe. The
 // table index comes from the top bits of the hash times an odd constant, not from its low
 // bits, because the keys of one group share the low bits that chose their bucket
@@ -61,8 +62,9 @@ class GroupMap {
   const MapEntry* Find(std::string_view key, uint64_t hash) const;
 
   // The entry of key, inserted default-constructed when absent; second = whether inserted.
-  // The pointer is valid until the next FindOrInsert or Clear. Allocates only when the table
-  // grows or the arena needs room for a new key; overwriting an existing key never allocates.
+  // The pointer is valid until the next FindOrInsert or Clear. Allocates only when the table,
+  // the record array or the arena needs room for a new key; overwriting an existing key never
+  // allocates.
   // REQUIRES: hash as for Find; the arena stays under 4 GiB (asserted).
   std::pair<MapEntry*, bool> FindOrInsert(std::string_view key, uint64_t hash);
 

@@ -223,6 +223,15 @@ TEST_CASE("memory_bytes grows with inserts and drops back after Clear") {
   CHECK(map.memory_bytes() == empty_bytes);
 }
 
+TEST_CASE("a map of 256 keys holds room for 256 records, not for the table's limit") {
+  GroupMap map;
+  for (int i = 0; i < 256; ++i) Put(map, KeyOf(i), H(KeyOf(i)), i);
+  // 512 table slots of 8 B, 256 records of 56 B, the arena at most twice its key bytes.
+  size_t key_bytes = 0;
+  for (int i = 0; i < 256; ++i) key_bytes += KeyOf(i).size();
+  CHECK(map.memory_bytes() <= 512 * 8 + 256 * 56 + 2 * key_bytes);
+}
+
 TEST_CASE("a moved-from map is empty and reusable; the target owns the entries") {
   GroupMap a;
   for (int i = 0; i < 100; ++i) Put(a, KeyOf(i), H(KeyOf(i)), i);
