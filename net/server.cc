@@ -85,6 +85,11 @@ Result<std::unique_ptr<Server>> Server::Start(conf::Config* config, std::string 
   ko.slot.fsync = FsyncOf(config->Get("appendfsync"));
   ko.slot.key_estimate =
       std::max<uint64_t>(1024, static_cast<uint64_t>(config->GetInt("key-estimate")) / ko.slots);
+  // A slot can only drop whole log files older than its current one: files of a quarter of
+  // its share let it keep the log near the share.
+  ko.slot.wal_max_bytes = std::max<uint64_t>(
+      4 << 20, static_cast<uint64_t>(config->GetInt("wal-max-bytes")) / ko.slots);
+  ko.slot.wal_file_bytes = std::min<uint64_t>(16 << 20, ko.slot.wal_max_bytes / 4);
   SLOTKV_ASSIGN_OR_RETURN(s.keyspace_, command::Keyspace::Open(ko));
 
   s.table_ = command::BuildCommandTable();
