@@ -42,7 +42,7 @@ constexpr OptionDef kOptions[] = {
    .choices = "everysec|always|no"},
   {.name = "key-estimate", .type = T::kInt, .default_value = "16000000",
    .doc = "expected keys per database, sizes the bucket files of a new slot", .min = 1024},
-  {.name = "wal-max-bytes", .type = T::kBytes, .default_value = "1073741824",
+  {.name = "wal-max-bytes", .type = T::kBytes, .default_value = "268435456",
    .doc = "unpersisted WAL per database, split evenly over its slots; past its share a slot "
           "persists the groups holding its oldest log file (bounds replay time, WAL disk and "
           "the memory of the group maps, at the cost of smaller, costlier flushes)",

@@ -53,7 +53,7 @@ def test_wal_stays_near_its_budget(make_server):
 
 
 def test_default_budget_keeps_the_whole_load_in_the_wal(make_server):
-    # The contrast: with the default 1 GB the same load is not persisted early.
+    # The contrast: with the default 256 MB (64 MB a slot) the same load is not persisted early.
     srv = make_server(extra_args=["--slots", "4"])
     r = srv.client()
     load(r)
