@@ -27,6 +27,14 @@ DictionariesOptions Small(Fs* fs) {
   return o;
 }
 
+// Compresses the values of user:<from> .. user:<to - 1> (leaving samples), then waits until any
+// training they started is over.
+void WriteUsers(Dictionaries& d, int from, int to) {
+  std::string out;
+  for (int i = from; i < to; ++i) d.Compress("user:" + std::to_string(i), UserValue(i), &out);
+  d.WaitIdle();
+}
+
 TEST_CASE("dictionaries: groups are the key up to its last ':' or '.', else a prefix") {
   MemFs fs;
   auto d = Dictionaries::Open(Small(&fs)).value();
@@ -75,11 +83,7 @@ TEST_CASE("dictionaries: a group trains, persists, and reloads its dictionary") 
   std::string stored;
   {
     auto d = Dictionaries::Open(Small(&fs)).value();
-    for (int i = 0; i < 100; ++i) {
-      std::string out;
-      d->Compress("user:" + std::to_string(i), UserValue(i), &out);
-    }
-    d->WaitIdle();
+    WriteUsers(*d, 0, 100);
     std::vector<Dictionaries::DictStats> stats = d->Stats();
     REQUIRE(stats.size() == 2);
     CHECK(stats[1].group == "user");
@@ -103,21 +107,18 @@ TEST_CASE("dictionaries: a group trains a first dictionary soon, then a final on
   MemFs fs;
   auto d = Dictionaries::Open(Small(&fs)).value();
   std::string out;
-  for (int i = 0; i < 100; ++i) d->Compress("user:" + std::to_string(i), UserValue(i), &out);
-  d->WaitIdle();
+  WriteUsers(*d, 0, 100);
   REQUIRE(d->Stats().size() == 2);
   std::string first;
   REQUIRE(d->Compress("user:5000", UserValue(5000), &first));
   CHECK(static_cast<uint8_t>(first[0]) == 1);
-  for (int i = 100; i < 400; ++i) d->Compress("user:" + std::to_string(i), UserValue(i), &out);
-  d->WaitIdle();
+  WriteUsers(*d, 100, 400);
   REQUIRE(d->Stats().size() == 3);
   std::string second;
   REQUIRE(d->Compress("user:5001", UserValue(5001), &second));
   CHECK(static_cast<uint8_t>(second[0]) == 2);
   // The final dictionary takes no more samples: nothing trains again.
-  for (int i = 400; i < 1000; ++i) d->Compress("user:" + std::to_string(i), UserValue(i), &out);
-  d->WaitIdle();
+  WriteUsers(*d, 400, 1000);
   CHECK(d->Stats().size() == 3);
   std::string back;
   REQUIRE(d->Decompress(first, &back).ok());
@@ -127,8 +128,7 @@ TEST_CASE("dictionaries: a group trains a first dictionary soon, then a final on
   d = Dictionaries::Open(Small(&fs)).value();
   REQUIRE(d->Compress("user:5002", UserValue(5002), &out));
   CHECK(static_cast<uint8_t>(out[0]) == 2);
-  for (int i = 0; i < 300; ++i) d->Compress("user:" + std::to_string(i), UserValue(i), &out);
-  d->WaitIdle();
+  WriteUsers(*d, 0, 300);
   CHECK(d->Stats().size() == 3);
 }
 
@@ -137,11 +137,7 @@ TEST_CASE("dictionaries: a missing dictionary or a damaged value is Corruption")
   std::string stored;
   {
     auto d = Dictionaries::Open(Small(&fs)).value();
-    for (int i = 0; i < 100; ++i) {
-      std::string out;
-      d->Compress("user:" + std::to_string(i), UserValue(i), &out);
-    }
-    d->WaitIdle();
+    WriteUsers(*d, 0, 100);
     REQUIRE(d->Compress("user:1", UserValue(1), &stored));
     std::string back;
     std::string damaged = stored;
@@ -162,11 +158,7 @@ TEST_CASE("dictionaries: a damaged dictionary file stops the open") {
   MemFs fs;
   {
     auto d = Dictionaries::Open(Small(&fs)).value();
-    for (int i = 0; i < 100; ++i) {
-      std::string out;
-      d->Compress("user:" + std::to_string(i), UserValue(i), &out);
-    }
-    d->WaitIdle();
+    WriteUsers(*d, 0, 100);
   }
   auto file = fs.Open("/data/dicts/dict-1").value();
   REQUIRE(file->Write(20, "X").ok());
