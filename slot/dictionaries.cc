@@ -31,13 +31,27 @@ struct DCtxDeleter {
   void operator()(ZSTD_DCtx* d) const { ZSTD_freeDCtx(d); }
 };
 
-// One compression and one decompression context per thread.
+// One compression and one decompression context per thread, set once for lean frames: no
+// magic number, dictionary id, content size or checksum (our header and the slot's own
+// checksums cover them), which saves ~10 bytes a value.
+ZSTD_CCtx* NewLeanCCtx() {
+  ZSTD_CCtx* c = ZSTD_createCCtx();
+  ZSTD_CCtx_setParameter(c, ZSTD_c_format, ZSTD_f_zstd1_magicless);
+  ZSTD_CCtx_setParameter(c, ZSTD_c_contentSizeFlag, 0);
+  ZSTD_CCtx_setParameter(c, ZSTD_c_dictIDFlag, 0);
+  return c;
+}
+ZSTD_DCtx* NewLeanDCtx() {
+  ZSTD_DCtx* d = ZSTD_createDCtx();
+  ZSTD_DCtx_setParameter(d, ZSTD_d_format, ZSTD_f_zstd1_magicless);
+  return d;
+}
 ZSTD_CCtx* ThreadCCtx() {
-  thread_local std::unique_ptr<ZSTD_CCtx, CCtxDeleter> cctx(ZSTD_createCCtx());
+  thread_local std::unique_ptr<ZSTD_CCtx, CCtxDeleter> cctx(NewLeanCCtx());
   return cctx.get();
 }
 ZSTD_DCtx* ThreadDCtx() {
-  thread_local std::unique_ptr<ZSTD_DCtx, DCtxDeleter> dctx(ZSTD_createDCtx());
+  thread_local std::unique_ptr<ZSTD_DCtx, DCtxDeleter> dctx(NewLeanDCtx());
   return dctx.get();
 }
 
@@ -158,15 +172,9 @@ bool Dictionaries::Compress(std::string_view key, std::string_view value, std::s
   }
   Dict* dict = dicts_[id].load(std::memory_order_acquire);
   ZSTD_CCtx* cctx = ThreadCCtx();
-  // A lean frame: no magic number, dictionary id, content size or checksum (the header below
-  // and the slot's own checksums cover them), which saves ~10 bytes a value.
-  ZSTD_CCtx_reset(cctx, ZSTD_reset_session_and_parameters);
-  ZSTD_CCtx_setParameter(cctx, ZSTD_c_format, ZSTD_f_zstd1_magicless);
-  ZSTD_CCtx_setParameter(cctx, ZSTD_c_contentSizeFlag, 0);
-  ZSTD_CCtx_setParameter(cctx, ZSTD_c_dictIDFlag, 0);
-  if (dict->cdict) {
-    ZSTD_CCtx_refCDict(cctx, dict->cdict);
-  } else {
+  // A dictionary's CDict carries its level; nullptr (plain zstd) drops the last one used.
+  ZSTD_CCtx_refCDict(cctx, dict->cdict);
+  if (!dict->cdict) {
     ZSTD_CCtx_setParameter(cctx, ZSTD_c_compressionLevel,
                            value.size() > kFastLevelBytes ? 1 : options_.level);
   }
@@ -201,9 +209,7 @@ Status Dictionaries::Decompress(std::string_view stored, std::string* out) const
   }
   out->resize(static_cast<size_t>(size));
   ZSTD_DCtx* dctx = ThreadDCtx();
-  ZSTD_DCtx_reset(dctx, ZSTD_reset_session_and_parameters);
-  ZSTD_DCtx_setParameter(dctx, ZSTD_d_format, ZSTD_f_zstd1_magicless);
-  if (dict->ddict) ZSTD_DCtx_refDDict(dctx, dict->ddict);
+  ZSTD_DCtx_refDDict(dctx, dict->ddict);  // nullptr (plain zstd) drops the last one used
   const size_t n = ZSTD_decompressDCtx(dctx, out->data(), out->size(), stored.data(), stored.size());
   if (ZSTD_isError(n) || n != out->size()) {
     return Status::Corruption("compressed value: zstd could not decode it");

@@ -50,26 +50,28 @@ struct BucketCells {
     }
     std::sort(by_hash.begin(), by_hash.end());
   }
-  // Position of key's cell (removed or not), or kNone.
-  size_t Position(uint64_t hash, std::string_view key) const {
+  // Position of the first cell with this hash (removed or not) that match(position) accepts,
+  // or kNone.
+  template <typename Match>
+  size_t FirstWithHash(uint64_t hash, Match&& match) const {
     auto it = std::lower_bound(by_hash.begin(), by_hash.end(), std::make_pair(hash, uint32_t{0}));
     for (; it != by_hash.end() && it->first == hash; ++it) {
-      if (cells[it->second].key == key) return it->second;
+      if (match(it->second)) return it->second;
     }
     return kNone;
   }
+  // Position of key's cell (removed or not), or kNone.
+  size_t Position(uint64_t hash, std::string_view key) const {
+    return FirstWithHash(hash, [&](size_t at) { return cells[at].key == key; });
+  }
   // The live cell with this hash whose value pointer is ptr, or nullptr.
   Cell* PointingAt(uint64_t hash, const chunk::ValuePtr& ptr) {
-    auto it = std::lower_bound(by_hash.begin(), by_hash.end(), std::make_pair(hash, uint32_t{0}));
-    for (; it != by_hash.end() && it->first == hash; ++it) {
-      Cell& cell = cells[it->second];
-      chunk::ValuePtr at;
-      if (!removed[it->second] && cell.is_pointer && chunk::DecodeValuePtr(cell.payload, &at) &&
-          at == ptr) {
-        return &cell;
-      }
-    }
-    return nullptr;
+    size_t at = FirstWithHash(hash, [&](size_t i) {
+      chunk::ValuePtr p;
+      return !removed[i] && cells[i].is_pointer && chunk::DecodeValuePtr(cells[i].payload, &p) &&
+             p == ptr;
+    });
+    return at == kNone ? nullptr : &cells[at];
   }
 };
 

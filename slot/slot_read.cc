@@ -46,6 +46,7 @@ Status Slot::MultiGet(const std::vector<std::string_view>& keys,
   // 1. Memory: group maps (values still in the log, or cached once read back: a cached value
   // serves a map entry only when it is that entry's version) and the value cache.
   std::vector<size_t> in_log;
+  std::vector<uint64_t> log_hashes;
   std::vector<const MapEntry*> entries;
   std::vector<wal::LogPos> positions;
   std::vector<size_t> in_pages;
@@ -62,6 +63,7 @@ Status Slot::MultiGet(const std::vector<std::string_view>& keys,
         continue;
       }
       in_log.push_back(i);
+      log_hashes.push_back(hash);
       entries.push_back(&entry);
       positions.push_back(entry.pos);
       continue;
@@ -85,7 +87,7 @@ Status Slot::MultiGet(const std::vector<std::string_view>& keys,
       const MapEntry& entry = *entries[j];
       std::string key(keys[in_log[j]]);
       SLOTKV_RETURN_IF_ERROR(s.CheckRecord(key, entry, records[j]));
-      if (s.Cacheable(records[j].value.size()) && s.value_admission.SeenBefore(KeyHash(key))) {
+      if (s.Cacheable(records[j].value.size()) && s.value_admission.SeenBefore(log_hashes[j])) {
         s.CacheValue(key, CachedValue{entry.seq, entry.expire_at_ms, entry.type, records[j].value});
       }
       found(in_log[j], std::move(records[j].value), static_cast<ValueType>(entry.type),
