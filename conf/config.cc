@@ -40,6 +40,10 @@ constexpr OptionDef kOptions[] = {
   {.name = "appendfsync", .type = T::kEnum, .default_value = "everysec", .runtime = true,
    .doc = "WAL fsync: always (before the reply), everysec, no (the OS decides)",
    .choices = "everysec|always|no"},
+  {.name = "io-uring", .type = T::kBool, .default_value = "yes",
+   .doc = "reads that miss the OS page cache go through a per-worker io_uring while the worker "
+          "serves other requests (falls back to waiting reads, with one log line, where the "
+          "kernel refuses io_uring)"},
   {.name = "key-estimate", .type = T::kInt, .default_value = "16000000",
    .doc = "expected keys per database, sizes the bucket files of a new slot", .min = 1024},
   {.name = "wal-max-bytes", .type = T::kBytes, .default_value = "268435456",

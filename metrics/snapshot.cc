@@ -80,6 +80,8 @@ ServerSnapshot Gather(command::ServerState& state) {
     out.net_output_bytes += WorkerStats::Get(ws->net_output_bytes);
     out.keyspace_hits += WorkerStats::Get(ws->keyspace_hits);
     out.keyspace_misses += WorkerStats::Get(ws->keyspace_misses);
+    out.read_waits += WorkerStats::Get(ws->read_waits);
+    out.async_reads += WorkerStats::Get(ws->async_reads);
   }
   out.connected_clients = state.clients->connected();
   out.blocked_clients = state.blocking ? state.blocking->blocked_clients.load() : 0;

@@ -37,6 +37,8 @@ struct ServerSnapshot {
   uint64_t net_output_bytes = 0;
   uint64_t keyspace_hits = 0;
   uint64_t keyspace_misses = 0;
+  uint64_t read_waits = 0;
+  uint64_t async_reads = 0;
   int64_t connected_clients = 0;
   int64_t blocked_clients = 0;
   double uptime_s = 0;

@@ -22,6 +22,8 @@ struct RemoteItem {
   uint32_t slot;
   uint64_t seq;
   std::string reply;
+  bool done = false;  // run (reply set)
+  int tries = 0;      // no-wait runs that missed
 };
 
 // Requests of one connection for one owner, run there in order and committed once.
@@ -52,14 +54,47 @@ constexpr size_t kPauseOutputBytes = 1 << 20;
 constexpr size_t kPauseRequests = 10000;
 constexpr size_t kPauseInputBytes = 1 << 20;
 
-// Runs a batch on its owner; once the owner's group commit is done, the replies go home (a
-// write whose commit failed replies the failure).
-void RunBatch(Server* server, const std::shared_ptr<RemoteBatch>& batch) {
+// A read-only one-key command runs with no-wait reads this many times before it waits.
+constexpr int kNoWaitTries = 3;
+
+// Whether spec may run with no-wait reads and wait for a fetch (it changes no data).
+bool Parkable(const CommandSpec& spec) {
+  return spec.run != nullptr && (spec.flags & command::kReadOnly) &&
+         !(spec.flags & command::kWrite) && spec.first_key > 0;
+}
+
+// Runs the batch's items from the first not yet run. A read that misses the page cache does
+// not wait: the reads after it (up to the next command that is not a read) still run, and
+// their missed regions join *blocked; false then, and the batch resumes after the fetch.
+bool StepBatch(Server* server, Worker& worker, RemoteBatch& batch,
+               std::vector<BlockedRead>* blocked) {
   command::ServerState& state = server->state();
-  for (RemoteItem& item : batch->items) {
-    item.reply = command::Execute(state, *item.spec, item.args, item.slot, batch->db,
-                                  batch->protocol, batch->conn->addr(), batch->client_name);
+  bool waiting = false;
+  for (RemoteItem& item : batch.items) {
+    if (item.done) continue;
+    const bool parkable = Parkable(*item.spec);
+    if (waiting && !parkable) break;
+    if (parkable && worker.async_reads() && item.tries < kNoWaitTries) {
+      if (!command::TryExecute(state, *item.spec, item.args, item.slot, batch.db,
+                               batch.protocol, batch.conn->addr(), batch.client_name,
+                               &item.reply, blocked)) {
+        ++item.tries;
+        command::WorkerStats::Add((*state.stats)[worker.index()]->read_waits);
+        waiting = true;
+        continue;
+      }
+    } else {
+      item.reply = command::Execute(state, *item.spec, item.args, item.slot, batch.db,
+                                    batch.protocol, batch.conn->addr(), batch.client_name);
+    }
+    item.done = true;
   }
+  return !waiting;
+}
+
+// Once the owner's group commit is done, the replies go home (a write whose commit failed
+// replies the failure).
+void FinishBatch(Server* server, const std::shared_ptr<RemoteBatch>& batch) {
   server->worker(CurrentWorker()).AfterCommit([server, batch](const Status& st) {
     if (!st.ok()) {
       std::string error = "-" + command::StatusError(st) + "\r\n";
@@ -69,6 +104,35 @@ void RunBatch(Server* server, const std::shared_ptr<RemoteBatch>& batch) {
     }
     server->Post(batch->home, [batch] { batch->conn->OnRemoteDone(batch); });
   });
+}
+
+// Runs the queued batches of one client on this owner, in order, until one waits for reads.
+void DriveBatches(Server* server, uint64_t client) {
+  Worker& worker = server->worker(CurrentWorker());
+  auto& queues = worker.remote_queues();
+  for (;;) {
+    auto it = queues.find(client);  // found again each time: the map may change meanwhile
+    if (it->second.empty()) {
+      queues.erase(it);
+      return;
+    }
+    std::shared_ptr<RemoteBatch> batch = it->second.front();
+    std::vector<BlockedRead> blocked;
+    if (!StepBatch(server, worker, *batch, &blocked)) {
+      worker.Fetch(std::move(blocked), [server, client] { DriveBatches(server, client); });
+      return;
+    }
+    FinishBatch(server, batch);
+    queues.find(client)->second.pop_front();
+  }
+}
+
+// Runs a batch on its owner, behind the batches of the same client still waiting there.
+void RunBatch(Server* server, const std::shared_ptr<RemoteBatch>& batch) {
+  const uint64_t client = batch->conn->id();
+  auto& queue = server->worker(CurrentWorker()).remote_queues()[client];
+  queue.push_back(batch);
+  if (queue.size() == 1) DriveBatches(server, client);
 }
 
 }  // namespace
@@ -88,18 +152,19 @@ Connection::Connection(Worker* worker, boost::asio::ip::tcp::socket socket, uint
   batches_.resize(static_cast<size_t>(server_->workers()));
 }
 
-Connection::~Connection() = default;
+Connection::~Connection() { CloseBlocked(to_fetch_); }
 
 void Connection::Start() { Process(); }
 
-bool Connection::Paused() const { return async_ != nullptr || ReadPaused(); }
+bool Connection::Paused() const { return async_ != nullptr || held_ || ReadPaused(); }
 
-// While a coroutine command runs (a blocking one may wait long), reading goes on so that a
-// client leaving is noticed, up to kPauseInputBytes of requests held back.
+// While a coroutine command runs (a blocking one may wait long) or a request is held behind
+// parked reads, reading goes on so that a client leaving is noticed, up to kPauseInputBytes of
+// requests held back.
 bool Connection::ReadPaused() const {
   return pending_.size() >= kPauseRequests ||
          out_.size() + out_next_.size() >= kPauseOutputBytes ||
-         (async_ != nullptr && in_.size() - in_pos_ >= kPauseInputBytes);
+         ((async_ != nullptr || held_) && in_.size() - in_pos_ >= kPauseInputBytes);
 }
 
 void Connection::Read() {
@@ -158,8 +223,47 @@ void Connection::Process() {
   }
   PostBatches();
   CommitLocal();
+  FetchParked();
   FlushReplies();
   if (!closed_ && !reading_ && !ReadPaused() && !close_after_flush_) Read();
+}
+
+void Connection::FetchParked() {
+  if (fetching_ || to_fetch_.empty()) return;
+  fetching_ = true;
+  worker_->Fetch(std::move(to_fetch_), [self = shared_from_this()] { self->OnFetched(); });
+  to_fetch_.clear();
+}
+
+// The reads of the parked commands are in the page cache now (mostly): run them again, in
+// order; those that miss again wait for another fetch, and after kNoWaitTries they wait for
+// the disk.
+void Connection::OnFetched() {
+  fetching_ = false;
+  if (closed_) return;
+  command::ServerState& state = server_->state();
+  std::vector<ParkedRead> still;
+  for (ParkedRead& p : parked_) {
+    std::string reply;
+    if (p.tries >= kNoWaitTries) {
+      reply = command::Execute(state, *p.spec, p.args, p.slot, client_.db, client_.protocol,
+                               addr_, client_.name);
+    } else if (!command::TryExecute(state, *p.spec, p.args, p.slot, client_.db,
+                                    client_.protocol, addr_, client_.name, &reply,
+                                    &to_fetch_)) {
+      ++p.tries;
+      command::WorkerStats::Add((*state.stats)[worker_->index()]->read_waits);
+      still.push_back(std::move(p));
+      continue;
+    }
+    Complete(p.seq, std::move(reply));
+  }
+  parked_ = std::move(still);
+  if (parked_.empty() && held_) {
+    held_ = false;
+    Dispatch();  // the request held back behind the parked ones
+  }
+  Process();
 }
 
 uint64_t Connection::AddPending() {
@@ -199,6 +303,12 @@ void Connection::Dispatch() {
     Reject(spec, std::string(command::kErrNoAuth));
     return;
   }
+  if (!parked_.empty() && !Parkable(*spec)) {
+    // Waits (parsed, in args_) until the reads before it are done, so it cannot change what
+    // they return.
+    held_ = true;
+    return;
+  }
   uint64_t seq = AddPending();
   if (spec->run == nullptr) {
     StartAsync(*spec, seq);
@@ -214,6 +324,18 @@ void Connection::Dispatch() {
 }
 
 void Connection::RunLocal(const CommandSpec& spec, uint32_t slot, uint64_t seq) {
+  if (Parkable(spec) && worker_->async_reads()) {
+    std::string reply;
+    if (command::TryExecute(server_->state(), spec, args_, slot, client_.db, client_.protocol,
+                            addr_, client_.name, &reply, &to_fetch_)) {
+      Complete(seq, std::move(reply));
+    } else {
+      command::WorkerStats::Add((*server_->state().stats)[worker_->index()]->read_waits);
+      parked_.push_back({&spec, std::move(args_), slot, seq, 1});
+      args_ = {};
+    }
+    return;
+  }
   std::string reply = command::Execute(server_->state(), spec, args_, slot, client_.db,
                                        client_.protocol, addr_, client_.name);
   if (spec.flags & command::kWrite) {

@@ -5,7 +5,16 @@
 // each request takes a place in `pending_` and the finished prefix is written.
 //
 // Ordering promises: requests for one worker run in the order sent (posts are FIFO); while a
-// coroutine command runs, later requests wait, so they see its effects. Writes are committed by
+// coroutine command runs, later requests wait, so they see its effects.
+//
+// Reads that miss the OS page cache (with the worker's io_uring up): a read-only one-key
+// command runs with no-wait reads (command::TryExecute); when a read would wait, the command is
+// parked, the regions it missed are fetched through the ring, and it runs again once they are in
+// memory (after three misses it waits for the disk). Later reads keep running meanwhile, and
+// their misses join the same fetch (a pipeline of cold GETs is one batch of reads); any other
+// request is held until the parked reads are done, so it cannot change what they return.
+// Owners do the same for posted batches: a batch whose read waits stops there (the reads after
+// it still try), and later batches of the same client queue behind it (Worker::remote_queues). Writes are committed by
 // the worker that made them before their replies are released: the worker commits once per
 // turn of its event loop for every connection (Worker::AfterCommit).
 //
@@ -26,6 +35,7 @@
 #include <string>
 #include <vector>
 
+#include "core/base/no_wait_reads.h"
 #include "core/command/blocking.h"
 #include "core/command/command_table.h"
 #include "core/command/context.h"
@@ -80,6 +90,8 @@ class Connection : public std::enable_shared_from_this<Connection> {
   void QueueRemote(const command::CommandSpec& spec, uint32_t slot, int owner, uint64_t seq);
   void PostBatches();
   void CommitLocal();
+  void FetchParked();
+  void OnFetched();
   void StartAsync(const command::CommandSpec& spec, uint64_t seq);
   void FinishAsync(AsyncCall* call);
   void FlushReplies();
@@ -112,6 +124,19 @@ class Connection : public std::enable_shared_from_this<Connection> {
   bool starting_ = false;  // inside StartAsync: a task ending now ends synchronously
   std::vector<std::shared_ptr<RemoteBatch>> batches_;  // [worker], being filled
   std::vector<uint64_t> local_writes_;  // writes run here, waiting for the group commit
+  // Read-only commands run here whose reads missed the page cache, waiting for a fetch; while
+  // any waits, requests that are not such reads are held (held_: the one parsed into args_).
+  struct ParkedRead {
+    const command::CommandSpec* spec;
+    std::vector<std::string> args;
+    uint32_t slot;
+    uint64_t seq;
+    int tries;
+  };
+  std::vector<ParkedRead> parked_;
+  std::vector<BlockedRead> to_fetch_;  // regions the parked commands missed, not yet fetched
+  bool fetching_ = false;
+  bool held_ = false;
 
   std::string out_;       // being written
   std::string out_next_;  // queued while a write is in flight

@@ -116,7 +116,10 @@ Result<std::unique_ptr<Server>> Server::Start(conf::Config* config, std::string 
   st.shutdown = [&s] { s.RequestShutdown(); };
   st.RefreshLive();
 
-  for (int i = 0; i < workers; ++i) s.workers_.push_back(std::make_unique<Worker>(&s, i));
+  const bool async_reads = !ko.memory && config->GetBool("io-uring");
+  for (int i = 0; i < workers; ++i) {
+    s.workers_.push_back(std::make_unique<Worker>(&s, i, async_reads));
+  }
   s.listener_ = std::make_unique<Listener>(s.workers_[0]->io());
   SLOTKV_RETURN_IF_ERROR(s.Listen());
   st.tcp_port = s.port_;

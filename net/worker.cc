@@ -1,5 +1,7 @@
 #include "net/worker.h"
 
+#include <unistd.h>
+
 #include <boost/asio/post.hpp>
 #include <chrono>
 #include <cstdio>
@@ -16,9 +18,24 @@ thread_local int tl_worker = -1;
 
 int CurrentWorker() { return tl_worker; }
 
-Worker::Worker(Server* server, int index) : server_(server), index_(index) {}
+Worker::Worker(Server* server, int index, bool async_reads) : server_(server), index_(index) {
+  if (!async_reads) return;
+  std::string why;
+  ring_ = IoRing::Create(256, &why);
+  if (!ring_) {
+    if (index == 0) std::fprintf(stderr, "io_uring unavailable (%s): reads wait for the disk\n",
+                                 why.c_str());
+    return;
+  }
+  ring_event_ = std::make_unique<boost::asio::posix::stream_descriptor>(
+      io_, dup(ring_->event_fd()));
+}
 
-Worker::~Worker() { Join(); }
+Worker::~Worker() {
+  Join();
+  ring_event_.reset();
+  ring_.reset();  // waits for reads still in flight
+}
 
 void Worker::Start() {
   thread_ = std::thread([this] {
@@ -26,6 +43,7 @@ void Worker::Start() {
     auto guard = boost::asio::make_work_guard(io_);
     ScheduleExpiry();
     ScheduleCommit();
+    if (ring_) WatchRing();
     io_.run();
   });
 }
@@ -57,6 +75,21 @@ void Worker::CommitNow() {
   std::vector<std::function<void(const Status&)>> waiting;
   waiting.swap(after_commit_);
   for (auto& fn : waiting) fn(st);
+}
+
+void Worker::Fetch(std::vector<BlockedRead> reads, std::function<void()> done) {
+  command::WorkerStats& stats = *(*server_->state().stats)[static_cast<size_t>(index_)];
+  command::WorkerStats::Add(stats.async_reads, reads.size());
+  ring_->Fetch(std::move(reads), std::move(done));
+}
+
+void Worker::WatchRing() {
+  ring_event_->async_wait(boost::asio::posix::descriptor_base::wait_read,
+                          [this](const boost::system::error_code& ec) {
+                            if (ec) return;
+                            ring_->Reap();
+                            WatchRing();
+                          });
 }
 
 void Worker::ScheduleExpiry() {

@@ -1,29 +1,36 @@
 // Worker: one thread running one io_context. It owns the connections handed to it and the slots
 // s with s % workers == index, and runs their timers (active expiry, the once-a-second commit).
+// With async reads on, it also owns an IoRing: read-only commands run with no-wait reads, and
+// the regions they miss are fetched through the ring while the loop serves other requests.
 //
 // Thread rule: everything but the constructor, Start, Stop and Join runs on the worker's thread.
 #pragma once
 
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/posix/stream_descriptor.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <cstdint>
+#include <deque>
 #include <functional>
 #include <memory>
 #include <thread>
 #include <unordered_map>
 #include <vector>
 
+#include "core/base/io_ring.h"
 #include "core/base/status.h"
 
 namespace slotkv::net {
 
 class Server;
 class Connection;
+struct RemoteBatch;
 
 class Worker {
  public:
-  Worker(Server* server, int index);
+  // async_reads: set up an IoRing (when the kernel allows; else one log line).
+  Worker(Server* server, int index, bool async_reads);
   ~Worker();
 
   int index() const { return index_; }
@@ -45,6 +52,17 @@ class Worker {
   // request handled in this turn of the event loop share one WAL write (and fsync).
   // REQUIRES: on this worker.
   void AfterCommit(std::function<void(const Status&)> fn);
+  // Whether read-only commands here run with no-wait reads (the ring is up).
+  bool async_reads() const { return ring_ != nullptr; }
+  // Fetches reads through the ring, then runs done on this worker. REQUIRES: async_reads(); on
+  // this worker.
+  void Fetch(std::vector<BlockedRead> reads, std::function<void()> done);
+  // Batches posted here by each client (by id), run in arrival order: while the front one
+  // waits for its reads, the others wait behind it. Used by net/connection.cc.
+  std::unordered_map<uint64_t, std::deque<std::shared_ptr<RemoteBatch>>>& remote_queues() {
+    return remote_queues_;
+  }
+
   // One-shot timers of this worker (Executor::RunAfter / CancelTimer). REQUIRES: on this worker.
   uint64_t RunAfter(int64_t delay_ms, std::function<void()> fn);
   void CancelTimer(uint64_t id);
@@ -59,6 +77,7 @@ class Worker {
   void ExpireStep();
   void CommitOwned();
   void CommitNow();
+  void WatchRing();
 
   Server* server_;
   int index_;
@@ -71,6 +90,10 @@ class Worker {
   bool commit_posted_ = false;
   std::unordered_map<uint64_t, std::unique_ptr<boost::asio::steady_timer>> timers_;
   uint64_t next_timer_id_ = 0;
+  std::unordered_map<uint64_t, std::deque<std::shared_ptr<RemoteBatch>>> remote_queues_;
+  std::unique_ptr<IoRing> ring_;
+  // A duplicate of the ring's eventfd, watched by the loop (asio closes its own descriptor).
+  std::unique_ptr<boost::asio::posix::stream_descriptor> ring_event_;
 };
 
 // The worker index of the calling thread (-1 off workers).

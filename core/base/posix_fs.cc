@@ -4,14 +4,17 @@
 #include <liburing.h>
 #include <fcntl.h>
 #include <sys/stat.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <memory>
 
 #include "core/base/fs.h"
+#include "core/base/no_wait_reads.h"
 
 namespace slotkv {
 namespace {
@@ -20,7 +23,8 @@ Status ErrnoStatus(const std::string& path, const char* op, int err) {
   return Status::IOError(path + ": " + op + ": " + std::strerror(err));
 }
 
-// One io_uring per thread, used synchronously by ReadMany: submit a batch, wait for it.
+// One io_uring per thread, used synchronously by ReadMany: submit a batch, wait for it. Under
+// NoWaitReads the reads carry RWF_NOWAIT and those that would wait come back -EAGAIN.
 class ReadRing {
  public:
   static constexpr unsigned kDepth = 256;
@@ -32,8 +36,10 @@ class ReadRing {
   }
   ~ReadRing() { io_uring_queue_exit(&ring_); }
 
-  // Submits reads [0, requests.size()) of fd; fills done, or returns the first error.
-  int Run(int fd, std::vector<ReadRequest>& requests) {
+  // Submits reads [0, requests.size()) of fd; fills done, or returns the first error. With
+  // no_wait, a read the page cache cannot serve is left with done = 0 and added to *blocked.
+  int Run(int fd, std::vector<ReadRequest>& requests, bool no_wait,
+          std::vector<ReadRequest*>* blocked) {
     size_t next = 0;
     unsigned inflight = 0;
     int first_error = 0;
@@ -43,6 +49,7 @@ class ReadRing {
         if (sqe == nullptr) break;
         ReadRequest& r = requests[next];
         io_uring_prep_read(sqe, fd, r.buf, static_cast<unsigned>(r.n), r.offset);
+        if (no_wait) sqe->rw_flags = RWF_NOWAIT;
         io_uring_sqe_set_data(sqe, &r);
         ++next;
         ++inflight;
@@ -52,7 +59,9 @@ class ReadRing {
       io_uring_cqe* cqe;
       while (inflight > 0 && io_uring_peek_cqe(&ring_, &cqe) == 0) {
         auto* r = static_cast<ReadRequest*>(io_uring_cqe_get_data(cqe));
-        if (cqe->res < 0) {
+        if (no_wait && cqe->res == -EAGAIN) {
+          blocked->push_back(r);
+        } else if (cqe->res < 0) {
           if (first_error == 0) first_error = -cqe->res;
         } else {
           r->done = static_cast<size_t>(cqe->res);
@@ -103,9 +112,17 @@ class PosixFile : public File {
   Status Append(std::string_view data) override { return Write(size_, data); }
 
   Result<size_t> Read(uint64_t offset, size_t n, char* buf) const override {
+    NoWaitReads* no_wait = NoWaitReads::Current();
     size_t done = 0;
     while (done < n) {
-      ssize_t got = pread(fd_, buf + done, n - done, static_cast<off_t>(offset + done));
+      ssize_t got;
+      if (no_wait != nullptr) {
+        iovec v{buf + done, n - done};
+        got = preadv2(fd_, &v, 1, static_cast<off_t>(offset + done), RWF_NOWAIT);
+        if (got < 0 && errno == EAGAIN) return no_wait->Blocked(fd_, offset + done, n - done);
+      } else {
+        got = pread(fd_, buf + done, n - done, static_cast<off_t>(offset + done));
+      }
       if (got < 0) {
         if (errno == EINTR) continue;
         return ErrnoStatus(path_, "read", errno);
@@ -120,15 +137,27 @@ class PosixFile : public File {
     ReadRing* ring = requests.size() > 1 ? ReadRing::ForThisThread() : nullptr;
     if (ring == nullptr) return File::ReadMany(requests);
     for (ReadRequest& r : requests) r.done = 0;
-    if (int err = ring->Run(fd_, requests); err != 0) return ErrnoStatus(path_, "read", err);
+    NoWaitReads* no_wait = NoWaitReads::Current();
+    std::vector<ReadRequest*> blocked;
+    if (int err = ring->Run(fd_, requests, no_wait != nullptr, &blocked); err != 0) {
+      return ErrnoStatus(path_, "read", err);
+    }
+    // Every region that would wait is noted, so that one fetch brings them all.
+    Status status;
+    for (ReadRequest* r : blocked) status = no_wait->Blocked(fd_, r->offset, r->n);
     // A read may come back short before the end of the file: finish it with pread.
     for (ReadRequest& r : requests) {
-      if (r.done < r.n && r.offset + r.done < size_) {
-        SLOTKV_ASSIGN_OR_RETURN(size_t more, Read(r.offset + r.done, r.n - r.done, r.buf + r.done));
-        r.done += more;
+      if (r.done < r.n && r.offset + r.done < size_ &&
+          std::find(blocked.begin(), blocked.end(), &r) == blocked.end()) {
+        Result<size_t> more = Read(r.offset + r.done, r.n - r.done, r.buf + r.done);
+        if (!more.ok()) {
+          if (status.ok() || !more.status().IsBusy()) status = more.status();
+          continue;
+        }
+        r.done += *more;
       }
     }
-    return Status::OK();
+    return status;
   }
 
   Status Sync() override {

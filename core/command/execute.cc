@@ -13,21 +13,48 @@ int64_t NowUs() {
       .count();
 }
 
-std::string Execute(ServerState& state, const CommandSpec& spec,
-                    std::vector<std::string>& args, uint32_t slot, uint32_t db, int protocol,
-                    const std::string& client_addr, const std::string& client_name) {
+namespace {
+
+// Runs spec; false (nothing recorded, no reply) when no_wait is given and a read missed.
+bool Run(ServerState& state, const CommandSpec& spec, std::vector<std::string>& args,
+         uint32_t slot, uint32_t db, int protocol, const std::string& client_addr,
+         const std::string& client_name, std::string* out, NoWaitReads* no_wait) {
   int64_t start = NowUs();
   Store store(state.keyspace, slot, db,
-                       &(*state.dirty)[static_cast<size_t>(state.executor->current())]);
+              &(*state.dirty)[static_cast<size_t>(state.executor->current())]);
   Reply reply(protocol);
   CommandContext ctx{args, reply, store, state,
-                              *(*state.stats)[static_cast<size_t>(state.executor->current())]};
+                     *(*state.stats)[static_cast<size_t>(state.executor->current())]};
   spec.run(ctx);
+  if (no_wait != nullptr && !no_wait->blocked().empty()) return false;
   RecordCall(state, spec, args, NowUs() - start, reply.errors() > 0, client_addr,
              client_name);
   // Clients blocked on a key this command filled are served before anything else runs here.
   if (state.blocking) state.blocking->ServeReady();
-  return std::move(reply.buffer());
+  *out = std::move(reply.buffer());
+  return true;
+}
+
+}  // namespace
+
+std::string Execute(ServerState& state, const CommandSpec& spec,
+                    std::vector<std::string>& args, uint32_t slot, uint32_t db, int protocol,
+                    const std::string& client_addr, const std::string& client_name) {
+  std::string reply;
+  Run(state, spec, args, slot, db, protocol, client_addr, client_name, &reply, nullptr);
+  return reply;
+}
+
+bool TryExecute(ServerState& state, const CommandSpec& spec, std::vector<std::string>& args,
+                uint32_t slot, uint32_t db, int protocol, const std::string& client_addr,
+                const std::string& client_name, std::string* reply,
+                std::vector<BlockedRead>* blocked) {
+  NoWaitReads no_wait;
+  if (Run(state, spec, args, slot, db, protocol, client_addr, client_name, reply, &no_wait)) {
+    return true;
+  }
+  for (BlockedRead& r : no_wait.Take()) blocked->push_back(r);
+  return false;
 }
 
 void RecordCall(ServerState& state, const CommandSpec& spec,

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "core/base/no_wait_reads.h"
 #include "core/command/command_table.h"
 
 namespace slotkv::command {
@@ -18,6 +19,16 @@ int64_t NowUs();
 std::string Execute(ServerState& state, const CommandSpec& spec,
                     std::vector<std::string>& args, uint32_t slot, uint32_t db, int protocol,
                     const std::string& client_addr, const std::string& client_name);
+
+// Execute for a read-only command whose reads must not wait for the disk (NoWaitReads). When
+// one would, the run is dropped (no reply, nothing counted; the command changed no data) and
+// false is returned with the regions it missed appended to *blocked: fetch them (IoRing) and
+// try again. True with the reply in *reply otherwise.
+// REQUIRES: spec.run; spec.flags has kReadOnly and not kWrite; on the owner of slot.
+bool TryExecute(ServerState& state, const CommandSpec& spec, std::vector<std::string>& args,
+                uint32_t slot, uint32_t db, int protocol, const std::string& client_addr,
+                const std::string& client_name, std::string* reply,
+                std::vector<BlockedRead>* blocked);
 
 // Counts one finished call in the calling worker's stats and the slow log.
 void RecordCall(ServerState& state, const CommandSpec& spec,

@@ -305,6 +305,8 @@ void StatsSection(const ServerState& state, const EngineTotals& engine, std::str
   Field(out, "pubsub_channels", 0);
   Field(out, "pubsub_patterns", 0);
   Field(out, "total_error_replies", SumWorkers(state, &WorkerStats::error_replies));
+  Field(out, "slotkv_read_waits", SumWorkers(state, &WorkerStats::read_waits));
+  Field(out, "slotkv_async_reads", SumWorkers(state, &WorkerStats::async_reads));
   const slot::SlotStats& e = engine.stats;
   CacheFields(out, "value", e.value_cache_hits, e.value_cache_misses);
   CacheFields(out, "bucket", e.bucket_cache_hits, e.bucket_cache_misses);

@@ -34,6 +34,10 @@ struct WorkerStats {
   std::atomic<uint64_t> keyspace_hits{0};
   std::atomic<uint64_t> keyspace_misses{0};
   std::atomic<uint64_t> error_replies{0};
+  // Read-only commands whose reads missed the OS page cache, so they waited for a fetch
+  // through the worker's io_uring (each wait counts); the regions so fetched.
+  std::atomic<uint64_t> read_waits{0};
+  std::atomic<uint64_t> async_reads{0};
 };
 
 }  // namespace slotkv::command

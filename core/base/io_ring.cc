@@ -1,0 +1,104 @@
+#include "core/base/io_ring.h"
+
+#include <sys/eventfd.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+namespace slotkv {
+
+std::unique_ptr<IoRing> IoRing::Create(unsigned depth, std::string* why) {
+  std::unique_ptr<IoRing> ring(new IoRing());
+  if (int rc = io_uring_queue_init(depth, &ring->ring_, 0); rc != 0) {
+    *why = std::string("io_uring_queue_init: ") + std::strerror(-rc);
+    return nullptr;
+  }
+  ring->depth_ = depth;
+  ring->event_fd_ = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+  if (ring->event_fd_ < 0) {
+    *why = std::string("eventfd: ") + std::strerror(errno);
+    io_uring_queue_exit(&ring->ring_);
+    return nullptr;
+  }
+  if (int rc = io_uring_register_eventfd(&ring->ring_, ring->event_fd_); rc != 0) {
+    *why = std::string("io_uring_register_eventfd: ") + std::strerror(-rc);
+    close(ring->event_fd_);
+    io_uring_queue_exit(&ring->ring_);
+    return nullptr;
+  }
+  return ring;
+}
+
+IoRing::~IoRing() {
+  // Fetches left unfinished are dropped without their callbacks.
+  auto drop = [](std::unique_ptr<Op> op) {
+    if (op->read.fd >= 0) close(op->read.fd);
+    if (--op->batch->left == 0) delete op->batch;
+  };
+  while (!queued_.empty()) {
+    drop(std::move(queued_.front()));
+    queued_.pop_front();
+  }
+  // The kernel may still write into the buffers of reads in flight: wait for them first.
+  while (inflight_ > 0) {
+    io_uring_cqe* cqe;
+    int rc = io_uring_wait_cqe(&ring_, &cqe);
+    if (rc == -EINTR) continue;
+    if (rc < 0) break;
+    drop(std::unique_ptr<Op>(static_cast<Op*>(io_uring_cqe_get_data(cqe))));
+    io_uring_cqe_seen(&ring_, cqe);
+    --inflight_;
+  }
+  io_uring_queue_exit(&ring_);
+  close(event_fd_);
+}
+
+void IoRing::Fetch(std::vector<BlockedRead> reads, std::function<void()> done) {
+  // A region asked twice is read twice: the second read waits for the same page, no more disk.
+  auto* batch = new Batch{reads.size(), std::move(done)};
+  for (const BlockedRead& r : reads) {
+    queued_.push_back(std::unique_ptr<Op>(new Op{batch, r, std::make_unique<char[]>(r.n)}));
+  }
+  SubmitQueued();
+}
+
+void IoRing::SubmitQueued() {
+  bool any = false;
+  while (!queued_.empty() && inflight_ < depth_) {
+    io_uring_sqe* sqe = io_uring_get_sqe(&ring_);
+    if (sqe == nullptr) break;
+    Op* op = queued_.front().release();
+    queued_.pop_front();
+    io_uring_prep_read(sqe, op->read.fd, op->buf.get(), static_cast<unsigned>(op->read.n),
+                       op->read.offset);
+    io_uring_sqe_set_data(sqe, op);
+    ++inflight_;
+    ++reads_submitted_;
+    any = true;
+  }
+  // The kernel takes its reference to each file here, before any of them may close.
+  if (any) io_uring_submit(&ring_);
+}
+
+void IoRing::Reap() {
+  uint64_t count;
+  while (read(event_fd_, &count, sizeof count) > 0) {
+  }
+  std::vector<Batch*> finished;
+  io_uring_cqe* cqe;
+  while (io_uring_peek_cqe(&ring_, &cqe) == 0) {
+    std::unique_ptr<Op> op(static_cast<Op*>(io_uring_cqe_get_data(cqe)));
+    io_uring_cqe_seen(&ring_, cqe);
+    --inflight_;
+    if (op->read.fd >= 0) close(op->read.fd);
+    if (--op->batch->left == 0) finished.push_back(op->batch);
+  }
+  SubmitQueued();
+  for (Batch* batch : finished) {
+    std::unique_ptr<Batch> owned(batch);
+    owned->done();
+  }
+}
+
+}  // namespace slotkv

@@ -1,0 +1,68 @@
+// IoRing: one worker's io_uring for the reads NoWaitReads turned away. Fetch reads the regions
+// in the background so that the OS page cache holds them (the bytes are dropped: the retry reads
+// them through the usual path, which then finds them in memory) and calls done once every one
+// has completed, failed ones included (the retry meets the error itself). Completions are taken
+// when event_fd() becomes readable: the worker's event loop watches it and calls Reap.
+//
+// Thread rule: one thread (the worker that made it) calls everything.
+#pragma once
+
+#include <liburing.h>
+
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/base/no_wait_reads.h"
+
+namespace slotkv {
+
+class IoRing {
+ public:
+  // A ring of depth entries, or nullptr with the reason in *why when the kernel refuses
+  // io_uring (old kernel, seccomp, io_uring_disabled).
+  static std::unique_ptr<IoRing> Create(unsigned depth, std::string* why);
+  // Waits for the reads still in flight (their buffers are freed here).
+  ~IoRing();
+  IoRing(const IoRing&) = delete;
+  IoRing& operator=(const IoRing&) = delete;
+
+  // Signalled when completions are ready: Reap then.
+  int event_fd() const { return event_fd_; }
+  // Starts reading reads and calls done after the last one completes, from a later Reap. Takes
+  // the reads' descriptors and closes each once its read is done. REQUIRES: !reads.empty().
+  void Fetch(std::vector<BlockedRead> reads, std::function<void()> done);
+  // Takes the completed reads, submits queued ones, then runs the done callbacks of the fetches
+  // now complete (they may Fetch again).
+  void Reap();
+
+  uint64_t reads_submitted() const { return reads_submitted_; }
+  size_t inflight() const { return inflight_; }
+
+ private:
+  struct Batch {
+    size_t left = 0;
+    std::function<void()> done;
+  };
+  struct Op {
+    Batch* batch;
+    BlockedRead read;
+    std::unique_ptr<char[]> buf;
+  };
+
+  IoRing() = default;
+  // Moves queued ops into the submission queue while it has room, and submits.
+  void SubmitQueued();
+
+  io_uring ring_{};
+  int event_fd_ = -1;
+  unsigned depth_ = 0;
+  size_t inflight_ = 0;
+  std::deque<std::unique_ptr<Op>> queued_;  // waiting for room in the ring
+  uint64_t reads_submitted_ = 0;
+};
+
+}  // namespace slotkv

@@ -1,0 +1,179 @@
+// NoWaitReads over PosixFs, and IoRing bringing the regions it noted into the page cache.
+#include "core/base/io_ring.h"
+
+#include <doctest/doctest.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <string>
+
+#include "core/base/fs.h"
+#include "core/base/mem_fs.h"
+#include "core/base/no_wait_reads.h"
+
+namespace slotkv {
+namespace {
+
+constexpr size_t kFileBytes = 64 * 1024;
+
+std::string Pattern() {
+  std::string data(kFileBytes, '\0');
+  for (size_t i = 0; i < data.size(); ++i) data[i] = static_cast<char>('a' + i % 23);
+  return data;
+}
+
+// Writes the pattern to dir/data, synced, and asks the OS to drop its cached pages. False when
+// they stay cached (a file system without eviction, such as tmpfs): the test cannot miss then.
+bool WriteEvicted(Fs& fs, const std::string& path) {
+  auto file = fs.Open(path);
+  REQUIRE(file.ok());
+  REQUIRE((*file)->Write(0, Pattern()).ok());
+  REQUIRE((*file)->Sync().ok());
+  int fd = open(path.c_str(), O_RDONLY);
+  REQUIRE(fd >= 0);
+  posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
+  char byte;
+  iovec v{&byte, 1};
+  bool evicted = preadv2(fd, &v, 1, 4096, RWF_NOWAIT) < 0 && errno == EAGAIN;
+  close(fd);
+  return evicted;
+}
+
+// Reaps ring until done is set (at most ~5 s).
+void WaitDone(IoRing& ring, const bool& done) {
+  for (int i = 0; i < 500 && !done; ++i) {
+    pollfd p{ring.event_fd(), POLLIN, 0};
+    poll(&p, 1, 10);
+    ring.Reap();
+  }
+}
+
+TEST_CASE("no-wait reads miss the page cache, the ring fetches, the retry hits") {
+  char tmpl[] = "/var/tmp/slotkv-io-ring-XXXXXX";
+  REQUIRE(mkdtemp(tmpl) != nullptr);
+  const std::string path = std::string(tmpl) + "/data";
+  std::unique_ptr<Fs> fs = NewPosixFs();
+  if (!WriteEvicted(*fs, path)) {
+    MESSAGE("pages stay cached on this file system: the no-wait path is not exercised");
+    return;
+  }
+  auto file = fs->Open(path);
+  REQUIRE(file.ok());
+  const std::string expected = Pattern();
+  std::string buf(4096, '\0');
+
+  std::vector<BlockedRead> blocked;
+  {
+    NoWaitReads scope;
+    Result<size_t> one = (*file)->Read(8192, 4096, buf.data());
+    CHECK(one.status().IsBusy());
+    std::string many(3 * 4096, '\0');
+    std::vector<ReadRequest> requests = {{.offset = 16384, .n = 4096, .buf = many.data()},
+                                         {.offset = 32768, .n = 4096, .buf = many.data() + 4096},
+                                         {.offset = 8192, .n = 4096, .buf = many.data() + 8192}};
+    CHECK((*file)->ReadMany(requests).IsBusy());
+    blocked = scope.Take();
+  }
+  // The first miss may start the kernel's own read of nearby pages, so the batch can find some
+  // of its pages cached: the single read is noted, then up to all three of the batch.
+  REQUIRE(blocked.size() >= 1);
+  REQUIRE(blocked.size() <= 4);
+  CHECK(blocked[0].offset == 8192);
+  CHECK(blocked[0].n == 4096);
+  for (const BlockedRead& r : blocked) {
+    CHECK((r.offset == 8192 || r.offset == 16384 || r.offset == 32768));
+  }
+
+  std::string why;
+  std::unique_ptr<IoRing> ring = IoRing::Create(8, &why);
+  REQUIRE_MESSAGE(ring != nullptr, why);
+  bool done = false;
+  const size_t count = blocked.size();
+  const int dup_fd = blocked[0].fd;
+  CHECK(dup_fd >= 0);
+  ring->Fetch(std::move(blocked), [&] { done = true; });
+  CHECK(ring->reads_submitted() == count);
+  WaitDone(*ring, done);
+  REQUIRE(done);
+  CHECK(ring->inflight() == 0);
+  CHECK(fcntl(dup_fd, F_GETFD) == -1);  // the ring closed the duplicate descriptor
+
+  NoWaitReads scope;
+  Result<size_t> again = (*file)->Read(8192, 4096, buf.data());
+  REQUIRE(again.ok());
+  CHECK(*again == 4096);
+  CHECK(buf == expected.substr(8192, 4096));
+  std::string many(2 * 4096, '\0');
+  std::vector<ReadRequest> requests = {{.offset = 16384, .n = 4096, .buf = many.data()},
+                                       {.offset = 32768, .n = 4096, .buf = many.data() + 4096}};
+  CHECK((*file)->ReadMany(requests).ok());
+  CHECK(many == expected.substr(16384, 4096) + expected.substr(32768, 4096));
+  CHECK(scope.blocked().empty());
+  std::filesystem::remove_all(tmpl);
+}
+
+TEST_CASE("reads outside a no-wait scope wait for the disk") {
+  char tmpl[] = "/var/tmp/slotkv-io-ring-XXXXXX";
+  REQUIRE(mkdtemp(tmpl) != nullptr);
+  const std::string path = std::string(tmpl) + "/data";
+  std::unique_ptr<Fs> fs = NewPosixFs();
+  WriteEvicted(*fs, path);
+  auto file = fs->Open(path);
+  REQUIRE(file.ok());
+  std::string buf(4096, '\0');
+  Result<size_t> n = (*file)->Read(40960, 4096, buf.data());
+  REQUIRE(n.ok());
+  CHECK(buf == Pattern().substr(40960, 4096));
+  std::filesystem::remove_all(tmpl);
+}
+
+TEST_CASE("memory files never block") {
+  MemFs fs;
+  auto file = fs.Open("f");
+  REQUIRE(file.ok());
+  REQUIRE((*file)->Write(0, "hello").ok());
+  NoWaitReads scope;
+  char buf[5];
+  Result<size_t> n = (*file)->Read(0, 5, buf);
+  REQUIRE(n.ok());
+  CHECK(std::string(buf, 5) == "hello");
+  CHECK(scope.blocked().empty());
+}
+
+TEST_CASE("a fetch larger than the ring is queued and completes") {
+  char tmpl[] = "/var/tmp/slotkv-io-ring-XXXXXX";
+  REQUIRE(mkdtemp(tmpl) != nullptr);
+  const std::string path = std::string(tmpl) + "/data";
+  std::unique_ptr<Fs> fs = NewPosixFs();
+  WriteEvicted(*fs, path);
+  int fd = open(path.c_str(), O_RDONLY);
+  REQUIRE(fd >= 0);
+  std::vector<BlockedRead> reads;
+  for (uint64_t off = 0; off < kFileBytes; off += 1024) {
+    reads.push_back({fcntl(fd, F_DUPFD_CLOEXEC, 0), off, 1024});
+  }
+  std::string why;
+  std::unique_ptr<IoRing> ring = IoRing::Create(4, &why);
+  REQUIRE(ring != nullptr);
+  int calls = 0;
+  ring->Fetch(std::move(reads), [&] { ++calls; });
+  ring->Fetch({{fcntl(fd, F_DUPFD_CLOEXEC, 0), 0, 1}}, [&] { ++calls; });
+  bool all = false;
+  for (int i = 0; i < 500 && !all; ++i) {
+    pollfd p{ring->event_fd(), POLLIN, 0};
+    poll(&p, 1, 10);
+    ring->Reap();
+    all = calls == 2;
+  }
+  CHECK(calls == 2);
+  CHECK(ring->reads_submitted() == 65);
+  close(fd);
+  std::filesystem::remove_all(tmpl);
+}
+
+}  // namespace
+}  // namespace slotkv

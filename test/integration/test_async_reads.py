@@ -1,0 +1,116 @@
+"""Reads that miss the OS page cache (io-uring yes, the default): a read-only command whose
+reads would wait is parked while its regions are fetched through the worker's io_uring, then run
+again. Replies stay right and in order; a write after a parked read waits for it."""
+
+import os
+import random
+
+import pytest
+
+pytestmark = pytest.mark.slotkv_only
+
+KEYS = 3000
+LONG = [random.Random(i).randbytes(1000) for i in range(KEYS)]  # chunk values
+SHORT = [b"s%d" % i for i in range(KEYS)]  # inline in the bucket cells
+
+
+def evict(data_dir):
+    """Drops the data files from the OS page cache; False when they stay cached (tmpfs)."""
+    missed = False
+    for root, _, files in os.walk(data_dir):
+        for name in files:
+            fd = os.open(os.path.join(root, name), os.O_RDONLY)
+            try:
+                os.fsync(fd)
+                os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
+                if os.fstat(fd).st_size >= 4096:
+                    try:
+                        os.preadv(fd, [bytearray(1)], 0, os.RWF_NOWAIT)
+                    except BlockingIOError:
+                        missed = True
+            finally:
+                os.close(fd)
+    return missed
+
+
+def info_stat(r, name):
+    for line in r.execute_command("INFO", "stats").decode().splitlines():
+        if line.startswith(name + ":"):
+            return int(line.split(":", 1)[1])
+    raise AssertionError("no %s in INFO stats" % name)
+
+
+def loaded(make_server, *args):
+    """A server holding the keys on disk only: loaded, persisted, restarted (caches empty) with
+    a 1 MB cache, and its files dropped from the page cache."""
+    srv = make_server(extra_args=["--maxmemory-cache", "1mb", "--appendfsync", "everysec", *args])
+    r = srv.client()
+    pipe = r.pipeline(transaction=False)
+    for i in range(KEYS):
+        pipe.execute_command("SET", "long:%d" % i, LONG[i])
+        pipe.execute_command("SET", "short:%d" % i, SHORT[i])
+    pipe.execute()
+    assert r.execute_command("SAVE") == b"OK"
+    srv.restart()
+    if not evict(srv.dir):
+        pytest.skip("the data files stay in the page cache on this file system")
+    return srv, srv.client()
+
+
+def test_pipelined_cold_gets_read_right(make_server):
+    srv, r = loaded(make_server)
+    order = list(range(KEYS))
+    random.Random(7).shuffle(order)
+    pipe = r.pipeline(transaction=False)
+    for i in order:
+        pipe.execute_command("GET", "long:%d" % i)
+        pipe.execute_command("GET", "short:%d" % i)
+        pipe.execute_command("STRLEN", "long:%d" % i)
+    got = pipe.execute()
+    expected = []
+    for i in order:
+        expected += [LONG[i], SHORT[i], len(LONG[i])]
+    assert got == expected
+    assert info_stat(r, "slotkv_read_waits") > 0
+    assert info_stat(r, "slotkv_async_reads") > 0
+    assert info_stat(r, "keyspace_hits") == 3 * KEYS  # a parked command is counted once
+
+
+def test_write_after_parked_read_waits_for_it(make_server):
+    srv, r = loaded(make_server)
+    pipe = r.pipeline(transaction=False)
+    for i in range(0, KEYS, 3):
+        pipe.execute_command("GET", "long:%d" % i)
+        pipe.execute_command("SET", "long:%d" % i, b"new%d" % i)
+        pipe.execute_command("GET", "long:%d" % i)
+        pipe.execute_command("DEL", "short:%d" % i)
+        pipe.execute_command("EXISTS", "short:%d" % i)
+    got = pipe.execute()
+    expected = []
+    for i in range(0, KEYS, 3):
+        expected += [LONG[i], b"OK", b"new%d" % i, 1, 0]
+    assert got == expected
+    assert info_stat(r, "slotkv_read_waits") > 0
+
+
+def test_cold_reads_of_many_clients(make_server):
+    srv, r = loaded(make_server)
+    clients = [srv.client() for _ in range(8)]
+    pipes = []
+    for c, client in enumerate(clients):
+        pipe = client.pipeline(transaction=False)
+        for i in range(c, KEYS, 8):
+            pipe.execute_command("GET", "long:%d" % i)
+        pipes.append(pipe)
+    for c, pipe in enumerate(pipes):
+        assert pipe.execute() == [LONG[i] for i in range(c, KEYS, 8)]
+
+
+def test_io_uring_off_reads_wait(make_server):
+    srv, r = loaded(make_server, "--io-uring", "no")
+    pipe = r.pipeline(transaction=False)
+    for i in range(0, KEYS, 7):
+        pipe.execute_command("GET", "long:%d" % i)
+    assert pipe.execute() == [LONG[i] for i in range(0, KEYS, 7)]
+    assert info_stat(r, "slotkv_read_waits") == 0
+    assert info_stat(r, "slotkv_async_reads") == 0
