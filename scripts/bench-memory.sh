@@ -73,12 +73,8 @@ cleanup() {
 }
 trap cleanup EXIT
 
-free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
-wait_ready() { for _ in $(seq 100); do redis-cli -p "$1" ping >/dev/null 2>&1 && return 0; sleep 0.1; done; return 1; }
-# One field of INFO <section> (empty when absent).
-info() { redis-cli -p "$1" info "$2" | tr -d '\r' | awk -F: -v k="$3" '$1 == k {print $2}'; }
+. scripts/lib.sh
 rss_bytes() { awk '/^VmRSS:/ {print $2 * 1024}' "/proc/$1/status"; }
-calc() { awk "BEGIN {printf \"$1\", $2}"; }
 mib() { calc '%.1f MiB' "$1 / 1048576"; }
 
 extra_args=(--key-estimate "${key_estimate:-$keys}")

@@ -84,13 +84,7 @@ cleanup() {
 }
 trap cleanup EXIT
 
-free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
-wait_ready() { for _ in $(seq 100); do redis-cli -p "$1" ping >/dev/null 2>&1 && return 0; sleep 0.1; done; return 1; }
-# One field of INFO <section> (empty when absent).
-info() { redis-cli -p "$1" info "$2" | tr -d '\r' | awk -F: -v k="$3" '$1 == k {print $2}'; }
-# A /proc/<pid>/status field (VmHWM, VmRSS) in MiB.
-rss_mib() { awk -v f="$2:" '$1 == f {printf "%.1f", $2 / 1024}' "/proc/$1/status"; }
-calc() { awk "BEGIN {printf \"$1\", $2}"; }
+. scripts/lib.sh
 # Whether N keys at 350 bytes each take less than half of MemAvailable.
 redis_fits() { awk -v n="$1" '/^MemAvailable:/ {exit !(n * 350 < $2 * 1024 / 2)}' /proc/meminfo; }
 
@@ -124,20 +118,9 @@ load() {
 }
 # One redis-benchmark test (get or set) over N keys: prints "rps p50 p99 p99.9" (ms).
 bench() {
-  local port=$1 test=$2 n=$3 figures
-  figures=$(redis-benchmark -p "$port" -c "$clients" -n "$requests" -r "$n" -d 200 -t "$test" |
-    tr '\r' '\n' | awk '
-      /^Latency by percentile distribution/ {block = 1; next}
-      block && !/<=/ {block = 0}
-      block {
-        p = $1; sub(/%$/, "", p); p += 0
-        if (p50 == "" && p >= 50) p50 = $3
-        if (p99 == "" && p >= 99) p99 = $3
-        if (p999 == "" && p >= 99.9) p999 = $3
-      }
-      /throughput summary:/ {rps = $3}
-      END {if (rps != "" && p999 != "") print rps, p50, p99, p999}' || true)
-  [ -n "$figures" ] || { echo "redis-benchmark -t $test on port $port gave no figures" >&2; exit 1; }
+  local figures
+  figures=$(bench_figures "$1" "$2" "$3" "$clients" "$requests")
+  [ -n "$figures" ] || { echo "redis-benchmark -t $2 on port $1 gave no figures" >&2; exit 1; }
   echo "$figures"
 }
 keyspace() { echo "$(info "$1" stats keyspace_hits) $(info "$1" stats keyspace_misses)"; }

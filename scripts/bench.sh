@@ -18,6 +18,10 @@
 #   scripts/bench.sh --scale N1,N2,... [--requests R] [--clients C] [--out DIR]
 # runs the scale benchmark instead (scripts/bench-scale.sh: GET/SET throughput and latency, RSS
 # and disk of slotkv as the key count grows, redis-server beside it where it fits in memory).
+#
+#   scripts/bench.sh --cold-reads [--keys N] [--requests R] [--clients C] [--rounds K]
+# runs the cold-read benchmark (scripts/bench-cold-reads.sh: GETs of data on disk only, with the
+# io_uring fetches against waiting reads). --cold-reads comes first.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -26,6 +30,10 @@ tests=set,get,incr,mset,lpush,lpop,sadd,hset,zadd,lrange_100
 collection_requests=20000 workers=2
 for arg in "$@"; do
   [ "$arg" = --scale ] && exec scripts/bench-scale.sh "$@"
+  if [ "$arg" = --cold-reads ]; then
+    shift
+    exec scripts/bench-cold-reads.sh "$@"
+  fi
 done
 while [ $# -gt 0 ]; do
   case $1 in
@@ -55,8 +63,7 @@ cleanup() {
 }
 trap cleanup EXIT
 
-free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
-wait_ready() { for _ in $(seq 100); do redis-cli -p "$1" ping >/dev/null 2>&1 && return 0; sleep 0.1; done; return 1; }
+. scripts/lib.sh
 
 redis_port=$(free_port)
 mkdir -p "$work/redis" "$work/slotkv"

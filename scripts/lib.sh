@@ -1,0 +1,28 @@
+# Helpers shared by the benchmark scripts (sourced, not run).
+
+free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+# Waits up to 10 s for PING to answer on a port.
+wait_ready() { for _ in $(seq 100); do redis-cli -p "$1" ping >/dev/null 2>&1 && return 0; sleep 0.1; done; return 1; }
+# One field of INFO <section> (empty when absent): info <port> <section> <field>.
+info() { redis-cli -p "$1" info "$2" | tr -d '\r' | awk -F: -v k="$3" '$1 == k {print $2}'; }
+# A /proc/<pid>/status field (VmHWM, VmRSS) in MiB: rss_mib <pid> <field>.
+rss_mib() { awk -v f="$2:" '$1 == f {printf "%.1f", $2 / 1024}' "/proc/$1/status"; }
+# calc <printf format> <awk expression>
+calc() { awk "BEGIN {printf \"$1\", $2}"; }
+# One redis-benchmark test over random keys: bench_figures <port> <test> <keyspace> <clients>
+# <requests> prints "rps p50 p99 p99.9" (ms). The percentiles are those of the smallest listed
+# percentile >= 50, 99, 99.9 (redis-benchmark lists 99.219%, 99.902%, ...). Empty on failure.
+bench_figures() {
+  redis-benchmark -p "$1" -c "$4" -n "$5" -r "$3" -d 200 -t "$2" |
+    tr '\r' '\n' | awk '
+      /^Latency by percentile distribution/ {block = 1; next}
+      block && !/<=/ {block = 0}
+      block {
+        p = $1; sub(/%$/, "", p); p += 0
+        if (p50 == "" && p >= 50) p50 = $3
+        if (p99 == "" && p >= 99) p99 = $3
+        if (p999 == "" && p >= 99.9) p999 = $3
+      }
+      /throughput summary:/ {rps = $3}
+      END {if (rps != "" && p999 != "") print rps, p50, p99, p999}' || true
+}
