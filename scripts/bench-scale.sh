@@ -153,7 +153,7 @@ measure_slotkv() {
 }
 measure_redis() {
   local n=$1 figures
-  row[redis_get]=– row[redis_set]=– row[redis_rss]=–
+  row[redis_get]=– row[redis_get_p999]=– row[redis_set]=– row[redis_rss]=–
   if ! redis_fits "$n"; then
     step "N=$n: redis-server skipped (N * 350 B >= MemAvailable / 2)"
     return 0
@@ -163,7 +163,7 @@ measure_redis() {
   load "$port" "$n" >/dev/null
   step "N=$n: redis GET and SET runs"
   figures=$(bench "$port" get "$n")
-  read -r 'row[redis_get]' _ <<<"$figures"
+  read -r 'row[redis_get]' _ _ 'row[redis_get_p999]' <<<"$figures"
   figures=$(bench "$port" set "$n")
   read -r 'row[redis_set]' _ <<<"$figures"
   row[redis_rss]=$(rss_mib "$pid" VmHWM)
@@ -174,17 +174,17 @@ measure_redis() {
 table=$out/scale.md
 data=$out/scale.dat
 {
-  echo "| keys | slotkv SET rps | slotkv GET rps | GET p50 ms | GET p99 ms | GET p99.9 ms | SET p99.9 ms | slotkv peak RSS MiB | RSS after MiB | disk MiB | GET hit ratio | load keys/s | redis GET rps | redis SET rps | redis peak RSS MiB |"
-  echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
+  echo "| keys | slotkv SET rps | slotkv GET rps | GET p50 ms | GET p99 ms | GET p99.9 ms | SET p99.9 ms | slotkv peak RSS MiB | RSS after MiB | disk MiB | GET hit ratio | load keys/s | redis GET rps | redis GET p99.9 ms | redis SET rps | redis peak RSS MiB |"
+  echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
 } >"$table"
 echo "# keys slotkv_set slotkv_get slotkv_peak_rss_mib redis_set redis_get redis_peak_rss_mib" >"$data"
 for n in "${sizes[@]}"; do
   measure_slotkv "$n"
   measure_redis "$n"
-  printf '| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n' "$n" \
-    "${row[set]}" "${row[get]}" "${row[get_p50]}" "${row[get_p99]}" "${row[get_p999]}" \
+  printf '| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n' \
+    "$n" "${row[set]}" "${row[get]}" "${row[get_p50]}" "${row[get_p99]}" "${row[get_p999]}" \
     "${row[set_p999]}" "${row[peak]}" "${row[rss]}" "${row[disk]}" "${row[hits]}" "${row[load]}" \
-    "${row[redis_get]}" "${row[redis_set]}" "${row[redis_rss]}" >>"$table"
+    "${row[redis_get]}" "${row[redis_get_p999]}" "${row[redis_set]}" "${row[redis_rss]}" >>"$table"
   echo "$n ${row[set]} ${row[get]} ${row[peak]} ${row[redis_set]/–/-} ${row[redis_get]/–/-} ${row[redis_rss]/–/-}" >>"$data"
   if [ "$n" = "${sizes[0]}" ]; then first_get=${row[get]} first_peak=${row[peak]}; fi
 done

@@ -61,6 +61,8 @@ class ReadRing {
         auto* r = static_cast<ReadRequest*>(io_uring_cqe_get_data(cqe));
         if (no_wait && cqe->res == -EAGAIN) {
           blocked->push_back(r);
+        } else if (no_wait && (cqe->res == -EOPNOTSUPP || cqe->res == -EINVAL)) {
+          // No RWF_NOWAIT here: left with done = 0, ReadMany finishes it with Read.
         } else if (cqe->res < 0) {
           if (first_error == 0) first_error = -cqe->res;
         } else {
@@ -120,6 +122,10 @@ class PosixFile : public File {
         iovec v{buf + done, n - done};
         got = preadv2(fd_, &v, 1, static_cast<off_t>(offset + done), RWF_NOWAIT);
         if (got < 0 && errno == EAGAIN) return no_wait->Blocked(fd_, offset + done, n - done);
+        if (got < 0 && (errno == EOPNOTSUPP || errno == EINVAL)) {
+          // A kernel or file system that cannot tell: this read waits.
+          got = pread(fd_, buf + done, n - done, static_cast<off_t>(offset + done));
+        }
       } else {
         got = pread(fd_, buf + done, n - done, static_cast<off_t>(offset + done));
       }
