@@ -40,6 +40,7 @@ Worker::~Worker() {
 void Worker::Start() {
   thread_ = std::thread([this] {
     tl_worker = index_;
+    IoRing::SetCurrent(ring_.get());
     auto guard = boost::asio::make_work_guard(io_);
     ScheduleExpiry();
     ScheduleCommit();

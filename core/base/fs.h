@@ -51,6 +51,9 @@ class File {
   // Hints that reads will be random, so the OS should not read ahead; a no-op where the
   // implementation has no such notion.
   virtual void AdviseRandomAccess() {}
+  // The OS file descriptor, for I/O submitted elsewhere (IoRing::Sync); -1 when the file has
+  // none (memory files, fault-injecting wrappers: their I/O stays in the calls above).
+  virtual int NativeHandle() const { return -1; }
 };
 
 class Fs {

@@ -1,5 +1,6 @@
 #include "core/base/io_ring.h"
 
+#include <fcntl.h>
 #include <sys/eventfd.h>
 #include <unistd.h>
 
@@ -7,6 +8,14 @@
 #include <cstring>
 
 namespace slotkv {
+namespace {
+
+thread_local IoRing* tl_current = nullptr;
+
+}  // namespace
+
+IoRing* IoRing::Current() { return tl_current; }
+void IoRing::SetCurrent(IoRing* ring) { tl_current = ring; }
 
 std::unique_ptr<IoRing> IoRing::Create(unsigned depth, std::string* why) {
   std::unique_ptr<IoRing> ring(new IoRing());
@@ -34,7 +43,7 @@ IoRing::~IoRing() {
   // Fetches left unfinished are dropped without their callbacks.
   auto drop = [](std::unique_ptr<Op> op) {
     if (op->read.fd >= 0) close(op->read.fd);
-    if (--op->batch->left == 0) delete op->batch;
+    if (op->batch != nullptr && --op->batch->left == 0) delete op->batch;
   };
   while (!queued_.empty()) {
     drop(std::move(queued_.front()));
@@ -58,8 +67,20 @@ void IoRing::Fetch(std::vector<BlockedRead> reads, std::function<void()> done) {
   // A region asked twice is read twice: the second read waits for the same page, no more disk.
   auto* batch = new Batch{reads.size(), std::move(done)};
   for (const BlockedRead& r : reads) {
-    queued_.push_back(std::unique_ptr<Op>(new Op{batch, r, std::make_unique<char[]>(r.n)}));
+    auto op = std::make_unique<Op>();
+    op->batch = batch;
+    op->read = r;
+    op->buf = std::make_unique<char[]>(r.n);
+    queued_.push_back(std::move(op));
   }
+  SubmitQueued();
+}
+
+void IoRing::Sync(int fd, std::function<void(int error)> done) {
+  auto op = std::make_unique<Op>();
+  op->read.fd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
+  op->on_synced = std::move(done);
+  queued_.push_back(std::move(op));
   SubmitQueued();
 }
 
@@ -70,8 +91,12 @@ void IoRing::SubmitQueued() {
     if (sqe == nullptr) break;
     Op* op = queued_.front().release();
     queued_.pop_front();
-    io_uring_prep_read(sqe, op->read.fd, op->buf.get(), static_cast<unsigned>(op->read.n),
-                       op->read.offset);
+    if (op->on_synced) {
+      io_uring_prep_fsync(sqe, op->read.fd, IORING_FSYNC_DATASYNC);
+    } else {
+      io_uring_prep_read(sqe, op->read.fd, op->buf.get(), static_cast<unsigned>(op->read.n),
+                         op->read.offset);
+    }
     io_uring_sqe_set_data(sqe, op);
     ++inflight_;
     ++reads_submitted_;
@@ -86,15 +111,22 @@ void IoRing::Reap() {
   while (read(event_fd_, &count, sizeof count) > 0) {
   }
   std::vector<Batch*> finished;
+  std::vector<std::pair<std::function<void(int)>, int>> synced;
   io_uring_cqe* cqe;
   while (io_uring_peek_cqe(&ring_, &cqe) == 0) {
     std::unique_ptr<Op> op(static_cast<Op*>(io_uring_cqe_get_data(cqe)));
+    const int res = cqe->res;
     io_uring_cqe_seen(&ring_, cqe);
     --inflight_;
     if (op->read.fd >= 0) close(op->read.fd);
-    if (--op->batch->left == 0) finished.push_back(op->batch);
+    if (op->on_synced) {
+      synced.emplace_back(std::move(op->on_synced), op->read.fd < 0 ? EBADF : (res < 0 ? -res : 0));
+    } else if (--op->batch->left == 0) {
+      finished.push_back(op->batch);
+    }
   }
   SubmitQueued();
+  for (auto& [done, error] : synced) done(error);
   for (Batch* batch : finished) {
     std::unique_ptr<Batch> owned(batch);
     owned->done();

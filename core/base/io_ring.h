@@ -35,9 +35,16 @@ class IoRing {
   // Starts reading reads and calls done after the last one completes, from a later Reap. Takes
   // the reads' descriptors and closes each once its read is done. REQUIRES: !reads.empty().
   void Fetch(std::vector<BlockedRead> reads, std::function<void()> done);
-  // Takes the completed reads, submits queued ones, then runs the done callbacks of the fetches
-  // now complete (they may Fetch again).
+  // Starts fdatasync of fd (a duplicate is taken: fd may close afterwards) and calls done with
+  // 0 or the errno, from a later Reap.
+  void Sync(int fd, std::function<void(int error)> done);
+  // Takes the completed operations, submits queued ones, then runs the callbacks of the fetches
+  // and syncs now complete (they may submit again).
   void Reap();
+
+  // The ring of the calling thread's event loop (set by the worker that owns it), or nullptr.
+  static IoRing* Current();
+  static void SetCurrent(IoRing* ring);
 
   uint64_t reads_submitted() const { return reads_submitted_; }
   size_t inflight() const { return inflight_; }
@@ -47,10 +54,12 @@ class IoRing {
     size_t left = 0;
     std::function<void()> done;
   };
+  // A read of a fetch (batch set) or a sync (on_synced set); read.fd is owned.
   struct Op {
-    Batch* batch;
+    Batch* batch = nullptr;
     BlockedRead read;
     std::unique_ptr<char[]> buf;
+    std::function<void(int error)> on_synced;
   };
 
   IoRing() = default;

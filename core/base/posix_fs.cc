@@ -195,6 +195,7 @@ class PosixFile : public File {
   uint64_t Size() const override { return size_; }
 
   void AdviseRandomAccess() override { posix_fadvise(fd_, 0, 0, POSIX_FADV_RANDOM); }
+  int NativeHandle() const override { return fd_; }
 
  private:
   std::string path_;
