@@ -70,12 +70,59 @@ void Worker::AfterCommit(std::function<void(const Status&)> fn) {
   boost::asio::post(io_, [this] { CommitNow(); });
 }
 
+// The commit of one turn: its waiters run once every dirty slot's commit is durable.
+struct Worker::CommitRound {
+  size_t left = 1;
+  Status first;
+  std::vector<slot::Slot*> failed;
+  std::vector<std::function<void(const Status&)>> waiting;
+};
+
 void Worker::CommitNow() {
   commit_posted_ = false;
-  Status st = server_->state().CommitDirty();
-  std::vector<std::function<void(const Status&)>> waiting;
-  waiting.swap(after_commit_);
-  for (auto& fn : waiting) fn(st);
+  auto round = std::make_shared<CommitRound>();
+  round->waiting.swap(after_commit_);
+  std::vector<slot::Slot*>& dirty = (*server_->state().dirty)[static_cast<size_t>(index_)];
+  std::vector<slot::Slot*> slots = std::move(dirty);
+  dirty.clear();
+  round->left += slots.size();
+  for (slot::Slot* s : slots) {
+    // With appendfsync always the fsync goes through the ring: this loop goes on serving.
+    s->CommitThen([this, round, s](const Status& st) {
+      if (!st.ok()) {
+        round->failed.push_back(s);
+        if (round->first.ok()) round->first = st;
+      }
+      EndCommit(round);
+    });
+  }
+  EndCommit(round);
+}
+
+void Worker::EndCommit(const std::shared_ptr<CommitRound>& round) {
+  if (--round->left > 0) return;
+  // A slot whose commit failed stays dirty (as ServerState::CommitDirty keeps it): its log
+  // refuses from now on, so every later commit on this worker fails too. Unless it was closed
+  // (FLUSHDB) meanwhile.
+  std::vector<slot::Slot*>& dirty = (*server_->state().dirty)[static_cast<size_t>(index_)];
+  for (slot::Slot* s : round->failed) {
+    if (OwnsOpen(s) && std::find(dirty.begin(), dirty.end(), s) == dirty.end()) {
+      dirty.push_back(s);
+    }
+  }
+  for (auto& fn : round->waiting) fn(round->first);
+}
+
+bool Worker::OwnsOpen(const slot::Slot* slot) const {
+  command::Keyspace& ks = *server_->state().keyspace;
+  for (uint32_t s = static_cast<uint32_t>(index_); s < ks.slots();
+       s += static_cast<uint32_t>(server_->workers())) {
+    for (uint32_t db = 0; db < ks.databases(); ++db) {
+      Result<slot::Slot*> open = ks.Get(s, db, false);
+      if (open.ok() && *open == slot) return true;
+    }
+  }
+  return false;
 }
 
 void Worker::Fetch(std::vector<BlockedRead> reads, std::function<void()> done) {

@@ -21,6 +21,10 @@
 #include "core/base/io_ring.h"
 #include "core/base/status.h"
 
+namespace slotkv::slot {
+class Slot;
+}
+
 namespace slotkv::net {
 
 class Server;
@@ -49,7 +53,10 @@ class Worker {
 
   // Group commit: runs fn(status of the commit) once this worker has committed its dirty slots.
   // The commit runs in a handler posted behind the work already queued, so the writes of every
-  // request handled in this turn of the event loop share one WAL write (and fsync).
+  // request handled in this turn of the event loop share one WAL write (and fsync). With
+  // appendfsync always and the ring up, the fsyncs go through the ring and fn runs from their
+  // completion: the loop serves other requests meanwhile, and commits of later turns share the
+  // next fsync of each log (wal::Log::CommitThen).
   // REQUIRES: on this worker.
   void AfterCommit(std::function<void(const Status&)> fn);
   // Whether read-only commands here run with no-wait reads (the ring is up).
@@ -77,6 +84,10 @@ class Worker {
   void ExpireStep();
   void CommitOwned();
   void CommitNow();
+  struct CommitRound;
+  void EndCommit(const std::shared_ptr<CommitRound>& round);
+  // Whether slot is one of this worker's open database slots.
+  bool OwnsOpen(const slot::Slot* slot) const;
   void WatchRing();
 
   Server* server_;

@@ -261,6 +261,17 @@ Status Slot::Commit() {
   return s.log->Commit();
 }
 
+void Slot::CommitThen(std::function<void(const Status&)> done) {
+  Impl& s = *impl_;
+  // Only everysec publishes marks at commit time (see Commit); the other policies commit the
+  // log alone.
+  if (s.options.fsync == wal::FsyncPolicy::kEverySec) {
+    done(Commit());
+    return;
+  }
+  s.log->CommitThen(std::move(done));
+}
+
 wal::FsyncPolicy Slot::fsync_policy() const { return impl_->options.fsync; }
 
 Status Slot::SetFsyncPolicy(wal::FsyncPolicy fsync) {

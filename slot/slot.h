@@ -28,6 +28,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -171,6 +172,11 @@ class Slot {
   // Makes the buffered writes reach the OS, and the disk per the fsync policy. Acknowledge
   // writes only after this returns OK.
   Status Commit();
+  // Commit, then done(status) once durable per the policy: with appendfsync always on a worker
+  // whose io_uring is up, done runs from the ring fsync's completion (wal::Log::CommitThen);
+  // otherwise before this returns. done is called exactly once, even if the slot is closed
+  // first.
+  void CommitThen(std::function<void(const Status&)> done);
 
   // Up to about count live keys from cursor (0 starts a scan). A key present for the whole
   // scan is returned at least once, whatever is written meanwhile. Whole buckets are returned,

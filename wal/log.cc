@@ -133,13 +133,59 @@ struct Log::Impl {
   bool unsynced = false;  // bytes reached the current file since its last sync
   int64_t last_sync_us = 0;
   Status failure;  // first write/sync error; sticky
-  // The everysec fsync in flight through the thread's io_uring, if any; error = its errno.
-  // Shared with its completion, which may come after the log is gone.
+  // The fsync in flight through the thread's io_uring, if any (everysec, or kAlways commits),
+  // shared with its completion, which may come after the log is gone.
   struct RingSync {
+    Impl* log = nullptr;  // nullptr once the log is destroyed
     bool inflight = false;
-    int error = 0;
+    int error = 0;        // errno of a failed ring fsync; sticky
+    Status closed;        // the destructor's own sync, when it ran with a ring fsync in flight
+    std::vector<std::function<void(const Status&)>> current;  // durable with the one in flight
+    std::vector<std::function<void(const Status&)>> next;     // need the one after it
   };
-  std::shared_ptr<RingSync> ring_sync = std::make_shared<RingSync>();
+  std::shared_ptr<RingSync> ring_sync = MakeRingSync();
+
+  std::shared_ptr<RingSync> MakeRingSync() {
+    auto rs = std::make_shared<RingSync>();
+    rs->log = this;
+    return rs;
+  }
+
+  // Submits an fsync of the current file through ring for what was written so far.
+  void StartRingSync(IoRing* ring) {
+    ring_sync->inflight = true;
+    ++stats.syncs;
+    unsynced = false;
+    last_sync_us = clock->MonotonicUs();
+    ring->Sync(Current().file->NativeHandle(),
+               [rs = ring_sync](int error) { OnRingSynced(rs, error); });
+  }
+
+  // A ring fsync completed: its waiters learn the outcome, and those of the next one get it
+  // started (or learn the failure too).
+  static void OnRingSynced(const std::shared_ptr<RingSync>& rs, int error) {
+    rs->inflight = false;
+    if (error != 0 && rs->error == 0) rs->error = error;
+    Status st = rs->error != 0 ? Status::IOError(std::string("wal: fdatasync: ") +
+                                                 std::strerror(rs->error))
+                               : rs->closed;
+    std::vector<std::function<void(const Status&)>> done = std::move(rs->current);
+    rs->current.clear();
+    if (!rs->next.empty()) {
+      IoRing* ring = IoRing::Current();
+      if (st.ok() && rs->log != nullptr && rs->log->unsynced && ring != nullptr) {
+        rs->current = std::move(rs->next);
+        rs->next.clear();
+        rs->log->StartRingSync(ring);
+      } else {
+        // Failed, or already durable (a synchronous sync since, or the destructor's).
+        if (st.ok() && rs->log != nullptr && rs->log->unsynced) st = rs->log->SyncCurrent();
+        for (auto& fn : rs->next) done.push_back(std::move(fn));
+        rs->next.clear();
+      }
+    }
+    for (auto& fn : done) fn(st);
+  }
   uint64_t truncated_tail_bytes = 0;
   LogStats stats;
 
@@ -165,19 +211,9 @@ struct Log::Impl {
   // fails the log as a failed sync here does (CheckRingSync).
   Status SyncEverySec() {
     IoRing* ring = IoRing::Current();
-    const int fd = Current().file->NativeHandle();
-    if (ring == nullptr || fd < 0) return SyncCurrent();
+    if (ring == nullptr || Current().file->NativeHandle() < 0) return SyncCurrent();
     if (ring_sync->inflight) return Status::OK();  // a later Commit syncs what came since
-    ring_sync->inflight = true;
-    ++stats.syncs;
-    unsynced = false;
-    last_sync_us = clock->MonotonicUs();
-    ring->Sync(fd, [state = std::weak_ptr<RingSync>(ring_sync)](int error) {
-      if (auto s = state.lock()) {
-        s->inflight = false;
-        if (s->error == 0) s->error = error;
-      }
-    });
+    StartRingSync(ring);
     return Status::OK();
   }
 
@@ -315,7 +351,16 @@ Result<std::unique_ptr<Log>> Log::Open(const Options& options, const Visitor& vi
 Log::Log(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 
 // Buffered records that were never committed are dropped: nobody was told they are stored.
-Log::~Log() = default;
+Log::~Log() {
+  Impl& m = *impl_;
+  m.ring_sync->log = nullptr;
+  // Commits waiting on a ring fsync still get their answer, from its completion: make what
+  // they wait for durable now, since no later fsync of this log will come.
+  if (m.ring_sync->inflight) {
+    m.ring_sync->closed = m.failure;
+    if (m.failure.ok() && m.unsynced) m.ring_sync->closed = m.SyncCurrent();
+  }
+}
 
 Result<LogPos> Log::Append(const Record& record) {
   Impl& m = *impl_;
@@ -353,6 +398,39 @@ Status Log::Commit() {
       return Status::OK();
   }
   return Status::OK();
+}
+
+void Log::CommitThen(std::function<void(const Status&)> done) {
+  Impl& m = *impl_;
+  IoRing* ring = IoRing::Current();
+  if (m.options.fsync != FsyncPolicy::kAlways || ring == nullptr ||
+      m.Current().file->NativeHandle() < 0) {
+    done(Commit());
+    return;
+  }
+  Status st = m.failure;
+  if (st.ok()) st = m.CheckRingSync();
+  if (st.ok()) st = m.WriteBuffer();
+  if (!st.ok()) {
+    done(st);
+    return;
+  }
+  Impl::RingSync& rs = *m.ring_sync;
+  if (!m.unsynced) {
+    // Nothing written since the last fsync was started: durable once it completes.
+    if (rs.inflight) {
+      rs.current.push_back(std::move(done));
+    } else {
+      done(Status::OK());
+    }
+    return;
+  }
+  if (rs.inflight) {
+    rs.next.push_back(std::move(done));
+    return;
+  }
+  rs.current.push_back(std::move(done));
+  m.StartRingSync(ring);
 }
 
 void Log::set_fsync(FsyncPolicy fsync) { impl_->options.fsync = fsync; }

@@ -17,6 +17,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -72,6 +73,14 @@ class Log {
   // Writes buffered records to the file; syncs per policy (kAlways: always; kEverySec: when the
   // last sync is at least a second old; kNo: never).
   Status Commit();
+  // Commit, then done(status) once the buffered records are durable per the policy. With
+  // kAlways on a thread whose io_uring is up (IoRing::Current, a worker) and a file that has a
+  // descriptor, the fsync goes through the ring and done runs from its completion, so the
+  // thread serves other work meanwhile. One fsync is in flight at a time: commits arriving
+  // during it share the next one (group commit). Otherwise done runs before this returns.
+  // done is called exactly once, also when the log is destroyed first (its destructor then
+  // syncs what they wait for). REQUIRES: the thread that calls everything else.
+  void CommitThen(std::function<void(const Status&)> done);
   // Writes buffered records and syncs now, whatever the policy.
   Status Sync();
   // Changes the fsync policy (CONFIG SET appendfsync); the next Commit follows it.

@@ -846,5 +846,76 @@ TEST_CASE("everysec on a worker syncs through its io_uring without waiting") {
   std::filesystem::remove_all(dir);
 }
 
+// Reaps ring until it has nothing in flight (at most ~5 s).
+void Drain(IoRing& ring) {
+  for (int i = 0; i < 500 && ring.inflight() > 0; ++i) {
+    pollfd p{ring.event_fd(), POLLIN, 0};
+    poll(&p, 1, 10);
+    ring.Reap();
+  }
+}
+
+TEST_CASE("always commits through the ring: answered at the fsync, later ones share the next") {
+  char tmpl[] = "/tmp/slotkv-wal-test-XXXXXX";
+  REQUIRE(mkdtemp(tmpl) != nullptr);
+  const std::string dir = tmpl;
+  {
+    std::unique_ptr<Fs> fs = NewPosixFs();
+    std::string why;
+    std::unique_ptr<IoRing> ring = IoRing::Create(8, &why);
+    REQUIRE_MESSAGE(ring != nullptr, why);
+    Log::Options options;
+    options.fs = fs.get();
+    options.dir = dir;
+    options.fsync = FsyncPolicy::kAlways;
+    auto visit = [](const Record&, const LogPos&) { return Status::OK(); };
+    std::vector<std::string> answers;
+    auto answer = [&answers](std::string name) {
+      return [&answers, name](const Status& st) { answers.push_back(name + ":" + st.ToString()); };
+    };
+    {
+      // Without a ring on this thread the commit is answered at once.
+      auto log = Log::Open(options, visit);
+      REQUIRE(log.ok());
+      REQUIRE((*log)->Append(Put(1, "a", "1")).ok());
+      (*log)->CommitThen(answer("plain"));
+      CHECK(answers == std::vector<std::string>{"plain:OK"});
+    }
+    answers.clear();
+    IoRing::SetCurrent(ring.get());
+    {
+      auto log = Log::Open(options, visit);
+      REQUIRE(log.ok());
+      const uint64_t syncs = (*log)->stats().syncs;
+      REQUIRE((*log)->Append(Put(2, "b", "2")).ok());
+      (*log)->CommitThen(answer("first"));
+      REQUIRE((*log)->Append(Put(3, "c", "3")).ok());
+      (*log)->CommitThen(answer("second"));
+      (*log)->CommitThen(answer("third"));  // nothing new: rides on the next fsync too
+      CHECK(answers.empty());
+      CHECK(ring->inflight() == 1);
+      Drain(*ring);
+      CHECK(answers == std::vector<std::string>{"first:OK", "second:OK", "third:OK"});
+      CHECK((*log)->stats().syncs == syncs + 2);
+      // Destroyed with a commit waiting: it is still answered, from the completion.
+      REQUIRE((*log)->Append(Put(4, "d", "4")).ok());
+      (*log)->CommitThen(answer("last"));
+    }
+    CHECK(answers.size() == 3);
+    Drain(*ring);
+    CHECK(answers.back() == "last:OK");
+    IoRing::SetCurrent(nullptr);
+    // Every answered record is there after a reopen.
+    std::vector<uint64_t> seqs;
+    auto log = Log::Open(options, [&seqs](const Record& r, const LogPos&) {
+      seqs.push_back(r.seq);
+      return Status::OK();
+    });
+    REQUIRE(log.ok());
+    CHECK(seqs == std::vector<uint64_t>{1, 2, 3, 4});
+  }
+  std::filesystem::remove_all(dir);
+}
+
 }  // namespace
 }  // namespace slotkv::wal
