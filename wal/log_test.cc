@@ -1,7 +1,6 @@
 #include "wal/log.h"
 
 #include <doctest/doctest.h>
-#include <poll.h>
 #include <stdlib.h>
 
 #include <algorithm>
@@ -798,21 +797,37 @@ TEST_CASE("records replay on the posix file system") {
   std::filesystem::remove_all(dir);
 }
 
-TEST_CASE("everysec on a worker syncs through its io_uring without waiting") {
-  char tmpl[] = "/tmp/slotkv-wal-test-XXXXXX";
-  REQUIRE(mkdtemp(tmpl) != nullptr);
-  const std::string dir = tmpl;
-  {
-    std::unique_ptr<Fs> fs = NewPosixFs();
+// A log directory on the real file system and an io_uring, as a worker has (not yet current).
+struct RingLogEnv {
+  std::string dir;
+  std::unique_ptr<Fs> fs = NewPosixFs();
+  std::unique_ptr<IoRing> ring;
+  Log::Options options;
+
+  explicit RingLogEnv(FsyncPolicy fsync) {
+    char tmpl[] = "/tmp/slotkv-wal-test-XXXXXX";
+    REQUIRE(mkdtemp(tmpl) != nullptr);
+    dir = tmpl;
     std::string why;
-    std::unique_ptr<IoRing> ring = IoRing::Create(8, &why);
+    ring = IoRing::Create(8, &why);
     REQUIRE_MESSAGE(ring != nullptr, why);
-    IoRing::SetCurrent(ring.get());
-    ManualClock clock;
-    Log::Options options;
     options.fs = fs.get();
     options.dir = dir;
-    options.fsync = FsyncPolicy::kEverySec;
+    options.fsync = fsync;
+  }
+  ~RingLogEnv() {
+    IoRing::SetCurrent(nullptr);
+    std::filesystem::remove_all(dir);
+  }
+};
+
+TEST_CASE("everysec on a worker syncs through its io_uring without waiting") {
+  RingLogEnv env(FsyncPolicy::kEverySec);
+  {
+    Log::Options& options = env.options;
+    IoRing* ring = env.ring.get();
+    IoRing::SetCurrent(ring);
+    ManualClock clock;
     options.clock = &clock;
     auto log = Log::Open(options, [](const Record&, const LogPos&) { return Status::OK(); });
     REQUIRE(log.ok());
@@ -826,48 +841,22 @@ TEST_CASE("everysec on a worker syncs through its io_uring without waiting") {
     clock.AdvanceMs(1000);
     REQUIRE((*log)->Commit().ok());
     CHECK(ring->inflight() <= 1);
-    for (int i = 0; i < 500 && ring->inflight() > 0; ++i) {
-      pollfd p{ring->event_fd(), POLLIN, 0};
-      poll(&p, 1, 10);
-      ring->Reap();
-    }
+    ring->DrainForTest();
     CHECK(ring->inflight() == 0);
     // The bytes of seq 2 are still unsynced: the next commit syncs them.
     REQUIRE((*log)->Commit().ok());
     CHECK((*log)->stats().syncs == 2);
-    for (int i = 0; i < 500 && ring->inflight() > 0; ++i) {
-      pollfd p{ring->event_fd(), POLLIN, 0};
-      poll(&p, 1, 10);
-      ring->Reap();
-    }
+    ring->DrainForTest();
     IoRing::SetCurrent(nullptr);
     REQUIRE((*log)->Commit().ok());
-  }
-  std::filesystem::remove_all(dir);
-}
-
-// Reaps ring until it has nothing in flight (at most ~5 s).
-void Drain(IoRing& ring) {
-  for (int i = 0; i < 500 && ring.inflight() > 0; ++i) {
-    pollfd p{ring.event_fd(), POLLIN, 0};
-    poll(&p, 1, 10);
-    ring.Reap();
   }
 }
 
 TEST_CASE("always commits through the ring: answered at the fsync, later ones share the next") {
-  char tmpl[] = "/tmp/slotkv-wal-test-XXXXXX";
-  REQUIRE(mkdtemp(tmpl) != nullptr);
-  const std::string dir = tmpl;
+  RingLogEnv env(FsyncPolicy::kAlways);
   {
-    std::unique_ptr<Fs> fs = NewPosixFs();
-    std::string why;
-    std::unique_ptr<IoRing> ring = IoRing::Create(8, &why);
-    REQUIRE_MESSAGE(ring != nullptr, why);
-    Log::Options options;
-    options.fs = fs.get();
-    options.dir = dir;
-    options.fsync = FsyncPolicy::kAlways;
+    Log::Options& options = env.options;
+    IoRing* ring = env.ring.get();
     auto visit = [](const Record&, const LogPos&) { return Status::OK(); };
     std::vector<std::string> answers;
     auto answer = [&answers](std::string name) {
@@ -882,7 +871,7 @@ TEST_CASE("always commits through the ring: answered at the fsync, later ones sh
       CHECK(answers == std::vector<std::string>{"plain:OK"});
     }
     answers.clear();
-    IoRing::SetCurrent(ring.get());
+    IoRing::SetCurrent(ring);
     {
       auto log = Log::Open(options, visit);
       REQUIRE(log.ok());
@@ -894,7 +883,7 @@ TEST_CASE("always commits through the ring: answered at the fsync, later ones sh
       (*log)->CommitThen(answer("third"));  // nothing new: rides on the next fsync too
       CHECK(answers.empty());
       CHECK(ring->inflight() == 1);
-      Drain(*ring);
+      ring->DrainForTest();
       CHECK(answers == std::vector<std::string>{"first:OK", "second:OK", "third:OK"});
       CHECK((*log)->stats().syncs == syncs + 2);
       // Destroyed with a commit waiting: it is still answered, from the completion.
@@ -902,7 +891,7 @@ TEST_CASE("always commits through the ring: answered at the fsync, later ones sh
       (*log)->CommitThen(answer("last"));
     }
     CHECK(answers.size() == 3);
-    Drain(*ring);
+    ring->DrainForTest();
     CHECK(answers.back() == "last:OK");
     IoRing::SetCurrent(nullptr);
     // Every answered record is there after a reopen.
@@ -914,7 +903,6 @@ TEST_CASE("always commits through the ring: answered at the fsync, later ones sh
     REQUIRE(log.ok());
     CHECK(seqs == std::vector<uint64_t>{1, 2, 3, 4});
   }
-  std::filesystem::remove_all(dir);
 }
 
 }  // namespace

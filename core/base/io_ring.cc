@@ -1,6 +1,7 @@
 #include "core/base/io_ring.h"
 
 #include <fcntl.h>
+#include <poll.h>
 #include <sys/eventfd.h>
 #include <unistd.h>
 
@@ -82,6 +83,14 @@ void IoRing::Sync(int fd, std::function<void(int error)> done) {
   op->on_synced = std::move(done);
   queued_.push_back(std::move(op));
   SubmitQueued();
+}
+
+void IoRing::DrainForTest() {
+  for (int i = 0; i < 500 && (inflight_ > 0 || !queued_.empty()); ++i) {
+    pollfd p{event_fd_, POLLIN, 0};
+    poll(&p, 1, 10);
+    Reap();
+  }
 }
 
 void IoRing::SubmitQueued() {

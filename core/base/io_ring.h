@@ -46,6 +46,9 @@ class IoRing {
   static IoRing* Current();
   static void SetCurrent(IoRing* ring);
 
+  // Waits (up to ~5 s) and reaps until nothing is queued or in flight.
+  void DrainForTest();
+
   uint64_t reads_submitted() const { return reads_submitted_; }
   size_t inflight() const { return inflight_; }
 

@@ -3,7 +3,6 @@
 
 #include <doctest/doctest.h>
 #include <fcntl.h>
-#include <poll.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
@@ -43,25 +42,30 @@ bool WriteEvicted(Fs& fs, const std::string& path) {
   return evicted;
 }
 
-// Reaps ring until done is set (at most ~5 s).
-void WaitDone(IoRing& ring, const bool& done) {
-  for (int i = 0; i < 500 && !done; ++i) {
-    pollfd p{ring.event_fd(), POLLIN, 0};
-    poll(&p, 1, 10);
-    ring.Reap();
+// The pattern in a file of a fresh directory (removed at the end), dropped from the page cache.
+struct EvictedFile {
+  std::string dir;
+  std::string path;
+  std::unique_ptr<Fs> fs = NewPosixFs();
+  bool evicted = false;
+
+  EvictedFile() {
+    char tmpl[] = "/var/tmp/slotkv-io-ring-XXXXXX";
+    REQUIRE(mkdtemp(tmpl) != nullptr);
+    dir = tmpl;
+    path = dir + "/data";
+    evicted = WriteEvicted(*fs, path);
   }
-}
+  ~EvictedFile() { std::filesystem::remove_all(dir); }
+};
 
 TEST_CASE("no-wait reads miss the page cache, the ring fetches, the retry hits") {
-  char tmpl[] = "/var/tmp/slotkv-io-ring-XXXXXX";
-  REQUIRE(mkdtemp(tmpl) != nullptr);
-  const std::string path = std::string(tmpl) + "/data";
-  std::unique_ptr<Fs> fs = NewPosixFs();
-  if (!WriteEvicted(*fs, path)) {
+  EvictedFile f;
+  if (!f.evicted) {
     MESSAGE("pages stay cached on this file system: the no-wait path is not exercised");
     return;
   }
-  auto file = fs->Open(path);
+  auto file = f.fs->Open(f.path);
   REQUIRE(file.ok());
   const std::string expected = Pattern();
   std::string buf(4096, '\0');
@@ -97,7 +101,7 @@ TEST_CASE("no-wait reads miss the page cache, the ring fetches, the retry hits")
   CHECK(dup_fd >= 0);
   ring->Fetch(std::move(blocked), [&] { done = true; });
   CHECK(ring->reads_submitted() == count);
-  WaitDone(*ring, done);
+  ring->DrainForTest();
   REQUIRE(done);
   CHECK(ring->inflight() == 0);
   CHECK(fcntl(dup_fd, F_GETFD) == -1);  // the ring closed the duplicate descriptor
@@ -113,22 +117,16 @@ TEST_CASE("no-wait reads miss the page cache, the ring fetches, the retry hits")
   CHECK((*file)->ReadMany(requests).ok());
   CHECK(many == expected.substr(16384, 4096) + expected.substr(32768, 4096));
   CHECK(scope.blocked().empty());
-  std::filesystem::remove_all(tmpl);
 }
 
 TEST_CASE("reads outside a no-wait scope wait for the disk") {
-  char tmpl[] = "/var/tmp/slotkv-io-ring-XXXXXX";
-  REQUIRE(mkdtemp(tmpl) != nullptr);
-  const std::string path = std::string(tmpl) + "/data";
-  std::unique_ptr<Fs> fs = NewPosixFs();
-  WriteEvicted(*fs, path);
-  auto file = fs->Open(path);
+  EvictedFile f;
+  auto file = f.fs->Open(f.path);
   REQUIRE(file.ok());
   std::string buf(4096, '\0');
   Result<size_t> n = (*file)->Read(40960, 4096, buf.data());
   REQUIRE(n.ok());
   CHECK(buf == Pattern().substr(40960, 4096));
-  std::filesystem::remove_all(tmpl);
 }
 
 TEST_CASE("memory files never block") {
@@ -145,12 +143,8 @@ TEST_CASE("memory files never block") {
 }
 
 TEST_CASE("a fetch larger than the ring is queued and completes") {
-  char tmpl[] = "/var/tmp/slotkv-io-ring-XXXXXX";
-  REQUIRE(mkdtemp(tmpl) != nullptr);
-  const std::string path = std::string(tmpl) + "/data";
-  std::unique_ptr<Fs> fs = NewPosixFs();
-  WriteEvicted(*fs, path);
-  int fd = open(path.c_str(), O_RDONLY);
+  EvictedFile f;
+  int fd = open(f.path.c_str(), O_RDONLY);
   REQUIRE(fd >= 0);
   std::vector<BlockedRead> reads;
   for (uint64_t off = 0; off < kFileBytes; off += 1024) {
@@ -162,17 +156,10 @@ TEST_CASE("a fetch larger than the ring is queued and completes") {
   int calls = 0;
   ring->Fetch(std::move(reads), [&] { ++calls; });
   ring->Fetch({{fcntl(fd, F_DUPFD_CLOEXEC, 0), 0, 1}}, [&] { ++calls; });
-  bool all = false;
-  for (int i = 0; i < 500 && !all; ++i) {
-    pollfd p{ring->event_fd(), POLLIN, 0};
-    poll(&p, 1, 10);
-    ring->Reap();
-    all = calls == 2;
-  }
+  ring->DrainForTest();
   CHECK(calls == 2);
   CHECK(ring->reads_submitted() == 65);
   close(fd);
-  std::filesystem::remove_all(tmpl);
 }
 
 }  // namespace
