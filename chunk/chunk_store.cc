@@ -171,8 +171,9 @@ Status ChunkStore::Impl::Seal(OpenRun* run) {
   data_unsynced = true;
   // Recently written segments are the likeliest to be read soon: cache them.
   for (uint32_t j = 0; j < run->length; ++j) {
-    cache.Insert(run->head + j, run->buf.substr(size_t{j} * segment_bytes, segment_bytes),
-                 segment_bytes);
+    std::string segment = run->buf.substr(size_t{j} * segment_bytes, segment_bytes);
+    const size_t charge = kLruEntryBytes + HeapBytes(segment);
+    cache.Insert(run->head + j, std::move(segment), charge);
   }
   return Status::OK();
 }

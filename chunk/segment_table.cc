@@ -66,6 +66,7 @@ Status SegmentTable::Load(std::string_view meta) {
     segs_[i] = s;
   }
 
+  std::unordered_map<uint32_t, std::vector<std::pair<uint64_t, uint32_t>>> by_group;  // seq, head
   std::vector<bool> in_whole_run(count, false);
   for (uint32_t i = 0; i < count; ++i) {
     if (segs_[i].group != kNoGroup && segs_[i].run_head == i && WholeRun(i)) {
@@ -95,7 +96,7 @@ Status SegmentTable::Load(std::string_view meta) {
     if (i != s.run_head) continue;
     if (s.live > uint64_t{s.run_len} * segment_bytes_) return EntryCorruption(i, "live too big");
     GroupIndex& g = groups_[s.group];
-    if (!g.runs.emplace(s.alloc_seq, i).second) return EntryCorruption(i, "duplicate alloc_seq");
+    by_group[s.group].emplace_back(s.alloc_seq, i);
     g.used_bytes += uint64_t{s.run_len} * segment_bytes_;
     g.live_bytes += s.live;
     used_segments_ += s.run_len;
@@ -107,7 +108,35 @@ Status SegmentTable::Load(std::string_view meta) {
       to_check_.push_back(i);
     }
   }
+  for (auto& [group, runs] : by_group) {
+    std::sort(runs.begin(), runs.end());
+    GroupIndex& g = groups_[group];
+    g.runs.reserve(runs.size());
+    for (size_t k = 0; k < runs.size(); ++k) {
+      if (k > 0 && runs[k].first == runs[k - 1].first) {
+        return EntryCorruption(runs[k].second, "duplicate alloc_seq");
+      }
+      AddRun(g, runs[k].second);
+    }
+  }
   return Status::OK();
+}
+
+void SegmentTable::AddRun(GroupIndex& g, uint32_t head) {
+  segs_[head].index = static_cast<uint32_t>(g.runs.size());
+  g.runs.push_back(head);
+}
+
+void SegmentTable::CompactRuns(GroupIndex& g) {
+  size_t kept = 0;
+  for (uint32_t head : g.runs) {
+    if (head == kDeadRun) continue;
+    segs_[head].index = static_cast<uint32_t>(kept);
+    g.runs[kept++] = head;
+  }
+  g.runs.resize(kept);
+  g.runs.shrink_to_fit();
+  g.dead = 0;
 }
 
 bool SegmentTable::WholeRun(uint32_t head) const {
@@ -161,7 +190,7 @@ uint32_t SegmentTable::Allocate(uint32_t group, uint32_t n) {
   fresh_.push_back(head);
   GroupIndex& g = groups_[group];
   g.used_bytes += uint64_t{n} * segment_bytes_;
-  g.runs.emplace(seq, head);
+  AddRun(g, head);
   used_segments_ += n;
   return head;
 }
@@ -202,7 +231,8 @@ std::vector<uint32_t> SegmentTable::Candidates(uint32_t group, size_t max) const
   if (it == groups_.end() || max == 0) return out;
   const GroupIndex& g = it->second;
   if (g.used_bytes <= 2 * g.live_bytes) return out;
-  for (const auto& [seq, head] : g.runs) {
+  for (uint32_t head : g.runs) {
+    if (head == kDeadRun) continue;
     const Segment& s = segs_[head];
     if (s.fresh || s.free_requested) continue;
     if (2 * uint64_t{s.live} >= uint64_t{s.run_len} * segment_bytes_) continue;
@@ -244,8 +274,13 @@ void SegmentTable::FreeRun(uint32_t head, std::vector<SegmentRun>* freed) {
   GroupIndex& g = it->second;
   g.used_bytes -= uint64_t{s.run_len} * segment_bytes_;
   g.live_bytes -= s.live;
-  g.runs.erase(s.alloc_seq);
-  if (g.runs.empty()) groups_.erase(it);
+  g.runs[s.index] = kDeadRun;
+  ++g.dead;
+  if (g.dead == g.runs.size()) {
+    groups_.erase(it);
+  } else if (g.dead > 16 && 2 * g.dead > g.runs.size()) {
+    CompactRuns(g);
+  }
   used_segments_ -= s.run_len;
   live_bytes_ -= s.live;
   for (uint32_t j = head; j < head + s.run_len; ++j) {

@@ -15,7 +15,6 @@
 #pragma once
 
 #include <cstdint>
-#include <map>
 #include <set>
 #include <string>
 #include <string_view>
@@ -99,22 +98,30 @@ class SegmentTable {
   uint64_t live_bytes() const { return live_bytes_; }
 
  private:
+  // 32 bytes: one per segment of chunks.dat (3.3M at 50M keys), so the flags are bits.
   struct Segment {
     uint32_t group = kNoGroup;
     uint32_t live = 0;      // head only
     uint32_t run_head = 0;  // the rest: used segments only
     uint32_t run_len = 0;
     uint64_t alloc_seq = 0;
-    bool dirty = false;
-    bool fresh = false;           // head only
-    bool recorded = false;        // head only: fresh, and its entries written by SyncData
-    bool free_requested = false;  // head only
-    bool touched = false;         // head only: live went down since the last TakeFrees
+    uint32_t index = 0;             // head only: its place in its group's GroupIndex::runs
+    bool dirty : 1 = false;
+    bool fresh : 1 = false;           // head only
+    bool recorded : 1 = false;        // head only: fresh, and its entries written by SyncData
+    bool free_requested : 1 = false;  // head only
+    bool touched : 1 = false;         // head only: live went down since the last TakeFrees
   };
+  static_assert(sizeof(Segment) == 32);
+  // A freed run's place in GroupIndex::runs until the list is compacted.
+  static constexpr uint32_t kDeadRun = 0xFFFFFFFF;
   struct GroupIndex {
     uint64_t used_bytes = 0;
     uint64_t live_bytes = 0;
-    std::map<uint64_t, uint32_t> runs;  // alloc_seq -> head, oldest first
+    // Heads in allocation order, oldest first (allocation only appends); freed runs leave
+    // kDeadRun until more than half the list is dead. 4 bytes a run, not a tree node.
+    std::vector<uint32_t> runs;
+    size_t dead = 0;
   };
 
   // The entries of the run headed by head all agree with it and lie within the table.
@@ -124,6 +131,10 @@ class SegmentTable {
   bool Unrecorded(uint32_t segment) const;
   void MarkDirty(uint32_t segment);
   void FreeRun(uint32_t head, std::vector<SegmentRun>* freed);
+  // Appends head to g's run list.
+  void AddRun(GroupIndex& g, uint32_t head);
+  // Drops the dead places of g's run list, renumbering the heads' indexes.
+  void CompactRuns(GroupIndex& g);
   void EncodeEntry(uint32_t segment, std::string* out) const;
 
   uint32_t segment_bytes_;

@@ -150,5 +150,51 @@ TEST_CASE("a flipped byte is still Corruption naming the entry") {
   CHECK(s.ToString().find("checksum mismatch in entry 2") != std::string::npos);
 }
 
+// Commits t: entries written to meta, fresh cleared, frees taken and made reusable.
+void CommitAll(SegmentTable& t, std::string* meta) {
+  t.ClearFresh();
+  uint64_t requested = 0;
+  std::vector<SegmentRun> freed = t.TakeFrees(&requested);
+  Apply(t.DirtyWrites(false), meta);
+  t.ClearDirty(false);
+  for (const SegmentRun& run : freed) t.MakeReusable(run);
+}
+
+TEST_CASE("candidates stay oldest first while runs are freed, compacted and reused") {
+  SegmentTable t(kSeg);
+  std::string meta;
+  // 100 one-segment runs of group 3, 10 live bytes each: all under half live.
+  for (int i = 0; i < 100; ++i) t.AddLive(t.Allocate(3, 1), 10);
+  // Group 4's fully live run keeps the table from shrinking; group 3 is far over 2x live.
+  t.AddLive(t.Allocate(4, 1), kSeg);
+  CommitAll(t, &meta);
+  CHECK(t.Candidates(3, 5) == std::vector<uint32_t>{0, 1, 2, 3, 4});
+  // Free 80 of them (every run but those at multiples of 5): the list compacts past half dead.
+  for (uint32_t head = 0; head < 100; ++head) {
+    if (head % 5 != 0) t.RequestFree(head);
+  }
+  CommitAll(t, &meta);
+  CHECK(t.used_segments() == 21);
+  CHECK(t.Candidates(3, 3) == std::vector<uint32_t>{0, 5, 10});
+  // A freed segment handed out again to the same group is its newest run.
+  const uint32_t again = t.Allocate(3, 1);
+  CHECK(again == 1);
+  t.AddLive(again, 10);
+  CommitAll(t, &meta);
+  std::vector<uint32_t> all = t.Candidates(3, 100);
+  REQUIRE(all.size() == 21);
+  CHECK(all.front() == 0);
+  CHECK(all.back() == 1);
+  // The same order after a reopen.
+  SegmentTable reopened(kSeg);
+  REQUIRE(reopened.Load(meta).ok());
+  CHECK(reopened.Candidates(3, 100) == all);
+  // Freeing every run of a group drops it.
+  for (uint32_t head : all) reopened.RequestFree(head);
+  CommitAll(reopened, &meta);
+  CHECK(reopened.Candidates(3, 100).empty());
+  CHECK(reopened.used_segments() == 1);
+}
+
 }  // namespace
 }  // namespace slotkv::chunk

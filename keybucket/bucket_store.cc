@@ -218,7 +218,8 @@ void BucketStore::Impl::CachePage(uint64_t id, std::string bytes, bool empty) {
   if (empty) {
     cache.Insert(id, std::string(), kEmptyPageCharge);
   } else {
-    cache.Insert(id, std::move(bytes), kPageSize);
+    const size_t charge = kLruEntryBytes + HeapBytes(bytes);
+    cache.Insert(id, std::move(bytes), charge);
   }
 }
 

@@ -196,7 +196,9 @@ void Slot::Impl::CacheValue(const std::string& key, CachedValue value) {
     value_cache.Erase(key);  // an older cached version must not outlive this write
     return;
   }
-  size_t charge = key.size() + value.value.size() + 96;  // entry and list-node overhead
+  // The key is held twice (list entry and index).
+  const size_t charge =
+      kLruEntryBytes + sizeof(CachedValue) + 2 * HeapBytes(key) + HeapBytes(value.value);
   value_cache.Insert(key, std::move(value), charge);
 }
 

@@ -5,15 +5,31 @@
 // Thread rule: not thread-safe; one owner (a slot's worker) uses it.
 #pragma once
 
+#include <malloc.h>
+
 #include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <list>
+#include <string>
 #include <string_view>
 #include <unordered_map>
 #include <utility>
 
 namespace slotkv {
+
+// The heap block of s: its allocator size class, not its length (a 4096-byte page takes a
+// 5120-byte block with jemalloc); 0 for a short string kept inside the object.
+inline size_t HeapBytes(const std::string& s) {
+  constexpr size_t kInlineCapacity = 15;  // libstdc++'s short-string buffer
+  if (s.capacity() <= kInlineCapacity) return 0;
+  return malloc_usable_size(const_cast<char*>(s.data()));
+}
+
+// An entry's bookkeeping in an LruCache besides its key and value objects: list node and index
+// node. Callers charge this plus what their key and value hold (HeapBytes), so the budget is
+// what the memory really is.
+inline constexpr size_t kLruEntryBytes = 128;
 
 // With a transparent HashFn and KeyEq (see StringKeyHash), Lookup/Contains/Erase take any type
 // the key compares with (a std::string_view for std::string keys) without building a Key.

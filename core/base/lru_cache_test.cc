@@ -82,4 +82,12 @@ TEST_CASE("string keys are looked up and erased by string_view") {
 }
 
 }  // namespace
+TEST_CASE("HeapBytes is the string's heap block, not its length") {
+  CHECK(HeapBytes(std::string("short")) == 0);
+  const std::string page(4096, 'p');
+  CHECK(HeapBytes(page) >= 4097);  // the terminating zero takes the block past 4096
+  std::string big(100000, 'b');
+  CHECK(HeapBytes(big) >= big.size());
+}
+
 }  // namespace slotkv
