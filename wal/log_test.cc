@@ -1,16 +1,13 @@
 #include "wal/log.h"
 
 #include <doctest/doctest.h>
-#include <stdlib.h>
 
 #include <algorithm>
 #include <cstdio>
-#include <filesystem>
 
 #include "core/base/clock.h"
 #include "core/base/coding.h"
 #include "core/base/fault_fs.h"
-#include "core/base/io_ring.h"
 #include "core/base/fs.h"
 #include "core/base/hash.h"
 #include "core/base/mem_fs.h"
@@ -752,157 +749,6 @@ TEST_CASE("replay reads files in big chunks, not once per record") {
   CHECK(replayed.records.size() == 20000);
   CHECK(log->total_bytes() > 500'000);
   CHECK(counting.reads() <= 2);
-}
-
-TEST_CASE("records replay on the posix file system") {
-  char tmpl[] = "/tmp/slotkv-wal-test-XXXXXX";
-  REQUIRE(mkdtemp(tmpl) != nullptr);
-  const std::string dir = tmpl;
-  {
-    std::unique_ptr<Fs> fs = NewPosixFs();
-    Log::Options options;
-    options.fs = fs.get();
-    options.dir = dir;
-    options.fsync = FsyncPolicy::kAlways;
-    options.file_bytes = 300;
-    std::vector<Record> replayed;
-    auto visit = [&replayed](const Record& r, const LogPos&) {
-      replayed.push_back(r);
-      return Status::OK();
-    };
-    {
-      auto log = Log::Open(options, visit);
-      REQUIRE(log.ok());
-      for (uint64_t seq = 1; seq <= 10; ++seq) {
-        REQUIRE((*log)->Append(Put(seq, "key" + std::to_string(seq), std::string(50, 'p'))).ok());
-        REQUIRE((*log)->Commit().ok());
-      }
-      CHECK((*log)->current_file_no() > 1);
-    }
-    // A torn tail on the real file system too.
-    {
-      auto names = fs->List(dir);
-      REQUIRE(names.ok());
-      std::sort(names->begin(), names->end());
-      auto last = fs->Open(JoinPath(dir, names->back()));
-      REQUIRE(last.ok());
-      REQUIRE((*last)->Append("\x10\x20\x30\x40\x50").ok());
-    }
-    auto log = Log::Open(options, visit);
-    REQUIRE_MESSAGE(log.ok(), log.status().ToString());
-    CHECK(replayed.size() == 10);
-    for (size_t i = 0; i < replayed.size(); ++i) CHECK(replayed[i].seq == i + 1);
-    CHECK((*log)->truncated_tail_bytes() == 5);
-  }
-  std::filesystem::remove_all(dir);
-}
-
-// A log directory on the real file system and an io_uring, as a worker has (not yet current).
-struct RingLogEnv {
-  std::string dir;
-  std::unique_ptr<Fs> fs = NewPosixFs();
-  std::unique_ptr<IoRing> ring;
-  Log::Options options;
-
-  explicit RingLogEnv(FsyncPolicy fsync) {
-    char tmpl[] = "/tmp/slotkv-wal-test-XXXXXX";
-    REQUIRE(mkdtemp(tmpl) != nullptr);
-    dir = tmpl;
-    std::string why;
-    ring = IoRing::Create(8, &why);
-    REQUIRE_MESSAGE(ring != nullptr, why);
-    options.fs = fs.get();
-    options.dir = dir;
-    options.fsync = fsync;
-  }
-  ~RingLogEnv() {
-    IoRing::SetCurrent(nullptr);
-    std::filesystem::remove_all(dir);
-  }
-};
-
-TEST_CASE("everysec on a worker syncs through its io_uring without waiting") {
-  RingLogEnv env(FsyncPolicy::kEverySec);
-  {
-    Log::Options& options = env.options;
-    IoRing* ring = env.ring.get();
-    IoRing::SetCurrent(ring);
-    ManualClock clock;
-    options.clock = &clock;
-    auto log = Log::Open(options, [](const Record&, const LogPos&) { return Status::OK(); });
-    REQUIRE(log.ok());
-    REQUIRE((*log)->Append(Put(1, "a", "1")).ok());
-    clock.AdvanceMs(1000);
-    REQUIRE((*log)->Commit().ok());
-    CHECK((*log)->stats().syncs == 1);
-    CHECK(ring->inflight() == 1);  // submitted, not waited for
-    // While it is in flight, a commit past the next second does not start another.
-    REQUIRE((*log)->Append(Put(2, "b", "2")).ok());
-    clock.AdvanceMs(1000);
-    REQUIRE((*log)->Commit().ok());
-    CHECK(ring->inflight() <= 1);
-    ring->DrainForTest();
-    CHECK(ring->inflight() == 0);
-    // The bytes of seq 2 are still unsynced: the next commit syncs them.
-    REQUIRE((*log)->Commit().ok());
-    CHECK((*log)->stats().syncs == 2);
-    ring->DrainForTest();
-    IoRing::SetCurrent(nullptr);
-    REQUIRE((*log)->Commit().ok());
-  }
-}
-
-TEST_CASE("always commits through the ring: answered at the fsync, later ones share the next") {
-  RingLogEnv env(FsyncPolicy::kAlways);
-  {
-    Log::Options& options = env.options;
-    IoRing* ring = env.ring.get();
-    auto visit = [](const Record&, const LogPos&) { return Status::OK(); };
-    std::vector<std::string> answers;
-    auto answer = [&answers](std::string name) {
-      return [&answers, name](const Status& st) { answers.push_back(name + ":" + st.ToString()); };
-    };
-    {
-      // Without a ring on this thread the commit is answered at once.
-      auto log = Log::Open(options, visit);
-      REQUIRE(log.ok());
-      REQUIRE((*log)->Append(Put(1, "a", "1")).ok());
-      (*log)->CommitThen(answer("plain"));
-      CHECK(answers == std::vector<std::string>{"plain:OK"});
-    }
-    answers.clear();
-    IoRing::SetCurrent(ring);
-    {
-      auto log = Log::Open(options, visit);
-      REQUIRE(log.ok());
-      const uint64_t syncs = (*log)->stats().syncs;
-      REQUIRE((*log)->Append(Put(2, "b", "2")).ok());
-      (*log)->CommitThen(answer("first"));
-      REQUIRE((*log)->Append(Put(3, "c", "3")).ok());
-      (*log)->CommitThen(answer("second"));
-      (*log)->CommitThen(answer("third"));  // nothing new: rides on the next fsync too
-      CHECK(answers.empty());
-      CHECK(ring->inflight() == 1);
-      ring->DrainForTest();
-      CHECK(answers == std::vector<std::string>{"first:OK", "second:OK", "third:OK"});
-      CHECK((*log)->stats().syncs == syncs + 2);
-      // Destroyed with a commit waiting: it is still answered, from the completion.
-      REQUIRE((*log)->Append(Put(4, "d", "4")).ok());
-      (*log)->CommitThen(answer("last"));
-    }
-    CHECK(answers.size() == 3);
-    ring->DrainForTest();
-    CHECK(answers.back() == "last:OK");
-    IoRing::SetCurrent(nullptr);
-    // Every answered record is there after a reopen.
-    std::vector<uint64_t> seqs;
-    auto log = Log::Open(options, [&seqs](const Record& r, const LogPos&) {
-      seqs.push_back(r.seq);
-      return Status::OK();
-    });
-    REQUIRE(log.ok());
-    CHECK(seqs == std::vector<uint64_t>{1, 2, 3, 4});
-  }
 }
 
 }  // namespace
