@@ -63,6 +63,23 @@ bool Parkable(const CommandSpec& spec) {
          !(spec.flags & command::kWrite) && spec.first_key > 0;
 }
 
+// Runs a parkable command: with no-wait reads while *tries < kNoWaitTries (a miss counts a try,
+// adds its regions to *blocked and returns false), then waiting for the disk.
+bool RunRead(command::ServerState& state, const CommandSpec& spec, std::vector<std::string>& args,
+             uint32_t slot, uint32_t db, int protocol, const std::string& addr,
+             const std::string& name, int* tries, std::string* reply,
+             std::vector<BlockedRead>* blocked) {
+  if (*tries >= kNoWaitTries) {
+    *reply = command::Execute(state, spec, args, slot, db, protocol, addr, name);
+    return true;
+  }
+  if (command::TryExecute(state, spec, args, slot, db, protocol, addr, name, reply, blocked)) {
+    return true;
+  }
+  ++*tries;
+  return false;
+}
+
 // Runs the batch's items from the first not yet run. A read that misses the page cache does
 // not wait: the reads after it (up to the next command that is not a read) still run, and
 // their missed regions join *blocked; false then, and the batch resumes after the fetch.
@@ -74,12 +91,9 @@ bool StepBatch(Server* server, Worker& worker, RemoteBatch& batch,
     if (item.done) continue;
     const bool parkable = Parkable(*item.spec);
     if (waiting && !parkable) break;
-    if (parkable && worker.async_reads() && item.tries < kNoWaitTries) {
-      if (!command::TryExecute(state, *item.spec, item.args, item.slot, batch.db,
-                               batch.protocol, batch.conn->addr(), batch.client_name,
-                               &item.reply, blocked)) {
-        ++item.tries;
-        command::WorkerStats::Add((*state.stats)[worker.index()]->read_waits);
+    if (parkable && worker.async_reads()) {
+      if (!RunRead(state, *item.spec, item.args, item.slot, batch.db, batch.protocol,
+                   batch.conn->addr(), batch.client_name, &item.tries, &item.reply, blocked)) {
         waiting = true;
         continue;
       }
@@ -245,14 +259,8 @@ void Connection::OnFetched() {
   std::vector<ParkedRead> still;
   for (ParkedRead& p : parked_) {
     std::string reply;
-    if (p.tries >= kNoWaitTries) {
-      reply = command::Execute(state, *p.spec, p.args, p.slot, client_.db, client_.protocol,
-                               addr_, client_.name);
-    } else if (!command::TryExecute(state, *p.spec, p.args, p.slot, client_.db,
-                                    client_.protocol, addr_, client_.name, &reply,
-                                    &to_fetch_)) {
-      ++p.tries;
-      command::WorkerStats::Add((*state.stats)[worker_->index()]->read_waits);
+    if (!RunRead(state, *p.spec, p.args, p.slot, client_.db, client_.protocol, addr_,
+                 client_.name, &p.tries, &reply, &to_fetch_)) {
       still.push_back(std::move(p));
       continue;
     }
@@ -326,12 +334,12 @@ void Connection::Dispatch() {
 void Connection::RunLocal(const CommandSpec& spec, uint32_t slot, uint64_t seq) {
   if (Parkable(spec) && worker_->async_reads()) {
     std::string reply;
-    if (command::TryExecute(server_->state(), spec, args_, slot, client_.db, client_.protocol,
-                            addr_, client_.name, &reply, &to_fetch_)) {
+    int tries = 0;
+    if (RunRead(server_->state(), spec, args_, slot, client_.db, client_.protocol, addr_,
+                client_.name, &tries, &reply, &to_fetch_)) {
       Complete(seq, std::move(reply));
     } else {
-      command::WorkerStats::Add((*server_->state().stats)[worker_->index()]->read_waits);
-      parked_.push_back({&spec, std::move(args_), slot, seq, 1});
+      parked_.push_back({&spec, std::move(args_), slot, seq, tries});
       args_ = {};
     }
     return;

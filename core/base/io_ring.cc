@@ -108,7 +108,7 @@ void IoRing::SubmitQueued() {
     }
     io_uring_sqe_set_data(sqe, op);
     ++inflight_;
-    ++reads_submitted_;
+    if (!op->on_synced) ++reads_submitted_;
     any = true;
   }
   // The kernel takes its reference to each file here, before any of them may close.

@@ -1,8 +1,9 @@
 // IoRing: one worker's io_uring for the reads NoWaitReads turned away. Fetch reads the regions
 // in the background so that the OS page cache holds them (the bytes are dropped: the retry reads
 // them through the usual path, which then finds them in memory) and calls done once every one
-// has completed, failed ones included (the retry meets the error itself). Completions are taken
-// when event_fd() becomes readable: the worker's event loop watches it and calls Reap.
+// has completed, failed ones included (the retry meets the error itself). It also runs the
+// worker's WAL fsyncs (Sync). Completions are taken when event_fd() becomes readable: the
+// worker's event loop watches it and calls Reap.
 //
 // Thread rule: one thread (the worker that made it) calls everything.
 #pragma once
@@ -49,6 +50,7 @@ class IoRing {
   // Waits (up to ~5 s) and reaps until nothing is queued or in flight.
   void DrainForTest();
 
+  // Reads of fetches submitted so far (syncs not counted).
   uint64_t reads_submitted() const { return reads_submitted_; }
   size_t inflight() const { return inflight_; }
 

@@ -54,6 +54,7 @@ bool TryExecute(ServerState& state, const CommandSpec& spec, std::vector<std::st
     return true;
   }
   for (BlockedRead& r : no_wait.Take()) blocked->push_back(r);
+  WorkerStats::Add((*state.stats)[static_cast<size_t>(state.executor->current())]->read_waits);
   return false;
 }
 

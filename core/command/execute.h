@@ -22,8 +22,8 @@ std::string Execute(ServerState& state, const CommandSpec& spec,
 
 // Execute for a read-only command whose reads must not wait for the disk (NoWaitReads). When
 // one would, the run is dropped (no reply, nothing counted; the command changed no data) and
-// false is returned with the regions it missed appended to *blocked: fetch them (IoRing) and
-// try again. True with the reply in *reply otherwise.
+// false is returned with the regions it missed appended to *blocked (counted in read_waits):
+// fetch them (IoRing) and try again. True with the reply in *reply otherwise.
 // REQUIRES: spec.run; spec.flags has kReadOnly and not kWrite; on the owner of slot.
 bool TryExecute(ServerState& state, const CommandSpec& spec, std::vector<std::string>& args,
                 uint32_t slot, uint32_t db, int protocol, const std::string& client_addr,
