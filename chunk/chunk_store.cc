@@ -3,7 +3,10 @@
 //   chunks.meta   := magic:"SKVCHUNK" version:fixed32(2) segment_bytes:fixed32
 //                    crc:fixed32 (Checksum of the 16 bytes before it)            (20 bytes)
 //   chunks.dat    := segment*        segment i at offset i * segment_bytes
-//   segment       := record* zero*   records of one group (record.cc), then zero padding
+//   segment       := record* rest    records of one group (record.cc); the run's fill (its
+//                                     segments.meta entry) says where they end; rest is zero
+//                                     padding, or the torn end of an append that never
+//                                     became durable
 //   segments.meta := the segment table (segment_table.cc)
 //   big-<id>.val  := record           one value of at least big_value_bytes; <id> in decimal
 //
@@ -17,7 +20,9 @@
 // left, so segment 0 is sealed (written whole, zero-padded) and the value takes a fresh run of
 // two segments, 1-2 (ptr {1, 0, 5014}), whose last 3178 bytes stay free for later
 // records of group 3 in the same flush. Commit writes segment 1-2 whole, syncs chunks.dat, and
-// writes entries 0-2 of segments.meta.
+// writes entries 0-2 of segments.meta (run 1-2 with fill 5014). The next flush of group 3
+// adding "c"/"d" (15 bytes) reopens run 1-2 and writes just those 15 bytes at offset
+// 1 * 4096 + 5014 (ptr {2, 918, 15}); its SyncData then records fill 5029.
 //
 // Big values go to their own file, written with one Append at Add; the next id is one past the
 // largest id found in the directory at Open, so ids keep increasing across reopens.
@@ -92,7 +97,9 @@ std::string Where(const ValuePtr& ptr) {
 struct OpenRun {
   uint32_t head = 0;
   uint32_t length = 0;  // segments
-  std::string buf;      // the run's bytes so far (no padding)
+  uint32_t base = 0;    // bytes of the run before buf: its fill when reopened, else 0
+  std::string buf;      // the run's bytes from base on, so far (no padding)
+  uint64_t end() const { return base + buf.size(); }
 };
 
 }  // namespace
@@ -157,21 +164,35 @@ Status ChunkStore::Impl::LoadBigFiles() {
   return Status::OK();
 }
 
-// Writes the run whole, zero-padded: the padding ends the records, and overwrites whatever a
-// reused segment held before. The buffer is kept when the write fails so Commit can retry.
+// A new run is written whole, zero-padded (the padding overwrites whatever a reused segment
+// held before); a reopened one gets only its new records, after its fill. The buffer is kept
+// when the write fails so Commit can retry.
 Status ChunkStore::Impl::Seal(OpenRun* run) {
   const size_t used = run->buf.size();
-  run->buf.resize(RunBytes(run->length), '\0');
-  Status s = data->Write(uint64_t{run->head} * segment_bytes, run->buf);
+  if (run->base == 0) run->buf.resize(RunBytes(run->length), '\0');
+  Status s = data->Write(uint64_t{run->head} * segment_bytes + run->base, run->buf);
   if (!s.ok()) {
     run->buf.resize(used);
     return s;
   }
   stats.bytes_written += run->buf.size();
   data_unsynced = true;
-  // Recently written segments are the likeliest to be read soon: cache them.
-  for (uint32_t j = 0; j < run->length; ++j) {
-    std::string segment = run->buf.substr(size_t{j} * segment_bytes, segment_bytes);
+  table.SetFill(run->head, static_cast<uint32_t>(run->base + used));
+  // Recently written segments are the likeliest to be read soon: cache them (a reopened
+  // segment only when its older bytes are cached too).
+  for (uint32_t j = run->base / segment_bytes; j < run->length; ++j) {
+    const uint64_t seg_start = uint64_t{j} * segment_bytes;
+    std::string segment;
+    if (seg_start >= run->base) {
+      segment = run->buf.substr(seg_start - run->base, segment_bytes);
+    } else if (const std::string* old = cache.Lookup(run->head + j)) {
+      segment = *old;
+      const size_t at = run->base - seg_start;
+      segment.replace(at, segment_bytes - at, run->buf, 0, segment_bytes - at);
+    } else {
+      continue;
+    }
+    segment.resize(segment_bytes, '\0');
     const size_t charge = kLruEntryBytes + HeapBytes(segment);
     cache.Insert(run->head + j, std::move(segment), charge);
   }
@@ -325,21 +346,30 @@ Result<ValuePtr> ChunkStore::Add(uint32_t group, std::string_view key, std::stri
   }
 
   auto it = m.open.find(group);
-  if (it != m.open.end() && (it->second.buf.size() + len > m.RunBytes(it->second.length) ||
+  if (it != m.open.end() && (it->second.end() + len > m.RunBytes(it->second.length) ||
                              m.table.FreeRequested(it->second.head))) {
     SLOTKV_RETURN_IF_ERROR(m.Seal(&it->second));
     m.open.erase(it);
     it = m.open.end();
   }
   if (it == m.open.end()) {
-    const auto n =
-        static_cast<uint32_t>(std::max<uint64_t>(1, (len + m.segment_bytes - 1) / m.segment_bytes));
-    OpenRun run{.head = m.table.Allocate(group, n), .length = n, .buf = {}};
-    run.buf.reserve(m.RunBytes(n));
+    OpenRun run;
+    if (const uint32_t head = m.table.AppendableRun(group, static_cast<uint32_t>(len));
+        head != kNoGroup) {
+      // Fill the end of the group's newest run rather than start a mostly empty segment.
+      m.table.Reopen(head);
+      run = OpenRun{
+          .head = head, .length = m.table.RunLength(head), .base = m.table.Fill(head), .buf = {}};
+    } else {
+      const auto n = static_cast<uint32_t>(
+          std::max<uint64_t>(1, (len + m.segment_bytes - 1) / m.segment_bytes));
+      run = OpenRun{.head = m.table.Allocate(group, n), .length = n, .base = 0, .buf = {}};
+      run.buf.reserve(m.RunBytes(n));
+    }
     it = m.open.emplace(group, std::move(run)).first;
   }
   OpenRun& run = it->second;
-  const size_t offset = run.buf.size();
+  const uint64_t offset = run.end();
   AppendRecord(KeyHash(key), value, &run.buf);
   m.table.AddLive(run.head, static_cast<uint32_t>(len));
   return ValuePtr{.kind = ValuePtr::Kind::kSegments,
@@ -360,12 +390,12 @@ Result<ChunkStore::Impl::Located> ChunkStore::Impl::Locate(const ValuePtr& ptr) 
   }
   Located at;
   auto run = open.find(table.Group(head));
-  if (run != open.end() && run->second.head == head) {
+  if (run != open.end() && run->second.head == head && start >= run->second.base) {
     // Not written yet: read the open run's buffer.
-    if (start + ptr.length > run->second.buf.size()) {
+    if (start + ptr.length > run->second.end()) {
       return Status::Corruption("value pointer past the bytes added");
     }
-    at.bytes = std::string_view(run->second.buf).substr(start, ptr.length);
+    at.bytes = std::string_view(run->second.buf).substr(start - run->second.base, ptr.length);
     at.in_memory = true;
   } else if (const std::string* segment = ptr.offset + uint64_t{ptr.length} <= segment_bytes
                                                ? cache.Lookup(ptr.segment)
@@ -467,10 +497,17 @@ Status ChunkStore::ReadSegment(uint32_t segment, std::vector<ChunkRecord>* recor
   std::string region;
   auto open = m.open.find(m.table.Group(head));
   if (open != m.open.end() && open->second.head == head) {
-    region = open->second.buf;
+    if (open->second.base > 0) {
+      SLOTKV_RETURN_IF_ERROR(
+          m.ReadAt(uint64_t{head} * m.segment_bytes, open->second.base, &region));
+    }
+    region += open->second.buf;
   } else {
-    // Compaction reads a run once and then frees it: bypass the cache.
-    SLOTKV_RETURN_IF_ERROR(m.ReadAt(uint64_t{head} * m.segment_bytes, m.RunBytes(length), &region));
+    // Compaction reads a run once and then frees it: bypass the cache. Records end at the fill
+    // (when known): past it may lie the torn end of an append that never became durable.
+    const uint32_t fill = m.table.Fill(head);
+    SLOTKV_RETURN_IF_ERROR(m.ReadAt(uint64_t{head} * m.segment_bytes,
+                                    fill > 0 ? fill : m.RunBytes(length), &region));
   }
   size_t pos = 0;
   while (pos < region.size()) {

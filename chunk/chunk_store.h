@@ -2,9 +2,11 @@
 // (Options::segment_bytes, 4 KiB by default), plus one file per very large value.
 //
 // Design. Values are written only while a WAL group is persisted, and a segment holds values of
-// one group only: every Add for a group goes to segments owned by that group (a fresh segment
-// per flush; a value longer than a segment takes a run of consecutive segments; a value of at
-// least big_value_bytes goes to its own file `big-<id>.val`). Each value record carries its key
+// one group only: every Add for a group goes to segments owned by that group (the unused end
+// of the group's newest run, else a fresh segment; a value longer than a segment takes a run of
+// consecutive segments; a value of at least big_value_bytes goes to its own file
+// `big-<id>.val`). A flush of a few keys so appends a few hundred bytes to a segment instead
+// of starting a new one: segments fill up, and the segment table stays small. Each value record carries its key
 // hash so compaction can ask the bucket pages whether it is still live. The store counts
 // live bytes per segment: Add adds, Release (the cell that pointed at the value was overwritten
 // or deleted) subtracts. The segment table (owner group and live bytes per segment) is kept in

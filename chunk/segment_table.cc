@@ -3,25 +3,28 @@
 //
 //   segments.meta := entry*
 //   entry := crc:fixed32 group:fixed32 live:fixed32 run_head:fixed32 run_len:fixed32
-//            alloc_seq:fixed64 reserved:fixed32(0)                           (32 bytes)
+//            alloc_seq:fixed64 fill:fixed32                                  (32 bytes)
 //   crc   = Checksum(the 28 bytes after the crc field)
 //
 // A free segment has group 0xFFFFFFFF and every other field 0. An entry of 32 zero bytes (a gap
 // that was never written) also reads as free: no used entry can look like it, since a used entry
 // has run_len >= 1. For a used segment, run_head/run_len name its run of consecutive segments;
 // every segment of the run repeats group, run_head, run_len and alloc_seq, and only the head
-// carries the run's live bytes (0 elsewhere). alloc_seq numbers runs in allocation order across
-// the store, so "oldest first" survives a reopen; it starts at 1.
+// carries the run's live bytes and fill (0 elsewhere). alloc_seq numbers runs in allocation
+// order across the store, so "oldest first" survives a reopen; it starts at 1 and stays below
+// 2^48. fill is the bytes of records in the run; records past it are the torn end of an append
+// that never became durable. 0 means unknown (entries written before fills were kept, when the
+// field was reserved and 0): the records then end at the run's zero padding.
 //
 // Entries are 32 bytes so that none straddles a 512-byte sector: a Commit cut by a power loss
 // tears whole entries, never the inside of one. Each entry has its own checksum, so Commit can
 // rewrite only the entries that changed.
 //
 // Worked example: segment 5 is the head of a 2-segment run of group 7, allocated 12th, with
-// 1000 live bytes; entry 5 is at offset 160:
+// 1000 live bytes in 1200 bytes of records; entry 5 is at offset 160:
 //   cc cc cc cc  07 00 00 00  e8 03 00 00  05 00 00 00  02 00 00 00
-//   0c 00 00 00 00 00 00 00  00 00 00 00
-// and entry 6 is the same with live = 00 00 00 00 (and its own crc).
+//   0c 00 00 00 00 00 00 00  b0 04 00 00
+// and entry 6 is the same with live and fill = 00 00 00 00 (and its own crc).
 #include "chunk/segment_table.h"
 
 #include <algorithm>
@@ -58,11 +61,14 @@ Status SegmentTable::Load(std::string_view meta) {
     s.live = DecodeFixed32(entry.data() + 8);
     s.run_head = DecodeFixed32(entry.data() + 12);
     s.run_len = DecodeFixed32(entry.data() + 16);
-    s.alloc_seq = DecodeFixed64(entry.data() + 20);
-    if (s.run_len == 0 || s.run_head > i || i - s.run_head >= s.run_len || s.alloc_seq == 0) {
+    const uint64_t seq = DecodeFixed64(entry.data() + 20);
+    s.alloc_seq = seq;
+    s.fill = DecodeFixed32(entry.data() + 28);
+    if (s.run_len == 0 || s.run_head > i || i - s.run_head >= s.run_len || seq == 0 ||
+        seq != s.alloc_seq) {
       return EntryCorruption(i, "bad run");
     }
-    if (i != s.run_head) s.live = 0;
+    if (i != s.run_head) s.live = s.fill = 0;
     segs_[i] = s;
   }
 
@@ -95,13 +101,14 @@ Status SegmentTable::Load(std::string_view meta) {
     }
     if (i != s.run_head) continue;
     if (s.live > uint64_t{s.run_len} * segment_bytes_) return EntryCorruption(i, "live too big");
+    if (s.fill > uint64_t{s.run_len} * segment_bytes_) return EntryCorruption(i, "fill too big");
     GroupIndex& g = groups_[s.group];
-    by_group[s.group].emplace_back(s.alloc_seq, i);
+    by_group[s.group].emplace_back(uint64_t{s.alloc_seq}, i);
     g.used_bytes += uint64_t{s.run_len} * segment_bytes_;
     g.live_bytes += s.live;
     used_segments_ += s.run_len;
     live_bytes_ += s.live;
-    next_alloc_seq_ = std::max(next_alloc_seq_, s.alloc_seq + 1);
+    next_alloc_seq_ = std::max(next_alloc_seq_, uint64_t{s.alloc_seq} + 1);
     if (s.live == 0) {
       // Everything in it was released but the store closed before the Commit that frees it.
       s.touched = true;
@@ -182,7 +189,7 @@ uint32_t SegmentTable::Allocate(uint32_t group, uint32_t n) {
     reusable_.erase(j);
     Segment& s = segs_[j];
     const bool dirty = s.dirty;
-    s = Segment{.group = group, .live = 0, .run_head = head, .run_len = n, .alloc_seq = seq};
+    s = Segment{.group = group, .run_head = head, .run_len = n, .alloc_seq = seq};
     s.dirty = dirty;
     MarkDirty(j);
   }
@@ -204,6 +211,35 @@ void SegmentTable::AddLive(uint32_t head, uint32_t bytes) {
   MarkDirty(head);
 }
 
+void SegmentTable::SetFill(uint32_t head, uint32_t fill) {
+  assert(IsUsed(head) && RunHead(head) == head && fill >= segs_[head].fill &&
+         fill <= uint64_t{segs_[head].run_len} * segment_bytes_);
+  if (segs_[head].fill == fill) return;
+  segs_[head].fill = fill;
+  MarkDirty(head);
+}
+
+uint32_t SegmentTable::AppendableRun(uint32_t group, uint32_t bytes) const {
+  auto it = groups_.find(group);
+  if (it == groups_.end()) return kNoGroup;
+  const std::vector<uint32_t>& runs = it->second.runs;
+  auto newest = std::find_if(runs.rbegin(), runs.rend(), [](uint32_t h) { return h != kDeadRun; });
+  if (newest == runs.rend()) return kNoGroup;
+  const Segment& s = segs_[*newest];
+  if (s.fill == 0 || s.fresh || s.free_requested ||
+      uint64_t{s.fill} + bytes > uint64_t{s.run_len} * segment_bytes_) {
+    return kNoGroup;
+  }
+  return *newest;
+}
+
+void SegmentTable::Reopen(uint32_t head) {
+  assert(IsUsed(head) && RunHead(head) == head && !segs_[head].fresh);
+  segs_[head].fresh = true;
+  segs_[head].recorded = false;
+  fresh_.push_back(head);
+}
+
 void SegmentTable::ReleaseLive(uint32_t segment, uint32_t bytes) {
   if (!IsUsed(segment)) return;
   const uint32_t head = RunHead(segment);
@@ -212,7 +248,10 @@ void SegmentTable::ReleaseLive(uint32_t segment, uint32_t bytes) {
   s.live -= d;
   groups_[s.group].live_bytes -= d;
   live_bytes_ -= d;
-  if (d > 0) MarkDirty(head);
+  if (d > 0) {
+    MarkDirty(head);
+    released_[head] += d;
+  }
   if (!s.touched && !s.free_requested) to_check_.push_back(head);
   s.touched = true;
 }
@@ -264,6 +303,7 @@ std::vector<SegmentRun> SegmentTable::TakeFrees(uint64_t* requested) {
     FreeRun(head, &freed);
   }
   to_check_.clear();
+  released_.clear();
   return freed;
 }
 
@@ -298,17 +338,25 @@ void SegmentTable::MarkDirty(uint32_t segment) {
   dirty_.push_back(segment);
 }
 
-void SegmentTable::EncodeEntry(uint32_t segment, std::string* out) const {
+void SegmentTable::EncodeEntry(uint32_t segment, bool fresh_only, std::string* out) const {
   const size_t start = out->size();
   const Segment& s = segs_[segment];
   const bool used = s.group != kNoGroup;
+  const bool head = used && s.run_head == segment;
+  uint64_t live = head ? s.live : 0;
+  if (head && fresh_only) {
+    // Before Commit, the bytes released since the last one still count: the pages that stop
+    // pointing at them are not durable yet.
+    if (auto it = released_.find(segment); it != released_.end()) live += it->second;
+    live = std::min<uint64_t>(live, uint64_t{s.run_len} * segment_bytes_);
+  }
   PutFixed32(out, 0);  // crc, filled below
   PutFixed32(out, s.group);
-  PutFixed32(out, used && s.run_head == segment ? s.live : 0);
+  PutFixed32(out, static_cast<uint32_t>(live));
   PutFixed32(out, used ? s.run_head : 0);
   PutFixed32(out, used ? s.run_len : 0);
   PutFixed64(out, used ? s.alloc_seq : 0);
-  PutFixed32(out, 0);
+  PutFixed32(out, head ? s.fill : 0);
   EncodeFixed32(out->data() + start, Checksum(std::string_view(*out).substr(start + 4)));
 }
 
@@ -325,7 +373,7 @@ std::vector<std::pair<uint64_t, std::string>> SegmentTable::DirtyWrites(bool fre
     if (i == 0 || sorted[i] != sorted[i - 1] + 1) {
       writes.emplace_back(uint64_t{sorted[i]} * kSegmentEntryBytes, std::string());
     }
-    EncodeEntry(sorted[i], &writes.back().second);
+    EncodeEntry(sorted[i], fresh_only, &writes.back().second);
   }
   return writes;
 }
@@ -344,8 +392,15 @@ void SegmentTable::ClearDirty(bool fresh_only) {
       still.push_back(s);
       continue;
     }
+    if (fresh_only) {
+      recorded_heads.push_back(segs_[s].run_head);
+      // Written counting released bytes: Commit writes the lower figure.
+      if (released_.contains(s)) {
+        still.push_back(s);
+        continue;
+      }
+    }
     segs_[s].dirty = false;
-    if (fresh_only) recorded_heads.push_back(segs_[s].run_head);
   }
   // Recorded once: later changes to these entries (live bytes going down) wait for Commit.
   for (uint32_t head : recorded_heads) segs_[head].recorded = true;

@@ -7,9 +7,16 @@
 // in CompactionCandidates and in frees; the other segments only name their head.
 //
 // Life of a run: Allocate (fresh: written since the last Commit, never a candidate) ->
-// ClearFresh at Commit -> RequestFree, or live bytes reach 0 -> TakeFrees at Commit marks it free
-// in the table (its entries become dirty) -> MakeReusable once those entries are durable, after
-// which Allocate may hand it out again.
+// ClearFresh at Commit -> maybe Reopen (fresh again) to append to its unused end ->
+// RequestFree, or live bytes reach 0 -> TakeFrees at Commit marks it free in the table (its
+// entries become dirty) -> MakeReusable once those entries are durable, after which Allocate
+// may hand it out again.
+//
+// Fill. A head also records its run's fill: the bytes of records written into it. Records end
+// at the fill, so a group's newest run can be reopened by a later flush and its unused end
+// filled (AppendableRun, Reopen) instead of every flush starting a fresh, mostly empty segment.
+// A fill of 0 is unknown (an entry written before fills were kept): the records end at the
+// run's zero padding, and the run is never reopened.
 //
 // Thread rule: one owner thread, like the ChunkStore.
 #pragma once
@@ -58,6 +65,8 @@ class SegmentTable {
   uint32_t RunLength(uint32_t segment) const { return segs_[segment].run_len; }
   uint32_t Group(uint32_t segment) const { return segs_[segment].group; }
   bool FreeRequested(uint32_t segment) const { return segs_[RunHead(segment)].free_requested; }
+  // Bytes of records in the run headed by head (0: unknown). REQUIRES: IsUsed(head).
+  uint32_t Fill(uint32_t head) const { return segs_[head].fill; }
 
   // Gives group a fresh run of n consecutive segments: reusable free segments first (lowest
   // index), else at the end of the file (possibly taking a free tail). Returns its head.
@@ -65,6 +74,16 @@ class SegmentTable {
   uint32_t Allocate(uint32_t group, uint32_t n);
   // Adds bytes to the live bytes of the run headed by head. REQUIRES: IsUsed(head).
   void AddLive(uint32_t head, uint32_t bytes);
+  // Records that the run headed by head holds fill bytes of records.
+  // REQUIRES: IsUsed(head), fill <= the run's bytes, and never lower than before.
+  void SetFill(uint32_t head, uint32_t fill);
+  // The head of group's newest run when bytes more fit after its fill and it may be reopened
+  // (its fill is known, it is not fresh, not to be freed), else kNoGroup.
+  uint32_t AppendableRun(uint32_t group, uint32_t bytes) const;
+  // Makes the run headed by head fresh again, for appending after its fill: not a candidate,
+  // and its entry goes out with SyncData's (DirtyWrites(true)).
+  // REQUIRES: head == AppendableRun(its group, ...).
+  void Reopen(uint32_t head);
   // Subtracts bytes from the live bytes of segment's run (never below 0); ignored for a segment
   // that is not used. The run is freed at the next TakeFrees when its live bytes reach 0.
   void ReleaseLive(uint32_t segment, uint32_t bytes);
@@ -86,8 +105,9 @@ class SegmentTable {
   // (file offset, bytes), adjacent entries merged into one write. With fresh_only, only the
   // entries of fresh runs not recorded yet (what SyncData records before bucket pages may point
   // at them). Live bytes must never drop on disk before the pages that stopped using those
-  // values are durable, so a run's entry goes out once here, as it was sealed, and every later
-  // change waits for Commit.
+  // values are durable, so a run's entry goes out once here, as it was sealed or refilled, with
+  // the bytes released since the last TakeFrees still counted, and every later change waits
+  // for Commit.
   std::vector<std::pair<uint64_t, std::string>> DirtyWrites(bool fresh_only) const;
   // Forgets the changes DirtyWrites(fresh_only) returned (marking those runs recorded), or all.
   void ClearDirty(bool fresh_only);
@@ -98,19 +118,20 @@ class SegmentTable {
   uint64_t live_bytes() const { return live_bytes_; }
 
  private:
-  // 32 bytes: one per segment of chunks.dat (3.3M at 50M keys), so the flags are bits.
+  // 32 bytes: one per segment of chunks.dat (millions at 50M keys), so the flags are bits.
   struct Segment {
     uint32_t group = kNoGroup;
     uint32_t live = 0;      // head only
     uint32_t run_head = 0;  // the rest: used segments only
     uint32_t run_len = 0;
-    uint64_t alloc_seq = 0;
-    uint32_t index = 0;             // head only: its place in its group's GroupIndex::runs
-    bool dirty : 1 = false;
-    bool fresh : 1 = false;           // head only
-    bool recorded : 1 = false;        // head only: fresh, and its entries written by SyncData
-    bool free_requested : 1 = false;  // head only
-    bool touched : 1 = false;         // head only: live went down since the last TakeFrees
+    uint32_t index = 0;  // head only: its place in its group's GroupIndex::runs
+    uint32_t fill = 0;   // head only
+    uint64_t alloc_seq : 48 = 0;
+    uint64_t dirty : 1 = false;
+    uint64_t fresh : 1 = false;           // head only
+    uint64_t recorded : 1 = false;        // head only: fresh, and its entries written by SyncData
+    uint64_t free_requested : 1 = false;  // head only
+    uint64_t touched : 1 = false;         // head only: live went down since the last TakeFrees
   };
   static_assert(sizeof(Segment) == 32);
   // A freed run's place in GroupIndex::runs until the list is compacted.
@@ -135,7 +156,8 @@ class SegmentTable {
   void AddRun(GroupIndex& g, uint32_t head);
   // Drops the dead places of g's run list, renumbering the heads' indexes.
   void CompactRuns(GroupIndex& g);
-  void EncodeEntry(uint32_t segment, std::string* out) const;
+  // With fresh_only, a head's live bytes count what was released since the last TakeFrees.
+  void EncodeEntry(uint32_t segment, bool fresh_only, std::string* out) const;
 
   uint32_t segment_bytes_;
   std::vector<Segment> segs_;
@@ -144,6 +166,9 @@ class SegmentTable {
   std::vector<uint32_t> dirty_;
   std::vector<uint32_t> fresh_;     // heads
   std::vector<uint32_t> to_check_;  // heads requested free or touched
+  // Bytes released from touched heads since the last TakeFrees (what their entries on disk
+  // still count).
+  std::unordered_map<uint32_t, uint32_t> released_;
   std::vector<SegmentRun> repaired_;  // torn runs freed by Load, until TakeFrees
   uint64_t next_alloc_seq_ = 1;
   uint64_t used_segments_ = 0;

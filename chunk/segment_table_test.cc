@@ -5,6 +5,9 @@
 #include <string>
 #include <vector>
 
+#include "core/base/coding.h"
+#include "core/base/hash.h"
+
 namespace slotkv::chunk {
 namespace {
 
@@ -194,6 +197,69 @@ TEST_CASE("candidates stay oldest first while runs are freed, compacted and reus
   CommitAll(reopened, &meta);
   CHECK(reopened.Candidates(3, 100).empty());
   CHECK(reopened.used_segments() == 1);
+}
+
+TEST_CASE("a group's newest run with a known fill and room left can be reopened") {
+  SegmentTable t(kSeg);
+  std::string meta;
+  const uint32_t a = t.Allocate(1, 1);
+  t.AddLive(a, 100);
+  t.SetFill(a, 100);
+  CHECK(t.AppendableRun(1, 10) == kNoGroup);  // fresh: still this flush's open run
+  CommitAll(t, &meta);
+  CHECK(t.AppendableRun(1, kSeg - 100) == a);
+  CHECK(t.AppendableRun(1, kSeg - 99) == kNoGroup);  // does not fit
+  CHECK(t.AppendableRun(2, 10) == kNoGroup);         // no runs
+  // The fill survives a reload; an entry without one (older stores) is never reopened.
+  SegmentTable loaded(kSeg);
+  REQUIRE(loaded.Load(meta).ok());
+  CHECK(loaded.Fill(a) == 100);
+  CHECK(loaded.AppendableRun(1, 10) == a);
+  std::string legacy = meta;
+  std::fill(legacy.begin() + Entry(a) + 28, legacy.begin() + Entry(a) + 32, '\0');
+  EncodeFixed32(legacy.data() + Entry(a),
+                Checksum(std::string_view(legacy).substr(Entry(a) + 4, 28)));
+  SegmentTable old(kSeg);
+  REQUIRE(old.Load(legacy).ok());
+  CHECK(old.Fill(a) == 0);
+  CHECK(old.AppendableRun(1, 10) == kNoGroup);
+  // Only the newest run, and not once it is to be freed.
+  const uint32_t b = t.Allocate(1, 1);
+  t.AddLive(b, 10);
+  t.SetFill(b, 10);
+  CommitAll(t, &meta);
+  CHECK(t.AppendableRun(1, 10) == b);
+  t.RequestFree(b);
+  CHECK(t.AppendableRun(1, 10) == kNoGroup);
+}
+
+TEST_CASE("a reopened run's entry goes out at SyncData still counting released bytes") {
+  SegmentTable t(kSeg);
+  std::string meta;
+  const uint32_t a = t.Allocate(1, 1);
+  t.AddLive(a, 100);
+  t.SetFill(a, 100);
+  CommitAll(t, &meta);
+  // The next flush releases 60 bytes of the run, then appends 20 after its fill.
+  t.ReleaseLive(a, 60);
+  t.Reopen(a);
+  t.AddLive(a, 20);
+  t.SetFill(a, 120);
+  CHECK(t.Candidates(1, 8).empty());  // reopened: fresh again
+  std::string synced = meta;
+  Apply(t.DirtyWrites(true), &synced);
+  t.ClearDirty(true);
+  // A crash now: the pages still point at all 100 old bytes, none at the 20 new ones.
+  SegmentTable crashed(kSeg);
+  REQUIRE(crashed.Load(synced).ok());
+  CHECK(crashed.live_bytes() == 120);
+  CHECK(crashed.Fill(a) == 120);
+  // Commit writes the lower figure.
+  CommitAll(t, &synced);
+  SegmentTable committed(kSeg);
+  REQUIRE(committed.Load(synced).ok());
+  CHECK(committed.live_bytes() == 60);
+  CHECK(committed.Fill(a) == 120);
 }
 
 }  // namespace

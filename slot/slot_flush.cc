@@ -185,12 +185,14 @@ Status Slot::Impl::FlushGroup(uint32_t g) {
   }
 
   // Just-in-time compaction: carry the live values of mostly-dead segments forward. A record
-  // is live when a cell with its key hash still points at it.
+  // is live when a cell with its key hash still points at it. The segment is freed before its
+  // values move, so they cannot move into its own unused end.
   const std::vector<uint32_t> compacted =
       chunks->CompactionCandidates(g, kCompactSegmentsPerFlush);
   for (uint32_t segment : compacted) {
     std::vector<chunk::ChunkRecord> records;
     SLOTKV_RETURN_IF_ERROR(chunks->ReadSegment(segment, &records));
+    chunks->FreeSegment(segment);
     for (chunk::ChunkRecord& record : records) {
       uint32_t b = buckets->BucketOf(record.key_hash);
       if (b < first || b >= end) continue;
@@ -200,7 +202,6 @@ Status Slot::Impl::FlushGroup(uint32_t g) {
       cell->payload.clear();
       chunk::EncodeValuePtr(moved, &cell->payload);
     }
-    chunks->FreeSegment(segment);
   }
 
   SLOTKV_RETURN_IF_ERROR(chunks->SyncData());
