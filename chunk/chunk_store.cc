@@ -4,9 +4,10 @@
 //                    crc:fixed32 (Checksum of the 16 bytes before it)            (20 bytes)
 //   chunks.dat    := segment*        segment i at offset i * segment_bytes
 //   segment       := record* rest    records of one group (record.cc); the run's fill (its
-//                                     segments.meta entry) says where they end; rest is zero
-//                                     padding, or the torn end of an append that never
-//                                     became durable
+//                                     segments.meta entry) says where they end; rest is a
+//                                     hole, zeros, old bytes of a reused segment, or the torn
+//                                     end of an append that never became durable. Runs
+//                                     written before fills were kept end in zero padding
 //   segments.meta := the segment table (segment_table.cc)
 //   big-<id>.val  := record           one value of at least big_value_bytes; <id> in decimal
 //
@@ -17,10 +18,10 @@
 //   53 4b 56 43 48 55 4e 4b  02 00 00 00  00 10 00 00  cc cc cc cc
 // Group 3 then adds "ab"/"xyz" (16 bytes) and "k"/5000 bytes (5014 bytes): the first goes to a
 // fresh segment 0 at offset 0 (ptr {0, 0, 16}); the second does not fit in the 4080 bytes
-// left, so segment 0 is sealed (written whole, zero-padded) and the value takes a fresh run of
+// left, so segment 0 is sealed (its 16 bytes written) and the value takes a fresh run of
 // two segments, 1-2 (ptr {1, 0, 5014}), whose last 3178 bytes stay free for later
-// records of group 3 in the same flush. Commit writes segment 1-2 whole, syncs chunks.dat, and
-// writes entries 0-2 of segments.meta (run 1-2 with fill 5014). The next flush of group 3
+// records of group 3. Commit writes run 1-2's 5014 bytes, syncs chunks.dat, and writes
+// entries 0-2 of segments.meta (segment 0 with fill 16, run 1-2 with fill 5014). The next flush of group 3
 // adding "c"/"d" (15 bytes) reopens run 1-2 and writes just those 15 bytes at offset
 // 1 * 4096 + 5014 (ptr {2, 918, 15}); its SyncData then records fill 5029.
 //
@@ -164,35 +165,31 @@ Status ChunkStore::Impl::LoadBigFiles() {
   return Status::OK();
 }
 
-// A new run is written whole, zero-padded (the padding overwrites whatever a reused segment
-// held before); a reopened one gets only its new records, after its fill. The buffer is kept
-// when the write fails so Commit can retry.
+// Writes the run's new records, after its fill (0 for a new run). Nothing is written past
+// them: the fill says where records end, so the rest of a segment stays a hole in the file
+// until a later flush fills it.
 Status ChunkStore::Impl::Seal(OpenRun* run) {
-  const size_t used = run->buf.size();
-  if (run->base == 0) run->buf.resize(RunBytes(run->length), '\0');
-  Status s = data->Write(uint64_t{run->head} * segment_bytes + run->base, run->buf);
-  if (!s.ok()) {
-    run->buf.resize(used);
-    return s;
-  }
+  SLOTKV_RETURN_IF_ERROR(data->Write(uint64_t{run->head} * segment_bytes + run->base, run->buf));
   stats.bytes_written += run->buf.size();
   data_unsynced = true;
-  table.SetFill(run->head, static_cast<uint32_t>(run->base + used));
-  // Recently written segments are the likeliest to be read soon: cache them (a reopened
-  // segment only when its older bytes are cached too).
+  table.SetFill(run->head, static_cast<uint32_t>(run->end()));
+  // Recently written segments are the likeliest to be read soon: cache each segment's bytes up
+  // to the run's end of records (a reopened segment only when its older bytes are cached).
   for (uint32_t j = run->base / segment_bytes; j < run->length; ++j) {
     const uint64_t seg_start = uint64_t{j} * segment_bytes;
+    if (seg_start >= run->end()) break;
     std::string segment;
     if (seg_start >= run->base) {
       segment = run->buf.substr(seg_start - run->base, segment_bytes);
-    } else if (const std::string* old = cache.Lookup(run->head + j)) {
+    } else if (const std::string* old = cache.Lookup(run->head + j);
+               old != nullptr && old->size() == run->base - seg_start) {
+      segment.reserve(std::min<uint64_t>(segment_bytes, run->end() - seg_start));
       segment = *old;
-      const size_t at = run->base - seg_start;
-      segment.replace(at, segment_bytes - at, run->buf, 0, segment_bytes - at);
+      segment.append(run->buf, 0, segment_bytes - segment.size());
     } else {
+      cache.Erase(run->head + j);
       continue;
     }
-    segment.resize(segment_bytes, '\0');
     const size_t charge = kLruEntryBytes + HeapBytes(segment);
     cache.Insert(run->head + j, std::move(segment), charge);
   }
@@ -323,11 +320,16 @@ Result<std::unique_ptr<ChunkStore>> ChunkStore::Open(const ChunkStoreOptions& op
   const uint64_t data_size = impl->data->Size();
   for (uint32_t s = impl->table.segment_count(); s-- > 0;) {
     if (!impl->table.IsUsed(s)) continue;
-    if (data_size < impl->RunBytes(s + 1)) {
+    // Records end at the fill; a run without one was written whole.
+    const uint32_t head = impl->table.RunHead(s);
+    const uint32_t fill = impl->table.Fill(head);
+    const uint64_t end = uint64_t{head} * segment_bytes +
+                         (fill > 0 ? fill : impl->RunBytes(impl->table.RunLength(head)));
+    if (data_size < end) {
       return Status::Corruption("segments.meta names segment " + std::to_string(s) +
                                 " past the end of chunks.dat");
     }
-    break;  // the last used segment is within the file, so all are
+    break;  // the last used run is within the file, so all are
   }
   SLOTKV_RETURN_IF_ERROR(impl->LoadBigFiles());
   return std::unique_ptr<ChunkStore>(new ChunkStore(std::move(impl)));
@@ -399,7 +401,9 @@ Result<ChunkStore::Impl::Located> ChunkStore::Impl::Locate(const ValuePtr& ptr) 
     at.in_memory = true;
   } else if (const std::string* segment = ptr.offset + uint64_t{ptr.length} <= segment_bytes
                                                ? cache.Lookup(ptr.segment)
-                                               : nullptr) {
+                                               : nullptr;
+             segment != nullptr && ptr.offset + uint64_t{ptr.length} <= segment->size()) {
+    // A cached segment holds its bytes up to the end of its records.
     at.bytes = std::string_view(*segment).substr(ptr.offset, ptr.length);
     at.in_memory = true;
   } else {

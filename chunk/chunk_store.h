@@ -1,5 +1,5 @@
 // ChunkStore: one slot's append-only value storage, `chunks.dat` cut into fixed segments
-// (Options::segment_bytes, 4 KiB by default), plus one file per very large value.
+// (Options::segment_bytes, 16 KiB by default), plus one file per very large value.
 //
 // Design. Values are written only while a WAL group is persisted, and a segment holds values of
 // one group only: every Add for a group goes to segments owned by that group (the unused end
@@ -40,7 +40,7 @@ namespace slotkv::chunk {
 struct ChunkStoreOptions {
   Fs* fs = nullptr;                  // must outlive the store
   std::string dir;                   // the slot directory (exists)
-  uint32_t segment_bytes = 4096;     // fixed when the store is created; recorded on disk
+  uint32_t segment_bytes = 16384;    // fixed when the store is created; recorded on disk
   uint64_t big_value_bytes = 1 << 20;
   size_t cache_bytes = 16 << 20;     // segment cache (LRU)
   bool fsync = true;                 // Commit() syncs files (false for pure-memory mode)

@@ -52,7 +52,7 @@ constexpr OptionDef kOptions[] = {
           "the memory of the group maps, at the cost of smaller, costlier flushes)",
    .min = 16 << 20, .max = 1024 * kGb},
   {.name = "maxmemory-cache", .type = T::kBytes, .default_value = "268435456", .runtime = true,
-   .doc = "memory for the value, bucket page and chunk caches of all slots together",
+   .doc = "memory for the caches of all slots and their maps of unpersisted writes together",
    .min = 1 << 20, .max = 1024 * kGb},
   {.name = "compress-min-bytes", .type = T::kInt, .default_value = "64", .runtime = true,
    .doc = "values at least this long are zstd-compressed (dictionaries trained per key "

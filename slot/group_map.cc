@@ -39,7 +39,9 @@ GroupMap& GroupMap::operator=(GroupMap&& other) noexcept {
   shift_ = std::exchange(other.shift_, 32);
   records_ = std::move(other.records_);
   std::vector<Record>().swap(other.records_);
-  arena_ = std::move(other.arena_);
+  // Not `arena_ = std::move(...)`: from a short (inline) string that keeps arena_'s heap
+  // buffer, so a map reset by assigning an empty one would hold its old arena forever.
+  arena_.swap(other.arena_);
   std::string().swap(other.arena_);
   return *this;
 }
@@ -122,7 +124,9 @@ void GroupMap::Clear() {
 }
 
 size_t GroupMap::memory_bytes() const {
-  return capacity_ * sizeof(uint64_t) + records_.capacity() * sizeof(Record) + arena_.capacity();
+  // An empty map holds no heap memory: a short arena lives inside the string itself.
+  const size_t arena = arena_.capacity() > std::string().capacity() ? arena_.capacity() : 0;
+  return capacity_ * sizeof(uint64_t) + records_.capacity() * sizeof(Record) + arena;
 }
 
 }  // namespace slotkv::slot

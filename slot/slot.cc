@@ -148,8 +148,13 @@ Result<uint64_t> Slot::Impl::NextSeq() {
 uint32_t Slot::Impl::Track(const wal::Record& record, const wal::LogPos& pos, uint64_t hash) {
   const uint32_t g = GroupOfHash(hash);
   Group& group = groups[g];
+  const size_t map_before = group.map.memory_bytes();
   auto [found, inserted] = group.map.FindOrInsert(record.key, hash);
-  if (inserted) ++wal_entries;
+  if (inserted) {
+    ++wal_entries;
+    map_bytes += group.map.memory_bytes() - map_before;
+    MaybeSizeCaches();
+  }
   MapEntry& entry = *found;
   entry.pos = pos;
   entry.seq = record.seq;
@@ -317,12 +322,30 @@ Result<uint64_t> Slot::KeyCount() {
   return static_cast<uint64_t>(count);
 }
 
+void Slot::Impl::ResetGroup(Group& group) {
+  map_bytes -= group.map.memory_bytes();
+  group = Group();
+}
+
+void Slot::Impl::SizeCaches() {
+  const size_t floor = cache_budget / 8;
+  const size_t caches = cache_budget > map_bytes + floor ? cache_budget - map_bytes : floor;
+  value_cache.SetCapacity(caches / 5 * 2);
+  buckets->set_cache_bytes(caches / 5 * 2);
+  chunks->set_cache_bytes(caches / 5);
+  caches_sized_for = map_bytes;
+}
+
+void Slot::Impl::MaybeSizeCaches() {
+  if (cache_budget == 0) return;
+  const size_t moved =
+      map_bytes > caches_sized_for ? map_bytes - caches_sized_for : caches_sized_for - map_bytes;
+  if (moved > cache_budget / 32) SizeCaches();
+}
+
 void Slot::SetCacheBudget(size_t bytes) {
-  Impl& s = *impl_;
-  s.cache_budget = bytes;
-  s.value_cache.SetCapacity(bytes / 5 * 2);
-  s.buckets->set_cache_bytes(bytes / 5 * 2);
-  s.chunks->set_cache_bytes(bytes / 5);
+  impl_->cache_budget = bytes;
+  impl_->SizeCaches();
 }
 
 size_t Slot::cache_budget() const { return impl_->cache_budget; }
@@ -335,6 +358,7 @@ SlotStats Slot::Stats() const {
                              s.chunks->stats().bytes_written;
   stats.disk_bytes = s.log->total_bytes() + s.buckets->disk_bytes() + s.chunks->disk_bytes();
   stats.wal_entries = s.wal_entries;
+  stats.wal_map_bytes = s.map_bytes;
   stats.wal_bytes = s.log->total_bytes();
   const keybucket::BucketStoreStats& b = s.buckets->stats();
   const chunk::ChunkStoreStats& c = s.chunks->stats();

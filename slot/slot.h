@@ -60,7 +60,7 @@ struct SlotOptions {
   uint32_t flush_entries_per_page = 16;
   uint64_t group_flush_bytes = 1 << 20;
   uint32_t inline_value_bytes = 48;  // longer values go to chunks
-  uint32_t segment_bytes = 4096;
+  uint32_t segment_bytes = 16384;  // chunk segments: 32 bytes of segment table each
   uint64_t big_value_bytes = 1 << 20;
   uint64_t wal_file_bytes = 16 << 20;
   uint64_t wal_max_bytes = 256 << 20;
@@ -93,6 +93,7 @@ struct SlotStats {
   uint64_t disk_bytes_written = 0;  // log + bucket pages + chunks
   uint64_t disk_bytes = 0;          // on disk now: log files + pages + chunks
   uint64_t wal_entries = 0;         // in group maps, not yet persisted
+  uint64_t wal_map_bytes = 0;       // memory of those group maps
   uint64_t wal_bytes = 0;
   uint64_t flushes = 0;
   uint64_t flush_usec = 0;          // time spent in group flushes
@@ -120,6 +121,7 @@ struct SlotStats {
     disk_bytes_written += o.disk_bytes_written;
     disk_bytes += o.disk_bytes;
     wal_entries += o.wal_entries;
+    wal_map_bytes += o.wal_map_bytes;
     wal_bytes += o.wal_bytes;
     flushes += o.flushes;
     flush_usec += o.flush_usec;
@@ -199,8 +201,10 @@ class Slot {
   Result<uint64_t> KeyCount();
   SlotStats Stats() const;
 
-  // Caps the three caches at bytes together: 40% values, 40% bucket pages, 20% chunk
-  // segments; what no longer fits is evicted now.
+  // Caps the three caches and the group maps of unpersisted writes at bytes together: the
+  // caches get what the maps leave (at least an eighth of bytes), 40% values, 40% bucket
+  // pages, 20% chunk segments, resized as the maps grow and shrink; what no longer fits is
+  // evicted at once. The maps themselves are bounded by wal_max_bytes, not by this.
   void SetCacheBudget(size_t bytes);
   // The last SetCacheBudget (0 before any).
   size_t cache_budget() const;

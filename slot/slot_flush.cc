@@ -233,7 +233,8 @@ Status Slot::Impl::FlushGroup(uint32_t g) {
     SLOTKV_RETURN_IF_ERROR(log->Append(mark).status());
   }
   wal_entries -= group.map.size();
-  group = Group();
+  ResetGroup(group);
+  MaybeSizeCaches();
   ++counters.flushes;
   counters.flush_usec += static_cast<uint64_t>(
       std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() -
@@ -280,12 +281,14 @@ void Slot::Impl::DropFlushed(uint32_t g, uint64_t seq) {
     if (entry.seq > seq) kept.push_back({std::string(key), hash, entry});
   });
   wal_entries -= group.map.size() - kept.size();
-  group = Group();
+  ResetGroup(group);
   for (Kept& k : kept) {
     *group.map.FindOrInsert(k.key, k.hash).first = k.entry;
     group.bytes += k.entry.pos.size;
     group.oldest_file = std::min(group.oldest_file, k.entry.pos.file_no);
   }
+  map_bytes += group.map.memory_bytes();
+  MaybeSizeCaches();
 }
 
 Status Slot::Impl::EnforceWalLimit() {

@@ -47,7 +47,9 @@ struct Slot::Impl {
   std::vector<Group> groups;
   LruCache<std::string, CachedValue, StringKeyHash, std::equal_to<>> value_cache{0};
   Doorkeeper value_admission;  // a value read from storage is cached on its second miss
-  size_t cache_budget = 0;  // Slot::SetCacheBudget
+  size_t cache_budget = 0;  // Slot::SetCacheBudget: the caches and the group maps together
+  size_t map_bytes = 0;     // memory of every group map (GroupMap::memory_bytes)
+  size_t caches_sized_for = 0;  // map_bytes when SizeCaches last ran
 
   uint64_t last_seq = 0;
   uint64_t seq_limit = 0;  // recorded in slot.seq: no seq above it was handed out before
@@ -106,6 +108,14 @@ struct Slot::Impl {
   Status BucketKeys(uint32_t b, bool with_expired, std::vector<LiveKey>* live);
   // Whether group g has reached its flush threshold (entries per page, or bytes).
   bool NeedsFlush(uint32_t g) const;
+  // Empties group g, its map's memory leaving map_bytes.
+  void ResetGroup(Group& group);
+  // Sizes the caches to what the group maps leave of cache_budget, but at least an eighth of
+  // it: 40% values, 40% bucket pages, 20% chunk segments. Evicts what no longer fits.
+  void SizeCaches();
+  // SizeCaches when the maps grew or shrank by more than 1/32 of cache_budget since it last
+  // ran (never before SetCacheBudget).
+  void MaybeSizeCaches();
 };
 
 }  // namespace slotkv::slot

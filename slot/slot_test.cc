@@ -405,5 +405,44 @@ TEST_CASE("a smaller cache budget evicts at once and reads stay correct") {
   CHECK(s.chunk_cache_bytes <= 32 * 1024 / 5);
 }
 
+TEST_CASE("the caches give way to the maps of unpersisted writes, and take the room back") {
+  Fixture f;
+  f.options.flush_entries_per_page = 1 << 20;  // no group flushes on their own
+  f.options.group_flush_bytes = 1 << 30;
+  f.options.wal_max_bytes = 1 << 30;
+  f.Reopen();
+  for (int i = 0; i < 400; ++i) f.Put("old" + std::to_string(i), ValueFor(i, 0, 300));
+  REQUIRE(f.slot->Flush().ok());
+  constexpr size_t kBudget = 512 * 1024;
+  f.slot->SetCacheBudget(kBudget);
+  const auto cached = [&] {
+    SlotStats s = f.slot->Stats();
+    return s.value_cache_bytes + s.bucket_cache_bytes + s.chunk_cache_bytes;
+  };
+  const auto read_all = [&] {
+    for (int round = 0; round < 2; ++round) {
+      for (int i = 0; i < 400; ++i) {
+        REQUIRE(GetOrDie(*f.slot, "old" + std::to_string(i)) == ValueFor(i, 0, 300));
+      }
+    }
+  };
+  read_all();
+  const size_t full = cached();
+  CHECK(full > kBudget / 2);
+  CHECK(f.slot->Stats().wal_map_bytes == 0);
+  // Unpersisted writes: their maps take memory the caches give back.
+  for (int i = 0; i < 3000; ++i) f.Put("new" + std::to_string(i), ValueFor(i, 1, 100));
+  const size_t maps = f.slot->Stats().wal_map_bytes;
+  CHECK(maps > kBudget / 4);
+  read_all();
+  CHECK(cached() + maps <= kBudget + kBudget / 32);
+  CHECK(cached() < full);
+  // Persisted, the maps are gone and the caches may fill again.
+  REQUIRE(f.slot->Flush().ok());
+  CHECK(f.slot->Stats().wal_map_bytes == 0);
+  read_all();
+  CHECK(cached() >= full * 9 / 10);
+}
+
 }  // namespace
 }  // namespace slotkv::slot

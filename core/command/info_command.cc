@@ -205,13 +205,14 @@ void MemorySection(const ServerState& state, const EngineTotals& engine, std::st
   Field(out, "maxmemory_policy", state.config->Get("maxmemory-policy"));
   // Programs link jemalloc, except sanitizer builds: look for its symbol rather than assume.
   Field(out, "mem_allocator", dlsym(RTLD_DEFAULT, "mallctl") != nullptr ? "jemalloc" : "libc");
-  // The caches of every slot share maxmemory-cache.
+  // The caches of every slot share maxmemory-cache with the group maps of unpersisted writes.
   const slot::SlotStats& e = engine.stats;
   Field(out, "slotkv_maxmemory_cache", state.keyspace->cache_budget());
   Field(out, "slotkv_cache_bytes", e.value_cache_bytes + e.bucket_cache_bytes + e.chunk_cache_bytes);
   Field(out, "slotkv_value_cache_bytes", e.value_cache_bytes);
   Field(out, "slotkv_bucket_cache_bytes", e.bucket_cache_bytes);
   Field(out, "slotkv_chunk_cache_bytes", e.chunk_cache_bytes);
+  Field(out, "slotkv_wal_map_bytes", e.wal_map_bytes);
 }
 
 // slotkv_<name>_cache_hits, _misses and _hit_ratio (hits / lookups, 0 before any).
