@@ -181,7 +181,7 @@ Status ChunkStore::Impl::Seal(OpenRun* run) {
     std::string segment;
     if (seg_start >= run->base) {
       segment = run->buf.substr(seg_start - run->base, segment_bytes);
-    } else if (const std::string* old = cache.Lookup(run->head + j);
+    } else if (const std::string* old = cache.Peek(run->head + j);
                old != nullptr && old->size() == run->base - seg_start) {
       segment.reserve(std::min<uint64_t>(segment_bytes, run->end() - seg_start));
       segment = *old;

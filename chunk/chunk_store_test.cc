@@ -56,13 +56,19 @@ class StoreTest {
     REQUIRE_MESSAGE(value.ok(), value.status().ToString());
     return *value;
   }
+  // Writes bytes into the store's file name at offset, behind the store's back.
+  void WriteAt(const std::string& name, uint64_t offset, const std::string& bytes) {
+    auto file = fs_.Open(JoinPath(kDir, name));
+    REQUIRE(file.ok());
+    ASSERT_OK((*file)->Write(offset, bytes));
+  }
   void FlipByte(const std::string& name, uint64_t offset) {
     auto file = fs_.Open(JoinPath(kDir, name));
     REQUIRE(file.ok());
     char c = 0;
     auto n = (*file)->Read(offset, 1, &c);
     REQUIRE((n.ok() && *n == 1));
-    ASSERT_OK((*file)->Write(offset, std::string(1, static_cast<char>(c ^ 0x40))));
+    WriteAt(name, offset, std::string(1, static_cast<char>(c ^ 0x40)));
   }
 
   MemFs fs_;
@@ -622,9 +628,7 @@ TEST_CASE_FIXTURE(StoreTest, "bytes past a run's fill (a torn append) are ignore
     ASSERT_OK(store->Commit());
   }
   // An append that was cut before it became durable left half a record after the fill.
-  auto file = fs_.Open(JoinPath(kDir, "chunks.dat"));
-  REQUIRE(file.ok());
-  ASSERT_OK((*file)->Write(uint64_t{a.segment} * kSeg + a.length, std::string(20, '\x5a')));
+  WriteAt("chunks.dat", uint64_t{a.segment} * kSeg + a.length, std::string(20, '\x5a'));
   auto store = Open();
   std::vector<ChunkRecord> records;
   ASSERT_OK(store->ReadSegment(a.segment, &records));

@@ -111,7 +111,6 @@ Status SegmentTable::Load(std::string_view meta) {
     next_alloc_seq_ = std::max(next_alloc_seq_, uint64_t{s.alloc_seq} + 1);
     if (s.live == 0) {
       // Everything in it was released but the store closed before the Commit that frees it.
-      s.touched = true;
       to_check_.push_back(i);
     }
   }
@@ -245,22 +244,21 @@ void SegmentTable::ReleaseLive(uint32_t segment, uint32_t bytes) {
   const uint32_t head = RunHead(segment);
   Segment& s = segs_[head];
   const uint32_t d = std::min(bytes, s.live);
+  if (d == 0) return;
   s.live -= d;
   groups_[s.group].live_bytes -= d;
   live_bytes_ -= d;
-  if (d > 0) {
-    MarkDirty(head);
-    released_[head] += d;
-  }
-  if (!s.touched && !s.free_requested) to_check_.push_back(head);
-  s.touched = true;
+  MarkDirty(head);
+  auto [it, first] = released_.try_emplace(head, 0);
+  it->second += d;
+  if (first && !s.free_requested) to_check_.push_back(head);
 }
 
 void SegmentTable::RequestFree(uint32_t segment) {
   if (!IsUsed(segment)) return;
   const uint32_t head = RunHead(segment);
   Segment& s = segs_[head];
-  if (!s.touched && !s.free_requested) to_check_.push_back(head);
+  if (!released_.contains(head) && !s.free_requested) to_check_.push_back(head);
   s.free_requested = true;
 }
 
@@ -296,7 +294,6 @@ std::vector<SegmentRun> SegmentTable::TakeFrees(uint64_t* requested) {
     Segment& s = segs_[head];
     const bool req = s.free_requested;
     s.free_requested = false;
-    s.touched = false;
     if (s.group == kNoGroup || s.run_head != head) continue;  // listed twice
     if (!req && s.live > 0) continue;
     if (req) *requested += s.run_len;

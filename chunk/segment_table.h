@@ -131,7 +131,6 @@ class SegmentTable {
     uint64_t fresh : 1 = false;           // head only
     uint64_t recorded : 1 = false;        // head only: fresh, and its entries written by SyncData
     uint64_t free_requested : 1 = false;  // head only
-    uint64_t touched : 1 = false;         // head only: live went down since the last TakeFrees
   };
   static_assert(sizeof(Segment) == 32);
   // A freed run's place in GroupIndex::runs until the list is compacted.
@@ -165,9 +164,11 @@ class SegmentTable {
   std::unordered_map<uint32_t, GroupIndex> groups_;
   std::vector<uint32_t> dirty_;
   std::vector<uint32_t> fresh_;     // heads
-  std::vector<uint32_t> to_check_;  // heads requested free or touched
-  // Bytes released from touched heads since the last TakeFrees (what their entries on disk
-  // still count).
+  // Heads requested free, with live bytes released, or empty at Load: TakeFrees looks at
+  // them (a head may be listed twice).
+  std::vector<uint32_t> to_check_;
+  // Bytes released from heads since the last TakeFrees (what their entries on disk still
+  // count).
   std::unordered_map<uint32_t, uint32_t> released_;
   std::vector<SegmentRun> repaired_;  // torn runs freed by Load, until TakeFrees
   uint64_t next_alloc_seq_ = 1;

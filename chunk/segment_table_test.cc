@@ -163,6 +163,15 @@ void CommitAll(SegmentTable& t, std::string* meta) {
   for (const SegmentRun& run : freed) t.MakeReusable(run);
 }
 
+// A one-segment run of group holding bytes of records (all live, fill = bytes), committed.
+uint32_t FilledRun(SegmentTable& t, uint32_t group, uint32_t bytes, std::string* meta) {
+  const uint32_t head = t.Allocate(group, 1);
+  t.AddLive(head, bytes);
+  t.SetFill(head, bytes);
+  CommitAll(t, meta);
+  return head;
+}
+
 TEST_CASE("candidates stay oldest first while runs are freed, compacted and reused") {
   SegmentTable t(kSeg);
   std::string meta;
@@ -202,14 +211,14 @@ TEST_CASE("candidates stay oldest first while runs are freed, compacted and reus
 TEST_CASE("a group's newest run with a known fill and room left can be reopened") {
   SegmentTable t(kSeg);
   std::string meta;
-  const uint32_t a = t.Allocate(1, 1);
-  t.AddLive(a, 100);
-  t.SetFill(a, 100);
-  CHECK(t.AppendableRun(1, 10) == kNoGroup);  // fresh: still this flush's open run
-  CommitAll(t, &meta);
+  const uint32_t a = FilledRun(t, 1, 100, &meta);
   CHECK(t.AppendableRun(1, kSeg - 100) == a);
   CHECK(t.AppendableRun(1, kSeg - 99) == kNoGroup);  // does not fit
-  CHECK(t.AppendableRun(2, 10) == kNoGroup);         // no runs
+  CHECK(t.AppendableRun(3, 10) == kNoGroup);         // no runs
+  const uint32_t c = t.Allocate(2, 1);
+  t.AddLive(c, 10);
+  t.SetFill(c, 10);
+  CHECK(t.AppendableRun(2, 10) == kNoGroup);  // fresh: still this flush's open run
   // The fill survives a reload; an entry without one (older stores) is never reopened.
   SegmentTable loaded(kSeg);
   REQUIRE(loaded.Load(meta).ok());
@@ -224,10 +233,7 @@ TEST_CASE("a group's newest run with a known fill and room left can be reopened"
   CHECK(old.Fill(a) == 0);
   CHECK(old.AppendableRun(1, 10) == kNoGroup);
   // Only the newest run, and not once it is to be freed.
-  const uint32_t b = t.Allocate(1, 1);
-  t.AddLive(b, 10);
-  t.SetFill(b, 10);
-  CommitAll(t, &meta);
+  const uint32_t b = FilledRun(t, 1, 10, &meta);
   CHECK(t.AppendableRun(1, 10) == b);
   t.RequestFree(b);
   CHECK(t.AppendableRun(1, 10) == kNoGroup);
@@ -236,10 +242,7 @@ TEST_CASE("a group's newest run with a known fill and room left can be reopened"
 TEST_CASE("a reopened run's entry goes out at SyncData still counting released bytes") {
   SegmentTable t(kSeg);
   std::string meta;
-  const uint32_t a = t.Allocate(1, 1);
-  t.AddLive(a, 100);
-  t.SetFill(a, 100);
-  CommitAll(t, &meta);
+  const uint32_t a = FilledRun(t, 1, 100, &meta);
   // The next flush releases 60 bytes of the run, then appends 20 after its fill.
   t.ReleaseLive(a, 60);
   t.Reopen(a);

@@ -64,10 +64,17 @@ class LruCache {
     return &it->second->value;
   }
 
-  // Whether key is cached; neither counts as a hit or miss nor refreshes the entry.
+  // The cached value or nullptr, like Lookup, but neither counts as a hit or miss nor
+  // refreshes the entry: for the owner's own bookkeeping, not for readers.
+  template <typename K>
+  const Value* Peek(const K& key) const {
+    auto it = index_.find(key);
+    return it == index_.end() ? nullptr : &it->second->value;
+  }
+
   template <typename K>
   bool Contains(const K& key) const {
-    return index_.find(key) != index_.end();
+    return Peek(key) != nullptr;
   }
 
   template <typename K>

@@ -31,13 +31,16 @@ TEST_CASE("erase invalidates one key only") {
   CHECK(cache.misses() == 1);
 }
 
-TEST_CASE("contains neither counts nor refreshes") {
+TEST_CASE("contains and peek neither count nor refresh") {
   LruCache<int, int> cache(2);
   cache.Insert(1, 1, 1);
   cache.Insert(2, 2, 1);
   CHECK(cache.Contains(1));
   CHECK_FALSE(cache.Contains(3));
-  cache.Insert(3, 3, 1);  // evicts 1: Contains did not make it recent
+  REQUIRE(cache.Peek(1) != nullptr);
+  CHECK(*cache.Peek(1) == 1);
+  CHECK(cache.Peek(3) == nullptr);
+  cache.Insert(3, 3, 1);  // evicts 1: neither Contains nor Peek made it recent
   CHECK_FALSE(cache.Contains(1));
   CHECK(cache.hits() == 0);
   CHECK(cache.misses() == 0);
