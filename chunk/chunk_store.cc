@@ -120,6 +120,7 @@ struct ChunkStore::Impl {
   uint64_t big_bytes = 0;
   uint64_t next_big_id = 1;
   std::vector<std::unique_ptr<File>> unsynced_big;
+  bool dir_unsynced = true;  // files were created since the last SyncAll (or Open)
   std::vector<uint64_t> big_to_remove;
 
   ChunkStoreStats stats;
@@ -221,6 +222,7 @@ Result<ValuePtr> ChunkStore::Impl::AddBig(std::string_view key, std::string_view
   big_sizes[id] = record.size();
   big_bytes += record.size();
   unsynced_big.push_back(std::move(file));
+  dir_unsynced = true;
   return ValuePtr{.kind = ValuePtr::Kind::kBigFile, .big_id = id};
 }
 
@@ -566,7 +568,20 @@ Status ChunkStore::SyncAll() {
   for (auto& file : m.unsynced_big) SLOTKV_RETURN_IF_ERROR(file->Sync());
   SLOTKV_RETURN_IF_ERROR(m.options.fs->SyncDir(m.options.dir));
   m.unsynced_big.clear();
+  m.dir_unsynced = false;
   return Status::OK();
+}
+
+bool ChunkStore::SyncHandles(std::vector<int>* fds) const {
+  const Impl& m = *impl_;
+  // Big files not synced yet are new ones: dir_unsynced covers them.
+  if (m.dir_unsynced) return false;
+  const int data = m.data->NativeHandle();
+  const int meta = m.meta->NativeHandle();
+  if (data < 0 || meta < 0) return false;
+  fds->push_back(data);
+  fds->push_back(meta);
+  return true;
 }
 
 Status ChunkStore::Impl::WriteDirtyEntries(bool fresh_only) {

@@ -99,6 +99,11 @@ class ChunkStore {
   // Syncs every file written so far (chunks.dat, segments.meta, big files, the directory)
   // whatever Options::fsync says: a store opened without fsync is made durable at chosen points.
   Status SyncAll();
+  // The descriptors of the files SyncAll syncs, appended to *fds, for a caller that syncs them
+  // itself (through io_uring). False, with *fds unchanged, when SyncAll must run instead: a
+  // file has no descriptor (not a posix file), or files were created since the last SyncAll
+  // (or Open), whose names need the directory synced.
+  bool SyncHandles(std::vector<int>* fds) const;
   // Changes Options::fsync while open (the slot's fsync policy changed). REQUIRES: after
   // SyncAll, so nothing written under the old setting is left unsynced.
   void set_fsync(bool fsync);

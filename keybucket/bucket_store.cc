@@ -163,6 +163,7 @@ struct BucketStore::Impl {
   std::array<std::unique_ptr<File>, kMaxDepth + 1> page_files;
   std::array<bool, kMaxDepth + 1> unsynced{};  // page file written since the last Sync
   bool new_files = false;                      // a file was created since the last Sync
+  bool dir_unsynced = true;                    // ... since the last SyncAll (or Open)
   uint32_t dirty_lo = UINT32_MAX;              // buckets [dirty_lo, dirty_hi) changed depth
   uint32_t dirty_hi = 0;
   struct Leftover {
@@ -178,7 +179,7 @@ struct BucketStore::Impl {
 Result<File*> BucketStore::Impl::PageFile(uint32_t depth) {
   if (!page_files[depth]) {
     std::string path = JoinPath(options.dir, PageFileName(depth));
-    if (!options.fs->Exists(path)) new_files = true;
+    if (!options.fs->Exists(path)) new_files = dir_unsynced = true;
     SLOTKV_ASSIGN_OR_RETURN(page_files[depth], options.fs->Open(path));
     page_files[depth]->AdviseRandomAccess();  // lookups read single pages
   }
@@ -591,7 +592,23 @@ Status BucketStore::SyncAll() {
   }
   SLOTKV_RETURN_IF_ERROR(s.depth_file->Sync());
   SLOTKV_RETURN_IF_ERROR(s.count_file->Sync());
-  return s.options.fs->SyncDir(s.options.dir);
+  SLOTKV_RETURN_IF_ERROR(s.options.fs->SyncDir(s.options.dir));
+  s.dir_unsynced = false;
+  return Status::OK();
+}
+
+bool BucketStore::SyncHandles(std::vector<int>* fds) const {
+  const Impl& s = *impl_;
+  if (s.dir_unsynced) return false;
+  const size_t start = fds->size();
+  for (const auto& file : s.page_files) {
+    if (file) fds->push_back(file->NativeHandle());
+  }
+  fds->push_back(s.depth_file->NativeHandle());
+  fds->push_back(s.count_file->NativeHandle());
+  if (std::find(fds->begin() + start, fds->end(), -1) == fds->end()) return true;
+  fds->resize(start);
+  return false;
 }
 
 uint64_t BucketStore::cell_count() const { return impl_->total_cells; }

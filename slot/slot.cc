@@ -72,6 +72,10 @@ constexpr size_t kMaxCachedValue = 64 << 10;
 Slot::Slot(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 Slot::~Slot() = default;
 
+Slot::Impl::~Impl() {
+  if (publishing) publishing->slot = nullptr;  // its completions find the slot gone
+}
+
 Result<std::unique_ptr<Slot>> Slot::Open(const SlotOptions& options) {
   auto impl = std::make_unique<Impl>();
   impl->options = options;
@@ -181,8 +185,7 @@ Status Slot::Impl::LogWrite(wal::RecordKind kind, std::string_view key, uint64_t
   // While the key is in its group map its value is read back from the log; a cached older
   // version must not resurface once the group is flushed.
   value_cache.Erase(record.key);
-  if (NeedsFlush(g)) SLOTKV_RETURN_IF_ERROR(FlushGroup(g));
-  return EnforceWalLimit();
+  return FlushDue(g);
 }
 
 Status Slot::Impl::CheckRecord(std::string_view key, const MapEntry& entry,
@@ -261,8 +264,10 @@ Status Slot::Commit() {
   Impl& s = *impl_;
   // With everysec, flushed data becomes durable (and its marks are logged) once a second.
   constexpr int64_t kPublishEveryUs = 1'000'000;
-  if (!s.pending_marks.empty() && s.options.fsync == wal::FsyncPolicy::kEverySec &&
-      s.clock->MonotonicUs() - s.last_publish_us >= kPublishEveryUs) {
+  SLOTKV_RETURN_IF_ERROR(s.publish_failure);
+  if (!s.pending_marks.empty() && !s.publishing &&
+      s.options.fsync == wal::FsyncPolicy::kEverySec &&
+      s.clock->MonotonicUs() - s.last_publish_us >= kPublishEveryUs && !s.StartPublish()) {
     SLOTKV_RETURN_IF_ERROR(s.PublishMarks());
   }
   return s.log->Commit();

@@ -97,6 +97,8 @@ struct SlotStats {
   uint64_t wal_bytes = 0;
   uint64_t flushes = 0;
   uint64_t flush_usec = 0;          // time spent in group flushes
+  uint64_t publishes = 0;           // flush marks published after a sync of the data files
+  uint64_t publish_wait_usec = 0;   // time spent waiting for those syncs (not io_uring ones)
   uint64_t expired_keys = 0;        // reclaimed by ActiveExpireStep or a flush
   uint64_t bucket_splits = 0;
   uint64_t chunk_segments_used = 0;
@@ -125,6 +127,8 @@ struct SlotStats {
     wal_bytes += o.wal_bytes;
     flushes += o.flushes;
     flush_usec += o.flush_usec;
+    publishes += o.publishes;
+    publish_wait_usec += o.publish_wait_usec;
     expired_keys += o.expired_keys;
     bucket_splits += o.bucket_splits;
     chunk_segments_used += o.chunk_segments_used;

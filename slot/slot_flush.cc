@@ -18,12 +18,21 @@
 // page pointing at a freed segment. A flush that moved values syncs them before step 4, since
 // they exist nowhere else. Replay drops only the entries a mark covers (seq <= the mark's),
 // since a late mark can follow newer writes of its group.
+//
+// On a worker the publish does not block it: StartPublish submits the fsyncs to the worker's
+// io_uring and FinishPublish commits and logs when they complete. Meanwhile no flush runs
+// (FlushDue waits), since the Commit at the end frees every segment released so far, and a
+// later flush's pages would not be covered by the fsyncs. A synchronous publish or flush
+// (SAVE, shutdown, an fsync policy change) voids the one in flight and covers its marks.
 #include <algorithm>
 #include <chrono>
+#include <cstring>
+#include <iterator>
 #include <string_view>
 
 #include "chunk/value_ptr.h"
 #include "core/base/hash.h"
+#include "core/base/io_ring.h"
 #include "slot/slot_impl.h"
 
 namespace slotkv::slot {
@@ -84,7 +93,16 @@ Status DecodePtr(const Cell& cell, chunk::ValuePtr* ptr) {
 
 }  // namespace
 
+Status Slot::Impl::FlushDue(uint32_t g) {
+  if (publishing) return Status::OK();
+  const uint64_t flushes = counters.flushes;
+  if (NeedsFlush(g)) SLOTKV_RETURN_IF_ERROR(FlushGroup(g));
+  SLOTKV_RETURN_IF_ERROR(EnforceWalLimit());
+  return counters.flushes == flushes ? Status::OK() : RemoveObsoleteLogFiles();
+}
+
 Status Slot::Impl::FlushGroup(uint32_t g) {
+  CancelPublish();
   Group& group = groups[g];
   if (group.map.empty()) return Status::OK();
   const auto flush_start = std::chrono::steady_clock::now();
@@ -240,7 +258,7 @@ Status Slot::Impl::FlushGroup(uint32_t g) {
       std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() -
                                                             flush_start)
           .count());
-  return RemoveObsoleteLogFiles();
+  return Status::OK();
 }
 
 Status Slot::Impl::RemoveObsoleteLogFiles() {
@@ -249,13 +267,17 @@ Status Slot::Impl::RemoveObsoleteLogFiles() {
   if (oldest <= log->oldest_file_no()) return Status::OK();
   // The marks of the flushes that freed these files (and the data they vouch for) must be
   // durable before the records they cover disappear.
+  if (publishing) return Status::OK();                       // FinishPublish comes back here
+  if (!pending_marks.empty() && StartPublish()) return Status::OK();  // as it does for this one
   SLOTKV_RETURN_IF_ERROR(PublishMarks());
   SLOTKV_RETURN_IF_ERROR(options.memory ? log->Commit() : log->Sync());
   return log->RemoveFilesBefore(oldest);
 }
 
 Status Slot::Impl::PublishMarks() {
+  CancelPublish();
   if (pending_marks.empty()) return Status::OK();
+  const int64_t start_us = clock->MonotonicUs();
   SLOTKV_RETURN_IF_ERROR(chunks->SyncAll());
   SLOTKV_RETURN_IF_ERROR(buckets->SyncAll());
   // Only now, with the pages durable, may the segments the flushes stopped using be freed.
@@ -265,7 +287,52 @@ Status Slot::Impl::PublishMarks() {
   }
   pending_marks.clear();
   last_publish_us = clock->MonotonicUs();
+  ++counters.publishes;
+  counters.publish_wait_usec += static_cast<uint64_t>(last_publish_us - start_us);
   return Status::OK();
+}
+
+bool Slot::Impl::StartPublish() {
+  IoRing* ring = IoRing::Current();
+  std::vector<int> fds;
+  if (ring == nullptr || !chunks->SyncHandles(&fds) || !buckets->SyncHandles(&fds)) {
+    return false;
+  }
+  auto p = std::make_shared<PublishInFlight>();
+  p->slot = this;
+  p->left = fds.size();
+  p->marks.swap(pending_marks);
+  publishing = p;
+  last_publish_us = clock->MonotonicUs();
+  for (int fd : fds) {
+    ring->Sync(fd, [p](int error) {
+      if (error != 0 && p->error == 0) p->error = error;
+      if (--p->left > 0 || p->slot == nullptr) return;
+      Impl* s = p->slot;
+      s->publishing.reset();
+      Status st = p->error != 0 ? Status::IOError(std::string("publish: fdatasync: ") +
+                                                  std::strerror(p->error))
+                                : s->FinishPublish(std::move(p->marks));
+      if (!st.ok() && s->publish_failure.ok()) s->publish_failure = std::move(st);
+    });
+  }
+  return true;
+}
+
+Status Slot::Impl::FinishPublish(std::vector<wal::Record> marks) {
+  // The pages are durable: the segments the flushes stopped using may be freed.
+  SLOTKV_RETURN_IF_ERROR(chunks->Commit());
+  for (const wal::Record& mark : marks) SLOTKV_RETURN_IF_ERROR(log->Append(mark).status());
+  ++counters.publishes;
+  return RemoveObsoleteLogFiles();
+}
+
+void Slot::Impl::CancelPublish() {
+  if (!publishing) return;
+  publishing->slot = nullptr;
+  pending_marks.insert(pending_marks.begin(), std::make_move_iterator(publishing->marks.begin()),
+                       std::make_move_iterator(publishing->marks.end()));
+  publishing.reset();
 }
 
 void Slot::Impl::DropFlushed(uint32_t g, uint64_t seq) {
@@ -315,6 +382,7 @@ Status Slot::Impl::EnforceWalLimit() {
 
 Status Slot::Flush() {
   Impl& s = *impl_;
+  s.CancelPublish();
   for (uint32_t g = 0; g < s.groups.size(); ++g) SLOTKV_RETURN_IF_ERROR(s.FlushGroup(g));
   SLOTKV_RETURN_IF_ERROR(s.PublishMarks());
   SLOTKV_RETURN_IF_ERROR(s.options.memory ? s.log->Commit() : s.log->Sync());

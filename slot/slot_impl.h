@@ -39,6 +39,17 @@ struct LiveKey {
 };
 
 struct Slot::Impl {
+  // An everysec publish whose fsyncs run on the worker's io_uring (StartPublish), shared with
+  // their completions, which may come after the slot is gone.
+  struct PublishInFlight {
+    Impl* slot = nullptr;  // nullptr once the slot is gone or CancelPublish voided it
+    size_t left = 0;       // fsyncs not completed yet
+    int error = 0;         // errno of the first that failed
+    std::vector<wal::Record> marks;
+  };
+
+  ~Impl();
+
   SlotOptions options;
   Clock* clock = nullptr;
   std::unique_ptr<wal::Log> log;
@@ -60,6 +71,8 @@ struct Slot::Impl {
   // may reach the log only after the data it vouches for is durable (see slot_flush.cc).
   std::vector<wal::Record> pending_marks;
   int64_t last_publish_us = 0;
+  std::shared_ptr<PublishInFlight> publishing;  // nullptr when no publish is in flight
+  Status publish_failure;  // sticky: a failed publish fsync leaves the data files unknown
   wal::Record scratch;            // reused by writes, so a Put allocates nothing for it
   SlotStats counters;      // the cumulative counters; Stats() fills in the rest
 
@@ -95,13 +108,31 @@ struct Slot::Impl {
   // Whether key has a cell in the bucket pages (live or expired).
   Result<bool> HasCell(uint64_t hash, std::string_view key);
 
-  // Persists group g (see slot.h) and removes log files nobody needs any more.
+  // After a write to group g: flushes it when due and keeps the log within wal_max_bytes,
+  // then removes the log files no group needs. Nothing while a publish is in flight: its
+  // completion commits the chunk frees, which must not include those of a later flush.
+  Status FlushDue(uint32_t g);
+  // Persists group g (see slot.h), voiding a publish in flight (CancelPublish).
   Status FlushGroup(uint32_t g);
   // Flushes a few groups that pin the oldest log file when the log is over wal_max_bytes.
   Status EnforceWalLimit();
+  // Removes the log files no group map needs once the marks that freed them are logged and
+  // durable: after a publish, which it starts through io_uring when it can (its completion
+  // comes back here).
   Status RemoveObsoleteLogFiles();
-  // Syncs the data files, then appends the pending marks to the log.
+  // Syncs the data files, then commits the chunk frees and appends the pending marks to the
+  // log, the marks of a publish in flight first (it is voided).
   Status PublishMarks();
+  // PublishMarks with the fsyncs submitted to the thread's io_uring; the rest runs when they
+  // complete (FinishPublish). False when there is no ring or a store cannot (SyncHandles).
+  // REQUIRES: !pending_marks.empty(), no publish in flight.
+  bool StartPublish();
+  // The fsyncs of a publish completed: commits the chunk frees, logs marks, then removes the
+  // log files they freed.
+  Status FinishPublish(std::vector<wal::Record> marks);
+  // Voids the publish in flight, if any: its marks return to pending_marks, to be published
+  // after a later sync covers the flushes that come meanwhile.
+  void CancelPublish();
   // Replay of a GroupFlushed mark: drops group g's entries with seq <= seq.
   void DropFlushed(uint32_t g, uint64_t seq);
   // Fills *live with bucket b's keys that exist now; expired ones too when with_expired.

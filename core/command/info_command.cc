@@ -278,6 +278,8 @@ void PersistenceSection(const ServerState& state, const EngineTotals& engine, st
   Field(out, "slotkv_disk_bytes_written", engine.stats.disk_bytes_written);
   Field(out, "slotkv_user_bytes_written", engine.stats.user_bytes_written);
   Field(out, "slotkv_group_flushes", engine.stats.flushes);
+  Field(out, "slotkv_publishes", engine.stats.publishes);
+  Field(out, "slotkv_publish_wait_usec", engine.stats.publish_wait_usec);
   Field(out, "slotkv_bucket_splits", engine.stats.bucket_splits);
   Field(out, "slotkv_compacted_segments", engine.stats.compacted_segments);
   // Bytes written to files per byte of keys and values written by commands.
