@@ -182,6 +182,7 @@ Status Slot::Impl::LogWrite(wal::RecordKind kind, std::string_view key, uint64_t
   record.value.assign(value);
   SLOTKV_ASSIGN_OR_RETURN(wal::LogPos pos, log->Append(record));
   const uint32_t g = Track(record, pos, hash);
+  wal_pace_bytes += pos.size;
   // While the key is in its group map its value is read back from the log; a cached older
   // version must not resurface once the group is flushed.
   value_cache.Erase(record.key);

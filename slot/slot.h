@@ -13,8 +13,9 @@
 // cells, the buckets are written (splitting when full), the files are synced in a safe order
 // (every flush with appendfsync always; see slot_flush.cc), and a GroupFlushed record in the
 // log tells replay that the group's older records are persisted.
-// Log files are removed once no group needs their records; when the log grows past
-// `wal_max_bytes`, the groups pinning the oldest file are flushed early.
+// Log files are removed once no group needs their records; when the log comes within a file of
+// `wal_max_bytes`, the groups pinning the oldest file are flushed early, one every so many
+// bytes appended (all of them within half a file), and up to 4 per write past it.
 //
 // Reads: group map (then the log) -> value cache -> bucket page (page cache or one read) ->
 // chunk record (segment cache or one read). MultiGet does the same for many keys with one

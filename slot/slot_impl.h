@@ -67,6 +67,7 @@ struct Slot::Impl {
   uint64_t wal_entries = 0;
   uint32_t expire_cursor = 0;
   uint32_t wal_limit_cursor = 0;  // where EnforceWalLimit resumes its search
+  uint64_t wal_pace_bytes = 0;    // log bytes appended that EnforceWalLimit has not paced yet
   // GroupFlushed marks of flushes whose data files are not synced yet (everysec, no): a mark
   // may reach the log only after the data it vouches for is durable (see slot_flush.cc).
   std::vector<wal::Record> pending_marks;
@@ -114,7 +115,8 @@ struct Slot::Impl {
   Status FlushDue(uint32_t g);
   // Persists group g (see slot.h), voiding a publish in flight (CancelPublish).
   Status FlushGroup(uint32_t g);
-  // Flushes a few groups that pin the oldest log file when the log is over wal_max_bytes.
+  // Flushes groups that pin the oldest log file when the log is within a file of wal_max_bytes
+  // (paced by wal_pace_bytes) or over it.
   Status EnforceWalLimit();
   // Removes the log files no group map needs once the marks that freed them are logged and
   // durable: after a publish, which it starts through io_uring when it can (its completion

@@ -444,5 +444,29 @@ TEST_CASE("the caches give way to the maps of unpersisted writes, and take the r
   CHECK(cached() >= full * 9 / 10);
 }
 
+TEST_CASE("near wal_max_bytes the log's groups are flushed one per write at most, paced") {
+  Fixture f;
+  f.options.flush_entries_per_page = 1 << 20;  // only the log limit flushes groups
+  f.options.group_flush_bytes = 1 << 30;
+  f.Reopen();
+  // 16 groups, 64 KiB files, 1 MiB limit: within the last file before it, one flush per
+  // 64 KiB / 32 = 2 KiB appended (about 9 writes of these records).
+  uint64_t flushed_writes = 0;
+  uint64_t max_wal = 0;
+  for (int i = 0; i < 12000; ++i) {
+    const uint64_t before = f.slot->Stats().flushes;
+    f.Put("k" + std::to_string(i % 2000), ValueFor(i, 0, 200));
+    const SlotStats after = f.slot->Stats();
+    REQUIRE(after.flushes - before <= 1);
+    if (after.flushes > before) ++flushed_writes;
+    max_wal = std::max(max_wal, after.wal_bytes);
+  }
+  CHECK(flushed_writes > 16);                   // oldest files went, more than once
+  CHECK(max_wal <= f.options.wal_max_bytes);  // the pace stayed ahead of the limit
+  for (int i = 10000; i < 12000; ++i) {
+    REQUIRE(GetOrDie(*f.slot, "k" + std::to_string(i % 2000)) == ValueFor(i, 0, 200));
+  }
+}
+
 }  // namespace
 }  // namespace slotkv::slot

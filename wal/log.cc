@@ -217,6 +217,12 @@ struct Log::Impl {
     return Status::OK();
   }
 
+  // Writes the buffer, then done(status) once everything written is durable: at once when it
+  // already is, else from the completion of a ring fsync (the one in flight when it covers
+  // every byte, else the next, started here when none is in flight).
+  void SyncThen(IoRing* ring, std::function<void(const Status&)> done);
+  Status RemoveBefore(uint32_t file_no);
+
   Status CheckRingSync() {
     if (ring_sync->error == 0) return Status::OK();
     return Fail(Status::IOError(PathOf(current_no) + ": fdatasync: " +
@@ -408,6 +414,11 @@ void Log::CommitThen(std::function<void(const Status&)> done) {
     done(Commit());
     return;
   }
+  m.SyncThen(ring, std::move(done));
+}
+
+void Log::Impl::SyncThen(IoRing* ring, std::function<void(const Status&)> done) {
+  Impl& m = *this;
   Status st = m.failure;
   if (st.ok()) st = m.CheckRingSync();
   if (st.ok()) st = m.WriteBuffer();
@@ -415,7 +426,7 @@ void Log::CommitThen(std::function<void(const Status&)> done) {
     done(st);
     return;
   }
-  Impl::RingSync& rs = *m.ring_sync;
+  RingSync& rs = *m.ring_sync;
   if (!m.unsynced) {
     // Nothing written since the last fsync was started: durable once it completes.
     if (rs.inflight) {
@@ -536,15 +547,34 @@ Status Log::StartNewFile() {
   return m.Rotate();
 }
 
-Status Log::RemoveFilesBefore(uint32_t file_no) {
-  Impl& m = *impl_;
-  while (!m.files.empty()) {
-    auto it = m.files.begin();
-    if (it->first >= file_no || it->first == m.current_no) break;
-    SLOTKV_RETURN_IF_ERROR(m.options.fs->Remove(m.PathOf(it->first)));
-    m.files.erase(it);
-    ++m.stats.files_removed;
+Status Log::RemoveFilesBefore(uint32_t file_no) { return impl_->RemoveBefore(file_no); }
+
+Status Log::Impl::RemoveBefore(uint32_t file_no) {
+  while (!files.empty()) {
+    auto it = files.begin();
+    if (it->first >= file_no || it->first == current_no) break;
+    SLOTKV_RETURN_IF_ERROR(options.fs->Remove(PathOf(it->first)));
+    files.erase(it);
+    ++stats.files_removed;
   }
+  return Status::OK();
+}
+
+Status Log::RemoveFilesBeforeWhenDurable(uint32_t file_no) {
+  Impl& m = *impl_;
+  IoRing* ring = IoRing::Current();
+  if (ring == nullptr || m.Current().file->NativeHandle() < 0) {
+    SLOTKV_RETURN_IF_ERROR(Sync());
+    return m.RemoveBefore(file_no);
+  }
+  if (!m.failure.ok()) return m.failure;
+  m.SyncThen(ring, [rs = m.ring_sync, file_no](const Status& st) {
+    // A failed fsync is already the log's failure; a destroyed log leaves the files to the
+    // next open (replay only finds records that were persisted).
+    if (!st.ok() || rs->log == nullptr) return;
+    Status removed = rs->log->RemoveBefore(file_no);
+    if (!removed.ok()) rs->log->Fail(std::move(removed)).PermitUnchecked();  // now sticky
+  });
   return Status::OK();
 }
 

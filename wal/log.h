@@ -97,6 +97,11 @@ class Log {
   Status StartNewFile();
   // Removes every file numbered below file_no (never the current file).
   Status RemoveFilesBefore(uint32_t file_no);
+  // RemoveFilesBefore once every record appended so far is durable (records in later files may
+  // supersede those in the removed ones). On a thread with an io_uring (a worker) the fsync goes
+  // through it and the files go from its completion (not at all if the log is destroyed
+  // first); otherwise Sync, then RemoveFilesBefore, before this returns.
+  Status RemoveFilesBeforeWhenDurable(uint32_t file_no);
 
   uint32_t current_file_no() const;
   uint32_t oldest_file_no() const;

@@ -171,5 +171,60 @@ TEST_CASE("always commits through the ring: answered at the fsync, later ones sh
   }
 }
 
+TEST_CASE("old files go once the records after them are durable: from a ring fsync on a worker") {
+  RingLogEnv env(FsyncPolicy::kEverySec);
+  Log::Options& options = env.options;
+  options.file_bytes = 200;
+  IoRing* ring = env.ring.get();
+  auto visit = [](const Record&, const LogPos&) { return Status::OK(); };
+  auto fill = [](Log& log, uint64_t from) {
+    for (uint64_t seq = from; seq < from + 6; ++seq) {
+      REQUIRE(log.Append(Put(seq, "k" + std::to_string(seq), std::string(60, 'x'))).ok());
+    }
+    REQUIRE(log.current_file_no() > log.oldest_file_no());
+  };
+  {
+    // Without a ring: synced and removed before it returns.
+    auto log = Log::Open(options, visit);
+    REQUIRE(log.ok());
+    fill(**log, 1);
+    const uint64_t syncs = (*log)->stats().syncs;
+    REQUIRE((*log)->RemoveFilesBeforeWhenDurable((*log)->current_file_no()).ok());
+    CHECK((*log)->oldest_file_no() == (*log)->current_file_no());
+    CHECK((*log)->stats().syncs == syncs + 1);
+  }
+  IoRing::SetCurrent(ring);
+  {
+    auto log = Log::Open(options, visit);
+    REQUIRE(log.ok());
+    fill(**log, 100);
+    const uint32_t current = (*log)->current_file_no();
+    REQUIRE((*log)->RemoveFilesBeforeWhenDurable(current).ok());
+    CHECK((*log)->oldest_file_no() < current);  // the fsync is in flight
+    CHECK(ring->inflight() == 1);
+    ring->DrainForTest();
+    CHECK((*log)->oldest_file_no() == current);
+    // Nothing unsynced and no fsync in flight: at once.
+    fill(**log, 200);
+    REQUIRE((*log)->Sync().ok());
+    REQUIRE((*log)->RemoveFilesBeforeWhenDurable((*log)->current_file_no()).ok());
+    CHECK((*log)->oldest_file_no() == (*log)->current_file_no());
+    // Destroyed before the fsync completes: the files stay for the next open.
+    fill(**log, 300);
+    REQUIRE((*log)->RemoveFilesBeforeWhenDurable((*log)->current_file_no()).ok());
+  }
+  ring->DrainForTest();
+  IoRing::SetCurrent(nullptr);
+  std::vector<uint64_t> seqs;
+  auto log = Log::Open(options, [&seqs](const Record& r, const LogPos&) {
+    seqs.push_back(r.seq);
+    return Status::OK();
+  });
+  REQUIRE(log.ok());
+  REQUIRE(!seqs.empty());
+  CHECK(seqs.front() >= 200);  // the files removed from completions are gone
+  CHECK(seqs.back() == 305);   // those of the destroyed log's last request stayed
+}
+
 }  // namespace
 }  // namespace slotkv::wal
