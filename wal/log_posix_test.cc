@@ -63,6 +63,17 @@ TEST_CASE("records replay on the posix file system") {
   std::filesystem::remove_all(dir);
 }
 
+// The seqs of the records a reopen of the log replays.
+std::vector<uint64_t> ReplayedSeqs(const Log::Options& options) {
+  std::vector<uint64_t> seqs;
+  auto log = Log::Open(options, [&seqs](const Record& r, const LogPos&) {
+    seqs.push_back(r.seq);
+    return Status::OK();
+  });
+  REQUIRE(log.ok());
+  return seqs;
+}
+
 // A log directory on the real file system and an io_uring, as a worker has (not yet current).
 struct RingLogEnv {
   std::string dir;
@@ -161,13 +172,7 @@ TEST_CASE("always commits through the ring: answered at the fsync, later ones sh
     CHECK(answers.back() == "last:OK");
     IoRing::SetCurrent(nullptr);
     // Every answered record is there after a reopen.
-    std::vector<uint64_t> seqs;
-    auto log = Log::Open(options, [&seqs](const Record& r, const LogPos&) {
-      seqs.push_back(r.seq);
-      return Status::OK();
-    });
-    REQUIRE(log.ok());
-    CHECK(seqs == std::vector<uint64_t>{1, 2, 3, 4});
+    CHECK(ReplayedSeqs(options) == std::vector<uint64_t>{1, 2, 3, 4});
   }
 }
 
@@ -215,12 +220,7 @@ TEST_CASE("old files go once the records after them are durable: from a ring fsy
   }
   ring->DrainForTest();
   IoRing::SetCurrent(nullptr);
-  std::vector<uint64_t> seqs;
-  auto log = Log::Open(options, [&seqs](const Record& r, const LogPos&) {
-    seqs.push_back(r.seq);
-    return Status::OK();
-  });
-  REQUIRE(log.ok());
+  const std::vector<uint64_t> seqs = ReplayedSeqs(options);
   REQUIRE(!seqs.empty());
   CHECK(seqs.front() >= 200);  // the files removed from completions are gone
   CHECK(seqs.back() == 305);   // those of the destroyed log's last request stayed
