@@ -283,14 +283,9 @@ Status Slot::Impl::PublishMarks() {
   const int64_t start_us = clock->MonotonicUs();
   SLOTKV_RETURN_IF_ERROR(chunks->SyncAll());
   SLOTKV_RETURN_IF_ERROR(buckets->SyncAll());
-  // Only now, with the pages durable, may the segments the flushes stopped using be freed.
-  SLOTKV_RETURN_IF_ERROR(chunks->Commit());
-  for (const wal::Record& mark : pending_marks) {
-    SLOTKV_RETURN_IF_ERROR(log->Append(mark).status());
-  }
+  SLOTKV_RETURN_IF_ERROR(CommitPublished(pending_marks));
   pending_marks.clear();
   last_publish_us = clock->MonotonicUs();
-  ++counters.publishes;
   counters.publish_wait_usec += static_cast<uint64_t>(last_publish_us - start_us);
   return Status::OK();
 }
@@ -303,31 +298,32 @@ bool Slot::Impl::StartPublish() {
   }
   auto p = std::make_shared<PublishInFlight>();
   p->slot = this;
-  p->left = fds.size();
   p->marks.swap(pending_marks);
   publishing = p;
   last_publish_us = clock->MonotonicUs();
-  for (int fd : fds) {
-    ring->Sync(fd, [p](int error) {
-      if (error != 0 && p->error == 0) p->error = error;
-      if (--p->left > 0 || p->slot == nullptr) return;
-      Impl* s = p->slot;
-      s->publishing.reset();
-      Status st = p->error != 0 ? Status::IOError(std::string("publish: fdatasync: ") +
-                                                  std::strerror(p->error))
-                                : s->FinishPublish(std::move(p->marks));
-      if (!st.ok() && s->publish_failure.ok()) s->publish_failure = std::move(st);
-    });
-  }
+  ring->SyncAll(fds, [p](int error) {
+    Impl* s = p->slot;
+    if (s == nullptr) return;
+    s->publishing.reset();
+    Status st = error != 0 ? Status::IOError(std::string("publish: fdatasync: ") +
+                                             std::strerror(error))
+                           : s->FinishPublish(p->marks);
+    if (!st.ok() && s->publish_failure.ok()) s->publish_failure = std::move(st);
+  });
   return true;
 }
 
-Status Slot::Impl::FinishPublish(std::vector<wal::Record> marks) {
-  // The pages are durable: the segments the flushes stopped using may be freed.
+Status Slot::Impl::FinishPublish(const std::vector<wal::Record>& marks) {
+  SLOTKV_RETURN_IF_ERROR(CommitPublished(marks));
+  return RemoveObsoleteLogFiles();
+}
+
+Status Slot::Impl::CommitPublished(const std::vector<wal::Record>& marks) {
+  // Only now, with the pages durable, may the segments the flushes stopped using be freed.
   SLOTKV_RETURN_IF_ERROR(chunks->Commit());
   for (const wal::Record& mark : marks) SLOTKV_RETURN_IF_ERROR(log->Append(mark).status());
   ++counters.publishes;
-  return RemoveObsoleteLogFiles();
+  return Status::OK();
 }
 
 void Slot::Impl::CancelPublish() {
@@ -399,7 +395,6 @@ Status Slot::Impl::EnforceWalLimit() {
 
 Status Slot::Flush() {
   Impl& s = *impl_;
-  s.CancelPublish();
   for (uint32_t g = 0; g < s.groups.size(); ++g) SLOTKV_RETURN_IF_ERROR(s.FlushGroup(g));
   SLOTKV_RETURN_IF_ERROR(s.PublishMarks());
   SLOTKV_RETURN_IF_ERROR(s.options.memory ? s.log->Commit() : s.log->Sync());

@@ -43,8 +43,6 @@ struct Slot::Impl {
   // their completions, which may come after the slot is gone.
   struct PublishInFlight {
     Impl* slot = nullptr;  // nullptr once the slot is gone or CancelPublish voided it
-    size_t left = 0;       // fsyncs not completed yet
-    int error = 0;         // errno of the first that failed
     std::vector<wal::Record> marks;
   };
 
@@ -129,9 +127,11 @@ struct Slot::Impl {
   // complete (FinishPublish). False when there is no ring or a store cannot (SyncHandles).
   // REQUIRES: !pending_marks.empty(), no publish in flight.
   bool StartPublish();
-  // The fsyncs of a publish completed: commits the chunk frees, logs marks, then removes the
-  // log files they freed.
-  Status FinishPublish(std::vector<wal::Record> marks);
+  // The fsyncs of a publish completed: CommitPublished, then removes the log files its marks
+  // freed.
+  Status FinishPublish(const std::vector<wal::Record>& marks);
+  // With the data files synced: commits the chunk frees, then appends marks to the log.
+  Status CommitPublished(const std::vector<wal::Record>& marks);
   // Voids the publish in flight, if any: its marks return to pending_marks, to be published
   // after a later sync covers the flushes that come meanwhile.
   void CancelPublish();

@@ -85,6 +85,21 @@ void IoRing::Sync(int fd, std::function<void(int error)> done) {
   SubmitQueued();
 }
 
+void IoRing::SyncAll(const std::vector<int>& fds, std::function<void(int error)> done) {
+  struct Join {
+    size_t left;
+    int error = 0;
+    std::function<void(int)> done;
+  };
+  auto join = std::make_shared<Join>(Join{fds.size(), 0, std::move(done)});
+  for (int fd : fds) {
+    Sync(fd, [join](int error) {
+      if (error != 0 && join->error == 0) join->error = error;
+      if (--join->left == 0) join->done(join->error);
+    });
+  }
+}
+
 void IoRing::DrainForTest() {
   for (int i = 0; i < 500 && (inflight_ > 0 || !queued_.empty()); ++i) {
     pollfd p{event_fd_, POLLIN, 0};

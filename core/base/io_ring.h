@@ -2,8 +2,9 @@
 // in the background so that the OS page cache holds them (the bytes are dropped: the retry reads
 // them through the usual path, which then finds them in memory) and calls done once every one
 // has completed, failed ones included (the retry meets the error itself). It also runs the
-// worker's WAL fsyncs (Sync). Completions are taken when event_fd() becomes readable: the
-// worker's event loop watches it and calls Reap.
+// worker's fsyncs: the WAL's (Sync) and a slot's data files when it publishes (SyncAll).
+// Completions are taken when event_fd() becomes readable: the worker's event loop watches it
+// and calls Reap.
 //
 // Thread rule: one thread (the worker that made it) calls everything.
 #pragma once
@@ -39,6 +40,9 @@ class IoRing {
   // Starts fdatasync of fd (a duplicate is taken: fd may close afterwards) and calls done with
   // 0 or the errno, from a later Reap.
   void Sync(int fd, std::function<void(int error)> done);
+  // Sync of every fd, then done once with 0 or the errno of the first that failed, after the
+  // last completes. REQUIRES: !fds.empty().
+  void SyncAll(const std::vector<int>& fds, std::function<void(int error)> done);
   // Takes the completed operations, submits queued ones, then runs the callbacks of the fetches
   // and syncs now complete (they may submit again).
   void Reap();

@@ -162,5 +162,23 @@ TEST_CASE("a fetch larger than the ring is queued and completes") {
   close(fd);
 }
 
+TEST_CASE("SyncAll answers once, after the last fsync, with the first failure") {
+  EvictedFile f;
+  int fd = open(f.path.c_str(), O_RDWR);
+  REQUIRE(fd >= 0);
+  std::string why;
+  std::unique_ptr<IoRing> ring = IoRing::Create(2, &why);
+  REQUIRE(ring != nullptr);
+  std::vector<int> answers;
+  ring->SyncAll({fd, fd, fd}, [&](int error) { answers.push_back(error); });  // one queued
+  CHECK(answers.empty());
+  ring->DrainForTest();
+  CHECK(answers == std::vector<int>{0});
+  ring->SyncAll({fd, -1}, [&](int error) { answers.push_back(error); });
+  ring->DrainForTest();
+  CHECK(answers == std::vector<int>{0, EBADF});
+  close(fd);
+}
+
 }  // namespace
 }  // namespace slotkv
