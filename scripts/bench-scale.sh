@@ -12,7 +12,9 @@
 #      1024, its minimum) with its data dir under a mktemp dir in /tmp;
 #   2. N distinct keys key:%012d (0..N-1), 200-byte values, loaded by
 #      scripts/gen-scale-load.py | redis-cli --pipe (must answer `errors: 0, replies: N`, then
-#      DBSIZE must be N); load keys/s = N / wall time of the pipe;
+#      DBSIZE must be N); load keys/s = N / wall time of the pipe; meanwhile
+#      scripts/ping-probe.py PINGs every 10 ms on another connection: its p99 and max round
+#      trip show how long other clients wait behind a bulk load;
 #   3. redis-benchmark -c C -n R -r N -d 200 -t get, then -t set: random keys over the whole
 #      range (key:__rand_int__ is key:%012d, so every GET hits; the GET hit ratio, from INFO
 #      keyspace_hits/keyspace_misses around the GET run, shows it). GET runs first, on the
@@ -104,17 +106,22 @@ start_server() {
   pids+=("$pid")
   wait_ready "$port" || { cat "$work/$kind.log" >&2; exit 1; }
 }
-# Loads N keys into a port; prints keys/s. Fails unless every reply came back without an
-# error and DBSIZE is N.
+# Loads N keys into a port; prints "keys/s ping_p99_ms ping_max_ms", the PING figures from
+# scripts/ping-probe.py on another connection during the load (how long other clients wait).
+# Fails unless every reply came back without an error and DBSIZE is N.
 load() {
-  local port=$1 n=$2 start end reply keys
+  local port=$1 n=$2 start end reply keys probe
+  python3 scripts/ping-probe.py --port "$port" >"$work/probe.out" &
+  probe=$!
   start=$(date +%s.%N)
   reply=$(python3 scripts/gen-scale-load.py --keys "$n" | redis-cli -p "$port" --pipe 2>&1 || true)
   end=$(date +%s.%N)
+  kill "$probe"
+  wait "$probe" || { echo "ping-probe failed" >&2; exit 1; }
   grep -q "errors: 0, replies: $n\$" <<<"$reply" || { echo "loading port $port failed: $reply" >&2; exit 1; }
   keys=$(redis-cli -p "$port" dbsize)
   [ "$keys" = "$n" ] || { echo "port $port has $keys keys, not $n" >&2; exit 1; }
-  calc '%.0f' "$n / ($end - $start)"
+  echo "$(calc '%.0f' "$n / ($end - $start)") $(awk '{print $3, $4}' "$work/probe.out")"
 }
 # One redis-benchmark test (get or set) over N keys: prints "rps p50 p99 p99.9" (ms).
 bench() {
@@ -131,7 +138,8 @@ measure_slotkv() {
   local n=$1 before after figures
   step "N=$n: slotkv-server, loading $n keys"
   start_server slotkv "$n"
-  row[load]=$(load "$port" "$n")
+  figures=$(load "$port" "$n")
+  read -r 'row[load]' 'row[ping_p99]' 'row[ping_max]' <<<"$figures"
   step "N=$n: slotkv loaded at ${row[load]} keys/s; GET run"
   before=$(keyspace "$port")
   figures=$(bench "$port" get "$n")
@@ -154,13 +162,15 @@ measure_slotkv() {
 measure_redis() {
   local n=$1 figures
   row[redis_get]=– row[redis_get_p999]=– row[redis_set]=– row[redis_rss]=–
+  row[redis_ping_p99]=– row[redis_ping_max]=–
   if ! redis_fits "$n"; then
     step "N=$n: redis-server skipped (N * 350 B >= MemAvailable / 2)"
     return 0
   fi
   step "N=$n: redis-server, loading $n keys"
   start_server redis "$n"
-  load "$port" "$n" >/dev/null
+  figures=$(load "$port" "$n")
+  read -r _ 'row[redis_ping_p99]' 'row[redis_ping_max]' <<<"$figures"
   step "N=$n: redis GET and SET runs"
   figures=$(bench "$port" get "$n")
   read -r 'row[redis_get]' _ _ 'row[redis_get_p999]' <<<"$figures"
@@ -174,17 +184,18 @@ measure_redis() {
 table=$out/scale.md
 data=$out/scale.dat
 {
-  echo "| keys | slotkv SET rps | slotkv GET rps | GET p50 ms | GET p99 ms | GET p99.9 ms | SET p99.9 ms | slotkv peak RSS MiB | RSS after MiB | disk MiB | GET hit ratio | load keys/s | redis GET rps | redis GET p99.9 ms | redis SET rps | redis peak RSS MiB |"
-  echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
+  echo "| keys | slotkv SET rps | slotkv GET rps | GET p50 ms | GET p99 ms | GET p99.9 ms | SET p99.9 ms | slotkv peak RSS MiB | RSS after MiB | disk MiB | GET hit ratio | load keys/s | PING during load p99 / max ms | redis GET rps | redis GET p99.9 ms | redis SET rps | redis peak RSS MiB | redis PING during load p99 / max ms |"
+  echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
 } >"$table"
 echo "# keys slotkv_set slotkv_get slotkv_peak_rss_mib redis_set redis_get redis_peak_rss_mib" >"$data"
 for n in "${sizes[@]}"; do
   measure_slotkv "$n"
   measure_redis "$n"
-  printf '| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n' \
+  printf '| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s / %s | %s | %s | %s | %s | %s / %s |\n' \
     "$n" "${row[set]}" "${row[get]}" "${row[get_p50]}" "${row[get_p99]}" "${row[get_p999]}" \
     "${row[set_p999]}" "${row[peak]}" "${row[rss]}" "${row[disk]}" "${row[hits]}" "${row[load]}" \
-    "${row[redis_get]}" "${row[redis_get_p999]}" "${row[redis_set]}" "${row[redis_rss]}" >>"$table"
+    "${row[ping_p99]}" "${row[ping_max]}" "${row[redis_get]}" "${row[redis_get_p999]}" \
+    "${row[redis_set]}" "${row[redis_rss]}" "${row[redis_ping_p99]}" "${row[redis_ping_max]}" >>"$table"
   echo "$n ${row[set]} ${row[get]} ${row[peak]} ${row[redis_set]/–/-} ${row[redis_get]/–/-} ${row[redis_rss]/–/-}" >>"$data"
   if [ "$n" = "${sizes[0]}" ]; then first_get=${row[get]} first_peak=${row[peak]}; fi
 done
