@@ -44,6 +44,10 @@ constexpr OptionDef kOptions[] = {
    .doc = "reads that miss the OS page cache go through a per-worker io_uring while the worker "
           "serves other requests (falls back to waiting reads, with one log line, where the "
           "kernel refuses io_uring)"},
+  {.name = "wal-io-uring-writes", .type = T::kBool, .default_value = "no",
+   .doc = "a turn's WAL writes go through the worker's io_uring too, replies leaving from the "
+          "completion (no stall if the page cache throttles writes; on ext4 the kernel hands "
+          "them to a thread: ~20% fewer SETs/s, see docs/server.md); needs io-uring yes"},
   {.name = "key-estimate", .type = T::kInt, .default_value = "16000000",
    .doc = "expected keys per database, sizes the bucket files of a new slot", .min = 1024},
   {.name = "wal-max-bytes", .type = T::kBytes, .default_value = "268435456",

@@ -90,6 +90,7 @@ Result<std::unique_ptr<Server>> Server::Start(conf::Config* config, std::string 
   ko.slot.wal_max_bytes = std::max<uint64_t>(
       4 << 20, static_cast<uint64_t>(config->GetInt("wal-max-bytes")) / ko.slots);
   ko.slot.wal_file_bytes = std::min<uint64_t>(16 << 20, ko.slot.wal_max_bytes / 4);
+  ko.slot.wal_ring_writes = config->GetBool("wal-io-uring-writes");
   SLOTKV_ASSIGN_OR_RETURN(s.keyspace_, command::Keyspace::Open(ko));
 
   s.table_ = command::BuildCommandTable();

@@ -117,6 +117,7 @@ Result<std::unique_ptr<Slot>> Slot::Open(const SlotOptions& options) {
   log_options.dir = options.dir;
   log_options.fsync = options.memory ? wal::FsyncPolicy::kNo : options.fsync;
   log_options.file_bytes = options.wal_file_bytes;
+  log_options.ring_writes = options.wal_ring_writes;
   log_options.clock = impl->clock;
   Impl* state = impl.get();
   auto replay = [state](const wal::Record& record, const wal::LogPos& pos) -> Status {
@@ -262,27 +263,28 @@ Result<bool> Slot::Delete(std::string_view key) {
 }
 
 Status Slot::Commit() {
-  Impl& s = *impl_;
-  // With everysec, flushed data becomes durable (and its marks are logged) once a second.
-  constexpr int64_t kPublishEveryUs = 1'000'000;
-  SLOTKV_RETURN_IF_ERROR(s.publish_failure);
-  if (!s.pending_marks.empty() && !s.publishing &&
-      s.options.fsync == wal::FsyncPolicy::kEverySec &&
-      s.clock->MonotonicUs() - s.last_publish_us >= kPublishEveryUs && !s.StartPublish()) {
-    SLOTKV_RETURN_IF_ERROR(s.PublishMarks());
-  }
-  return s.log->Commit();
+  SLOTKV_RETURN_IF_ERROR(impl_->PublishDue());
+  return impl_->log->Commit();
 }
 
 void Slot::CommitThen(std::function<void(const Status&)> done) {
   Impl& s = *impl_;
-  // Only everysec publishes marks at commit time (see Commit); the other policies commit the
-  // log alone.
-  if (s.options.fsync == wal::FsyncPolicy::kEverySec) {
-    done(Commit());
+  if (Status st = s.PublishDue(); !st.ok()) {
+    done(st);
     return;
   }
   s.log->CommitThen(std::move(done));
+}
+
+// With everysec, flushed data becomes durable (and its marks are logged) once a second.
+Status Slot::Impl::PublishDue() {
+  constexpr int64_t kPublishEveryUs = 1'000'000;
+  SLOTKV_RETURN_IF_ERROR(publish_failure);
+  if (!pending_marks.empty() && !publishing && options.fsync == wal::FsyncPolicy::kEverySec &&
+      clock->MonotonicUs() - last_publish_us >= kPublishEveryUs && !StartPublish()) {
+    SLOTKV_RETURN_IF_ERROR(PublishMarks());
+  }
+  return Status::OK();
 }
 
 wal::FsyncPolicy Slot::fsync_policy() const { return impl_->options.fsync; }

@@ -65,6 +65,8 @@ struct SlotOptions {
   uint64_t big_value_bytes = 1 << 20;
   uint64_t wal_file_bytes = 16 << 20;
   uint64_t wal_max_bytes = 256 << 20;
+  // The log's writes go through the worker's io_uring (wal::Log::Options::ring_writes).
+  bool wal_ring_writes = false;
   // Per-slot caches at open; SetCacheBudget changes them (the server gives each slot its share
   // of maxmemory-cache).
   size_t value_cache_bytes = 8 << 20;
@@ -179,10 +181,10 @@ class Slot {
   // Makes the buffered writes reach the OS, and the disk per the fsync policy. Acknowledge
   // writes only after this returns OK.
   Status Commit();
-  // Commit, then done(status) once durable per the policy: with appendfsync always on a worker
-  // whose io_uring is up, done runs from the ring fsync's completion (wal::Log::CommitThen);
-  // otherwise before this returns. done is called exactly once, even if the slot is closed
-  // first.
+  // Commit, then done(status) once the writes reach the OS, and the disk per the policy: on a
+  // worker whose io_uring is up, the log's write (and fsync with appendfsync always) go
+  // through the ring and done runs from their completion (wal::Log::CommitThen); otherwise
+  // before this returns. done is called exactly once, even if the slot is closed first.
   void CommitThen(std::function<void(const Status&)> done);
 
   // Up to about count live keys from cursor (0 starts a scan). A key present for the whole

@@ -123,6 +123,9 @@ struct Slot::Impl {
   // Syncs the data files, then commits the chunk frees and appends the pending marks to the
   // log, the marks of a publish in flight first (it is voided).
   Status PublishMarks();
+  // Starts a publish (StartPublish, else PublishMarks) when everysec's second has passed and
+  // marks wait; returns the sticky publish failure.
+  Status PublishDue();
   // PublishMarks with the fsyncs submitted to the thread's io_uring; the rest runs when they
   // complete (FinishPublish). False when there is no ring or a store cannot (SyncHandles).
   // REQUIRES: !pending_marks.empty(), no publish in flight.

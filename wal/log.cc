@@ -13,10 +13,16 @@
 // wal-000002.log. Records never span files.
 //
 // Design: appends go to an in-memory buffer that belongs to the current (newest) file and starts
-// at its written size; Commit hands the whole buffer to the file in one Append. So a LogPos in the
-// current file at or past written_ lives in the buffer. Every live file keeps an open handle for
-// ReadAt. A failed write or sync leaves failed_ set: what reached the file is unknown, so the log
-// refuses further writes until it is reopened and replay decides.
+// at its size; Commit hands the whole buffer to the file in one write. So a LogPos in the
+// current file at or past its size lives in the buffer. On a worker (a thread with an io_uring)
+// and with Options::ring_writes, CommitThen hands the buffer to the ring instead: one write in
+// flight at a time, its bytes kept
+// in memory (and read from there) until it completes; commits meanwhile share the next one. A
+// synchronous path (Commit, Sync, a new file) first writes the bytes in flight again itself
+// (Settle: the same bytes at the same offset, so whichever lands last changes nothing), so that
+// its fsync covers them. Every live file keeps an open handle for ReadAt. A failed write or sync
+// leaves failure set: what reached the file is unknown, so the log refuses further writes until
+// it is reopened and replay decides.
 #include "wal/log.h"
 
 #include <algorithm>
@@ -116,13 +122,14 @@ bool AllZero(std::string_view s) {
 }  // namespace
 
 struct Log::Impl {
-  Status CheckPos(const LogPos& pos, bool* buffered) const;
+  Status CheckPos(const LogPos& pos) const;
   Result<Record> DecodeAt(const LogPos& pos, std::string_view in) const;
-  // The bytes of a buffered record. REQUIRES: CheckPos said it is buffered.
-  std::string_view Buffered(const LogPos& pos) const;
+  // Whether the record at pos is in memory (buffered, or in the ring write in flight), with
+  // its bytes in *bytes then. REQUIRES: CheckPos(pos) is OK.
+  bool InMemory(const LogPos& pos, std::string_view* bytes) const;
   struct LiveFile {
     std::unique_ptr<File> file;
-    uint64_t size = 0;  // bytes written to the file (the buffer not included)
+    uint64_t size = 0;  // bytes written or handed to the ring (the buffer not included)
   };
 
   Options options;
@@ -144,11 +151,85 @@ struct Log::Impl {
     std::vector<std::function<void(const Status&)>> next;     // need the one after it
   };
   std::shared_ptr<RingSync> ring_sync = MakeRingSync();
+  // The write in flight through the thread's io_uring, if any (CommitThen on a worker),
+  // shared with its completion, which may come after the log is gone.
+  struct RingWrite {
+    Impl* log = nullptr;  // nullptr once the log is destroyed
+    std::shared_ptr<const std::string> bytes;  // in flight; null when none
+    uint32_t file_no = 0;
+    uint64_t offset = 0;
+    bool settled = false;  // written again synchronously (Settle)
+    Status closed;         // what the destructor made of it, when it ran with one in flight
+    std::vector<std::function<void(const Status&)>> current;  // written with the one in flight
+    std::vector<std::function<void(const Status&)>> next;     // need the one after it
+  };
+  std::shared_ptr<RingWrite> ring_write = MakeRingWrite();
 
   std::shared_ptr<RingSync> MakeRingSync() {
     auto rs = std::make_shared<RingSync>();
     rs->log = this;
     return rs;
+  }
+  std::shared_ptr<RingWrite> MakeRingWrite() {
+    auto rw = std::make_shared<RingWrite>();
+    rw->log = this;
+    return rw;
+  }
+
+  // Hands the buffer to ring as one write at the end of the current file.
+  void StartRingWrite(IoRing* ring) {
+    RingWrite& rw = *ring_write;
+    rw.bytes = std::make_shared<const std::string>(std::move(buffer));
+    buffer.clear();
+    rw.file_no = current_no;
+    rw.offset = Current().size;
+    rw.settled = false;
+    Current().size += rw.bytes->size();
+    ring->Write(Current().file->NativeHandle(), rw.offset, rw.bytes,
+                [rw = ring_write](int error) { OnRingWritten(rw, error); });
+  }
+
+  // A ring write completed: its waiters learn the outcome, and those of the next one get it
+  // started (or learn the outcome too when a synchronous path wrote their records since).
+  static void OnRingWritten(const std::shared_ptr<RingWrite>& rw, int error) {
+    Impl* log = rw->log;
+    Status st = log != nullptr ? log->failure : rw->closed;
+    if (error != 0) {
+      st = Status::IOError(std::string("wal: write: ") + std::strerror(error));
+      if (log != nullptr) log->Fail(st).PermitUnchecked();  // sticky
+    } else if (log != nullptr && !rw->settled) {
+      log->stats.bytes_written += rw->bytes->size();
+      log->unsynced = true;
+    }
+    rw->bytes.reset();
+    std::vector<std::function<void(const Status&)>> done = std::move(rw->current);
+    rw->current.clear();
+    if (!rw->next.empty()) {
+      IoRing* ring = IoRing::Current();
+      if (st.ok() && log != nullptr && !log->buffer.empty() && ring != nullptr) {
+        rw->current = std::move(rw->next);
+        rw->next.clear();
+        log->StartRingWrite(ring);
+      } else {
+        if (st.ok() && log != nullptr) st = log->WriteBuffer();
+        for (auto& fn : rw->next) done.push_back(std::move(fn));
+        rw->next.clear();
+      }
+    }
+    for (auto& fn : done) fn(st);
+  }
+
+  // The write in flight, written again synchronously, so that what follows (a write of the
+  // buffer behind it, an fsync) finds its bytes in the file.
+  Status Settle() {
+    RingWrite& rw = *ring_write;
+    if (!rw.bytes || rw.settled) return Status::OK();
+    Status st = files.at(rw.file_no).file->Write(rw.offset, *rw.bytes);
+    if (!st.ok()) return Fail(std::move(st));
+    rw.settled = true;
+    stats.bytes_written += rw.bytes->size();
+    unsynced = true;  // rw.file_no is the current file: a new file settles first
+    return Status::OK();
   }
 
   // Submits an fsync of the current file through ring for what was written so far.
@@ -217,10 +298,15 @@ struct Log::Impl {
     return Status::OK();
   }
 
-  // Writes the buffer, then done(status) once everything written is durable: at once when it
-  // already is, else from the completion of a ring fsync (the one in flight when it covers
-  // every byte, else the next, started here when none is in flight).
+  // done(status) once everything appended so far is written: at once when it is, else from
+  // the completion of a ring write (the one in flight when it holds every record, else the
+  // next, started here when none is in flight).
+  void WriteThen(IoRing* ring, std::function<void(const Status&)> done);
+  // WriteThen, then done(status) once everything written is durable: at once when it already
+  // is, else from the completion of a ring fsync (the one in flight when it covers every
+  // byte, else the next, started here when none is in flight).
   void SyncThen(IoRing* ring, std::function<void(const Status&)> done);
+  void FsyncThen(IoRing* ring, std::function<void(const Status&)> done);
   Status RemoveBefore(uint32_t file_no);
 
   Status CheckRingSync() {
@@ -229,9 +315,11 @@ struct Log::Impl {
                                 std::strerror(ring_sync->error)));
   }
 
+  // Settles the ring write in flight and writes the buffer behind it.
   Status WriteBuffer() {
+    SLOTKV_RETURN_IF_ERROR(Settle());
     if (buffer.empty()) return Status::OK();
-    Status st = Current().file->Append(buffer);
+    Status st = Current().file->Write(Current().size, buffer);
     if (!st.ok()) return Fail(std::move(st));
     Current().size += buffer.size();
     stats.bytes_written += buffer.size();
@@ -360,11 +448,15 @@ Log::Log(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 Log::~Log() {
   Impl& m = *impl_;
   m.ring_sync->log = nullptr;
-  // Commits waiting on a ring fsync still get their answer, from its completion: make what
-  // they wait for durable now, since no later fsync of this log will come.
-  if (m.ring_sync->inflight) {
-    m.ring_sync->closed = m.failure;
-    if (m.failure.ok() && m.unsynced) m.ring_sync->closed = m.SyncCurrent();
+  m.ring_write->log = nullptr;
+  // Commits waiting on a ring write or fsync still get their answer, from its completion: make
+  // what they wait for durable now, since no later write or fsync of this log will come.
+  if (m.ring_sync->inflight || m.ring_write->bytes) {
+    Status st = m.failure;
+    if (st.ok() && m.ring_write->bytes) st = m.WriteBuffer();
+    if (st.ok() && m.unsynced) st = m.SyncCurrent();
+    m.ring_sync->closed = st;
+    m.ring_write->closed = st;
   }
 }
 
@@ -409,23 +501,62 @@ Status Log::Commit() {
 void Log::CommitThen(std::function<void(const Status&)> done) {
   Impl& m = *impl_;
   IoRing* ring = IoRing::Current();
-  if (m.options.fsync != FsyncPolicy::kAlways || ring == nullptr ||
-      m.Current().file->NativeHandle() < 0) {
+  if (ring == nullptr || m.Current().file->NativeHandle() < 0) {
     done(Commit());
     return;
   }
-  m.SyncThen(ring, std::move(done));
+  if (m.options.fsync == FsyncPolicy::kAlways) {
+    m.SyncThen(ring, std::move(done));
+    return;
+  }
+  m.WriteThen(ring, [rw = m.ring_write, done = std::move(done)](Status st) {
+    Impl* log = rw->log;
+    if (st.ok() && log != nullptr && log->unsynced &&
+        log->options.fsync == FsyncPolicy::kEverySec &&
+        log->clock->MonotonicUs() - log->last_sync_us >= kEverySecUs) {
+      st = log->SyncEverySec();
+    }
+    done(st);
+  });
 }
 
-void Log::Impl::SyncThen(IoRing* ring, std::function<void(const Status&)> done) {
-  Impl& m = *this;
-  Status st = m.failure;
-  if (st.ok()) st = m.CheckRingSync();
-  if (st.ok()) st = m.WriteBuffer();
+void Log::Impl::WriteThen(IoRing* ring, std::function<void(const Status&)> done) {
+  Status st = failure;
+  if (st.ok()) st = CheckRingSync();
   if (!st.ok()) {
     done(st);
     return;
   }
+  if (!options.ring_writes) {
+    done(WriteBuffer());
+    return;
+  }
+  RingWrite& rw = *ring_write;
+  if (rw.bytes) {
+    (buffer.empty() ? rw.current : rw.next).push_back(std::move(done));
+    return;
+  }
+  if (buffer.empty()) {
+    done(Status::OK());
+    return;
+  }
+  rw.current.push_back(std::move(done));
+  StartRingWrite(ring);
+}
+
+void Log::Impl::SyncThen(IoRing* ring, std::function<void(const Status&)> done) {
+  WriteThen(ring, [rw = ring_write, done = std::move(done)](const Status& st) {
+    IoRing* ring = IoRing::Current();
+    if (!st.ok() || rw->log == nullptr || ring == nullptr) {
+      done(st.ok() && rw->log != nullptr ? rw->log->SyncCurrent() : st);
+      return;
+    }
+    rw->log->FsyncThen(ring, done);
+  });
+}
+
+void Log::Impl::FsyncThen(IoRing* ring, std::function<void(const Status&)> done) {
+  Impl& m = *this;
   RingSync& rs = *m.ring_sync;
   if (!m.unsynced) {
     // Nothing written since the last fsync was started: durable once it completes.
@@ -454,17 +585,15 @@ Status Log::Sync() {
   return m.SyncCurrent();
 }
 
-// Checks pos against the live files; *buffered tells whether the record is still in the
-// buffer (not yet written to the file).
-Status Log::Impl::CheckPos(const LogPos& pos, bool* buffered) const {
+// Checks pos against the live files.
+Status Log::Impl::CheckPos(const LogPos& pos) const {
   auto it = files.find(pos.file_no);
   if (it == files.end()) return Status::NotFound(FileName(pos.file_no) + " is not a live WAL file");
   if (pos.size < kRecordHeaderSize) {
     return Status::InvalidArgument("wal: LogPos size " + std::to_string(pos.size) + " too small");
   }
-  const uint64_t written = it->second.size;
-  *buffered = pos.file_no == current_no && pos.offset >= written;
-  uint64_t end = *buffered ? written + buffer.size() : written;
+  uint64_t end = it->second.size;
+  if (pos.file_no == current_no) end += buffer.size();
   if (pos.offset + pos.size > end) {
     return Status::InvalidArgument("wal: LogPos past the end of " + FileName(pos.file_no));
   }
@@ -486,16 +615,25 @@ Result<Record> Log::Impl::DecodeAt(const LogPos& pos, std::string_view in) const
   return CorruptionAt(pos.file_no, pos.offset, CorruptReason(in));
 }
 
-std::string_view Log::Impl::Buffered(const LogPos& pos) const {
-  const uint64_t at = pos.offset - files.at(pos.file_no).size;
-  return std::string_view(buffer).substr(static_cast<size_t>(at), pos.size);
+bool Log::Impl::InMemory(const LogPos& pos, std::string_view* bytes) const {
+  const RingWrite& rw = *ring_write;
+  if (rw.bytes && pos.file_no == rw.file_no && pos.offset >= rw.offset &&
+      pos.offset < rw.offset + rw.bytes->size()) {
+    *bytes = std::string_view(*rw.bytes).substr(static_cast<size_t>(pos.offset - rw.offset),
+                                                 pos.size);
+    return true;
+  }
+  const uint64_t size = files.at(pos.file_no).size;
+  if (pos.file_no != current_no || pos.offset < size) return false;
+  *bytes = std::string_view(buffer).substr(static_cast<size_t>(pos.offset - size), pos.size);
+  return true;
 }
 
 Result<Record> Log::ReadAt(const LogPos& pos) const {
   const Impl& m = *impl_;
-  bool buffered;
-  SLOTKV_RETURN_IF_ERROR(m.CheckPos(pos, &buffered));
-  if (buffered) return m.DecodeAt(pos, m.Buffered(pos));
+  SLOTKV_RETURN_IF_ERROR(m.CheckPos(pos));
+  std::string_view in_memory;
+  if (m.InMemory(pos, &in_memory)) return m.DecodeAt(pos, in_memory);
   std::string from_file(pos.size, '\0');
   SLOTKV_ASSIGN_OR_RETURN(size_t got,
                           m.files.at(pos.file_no).file->Read(pos.offset, pos.size, from_file.data()));
@@ -507,12 +645,10 @@ Status Log::ReadMany(const std::vector<LogPos>& positions, std::vector<Record>* 
   const Impl& m = *impl_;
   records->assign(positions.size(), Record());
   size_t total = 0;
-  std::vector<bool> buffered(positions.size());
+  std::vector<std::string_view> in_memory(positions.size());
   for (size_t i = 0; i < positions.size(); ++i) {
-    bool in_buffer;
-    SLOTKV_RETURN_IF_ERROR(m.CheckPos(positions[i], &in_buffer));
-    buffered[i] = in_buffer;
-    if (!in_buffer) total += positions[i].size;
+    SLOTKV_RETURN_IF_ERROR(m.CheckPos(positions[i]));
+    if (!m.InMemory(positions[i], &in_memory[i])) total += positions[i].size;
   }
   // One batch per file, into one buffer.
   std::string bytes(total, '\0');
@@ -520,7 +656,7 @@ Status Log::ReadMany(const std::vector<LogPos>& positions, std::vector<Record>* 
   std::vector<size_t> at(positions.size());
   size_t used = 0;
   for (size_t i = 0; i < positions.size(); ++i) {
-    if (buffered[i]) continue;
+    if (!in_memory[i].empty()) continue;
     at[i] = used;
     batches[positions[i].file_no].push_back(
         {.offset = positions[i].offset, .n = positions[i].size, .buf = bytes.data() + used});
@@ -533,8 +669,9 @@ Status Log::ReadMany(const std::vector<LogPos>& positions, std::vector<Record>* 
     }
   }
   for (size_t i = 0; i < positions.size(); ++i) {
-    std::string_view in = buffered[i] ? m.Buffered(positions[i])
-                                      : std::string_view(bytes).substr(at[i], positions[i].size);
+    std::string_view in = !in_memory[i].empty()
+                              ? in_memory[i]
+                              : std::string_view(bytes).substr(at[i], positions[i].size);
     SLOTKV_ASSIGN_OR_RETURN((*records)[i], m.DecodeAt(positions[i], in));
   }
   return Status::OK();

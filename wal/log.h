@@ -5,9 +5,10 @@
 // in them is needed (RemoveFilesBefore).
 //
 // Group commit: Append() only buffers in memory; Commit() writes the buffer with one write and,
-// per the fsync policy, syncs it. A writer acknowledges a request only after Commit() returned
-// OK for it: with kAlways the record is then on disk, otherwise it is in the OS and survives the
-// process being killed.
+// per the fsync policy, syncs it; on a worker, CommitThen does the same through the worker's
+// io_uring. A writer acknowledges a request only after Commit() returned OK for it (or
+// CommitThen answered OK): with kAlways the record is then on disk, otherwise it is in the OS
+// and survives the process being killed.
 //
 // After a failed write or sync the log refuses every further Append/Commit with the same
 // IOError until it is reopened: what reached the file is unknown.
@@ -16,7 +17,6 @@
 #pragma once
 
 #include <cstdint>
-#include <functional>
 #include <functional>
 #include <memory>
 #include <string>
@@ -53,6 +53,9 @@ class Log {
     std::string dir;           // the slot directory (exists)
     FsyncPolicy fsync = FsyncPolicy::kEverySec;
     uint64_t file_bytes = 64 << 20;
+    // CommitThen on a thread with an io_uring writes through it (else pwrite, then the fsync
+    // through the ring as below).
+    bool ring_writes = false;
     Clock* clock = nullptr;    // for everysec; SystemClock() when null
   };
 
@@ -73,13 +76,17 @@ class Log {
   // Writes buffered records to the file; syncs per policy (kAlways: always; kEverySec: when the
   // last sync is at least a second old; kNo: never).
   Status Commit();
-  // Commit, then done(status) once the buffered records are durable per the policy. With
-  // kAlways on a thread whose io_uring is up (IoRing::Current, a worker) and a file that has a
-  // descriptor, the fsync goes through the ring and done runs from its completion, so the
-  // thread serves other work meanwhile. One fsync is in flight at a time: commits arriving
-  // during it share the next one (group commit). Otherwise done runs before this returns.
-  // done is called exactly once, also when the log is destroyed first (its destructor then
-  // syncs what they wait for). REQUIRES: the thread that calls everything else.
+  // Commit, then done(status) once the buffered records are written and durable per the
+  // policy. On a thread whose io_uring is up (IoRing::Current, a worker) and a file that has a
+  // descriptor, the write (with Options::ring_writes) and with kAlways the fsync go through
+  // the ring and done runs from their completion, so the thread serves other work meanwhile;
+  // the records stay readable from memory until written. One write and one fsync are in
+  // flight at a time: commits arriving during one share the next (group commit). Otherwise
+  // done runs before this returns.
+  // The synchronous calls (Commit, Sync, Append starting a new file) write the bytes of a ring
+  // write in flight again themselves first. done is called exactly once, also when the log is
+  // destroyed first (its destructor then writes and syncs what they wait for).
+  // REQUIRES: the thread that calls everything else.
   void CommitThen(std::function<void(const Status&)> done);
   // Writes buffered records and syncs now, whatever the policy.
   Status Sync();

@@ -1,10 +1,13 @@
-// The log on the real file system: replay of posix files, and the fsyncs a worker sends through
-// its io_uring (everysec without waiting; always answered from the completion).
+// The log on the real file system: replay of posix files, and the writes and fsyncs a worker
+// sends through its io_uring (answered from their completions; everysec fsyncs not waited for).
 #include <doctest/doctest.h>
 #include <stdlib.h>
+#include <sys/resource.h>
 
+#include <csignal>
 #include <algorithm>
 #include <filesystem>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -91,6 +94,7 @@ struct RingLogEnv {
     options.fs = fs.get();
     options.dir = dir;
     options.fsync = fsync;
+    options.ring_writes = true;
   }
   ~RingLogEnv() {
     IoRing::SetCurrent(nullptr);
@@ -130,9 +134,11 @@ TEST_CASE("everysec on a worker syncs through its io_uring without waiting") {
 }
 
 TEST_CASE("always commits through the ring: answered at the fsync, later ones share the next") {
-  RingLogEnv env(FsyncPolicy::kAlways);
-  {
+  for (bool ring_writes : {false, true}) {
+    CAPTURE(ring_writes);
+    RingLogEnv env(FsyncPolicy::kAlways);
     Log::Options& options = env.options;
+    options.ring_writes = ring_writes;
     IoRing* ring = env.ring.get();
     auto visit = [](const Record&, const LogPos&) { return Status::OK(); };
     std::vector<std::string> answers;
@@ -174,6 +180,109 @@ TEST_CASE("always commits through the ring: answered at the fsync, later ones sh
     // Every answered record is there after a reopen.
     CHECK(ReplayedSeqs(options) == std::vector<uint64_t>{1, 2, 3, 4});
   }
+}
+
+// An answer recorder for CommitThen: answer("name") appends "name:<status>" to answers.
+struct Answers {
+  std::vector<std::string> got;
+  std::function<void(const Status&)> operator()(std::string name) {
+    return [this, name](const Status& st) { got.push_back(name + ":" + st.ToString()); };
+  }
+};
+
+TEST_CASE("commits write through the ring: answered at the completion, readable meanwhile") {
+  for (FsyncPolicy fsync : {FsyncPolicy::kEverySec, FsyncPolicy::kNo}) {
+    RingLogEnv env(fsync);
+    IoRing* ring = env.ring.get();
+    IoRing::SetCurrent(ring);
+    Answers answer;
+    {
+      auto log = Log::Open(env.options, [](const Record&, const LogPos&) { return Status::OK(); });
+      REQUIRE(log.ok());
+      auto first = (*log)->Append(Put(1, "a", "1"));
+      REQUIRE(first.ok());
+      (*log)->CommitThen(answer("first"));
+      CHECK(answer.got.empty());
+      CHECK(ring->inflight() == 1);
+      CHECK((*log)->stats().bytes_written == 0);  // counted at the completion
+      auto second = (*log)->Append(Put(2, "b", "2"));
+      REQUIRE(second.ok());
+      (*log)->CommitThen(answer("second"));  // waits for the next write
+      CHECK(ring->inflight() == 1);
+      for (const LogPos& pos : {*first, *second}) {  // from memory: in flight, then buffered
+        auto back = (*log)->ReadAt(pos);
+        REQUIRE(back.ok());
+        CHECK(back->key == (pos.offset == 0 ? "a" : "b"));
+      }
+      ring->DrainForTest();
+      CHECK(answer.got == std::vector<std::string>{"first:OK", "second:OK"});
+      CHECK((*log)->stats().bytes_written == first->size + second->size);
+      std::vector<Record> both;
+      REQUIRE((*log)->ReadMany({*first, *second}, &both).ok());  // from the file now
+      CHECK(both[1].value == "2");
+    }
+    IoRing::SetCurrent(nullptr);
+    CHECK(ReplayedSeqs(env.options) == std::vector<uint64_t>{1, 2});
+  }
+}
+
+TEST_CASE("synchronous paths write the ring's bytes again; a log destroyed meanwhile answers") {
+  RingLogEnv env(FsyncPolicy::kEverySec);
+  Log::Options& options = env.options;
+  options.file_bytes = 200;
+  IoRing* ring = env.ring.get();
+  IoRing::SetCurrent(ring);
+  Answers answer;
+  {
+    auto log = Log::Open(options, [](const Record&, const LogPos&) { return Status::OK(); });
+    REQUIRE(log.ok());
+    REQUIRE((*log)->Append(Put(1, "a", std::string(60, 'x'))).ok());
+    (*log)->CommitThen(answer("ring"));
+    REQUIRE((*log)->Append(Put(2, "b", std::string(60, 'y'))).ok());
+    REQUIRE((*log)->Commit().ok());  // writes seq 1 again, then seq 2 behind it
+    CHECK((*log)->stats().bytes_written == (*log)->total_bytes());
+    // Files fill and a new one starts while the ring write is still in flight.
+    for (uint64_t seq = 3; seq <= 6; ++seq) {
+      REQUIRE((*log)->Append(Put(seq, "k", std::string(60, 'z'))).ok());
+    }
+    CHECK((*log)->current_file_no() > 1);
+    (*log)->CommitThen(answer("behind"));  // in the buffer, behind the write in flight
+    CHECK(answer.got.empty());
+    // An outside reader finds every committed record in the files even before the ring's
+    // completion (the first file was synced when the next started).
+    CHECK(ReplayedSeqs(options).size() >= 2);
+  }
+  CHECK(answer.got.empty());
+  ring->DrainForTest();
+  CHECK(answer.got == std::vector<std::string>{"ring:OK", "behind:OK"});
+  IoRing::SetCurrent(nullptr);
+  CHECK(ReplayedSeqs(options) == std::vector<uint64_t>{1, 2, 3, 4, 5, 6});
+}
+
+TEST_CASE("a failed ring write fails the log") {
+  RingLogEnv env(FsyncPolicy::kNo);
+  IoRing* ring = env.ring.get();
+  IoRing::SetCurrent(ring);
+  Answers answer;
+  auto log = Log::Open(env.options, [](const Record&, const LogPos&) { return Status::OK(); });
+  REQUIRE(log.ok());
+  // Files of this process may not grow past 4 KiB: the write fails with EFBIG.
+  rlimit saved;
+  REQUIRE(getrlimit(RLIMIT_FSIZE, &saved) == 0);
+  auto old_handler = std::signal(SIGXFSZ, SIG_IGN);
+  rlimit small = saved;
+  small.rlim_cur = 4096;
+  REQUIRE(setrlimit(RLIMIT_FSIZE, &small) == 0);
+  REQUIRE((*log)->Append(Put(1, "a", std::string(8192, 'x'))).ok());
+  (*log)->CommitThen(answer("big"));
+  ring->DrainForTest();
+  REQUIRE(setrlimit(RLIMIT_FSIZE, &saved) == 0);
+  std::signal(SIGXFSZ, old_handler);
+  REQUIRE(answer.got.size() == 1);
+  CHECK(answer.got[0].find("big:IO error: wal: write:") == 0);
+  CHECK((*log)->failed());
+  CHECK(!(*log)->Append(Put(2, "b", "2")).ok());
+  IoRing::SetCurrent(nullptr);
 }
 
 TEST_CASE("old files go once the records after them are durable: from a ring fsync on a worker") {

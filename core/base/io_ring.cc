@@ -41,7 +41,7 @@ std::unique_ptr<IoRing> IoRing::Create(unsigned depth, std::string* why) {
 }
 
 IoRing::~IoRing() {
-  // Fetches left unfinished are dropped without their callbacks.
+  // Operations left unfinished are dropped without their callbacks.
   auto drop = [](std::unique_ptr<Op> op) {
     if (op->read.fd >= 0) close(op->read.fd);
     if (op->batch != nullptr && --op->batch->left == 0) delete op->batch;
@@ -80,7 +80,19 @@ void IoRing::Fetch(std::vector<BlockedRead> reads, std::function<void()> done) {
 void IoRing::Sync(int fd, std::function<void(int error)> done) {
   auto op = std::make_unique<Op>();
   op->read.fd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
-  op->on_synced = std::move(done);
+  op->on_done = std::move(done);
+  queued_.push_back(std::move(op));
+  SubmitQueued();
+}
+
+void IoRing::Write(int fd, uint64_t offset, std::shared_ptr<const std::string> bytes,
+                   std::function<void(int error)> done) {
+  auto op = std::make_unique<Op>();
+  op->read.fd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
+  op->read.offset = offset;
+  op->read.n = bytes->size();
+  op->bytes = std::move(bytes);
+  op->on_done = std::move(done);
   queued_.push_back(std::move(op));
   SubmitQueued();
 }
@@ -115,7 +127,10 @@ void IoRing::SubmitQueued() {
     if (sqe == nullptr) break;
     Op* op = queued_.front().release();
     queued_.pop_front();
-    if (op->on_synced) {
+    if (op->bytes) {
+      io_uring_prep_write(sqe, op->read.fd, op->bytes->data(), static_cast<unsigned>(op->read.n),
+                          op->read.offset);
+    } else if (op->on_done) {
       io_uring_prep_fsync(sqe, op->read.fd, IORING_FSYNC_DATASYNC);
     } else {
       io_uring_prep_read(sqe, op->read.fd, op->buf.get(), static_cast<unsigned>(op->read.n),
@@ -123,7 +138,7 @@ void IoRing::SubmitQueued() {
     }
     io_uring_sqe_set_data(sqe, op);
     ++inflight_;
-    if (!op->on_synced) ++reads_submitted_;
+    if (!op->on_done) ++reads_submitted_;
     any = true;
   }
   // The kernel takes its reference to each file here, before any of them may close.
@@ -135,7 +150,7 @@ void IoRing::Reap() {
   while (read(event_fd_, &count, sizeof count) > 0) {
   }
   std::vector<Batch*> finished;
-  std::vector<std::pair<std::function<void(int)>, int>> synced;
+  std::vector<std::pair<std::function<void(int)>, int>> answered;
   io_uring_cqe* cqe;
   while (io_uring_peek_cqe(&ring_, &cqe) == 0) {
     std::unique_ptr<Op> op(static_cast<Op*>(io_uring_cqe_get_data(cqe)));
@@ -143,14 +158,16 @@ void IoRing::Reap() {
     io_uring_cqe_seen(&ring_, cqe);
     --inflight_;
     if (op->read.fd >= 0) close(op->read.fd);
-    if (op->on_synced) {
-      synced.emplace_back(std::move(op->on_synced), op->read.fd < 0 ? EBADF : (res < 0 ? -res : 0));
+    if (op->on_done) {
+      int error = op->read.fd < 0 ? EBADF : (res < 0 ? -res : 0);
+      if (op->bytes && res >= 0 && static_cast<size_t>(res) < op->read.n) error = ENOSPC;
+      answered.emplace_back(std::move(op->on_done), error);
     } else if (--op->batch->left == 0) {
       finished.push_back(op->batch);
     }
   }
   SubmitQueued();
-  for (auto& [done, error] : synced) done(error);
+  for (auto& [done, error] : answered) done(error);
   for (Batch* batch : finished) {
     std::unique_ptr<Batch> owned(batch);
     owned->done();

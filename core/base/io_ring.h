@@ -2,7 +2,8 @@
 // in the background so that the OS page cache holds them (the bytes are dropped: the retry reads
 // them through the usual path, which then finds them in memory) and calls done once every one
 // has completed, failed ones included (the retry meets the error itself). It also runs the
-// worker's fsyncs: the WAL's (Sync) and a slot's data files when it publishes (SyncAll).
+// worker's WAL writes (Write) and fsyncs: the WAL's (Sync) and a slot's data files when it
+// publishes (SyncAll).
 // Completions are taken when event_fd() becomes readable: the worker's event loop watches it
 // and calls Reap.
 //
@@ -40,6 +41,11 @@ class IoRing {
   // Starts fdatasync of fd (a duplicate is taken: fd may close afterwards) and calls done with
   // 0 or the errno, from a later Reap.
   void Sync(int fd, std::function<void(int error)> done);
+  // Starts writing bytes at offset of fd (a duplicate is taken; bytes are kept alive until the
+  // kernel is done with them) and calls done with 0 or the errno from a later Reap. A write
+  // that stops short fails with ENOSPC (a regular file takes less only when the disk is full).
+  void Write(int fd, uint64_t offset, std::shared_ptr<const std::string> bytes,
+             std::function<void(int error)> done);
   // Sync of every fd, then done once with 0 or the errno of the first that failed, after the
   // last completes. REQUIRES: !fds.empty().
   void SyncAll(const std::vector<int>& fds, std::function<void(int error)> done);
@@ -63,12 +69,14 @@ class IoRing {
     size_t left = 0;
     std::function<void()> done;
   };
-  // A read of a fetch (batch set) or a sync (on_synced set); read.fd is owned.
+  // A read of a fetch (batch set), a write (bytes set; read.offset and read.n say where) or a
+  // sync (neither); on_done answers writes and syncs; read.fd is owned.
   struct Op {
     Batch* batch = nullptr;
     BlockedRead read;
     std::unique_ptr<char[]> buf;
-    std::function<void(int error)> on_synced;
+    std::shared_ptr<const std::string> bytes;
+    std::function<void(int error)> on_done;
   };
 
   IoRing() = default;

@@ -6,6 +6,7 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <string>
@@ -177,6 +178,28 @@ TEST_CASE("SyncAll answers once, after the last fsync, with the first failure") 
   ring->SyncAll({fd, -1}, [&](int error) { answers.push_back(error); });
   ring->DrainForTest();
   CHECK(answers == std::vector<int>{0, EBADF});
+  close(fd);
+}
+
+TEST_CASE("Write puts its bytes at the offset and answers from Reap; a bad descriptor fails") {
+  EvictedFile f;
+  int fd = open(f.path.c_str(), O_RDWR);
+  REQUIRE(fd >= 0);
+  std::string why;
+  std::unique_ptr<IoRing> ring = IoRing::Create(2, &why);
+  REQUIRE(ring != nullptr);
+  std::vector<int> answers;
+  auto bytes = std::make_shared<const std::string>("written by the ring");
+  ring->Write(fd, kFileBytes + 100, bytes, [&](int error) { answers.push_back(error); });
+  ring->Write(-1, 0, bytes, [&](int error) { answers.push_back(error); });
+  CHECK(answers.empty());
+  ring->DrainForTest();
+  std::sort(answers.begin(), answers.end());  // the two may complete in either order
+  CHECK(answers == std::vector<int>{0, EBADF});
+  std::string back(bytes->size(), '\0');
+  CHECK(pread(fd, back.data(), back.size(), kFileBytes + 100) == static_cast<ssize_t>(back.size()));
+  CHECK(back == *bytes);
+  CHECK(ring->reads_submitted() == 0);
   close(fd);
 }
 

@@ -151,9 +151,10 @@ class PosixFile : public File {
     // Every region that would wait is noted, so that one fetch brings them all.
     Status status;
     for (ReadRequest* r : blocked) status = no_wait->Blocked(fd_, r->offset, r->n);
-    // A read may come back short before the end of the file: finish it with pread.
+    // A read may come back short before the end of the file: finish it with pread (which
+    // stops at the end). size_ is not asked: writes through an io_uring do not move it.
     for (ReadRequest& r : requests) {
-      if (r.done < r.n && r.offset + r.done < size_ &&
+      if (r.done < r.n &&
           std::find(blocked.begin(), blocked.end(), &r) == blocked.end()) {
         Result<size_t> more = Read(r.offset + r.done, r.n - r.done, r.buf + r.done);
         if (!more.ok()) {

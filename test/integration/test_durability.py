@@ -200,7 +200,18 @@ def check_acked(client, results, previous=None):
 
 
 def test_sigkill_under_write_load_loses_no_acknowledged_write(make_server):
-    s = make_server()
+    sigkill_rounds(make_server())
+
+
+# WAL writes through the worker's io_uring: a reply leaves from the write's completion
+@pytest.mark.slotkv_only
+@pytest.mark.parametrize("fsync", ["always", "everysec"])
+def test_sigkill_with_io_uring_wal_writes(make_server, fsync):
+    sigkill_rounds(make_server(["--wal-io-uring-writes", "yes", "--appendfsync", fsync]))
+
+
+def sigkill_rounds(s):
+    """Two rounds of writers killed by SIGKILL, each checked after the restart."""
     state = {}
     for round_no in range(2):  # the second round crashes a server that itself recovered
         results = run_writers(s, 1.0 if round_no else 2.0, round_no)
