@@ -182,6 +182,7 @@ Status Slot::Impl::LogWrite(wal::RecordKind kind, std::string_view key, uint64_t
   record.key.assign(key);
   record.value.assign(value);
   SLOTKV_ASSIGN_OR_RETURN(wal::LogPos pos, log->Append(record));
+  if (expire_at_ms != 0) buckets_without_ttl = 0;
   const uint32_t g = Track(record, pos, hash);
   wal_pace_bytes += pos.size;
   // While the key is in its group map its value is read back from the log; a cached older

@@ -64,6 +64,10 @@ struct Slot::Impl {
   uint64_t seq_limit = 0;  // recorded in slot.seq: no seq above it was handed out before
   uint64_t wal_entries = 0;
   uint32_t expire_cursor = 0;
+  // Buckets ActiveExpireStep passed in a row without a key that has a TTL. Once that is every
+  // bucket (a whole round), the slot holds no TTL and the steps read nothing until a write
+  // sets one (LogWrite resets it).
+  uint32_t buckets_without_ttl = 0;
   uint32_t wal_limit_cursor = 0;  // where EnforceWalLimit resumes its search
   uint64_t wal_pace_bytes = 0;    // log bytes appended that EnforceWalLimit has not paced yet
   // GroupFlushed marks of flushes whose data files are not synced yet (everysec, no): a mark

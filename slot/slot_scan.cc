@@ -55,8 +55,10 @@ Result<size_t> Slot::ActiveExpireStep(size_t max_buckets) {
   std::vector<LiveKey> live;
   size_t visited = 0;
   for (uint32_t seen = 0; seen < buckets && visited < max_buckets; ++seen) {
+    if (s.buckets_without_ttl >= buckets) break;  // a whole round found no TTL, none set since
     uint32_t b = s.expire_cursor;
     s.expire_cursor = (b + 1) % buckets;
+    ++s.buckets_without_ttl;
     // A bucket with no cell and no pending write holds nothing to expire: free to pass.
     if (s.buckets->bucket_cell_count(b) == 0 && s.groups[s.GroupOfBucket(b)].map.empty()) {
       continue;
@@ -65,6 +67,7 @@ Result<size_t> Slot::ActiveExpireStep(size_t max_buckets) {
     live.clear();
     SLOTKV_RETURN_IF_ERROR(s.BucketKeys(b, true, &live));
     for (const LiveKey& k : live) {
+      if (k.expire_at_ms != 0) s.buckets_without_ttl = 0;
       if (!s.Expired(k.expire_at_ms)) continue;
       // BucketKeys already knows the key exists: log the tombstone without looking it up again.
       SLOTKV_RETURN_IF_ERROR(

@@ -155,6 +155,30 @@ TEST_CASE("the expiry step passes empty buckets without counting them") {
   CHECK(*f.slot->ActiveExpireStep(1) == 0);  // nothing left: one round, then stop
 }
 
+TEST_CASE("once a whole round finds no TTL, expiry steps read nothing until a write sets one") {
+  Fixture f;
+  for (int i = 0; i < 200; ++i) f.Put("k" + std::to_string(i), "v");
+  REQUIRE(f.slot->Flush().ok());
+  auto page_reads = [&f] {
+    SlotStats st = f.slot->Stats();
+    return st.bucket_cache_hits + st.bucket_cache_misses;
+  };
+  CHECK(*f.slot->ActiveExpireStep(1 << 20) == 0);  // one whole round
+  uint64_t before = page_reads();
+  CHECK(*f.slot->ActiveExpireStep(16) == 0);
+  CHECK(page_reads() == before);
+  // A TTL set since: the steps look again, find it, and stop after the next quiet round.
+  f.Put("t", "v", f.clock.NowMs() + 10);
+  f.clock.AdvanceMs(10);
+  CHECK(*f.slot->ActiveExpireStep(1 << 20) == 1);
+  CHECK(page_reads() > before);
+  CHECK(*f.slot->ActiveExpireStep(1 << 20) == 0);  // the round after the one that deleted it
+  before = page_reads();
+  CHECK(*f.slot->ActiveExpireStep(16) == 0);
+  CHECK(page_reads() == before);
+  CHECK(*f.slot->KeyCount() == 200);
+}
+
 TEST_CASE("key count tracks inserts, overwrites and deletes across flushes") {
   Fixture f;
   for (int i = 0; i < 300; ++i) f.Put("k" + std::to_string(i), "v");
