@@ -13,16 +13,15 @@
 // wal-000002.log. Records never span files.
 //
 // Design: appends go to an in-memory buffer that belongs to the current (newest) file and starts
-// at its size; Commit hands the whole buffer to the file in one write. So a LogPos in the
-// current file at or past its size lives in the buffer. On a worker (a thread with an io_uring)
-// and with Options::ring_writes, CommitThen hands the buffer to the ring instead: one write in
-// flight at a time, its bytes kept
-// in memory (and read from there) until it completes; commits meanwhile share the next one. A
-// synchronous path (Commit, Sync, a new file) first writes the bytes in flight again itself
-// (Settle: the same bytes at the same offset, so whichever lands last changes nothing), so that
-// its fsync covers them. Every live file keeps an open handle for ReadAt. A failed write or sync
-// leaves failure set: what reached the file is unknown, so the log refuses further writes until
-// it is reopened and replay decides.
+// at its size; Commit hands the whole buffer to the file in one write. So a LogPos in the current
+// file at or past its size lives in the buffer. On a worker (a thread with an io_uring) and with
+// Options::ring_writes, CommitThen hands the buffer to the ring instead: one write in flight at a
+// time, its bytes kept in memory (and read from there) until it completes; commits meanwhile share
+// the next one. A synchronous path (Commit, Sync, a new file) first writes the bytes in flight
+// again itself (Settle: the same bytes at the same offset, so whichever lands last changes
+// nothing), so that its fsync covers them. Every live file keeps an open handle for ReadAt. A
+// failed write or sync leaves failure set: what reached the file is unknown, so the log refuses
+// further writes until it is reopened and replay decides.
 #include "wal/log.h"
 
 #include <algorithm>

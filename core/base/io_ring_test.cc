@@ -163,13 +163,21 @@ TEST_CASE("a fetch larger than the ring is queued and completes") {
   close(fd);
 }
 
-TEST_CASE("SyncAll answers once, after the last fsync, with the first failure") {
+// A file open for writing and a ring of depth 2.
+struct RingOnFile {
   EvictedFile f;
   int fd = open(f.path.c_str(), O_RDWR);
-  REQUIRE(fd >= 0);
-  std::string why;
-  std::unique_ptr<IoRing> ring = IoRing::Create(2, &why);
-  REQUIRE(ring != nullptr);
+  std::unique_ptr<IoRing> ring;
+  RingOnFile() {
+    REQUIRE(fd >= 0);
+    std::string why;
+    ring = IoRing::Create(2, &why);
+    REQUIRE_MESSAGE(ring != nullptr, why);
+  }
+  ~RingOnFile() { close(fd); }
+};
+
+TEST_CASE_FIXTURE(RingOnFile, "SyncAll answers once, after the last fsync, with the first error") {
   std::vector<int> answers;
   ring->SyncAll({fd, fd, fd}, [&](int error) { answers.push_back(error); });  // one queued
   CHECK(answers.empty());
@@ -178,16 +186,9 @@ TEST_CASE("SyncAll answers once, after the last fsync, with the first failure") 
   ring->SyncAll({fd, -1}, [&](int error) { answers.push_back(error); });
   ring->DrainForTest();
   CHECK(answers == std::vector<int>{0, EBADF});
-  close(fd);
 }
 
-TEST_CASE("Write puts its bytes at the offset and answers from Reap; a bad descriptor fails") {
-  EvictedFile f;
-  int fd = open(f.path.c_str(), O_RDWR);
-  REQUIRE(fd >= 0);
-  std::string why;
-  std::unique_ptr<IoRing> ring = IoRing::Create(2, &why);
-  REQUIRE(ring != nullptr);
+TEST_CASE_FIXTURE(RingOnFile, "Write puts bytes at the offset, answers from Reap; bad fd fails") {
   std::vector<int> answers;
   auto bytes = std::make_shared<const std::string>("written by the ring");
   ring->Write(fd, kFileBytes + 100, bytes, [&](int error) { answers.push_back(error); });
@@ -200,7 +201,6 @@ TEST_CASE("Write puts its bytes at the offset and answers from Reap; a bad descr
   CHECK(pread(fd, back.data(), back.size(), kFileBytes + 100) == static_cast<ssize_t>(back.size()));
   CHECK(back == *bytes);
   CHECK(ring->reads_submitted() == 0);
-  close(fd);
 }
 
 }  // namespace
