@@ -161,11 +161,13 @@ uint32_t Slot::Impl::Track(const wal::Record& record, const wal::LogPos& pos, ui
     MaybeSizeCaches();
   }
   MapEntry& entry = *found;
+  if (!inserted) CountEntry(group, entry, -1);
   entry.pos = pos;
   entry.seq = record.seq;
   entry.tombstone = record.kind == wal::RecordKind::kDelete;
   entry.expire_at_ms = entry.tombstone ? 0 : record.expire_at_ms;
   entry.type = record.type_tag;
+  CountEntry(group, entry, 1);
   group.bytes += pos.size;
   group.oldest_file = std::min(group.oldest_file, pos.file_no);
   return g;
@@ -314,18 +316,20 @@ Result<uint64_t> Slot::KeyCount() {
   int64_t count = static_cast<int64_t>(s.buckets->cell_count());
   Status failure;
   for (Group& group : s.groups) {
-    group.map.ForEach([&](std::string_view key, uint64_t hash, MapEntry& entry) {
-      if (!failure.ok()) return;
-      if (entry.base == BaseState::kUnknown) {
+    if (group.unknown_base > 0) {
+      group.map.ForEach([&](std::string_view key, uint64_t hash, MapEntry& entry) {
+        if (!failure.ok() || entry.base != BaseState::kUnknown) return;
         Result<bool> has = s.HasCell(hash, key);
         if (!has.ok()) {
           failure = has.status();
           return;
         }
+        CountEntry(group, entry, -1);
         entry.base = *has ? BaseState::kPresent : BaseState::kAbsent;
-      }
-      count += (entry.tombstone ? 0 : 1) - (entry.base == BaseState::kPresent ? 1 : 0);
-    });
+        CountEntry(group, entry, 1);
+      });
+    }
+    count += group.key_delta;
   }
   SLOTKV_RETURN_IF_ERROR(failure);
   return static_cast<uint64_t>(count);

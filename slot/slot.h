@@ -203,8 +203,9 @@ class Slot {
   // (everysec, no) for always first makes the deferred flushes durable.
   Status SetFsyncPolicy(wal::FsyncPolicy fsync);
 
-  // Keys in the slot, expired-but-not-reclaimed ones included (as Redis's DBSIZE). May read
-  // bucket pages for keys written since the last flush of their group.
+  // Keys in the slot, expired-but-not-reclaimed ones included (as Redis's DBSIZE). Reads the
+  // bucket pages of keys written since its last call and not yet flushed, to learn whether
+  // the buckets hold them; the count of the others is kept up to date as writes come.
   Result<uint64_t> KeyCount();
   SlotStats Stats() const;
 

@@ -350,6 +350,7 @@ void Slot::Impl::DropFlushed(uint32_t g, uint64_t seq) {
   ResetGroup(group);
   for (Kept& k : kept) {
     *group.map.FindOrInsert(k.key, k.hash).first = k.entry;
+    CountEntry(group, k.entry, 1);
     group.bytes += k.entry.pos.size;
     group.oldest_file = std::min(group.oldest_file, k.entry.pos.file_no);
   }

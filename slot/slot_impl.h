@@ -21,7 +21,22 @@ struct Group {
   GroupMap map;  // keyed by KeyHash
   uint64_t bytes = 0;                 // log bytes of the records in map
   uint32_t oldest_file = UINT32_MAX;  // oldest log file holding a record in map
+  // What map adds to the buckets' cell count, kept up to date by CountEntry so that KeyCount
+  // looks only at entries it has not resolved: over the entries whose base is known, live keys
+  // minus keys the buckets hold; and how many entries have an unknown base.
+  int64_t key_delta = 0;
+  uint64_t unknown_base = 0;
 };
+
+// Adds (sign 1) or takes away (sign -1) entry's share of its group's key_delta / unknown_base.
+inline void CountEntry(Group& group, const MapEntry& entry, int sign) {
+  if (entry.base == BaseState::kUnknown) {
+    group.unknown_base += static_cast<uint64_t>(sign);
+    return;
+  }
+  group.key_delta +=
+      sign * ((entry.tombstone ? 0 : 1) - (entry.base == BaseState::kPresent ? 1 : 0));
+}
 
 struct CachedValue {
   uint64_t seq = 0;

@@ -191,6 +191,27 @@ TEST_CASE("key count tracks inserts, overwrites and deletes across flushes") {
   CHECK(*f.slot->KeyCount() == 250);
 }
 
+TEST_CASE("key count stays right as resolved entries change, and looks each key up once") {
+  Fixture f;
+  for (int i = 0; i < 300; ++i) f.Put("k" + std::to_string(i), "v");
+  REQUIRE(f.slot->Flush().ok());
+  for (int i = 0; i < 200; ++i) f.Put("k" + std::to_string(i), "w");  // 200 unflushed overwrites
+  auto page_reads = [&f] {
+    SlotStats st = f.slot->Stats();
+    return st.bucket_cache_hits + st.bucket_cache_misses;
+  };
+  uint64_t before = page_reads();
+  CHECK(*f.slot->KeyCount() == 300);
+  CHECK(page_reads() > before);  // the overwrites' keys (those not flushed since) looked up
+  before = page_reads();
+  CHECK(*f.slot->KeyCount() == 300);
+  CHECK(page_reads() == before);
+  REQUIRE(*f.slot->Delete("k1"));  // a resolved entry changes: its share is updated
+  f.Put("new", "v");               // a new key: looked up by the next count
+  CHECK(*f.slot->KeyCount() == 300);
+  CHECK(page_reads() - before < 10);  // Delete's own lookup and the new key's, not 200
+}
+
 TEST_CASE("Flush leaves an empty log: every record lives in bucket and chunk files") {
   Fixture f;
   for (int i = 0; i < 300; ++i) f.Put("k" + std::to_string(i), ValueFor(i, 0, 100));
@@ -324,6 +345,7 @@ TEST_CASE("random operations match a reference map across flushes and reopens") 
         model[key] = value;
       }
     }
+    if (op % 250 == 0) CHECK(*f.slot->KeyCount() == model.size());  // resolved, then written
     if (op % 3000 == 2999) {
       REQUIRE(f.slot->Commit().ok());
       f.Reopen();
