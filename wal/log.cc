@@ -185,12 +185,12 @@ struct Log::Impl {
     rw.settled = false;
     Current().size += rw.bytes->size();
     ring->Write(Current().file->NativeHandle(), rw.offset, rw.bytes,
-                [rw = ring_write](int error) { OnRingWritten(rw, error); });
+                [rw = ring_write, ring](int error) { OnRingWritten(rw, ring, error); });
   }
 
   // A ring write completed: its waiters learn the outcome, and those of the next one get it
   // started (or learn the outcome too when a synchronous path wrote their records since).
-  static void OnRingWritten(const std::shared_ptr<RingWrite>& rw, int error) {
+  static void OnRingWritten(const std::shared_ptr<RingWrite>& rw, IoRing* ring, int error) {
     Impl* log = rw->log;
     Status st = log != nullptr ? log->failure : rw->closed;
     if (error != 0) {
@@ -204,13 +204,11 @@ struct Log::Impl {
     std::vector<std::function<void(const Status&)>> done = std::move(rw->current);
     rw->current.clear();
     if (!rw->next.empty()) {
-      IoRing* ring = IoRing::Current();
-      if (st.ok() && log != nullptr && !log->buffer.empty() && ring != nullptr) {
+      if (st.ok() && log != nullptr && !log->buffer.empty()) {
         rw->current = std::move(rw->next);
         rw->next.clear();
         log->StartRingWrite(ring);
-      } else {
-        if (st.ok() && log != nullptr) st = log->WriteBuffer();
+      } else {  // failed, or a synchronous path wrote their records since
         for (auto& fn : rw->next) done.push_back(std::move(fn));
         rw->next.clear();
       }
@@ -306,6 +304,9 @@ struct Log::Impl {
   // byte, else the next, started here when none is in flight).
   void SyncThen(IoRing* ring, std::function<void(const Status&)> done);
   void FsyncThen(IoRing* ring, std::function<void(const Status&)> done);
+  // Syncs what was written per the fsync policy (kAlways: now; kEverySec: when the last sync
+  // is a second old, through the ring on a worker; kNo: never).
+  Status SyncPerPolicy();
   Status RemoveBefore(uint32_t file_no);
 
   Status CheckRingSync() {
@@ -484,12 +485,16 @@ Status Log::Commit() {
   if (!m.failure.ok()) return m.failure;
   SLOTKV_RETURN_IF_ERROR(m.CheckRingSync());
   SLOTKV_RETURN_IF_ERROR(m.WriteBuffer());
-  if (!m.unsynced) return Status::OK();
-  switch (m.options.fsync) {
+  return m.SyncPerPolicy();
+}
+
+Status Log::Impl::SyncPerPolicy() {
+  if (!unsynced) return Status::OK();
+  switch (options.fsync) {
     case FsyncPolicy::kAlways:
-      return m.SyncCurrent();
+      return SyncCurrent();
     case FsyncPolicy::kEverySec:
-      if (m.clock->MonotonicUs() - m.last_sync_us >= kEverySecUs) return m.SyncEverySec();
+      if (clock->MonotonicUs() - last_sync_us >= kEverySecUs) return SyncEverySec();
       return Status::OK();
     case FsyncPolicy::kNo:
       return Status::OK();
@@ -508,14 +513,8 @@ void Log::CommitThen(std::function<void(const Status&)> done) {
     m.SyncThen(ring, std::move(done));
     return;
   }
-  m.WriteThen(ring, [rw = m.ring_write, done = std::move(done)](Status st) {
-    Impl* log = rw->log;
-    if (st.ok() && log != nullptr && log->unsynced &&
-        log->options.fsync == FsyncPolicy::kEverySec &&
-        log->clock->MonotonicUs() - log->last_sync_us >= kEverySecUs) {
-      st = log->SyncEverySec();
-    }
-    done(st);
+  m.WriteThen(ring, [rw = m.ring_write, done = std::move(done)](const Status& st) {
+    done(st.ok() && rw->log != nullptr ? rw->log->SyncPerPolicy() : st);
   });
 }
 
@@ -544,10 +543,10 @@ void Log::Impl::WriteThen(IoRing* ring, std::function<void(const Status&)> done)
 }
 
 void Log::Impl::SyncThen(IoRing* ring, std::function<void(const Status&)> done) {
-  WriteThen(ring, [rw = ring_write, done = std::move(done)](const Status& st) {
-    IoRing* ring = IoRing::Current();
-    if (!st.ok() || rw->log == nullptr || ring == nullptr) {
-      done(st.ok() && rw->log != nullptr ? rw->log->SyncCurrent() : st);
+  // A destroyed log answers with what its destructor made durable.
+  WriteThen(ring, [rw = ring_write, ring, done = std::move(done)](const Status& st) {
+    if (!st.ok() || rw->log == nullptr) {
+      done(st);
       return;
     }
     rw->log->FsyncThen(ring, done);
