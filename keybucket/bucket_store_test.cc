@@ -1,11 +1,9 @@
 #include "keybucket/bucket_store.h"
 
 #include <doctest/doctest.h>
-#include <stdlib.h>
 
 #include <algorithm>
 #include <cstdio>
-#include <filesystem>
 #include <map>
 #include <set>
 #include <string>
@@ -14,6 +12,7 @@
 #include "core/base/fault_fs.h"
 #include "core/base/hash.h"
 #include "core/base/mem_fs.h"
+#include "core/base/temp_dir.h"
 #include "keybucket/page.h"
 
 namespace slotkv::keybucket {
@@ -446,12 +445,11 @@ TEST_CASE("Sync without fsync records depths but syncs no file") {
 }
 
 TEST_CASE("store works over the posix file system") {
-  char tmpl[] = "/tmp/keybucket_test.XXXXXX";
-  REQUIRE(mkdtemp(tmpl) != nullptr);
+  TempDir dir("keybucket_test");
   std::unique_ptr<Fs> posix = NewPosixFs();
   BucketStoreOptions options;
   options.fs = posix.get();
-  options.dir = tmpl;
+  options.dir = dir.path();
   options.bucket_count = 2;
   {
     Result<std::unique_ptr<BucketStore>> opened = BucketStore::Open(options);
@@ -474,7 +472,6 @@ TEST_CASE("store works over the posix file system") {
     REQUIRE(got->has_value());
     CHECK((*got)->payload == Value(i));
   }
-  std::filesystem::remove_all(tmpl);
 }
 
 TEST_CASE("cell counts follow writes and persist with Sync") {

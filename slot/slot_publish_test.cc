@@ -1,14 +1,13 @@
 // Publishing flush marks on the real file system with a worker's io_uring (everysec): the
 // data-file fsyncs are submitted, not waited for, and no flush runs until they complete.
 #include <doctest/doctest.h>
-#include <stdlib.h>
 
-#include <filesystem>
 #include <memory>
 #include <string>
 
 #include "core/base/fs.h"
 #include "core/base/io_ring.h"
+#include "core/base/temp_dir.h"
 #include "slot/slot_test_util.h"
 
 namespace slotkv::slot {
@@ -18,7 +17,7 @@ namespace {
 // slot that has published once already (synchronously: the first publish after Open syncs the
 // directory too) and then flushed again, so its next publish can go through the ring.
 struct RingSlot {
-  std::string dir;
+  TempDir dir{"slotkv-slot-test"};  // removed last, after the destructor's body
   std::unique_ptr<Fs> fs = NewPosixFs();
   std::unique_ptr<IoRing> ring;
   ManualClock clock;
@@ -27,15 +26,12 @@ struct RingSlot {
   int keys = 0;  // key:0 .. key:<keys-1> written, version 0
 
   RingSlot() {
-    char tmpl[] = "/tmp/slotkv-slot-test-XXXXXX";
-    REQUIRE(mkdtemp(tmpl) != nullptr);
-    dir = tmpl;
     std::string why;
     ring = IoRing::Create(16, &why);
     REQUIRE_MESSAGE(ring != nullptr, why);
     IoRing::SetCurrent(ring.get());
     options = SmallOptions(fs.get(), &clock);
-    options.dir = JoinPath(dir, "slot-0000");
+    options.dir = JoinPath(dir.path(), "slot-0000");
     options.fsync = wal::FsyncPolicy::kEverySec;
     slot = OpenOrDie(options);
     WriteUntilFlushes(1);
@@ -47,7 +43,6 @@ struct RingSlot {
     slot.reset();
     ring->DrainForTest();
     IoRing::SetCurrent(nullptr);
-    std::filesystem::remove_all(dir);
   }
 
   SlotStats Stats() const { return slot->Stats(); }

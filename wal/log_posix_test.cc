@@ -1,12 +1,10 @@
 // The log on the real file system: replay of posix files, and the writes and fsyncs a worker
 // sends through its io_uring (answered from their completions; everysec fsyncs not waited for).
 #include <doctest/doctest.h>
-#include <stdlib.h>
 #include <sys/resource.h>
 
-#include <csignal>
 #include <algorithm>
-#include <filesystem>
+#include <csignal>
 #include <functional>
 #include <string>
 #include <vector>
@@ -14,6 +12,7 @@
 #include "core/base/clock.h"
 #include "core/base/fs.h"
 #include "core/base/io_ring.h"
+#include "core/base/temp_dir.h"
 #include "wal/log.h"
 
 namespace slotkv::wal {
@@ -24,9 +23,8 @@ Record Put(uint64_t seq, std::string key, std::string value) {
 }
 
 TEST_CASE("records replay on the posix file system") {
-  char tmpl[] = "/tmp/slotkv-wal-test-XXXXXX";
-  REQUIRE(mkdtemp(tmpl) != nullptr);
-  const std::string dir = tmpl;
+  TempDir temp("slotkv-wal-test");
+  const std::string& dir = temp.path();
   {
     std::unique_ptr<Fs> fs = NewPosixFs();
     Log::Options options;
@@ -63,7 +61,6 @@ TEST_CASE("records replay on the posix file system") {
     for (size_t i = 0; i < replayed.size(); ++i) CHECK(replayed[i].seq == i + 1);
     CHECK((*log)->truncated_tail_bytes() == 5);
   }
-  std::filesystem::remove_all(dir);
 }
 
 // The seqs of the records a reopen of the log replays.
@@ -79,27 +76,21 @@ std::vector<uint64_t> ReplayedSeqs(const Log::Options& options) {
 
 // A log directory on the real file system and an io_uring, as a worker has (not yet current).
 struct RingLogEnv {
-  std::string dir;
+  TempDir dir{"slotkv-wal-test"};
   std::unique_ptr<Fs> fs = NewPosixFs();
   std::unique_ptr<IoRing> ring;
   Log::Options options;
 
   explicit RingLogEnv(FsyncPolicy fsync) {
-    char tmpl[] = "/tmp/slotkv-wal-test-XXXXXX";
-    REQUIRE(mkdtemp(tmpl) != nullptr);
-    dir = tmpl;
     std::string why;
     ring = IoRing::Create(8, &why);
     REQUIRE_MESSAGE(ring != nullptr, why);
     options.fs = fs.get();
-    options.dir = dir;
+    options.dir = dir.path();
     options.fsync = fsync;
     options.ring_writes = true;
   }
-  ~RingLogEnv() {
-    IoRing::SetCurrent(nullptr);
-    std::filesystem::remove_all(dir);
-  }
+  ~RingLogEnv() { IoRing::SetCurrent(nullptr); }
 };
 
 TEST_CASE("everysec on a worker syncs through its io_uring without waiting") {

@@ -1,22 +1,15 @@
 // The same contract tests run over PosixFs (in a temp dir), MemFs and FaultFs.
 #include <doctest/doctest.h>
-#include <stdlib.h>
 
 #include <algorithm>
-#include <filesystem>
 
 #include "core/base/fault_fs.h"
 #include "core/base/fs.h"
 #include "core/base/mem_fs.h"
+#include "core/base/temp_dir.h"
 
 namespace slotkv {
 namespace {
-
-std::string MakeTempDir() {
-  char tmpl[] = "/tmp/slotkv-fs-test-XXXXXX";
-  REQUIRE(mkdtemp(tmpl) != nullptr);
-  return tmpl;
-}
 
 std::string ReadAll(File& file) {
   std::string out(file.Size(), '\0');
@@ -85,16 +78,15 @@ void CheckFileContract(Fs& fs, const std::string& dir) {
 }
 
 TEST_CASE("posix fs keeps the file contract") {
-  std::string dir = MakeTempDir();
+  TempDir dir("slotkv-fs-test");
   auto fs = NewPosixFs();
-  CheckFileContract(*fs, dir);
-  std::filesystem::remove_all(dir);
+  CheckFileContract(*fs, dir.path());
 }
 
 TEST_CASE("posix ReadMany of a batch larger than the ring matches Read") {
-  std::string dir = MakeTempDir();
+  TempDir dir("slotkv-fs-test");
   auto fs = NewPosixFs();
-  auto file = fs->Open(JoinPath(dir, "f"));
+  auto file = fs->Open(JoinPath(dir.path(), "f"));
   REQUIRE(file.ok());
   std::string data(1 << 20, '\0');
   for (size_t i = 0; i < data.size(); ++i) data[i] = static_cast<char>(i * 131 % 251);
@@ -110,7 +102,6 @@ TEST_CASE("posix ReadMany of a batch larger than the ring matches Read") {
     REQUIRE(requests[i].done == want);
     CHECK(bufs[i].substr(0, want) == data.substr(requests[i].offset, want));
   }
-  std::filesystem::remove_all(dir);
 }
 
 TEST_CASE("mem fs keeps the file contract") {

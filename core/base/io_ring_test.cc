@@ -7,13 +7,12 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <cstdlib>
-#include <filesystem>
 #include <string>
 
 #include "core/base/fs.h"
 #include "core/base/mem_fs.h"
 #include "core/base/no_wait_reads.h"
+#include "core/base/temp_dir.h"
 
 namespace slotkv {
 namespace {
@@ -45,19 +44,10 @@ bool WriteEvicted(Fs& fs, const std::string& path) {
 
 // The pattern in a file of a fresh directory (removed at the end), dropped from the page cache.
 struct EvictedFile {
-  std::string dir;
-  std::string path;
+  TempDir dir{"slotkv-io-ring", "/var/tmp"};  // /tmp may be a tmpfs, which never evicts
+  std::string path = dir.path() + "/data";
   std::unique_ptr<Fs> fs = NewPosixFs();
-  bool evicted = false;
-
-  EvictedFile() {
-    char tmpl[] = "/var/tmp/slotkv-io-ring-XXXXXX";
-    REQUIRE(mkdtemp(tmpl) != nullptr);
-    dir = tmpl;
-    path = dir + "/data";
-    evicted = WriteEvicted(*fs, path);
-  }
-  ~EvictedFile() { std::filesystem::remove_all(dir); }
+  bool evicted = WriteEvicted(*fs, path);
 };
 
 TEST_CASE("no-wait reads miss the page cache, the ring fetches, the retry hits") {
