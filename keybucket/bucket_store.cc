@@ -2,13 +2,16 @@
 //
 //   buckets.meta   := magic:"SKVB" version:fixed32 bucket_count:fixed32 checksum:fixed32
 //                     (16 bytes, written once by Fs::WriteFileAtomic; checksum = Checksum() of
-//                     the first 12 bytes; version = 1; bucket_count >= 1)
+//                     the first 12 bytes; version = 2; bucket_count >= 1)
 //   buckets.depth  := depth:u8{n}, n <= bucket_count; depth[b] is bucket b's split depth
 //                     (0..32); bytes past the end of the file read as depth 0
-//   buckets.count  := count:fixed32{n}, n <= bucket_count; count[b] is the number of cells in
-//                     bucket b's pages (missing entries read as 0). Written with the depths,
-//                     after the pages; a crash in between leaves a stale count only for buckets
-//                     whose WAL group flush is then redone, which rewrites the count.
+//   buckets.count  := word:fixed32{n}, n <= bucket_count; bits 0-30 of word[b] are the number
+//                     of cells in bucket b's pages, bit 31 is set when one of them may have an
+//                     expiry time (missing entries read as 0). Written with the depths, after
+//                     the pages; a crash in between leaves a stale word only for buckets whose
+//                     WAL group flush is then redone, which rewrites it. Version 1 had no bit
+//                     31: opening such a store sets it for every bucket with cells, writes the
+//                     words, then records version 2.
 //   buckets-DD.dat := page{*}, one file per depth DD (two decimal digits); the page of bucket b,
 //                     index i (i < 2^DD) is page number (b << DD) + i, at byte offset
 //                     pageno * 4096. Pages are in the format of page.cc; a page never written
@@ -45,7 +48,9 @@ constexpr char kMetaName[] = "buckets.meta";
 constexpr char kDepthName[] = "buckets.depth";
 constexpr char kCountName[] = "buckets.count";
 constexpr char kMetaMagic[] = "SKVB";
-constexpr uint32_t kMetaVersion = 1;
+constexpr uint32_t kMetaVersion = 2;
+constexpr uint32_t kNoTtlBitVersion = 1;  // buckets.count words without the expiry bit
+constexpr uint32_t kTtlBit = uint32_t{1} << 31;
 constexpr size_t kMetaSize = 16;
 constexpr uint32_t kMaxDepth = 32;
 // Page numbers stay below 2^51 so byte offsets (pageno * 4096) fit in off_t.
@@ -71,6 +76,11 @@ bool DepthAddressable(uint32_t bucket, uint32_t depth) {
   return ((uint64_t{bucket} + 1) << depth) <= kMaxPages;
 }
 
+struct Meta {
+  uint32_t version;
+  uint32_t bucket_count;
+};
+
 std::string EncodeMeta(uint32_t bucket_count) {
   std::string meta(kMetaMagic, 4);
   PutFixed32(&meta, kMetaVersion);
@@ -79,19 +89,19 @@ std::string EncodeMeta(uint32_t bucket_count) {
   return meta;
 }
 
-Result<uint32_t> DecodeMeta(std::string_view meta) {
+Result<Meta> DecodeMeta(std::string_view meta) {
   if (meta.size() != kMetaSize || meta.substr(0, 4) != std::string_view(kMetaMagic, 4) ||
       DecodeFixed32(meta.data() + 12) != Checksum(meta.substr(0, 12))) {
     return Status::Corruption(std::string(kMetaName) + ": damaged");
   }
   uint32_t version = DecodeFixed32(meta.data() + 4);
   uint32_t bucket_count = DecodeFixed32(meta.data() + 8);
-  if (version != kMetaVersion) {
+  if (version != kMetaVersion && version != kNoTtlBitVersion) {
     return Status::Corruption(std::string(kMetaName) + ": unknown version " +
                               std::to_string(version));
   }
   if (bucket_count == 0) return Status::Corruption(std::string(kMetaName) + ": zero buckets");
-  return bucket_count;
+  return Meta{version, bucket_count};
 }
 
 // Sort keys for grouping cells into pages: page index above, position in the input below, so
@@ -113,6 +123,7 @@ struct BucketStore::Impl {
         bucket_count(count),
         depths(count, 0),
         counts(count, 0),
+        ttl(count, 0),
         cache(opts.page_cache_bytes) {}
 
   Result<File*> PageFile(uint32_t depth);
@@ -141,11 +152,14 @@ struct BucketStore::Impl {
     dirty_lo = std::min(dirty_lo, bucket);
     dirty_hi = std::max(dirty_hi, bucket + 1);
   }
-  void SetCount(uint32_t bucket, uint32_t count) {
-    if (counts[bucket] == count) return;
+  void SetCount(uint32_t bucket, uint32_t count, bool has_ttl) {
+    if (counts[bucket] == count && ttl[bucket] == has_ttl) return;
     total_cells += count;
     total_cells -= counts[bucket];
     counts[bucket] = count;
+    ttl_buckets += has_ttl;
+    ttl_buckets -= ttl[bucket];
+    ttl[bucket] = has_ttl;
     count_dirty_lo = std::min(count_dirty_lo, bucket);
     count_dirty_hi = std::max(count_dirty_hi, bucket + 1);
   }
@@ -157,6 +171,8 @@ struct BucketStore::Impl {
   std::unique_ptr<File> depth_file;
   std::vector<uint32_t> counts;
   uint64_t total_cells = 0;
+  std::vector<uint8_t> ttl;  // 1: the bucket may hold a cell with an expiry time
+  uint32_t ttl_buckets = 0;  // buckets with ttl set
   std::unique_ptr<File> count_file;
   uint32_t count_dirty_lo = UINT32_MAX;  // buckets [count_dirty_lo, count_dirty_hi) changed count
   uint32_t count_dirty_hi = 0;
@@ -319,9 +335,12 @@ Result<std::unique_ptr<BucketStore>> BucketStore::Open(const BucketStoreOptions&
   Fs* fs = options.fs;
   std::string meta_path = JoinPath(options.dir, kMetaName);
   uint32_t bucket_count;
+  uint32_t version = kMetaVersion;
   if (fs->Exists(meta_path)) {
     SLOTKV_ASSIGN_OR_RETURN(std::string meta, fs->ReadFile(meta_path));
-    SLOTKV_ASSIGN_OR_RETURN(bucket_count, DecodeMeta(meta));
+    SLOTKV_ASSIGN_OR_RETURN(Meta decoded, DecodeMeta(meta));
+    bucket_count = decoded.bucket_count;
+    version = decoded.version;
   } else {
     if (options.bucket_count == 0) return Status::InvalidArgument("bucket_count is 0");
     bucket_count = options.bucket_count;
@@ -351,8 +370,20 @@ Result<std::unique_ptr<BucketStore>> BucketStore::Open(const BucketStoreOptions&
   SLOTKV_ASSIGN_OR_RETURN(size_t counted, impl->count_file->Read(0, count_size, count_bytes.data()));
   if (counted != count_size) return Status::IOError(std::string(kCountName) + ": short read");
   for (uint32_t b = 0; b < count_size / 4; ++b) {
-    impl->counts[b] = DecodeFixed32(count_bytes.data() + 4 * b);
-    impl->total_cells += impl->counts[b];
+    const uint32_t word = DecodeFixed32(count_bytes.data() + 4 * b);
+    const bool has_ttl = version == kNoTtlBitVersion ? word != 0 : (word & kTtlBit) != 0;
+    impl->SetCount(b, word & ~kTtlBit, has_ttl);
+  }
+  if (version == kMetaVersion) {  // as on disk: nothing to write
+    impl->count_dirty_lo = UINT32_MAX;
+    impl->count_dirty_hi = 0;
+  }
+  if (version == kNoTtlBitVersion) {
+    // Every bucket with cells may hold one with an expiry time (the loop set the bit): say so
+    // on disk before the version that reads the bit is recorded.
+    SLOTKV_RETURN_IF_ERROR(impl->WriteCounts());
+    SLOTKV_RETURN_IF_ERROR(impl->count_file->Sync());
+    SLOTKV_RETURN_IF_ERROR(fs->WriteFileAtomic(meta_path, EncodeMeta(bucket_count)));
   }
 
   std::array<bool, kMaxDepth + 1> in_use{};
@@ -478,7 +509,7 @@ Status BucketStore::WriteBucket(uint32_t bucket, const std::vector<Cell>& cells)
   Impl& s = *impl_;
   if (!s.failed.ok()) return s.failed;
   if (bucket >= s.bucket_count) return Status::InvalidArgument("bucket out of range");
-  if (cells.size() > UINT32_MAX) return Status::InvalidArgument("too many cells");
+  if (cells.size() >= kTtlBit) return Status::InvalidArgument("too many cells");
   for (const Cell& cell : cells) {
     if (BucketOf(cell.hash) != bucket) {
       return Status::InvalidArgument("cell hash does not map to bucket " + std::to_string(bucket));
@@ -494,7 +525,9 @@ Status BucketStore::WriteBucket(uint32_t bucket, const std::vector<Cell>& cells)
   PageOrder(cells, depth, &order);
   bool split = depth != old_depth;
   SLOTKV_RETURN_IF_ERROR(s.WritePages(bucket, depth, split, cells, order));
-  s.SetCount(bucket, static_cast<uint32_t>(cells.size()));
+  const bool has_ttl = std::any_of(cells.begin(), cells.end(),
+                                   [](const Cell& cell) { return cell.expire_at_ms != 0; });
+  s.SetCount(bucket, static_cast<uint32_t>(cells.size()), has_ttl);
   if (split) {
     // Readers switch to the new pages now; the old ones stay on disk until Sync has made the
     // new depth durable.
@@ -570,7 +603,9 @@ Status BucketStore::Impl::WriteCounts() {
   if (count_dirty_lo >= count_dirty_hi) return Status::OK();
   std::string span;
   span.reserve(4 * (count_dirty_hi - count_dirty_lo));
-  for (uint32_t b = count_dirty_lo; b < count_dirty_hi; ++b) PutFixed32(&span, counts[b]);
+  for (uint32_t b = count_dirty_lo; b < count_dirty_hi; ++b) {
+    PutFixed32(&span, counts[b] | (ttl[b] ? kTtlBit : 0));
+  }
   SLOTKV_RETURN_IF_ERROR(count_file->Write(uint64_t{count_dirty_lo} * 4, span));
   if (options.fsync) {
     Status st = count_file->Sync();
@@ -614,6 +649,15 @@ bool BucketStore::SyncHandles(std::vector<int>* fds) const {
 uint64_t BucketStore::cell_count() const { return impl_->total_cells; }
 
 uint32_t BucketStore::bucket_cell_count(uint32_t bucket) const { return impl_->counts[bucket]; }
+
+bool BucketStore::bucket_has_ttl(uint32_t bucket) const { return impl_->ttl[bucket] != 0; }
+
+uint32_t BucketStore::ttl_bucket_count() const { return impl_->ttl_buckets; }
+
+void BucketStore::ClearTtl(uint32_t bucket) {
+  Impl& s = *impl_;
+  s.SetCount(bucket, s.counts[bucket], false);
+}
 
 uint64_t BucketStore::disk_bytes() const { return impl_->stats.pages_in_use * kPageSize; }
 

@@ -101,6 +101,15 @@ class BucketStore {
   // buckets.count). Expired cells count until a write drops them.
   uint64_t cell_count() const;
   uint32_t bucket_cell_count(uint32_t bucket) const;
+  // Whether bucket may hold a cell with an expiry time: set by a WriteBucket of such a cell,
+  // cleared by one without (or by ClearTtl); durable with the count. Buckets of a store made
+  // before the flag existed start with it set when they hold cells.
+  bool bucket_has_ttl(uint32_t bucket) const;
+  // Buckets with bucket_has_ttl: 0 means no key here has an expiry time.
+  uint32_t ttl_bucket_count() const;
+  // Clears bucket_has_ttl of a bucket the caller read and found without an expiry time
+  // (recorded with the next Sync).
+  void ClearTtl(uint32_t bucket);
 
   // Bytes the page files take on disk (pages in use).
   uint64_t disk_bytes() const;

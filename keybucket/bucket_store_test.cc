@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "core/base/coding.h"
 #include "core/base/fault_fs.h"
 #include "core/base/hash.h"
 #include "core/base/mem_fs.h"
@@ -492,6 +493,75 @@ TEST_CASE("cell counts follow writes and persist with Sync") {
   env.Reopen(8);
   CHECK(env.store->cell_count() == after);
   CHECK(env.store->bucket_cell_count(0) == 0);
+}
+
+TEST_CASE("expiry flags follow writes, persist with Sync and leave the counts alone") {
+  Env env(4);
+  Cell timed = MakeCell(Key(1), Value(1));
+  timed.expire_at_ms = 123456;
+  const uint32_t b = env.store->BucketOf(timed.hash);
+  CHECK(env.store->ttl_bucket_count() == 0);
+  env.Add({timed, MakeCell(Key(2), Value(2))});
+  CHECK(env.store->bucket_has_ttl(b));
+  CHECK(env.store->ttl_bucket_count() == 1);
+  REQUIRE(env.store->Sync().ok());
+  env.Reopen(4);
+  CHECK(env.store->bucket_has_ttl(b));
+  CHECK(env.store->ttl_bucket_count() == 1);
+  CHECK(env.store->cell_count() == 2);
+  CHECK(env.store->bucket_cell_count(b) == env.Bucket(b).size());
+
+  // Rewritten without an expiry time: the flag goes, durably.
+  std::vector<Cell> cells = env.Bucket(b);
+  for (Cell& cell : cells) cell.expire_at_ms = 0;
+  REQUIRE(env.store->WriteBucket(b, cells).ok());
+  CHECK_FALSE(env.store->bucket_has_ttl(b));
+  CHECK(env.store->ttl_bucket_count() == 0);
+  REQUIRE(env.store->Sync().ok());
+  env.Reopen(4);
+  CHECK_FALSE(env.store->bucket_has_ttl(b));
+  CHECK(env.store->cell_count() == 2);
+
+  // ClearTtl, as after a read that found none.
+  env.Add({timed});
+  CHECK(env.store->bucket_has_ttl(b));
+  env.store->ClearTtl(b);
+  CHECK_FALSE(env.store->bucket_has_ttl(b));
+  CHECK(env.store->ttl_bucket_count() == 0);
+  REQUIRE(env.store->Sync().ok());
+  env.Reopen(4);
+  CHECK_FALSE(env.store->bucket_has_ttl(b));
+}
+
+TEST_CASE("a version 1 store opens with every bucket that holds cells flagged, as version 2") {
+  Env env(8);
+  env.Add(Cells(0, 5));  // no expiry times, and some of the 8 buckets stay empty
+  REQUIRE(env.store->Sync().ok());
+  env.store.reset();
+  // Make it a version 1 store: meta version 1, count words without bit 31 (as they are here).
+  const std::string meta_path = std::string(kDir) + "/buckets.meta";
+  std::string meta("SKVB", 4);
+  PutFixed32(&meta, 1);
+  PutFixed32(&meta, 8);
+  PutFixed32(&meta, Checksum(meta));
+  REQUIRE(env.fs->WriteFileAtomic(meta_path, meta).ok());
+
+  env.Reopen(8);
+  uint32_t with_cells = 0;
+  for (uint32_t b = 0; b < 8; ++b) {
+    CHECK(env.store->bucket_has_ttl(b) == (env.store->bucket_cell_count(b) > 0));
+    with_cells += env.store->bucket_cell_count(b) > 0;
+  }
+  CHECK(env.store->ttl_bucket_count() == with_cells);
+  CHECK(env.store->cell_count() == 5);
+  Result<std::string> now = env.fs->ReadFile(meta_path);
+  REQUIRE(now.ok());
+  CHECK(DecodeFixed32(now->data() + 4) == 2);
+  // Recorded: a power cut now keeps the flags.
+  env.mem.SimulatePowerCutForTest();
+  env.Reopen(8);
+  CHECK(env.store->ttl_bucket_count() == with_cells);
+  CHECK(env.store->cell_count() == 5);
 }
 
 TEST_CASE("counts written without Sync are lost by a power cut with the pages") {

@@ -168,6 +168,7 @@ uint32_t Slot::Impl::Track(const wal::Record& record, const wal::LogPos& pos, ui
   entry.expire_at_ms = entry.tombstone ? 0 : record.expire_at_ms;
   entry.type = record.type_tag;
   CountEntry(group, entry, 1);
+  NoteTtl(group, entry);
   group.bytes += pos.size;
   group.oldest_file = std::min(group.oldest_file, pos.file_no);
   return g;
@@ -184,7 +185,6 @@ Status Slot::Impl::LogWrite(wal::RecordKind kind, std::string_view key, uint64_t
   record.key.assign(key);
   record.value.assign(value);
   SLOTKV_ASSIGN_OR_RETURN(wal::LogPos pos, log->Append(record));
-  if (expire_at_ms != 0) buckets_without_ttl = 0;
   const uint32_t g = Track(record, pos, hash);
   wal_pace_bytes += pos.size;
   // While the key is in its group map its value is read back from the log; a cached older
@@ -337,6 +337,7 @@ Result<uint64_t> Slot::KeyCount() {
 
 void Slot::Impl::ResetGroup(Group& group) {
   map_bytes -= group.map.memory_bytes();
+  if (group.ttl) --groups_with_ttl;
   group = Group();
 }
 

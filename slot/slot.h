@@ -191,9 +191,11 @@ class Slot {
   // scan is returned at least once, whatever is written meanwhile. Whole buckets are returned,
   // so a call may return more than count.
   Result<ScanResult> Scan(uint64_t cursor, size_t count);
-  // Looks at up to max_buckets buckets that hold keys (continuing where the last step stopped;
-  // empty buckets are passed without counting, at most one round per call) and deletes the
-  // expired keys found there. Returns how many were deleted.
+  // Looks at up to max_buckets buckets that may hold a key with an expiry time (continuing
+  // where the last step stopped; the others are passed without reading, at most a round per
+  // call) and deletes the expired keys found there; a group map that took a write with an
+  // expiry time is looked at with its group's first bucket. A slot where no key has one costs
+  // nothing. Returns how many were deleted.
   Result<size_t> ActiveExpireStep(size_t max_buckets);
   // Persists every group and syncs: afterwards the log holds nothing that replay would need.
   Status Flush();

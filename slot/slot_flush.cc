@@ -351,6 +351,7 @@ void Slot::Impl::DropFlushed(uint32_t g, uint64_t seq) {
   for (Kept& k : kept) {
     *group.map.FindOrInsert(k.key, k.hash).first = k.entry;
     CountEntry(group, k.entry, 1);
+    NoteTtl(group, k.entry);
     group.bytes += k.entry.pos.size;
     group.oldest_file = std::min(group.oldest_file, k.entry.pos.file_no);
   }
@@ -397,6 +398,8 @@ Status Slot::Impl::EnforceWalLimit() {
 Status Slot::Flush() {
   Impl& s = *impl_;
   for (uint32_t g = 0; g < s.groups.size(); ++g) SLOTKV_RETURN_IF_ERROR(s.FlushGroup(g));
+  // Also records the expiry flags that steps cleared since the last group flush.
+  SLOTKV_RETURN_IF_ERROR(s.buckets->Sync());
   SLOTKV_RETURN_IF_ERROR(s.PublishMarks());
   SLOTKV_RETURN_IF_ERROR(s.options.memory ? s.log->Commit() : s.log->Sync());
   // Every record is in bucket and chunk files now: a fresh log file lets all the old ones go.

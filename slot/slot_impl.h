@@ -26,6 +26,9 @@ struct Group {
   // minus keys the buckets hold; and how many entries have an unknown base.
   int64_t key_delta = 0;
   uint64_t unknown_base = 0;
+  // An entry with an expiry time was tracked since the map was last empty: active expiry looks
+  // at the map (Slot::Impl::groups_with_ttl counts these groups).
+  bool ttl = false;
 };
 
 // Adds (sign 1) or takes away (sign -1) entry's share of its group's key_delta / unknown_base.
@@ -79,10 +82,7 @@ struct Slot::Impl {
   uint64_t seq_limit = 0;  // recorded in slot.seq: no seq above it was handed out before
   uint64_t wal_entries = 0;
   uint32_t expire_cursor = 0;
-  // Buckets ActiveExpireStep passed in a row without a key that has a TTL. Once that is every
-  // bucket (a whole round), the slot holds no TTL and the steps read nothing until a write
-  // sets one (LogWrite resets it).
-  uint32_t buckets_without_ttl = 0;
+  uint32_t groups_with_ttl = 0;  // groups with Group::ttl set
   uint32_t wal_limit_cursor = 0;  // where EnforceWalLimit resumes its search
   uint64_t wal_pace_bytes = 0;    // log bytes appended that EnforceWalLimit has not paced yet
   // GroupFlushed marks of flushes whose data files are not synced yet (everysec, no): a mark
@@ -165,6 +165,16 @@ struct Slot::Impl {
   bool NeedsFlush(uint32_t g) const;
   // Empties group g, its map's memory leaving map_bytes.
   void ResetGroup(Group& group);
+  // Tracking entry in group: notes an expiry time for active expiry.
+  void NoteTtl(Group& group, const MapEntry& entry) {
+    if (entry.expire_at_ms == 0 || group.ttl) return;
+    group.ttl = true;
+    ++groups_with_ttl;
+  }
+  // Adds to *doomed the keys of bucket b (when it may hold an expiry time; its page read) and,
+  // when b is the first bucket of its group, of the group's map, that have expired. Clears the
+  // bucket's flag when no cell there has an expiry time.
+  Status ExpiredKeys(uint32_t b, std::vector<LiveKey>* doomed);
   // Sizes the caches to what the group maps leave of cache_budget, but at least an eighth of
   // it: 40% values, 40% bucket pages, 20% chunk segments. Evicts what no longer fits.
   void SizeCaches();

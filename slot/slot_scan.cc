@@ -7,6 +7,13 @@
 #include "slot/slot_impl.h"
 
 namespace slotkv::slot {
+namespace {
+
+// Buckets an expiry step may pass, per bucket it may look at: bounds a step's work when few
+// buckets hold an expiry time.
+constexpr size_t kExpiryPassPerVisit = 256;
+
+}  // namespace
 
 Status Slot::Impl::BucketKeys(uint32_t b, bool with_expired, std::vector<LiveKey>* live) {
   std::vector<keybucket::Cell> cells;
@@ -48,28 +55,51 @@ Result<ScanResult> Slot::Scan(uint64_t cursor, size_t count) {
   return result;
 }
 
+Status Slot::Impl::ExpiredKeys(uint32_t b, std::vector<LiveKey>* doomed) {
+  const Group& group = groups[GroupOfBucket(b)];
+  if (buckets->bucket_has_ttl(b)) {
+    std::vector<keybucket::Cell> cells;
+    SLOTKV_RETURN_IF_ERROR(buckets->ReadBucket(b, &cells));
+    bool any_ttl = false;
+    for (keybucket::Cell& cell : cells) {
+      if (cell.expire_at_ms == 0) continue;
+      any_ttl = true;
+      if (!Expired(cell.expire_at_ms) || group.map.Find(cell.key, cell.hash)) continue;
+      doomed->push_back({std::move(cell.key), cell.hash,
+                         TypeOf(static_cast<ValueType>(cell.type_tag)), cell.expire_at_ms});
+    }
+    if (!any_ttl) buckets->ClearTtl(b);
+  }
+  if (group.ttl && b % options.buckets_per_group == 0) {
+    group.map.ForEach([&](std::string_view key, uint64_t hash, const MapEntry& entry) {
+      if (entry.tombstone || !Expired(entry.expire_at_ms)) return;
+      doomed->push_back(
+          {std::string(key), hash, TypeOf(static_cast<ValueType>(entry.type)), entry.expire_at_ms});
+    });
+  }
+  return Status::OK();
+}
+
 Result<size_t> Slot::ActiveExpireStep(size_t max_buckets) {
   Impl& s = *impl_;
+  // Nothing here has an expiry time: nothing to look at (the common case costs nothing).
+  if (s.buckets->ttl_bucket_count() == 0 && s.groups_with_ttl == 0) return 0;
   const uint32_t buckets = s.buckets->bucket_count();
-  size_t expired = 0;
-  std::vector<LiveKey> live;
+  const size_t max_passed = std::min<size_t>(buckets, max_buckets * kExpiryPassPerVisit);
   size_t visited = 0;
-  for (uint32_t seen = 0; seen < buckets && visited < max_buckets; ++seen) {
-    if (s.buckets_without_ttl >= buckets) break;  // a whole round found no TTL, none set since
-    uint32_t b = s.expire_cursor;
+  size_t expired = 0;
+  std::vector<LiveKey> doomed;
+  for (size_t passed = 0; passed < max_passed && visited < max_buckets; ++passed) {
+    const uint32_t b = s.expire_cursor;
     s.expire_cursor = (b + 1) % buckets;
-    ++s.buckets_without_ttl;
-    // A bucket with no cell and no pending write holds nothing to expire: free to pass.
-    if (s.buckets->bucket_cell_count(b) == 0 && s.groups[s.GroupOfBucket(b)].map.empty()) {
-      continue;
-    }
+    const bool map_turn =
+        s.groups[s.GroupOfBucket(b)].ttl && b % s.options.buckets_per_group == 0;
+    if (!s.buckets->bucket_has_ttl(b) && !map_turn) continue;  // free to pass
     ++visited;
-    live.clear();
-    SLOTKV_RETURN_IF_ERROR(s.BucketKeys(b, true, &live));
-    for (const LiveKey& k : live) {
-      if (k.expire_at_ms != 0) s.buckets_without_ttl = 0;
-      if (!s.Expired(k.expire_at_ms)) continue;
-      // BucketKeys already knows the key exists: log the tombstone without looking it up again.
+    doomed.clear();
+    SLOTKV_RETURN_IF_ERROR(s.ExpiredKeys(b, &doomed));
+    for (const LiveKey& k : doomed) {
+      // ExpiredKeys already knows the key exists: log the tombstone without looking it up.
       SLOTKV_RETURN_IF_ERROR(
           s.LogWrite(wal::RecordKind::kDelete, k.key, k.hash, {}, ValueType::kString, 0));
       ++expired;

@@ -193,6 +193,20 @@ def test_active_expiry_without_reads(r):
         "DBSIZE still %d after 4 s" % r.execute_command("DBSIZE")
 
 
+def test_active_expiry_of_keys_in_bucket_pages(r):
+    # SAVE persists the keys into bucket pages: active expiry finds them there (through the
+    # buckets' expiry flags), not only in the maps of unpersisted writes
+    for i in range(20):
+        r.execute_command("SET", "paged:%d" % i, "v", "PX", "1500")
+    for i in range(5):
+        r.execute_command("SET", "kept:%d" % i, "v")
+    assert r.execute_command("SAVE") == b"OK"
+    assert r.execute_command("DBSIZE") == 25
+    assert wait_until(lambda: r.execute_command("DBSIZE") == 5, timeout=4.0), \
+        "DBSIZE still %d after 4 s" % r.execute_command("DBSIZE")
+    assert sorted(r.execute_command("KEYS", "*")) == [b"kept:%d" % i for i in range(5)]
+
+
 # ---- RENAME / RENAMENX / COPY --------------------------------------------------------------------
 
 def test_rename(r):
