@@ -85,6 +85,23 @@ TEST_CASE("string keys are looked up and erased by string_view") {
 }
 
 }  // namespace
+TEST_CASE("the index is sized for the budget up front: filling it never rehashes") {
+  constexpr size_t kCapacity = 1 << 20;
+  LruCache<int, int> cache(kCapacity);
+  const size_t buckets = cache.index_buckets();
+  CHECK(buckets >= kCapacity / kLruIndexedEntryBytes);
+  for (int i = 0; i < static_cast<int>(kCapacity / kLruIndexedEntryBytes); ++i) {
+    cache.Insert(i, i, kLruIndexedEntryBytes);
+  }
+  CHECK(cache.entries() == kCapacity / kLruIndexedEntryBytes);
+  CHECK(cache.index_buckets() == buckets);
+  // A smaller budget keeps the index; a larger one grows it.
+  cache.SetCapacity(kCapacity / 4);
+  CHECK(cache.index_buckets() == buckets);
+  cache.SetCapacity(kCapacity * 4);
+  CHECK(cache.index_buckets() >= 4 * kCapacity / kLruIndexedEntryBytes);
+}
+
 TEST_CASE("HeapBytes is the string's heap block, not its length") {
   CHECK(HeapBytes(std::string("short")) == 0);
   const std::string page(4096, 'p');
