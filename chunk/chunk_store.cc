@@ -120,7 +120,10 @@ struct ChunkStore::Impl {
   uint64_t big_bytes = 0;
   uint64_t next_big_id = 1;
   std::vector<std::unique_ptr<File>> unsynced_big;
-  bool dir_unsynced = true;  // files were created since the last SyncAll (or Open)
+  // Files created: a count that Open starts at 1 (the directory's state is unknown), and its
+  // value when the directory was last synced.
+  uint64_t dir_version = 1;
+  uint64_t dir_synced_version = 0;
   std::vector<uint64_t> big_to_remove;
 
   ChunkStoreStats stats;
@@ -222,7 +225,7 @@ Result<ValuePtr> ChunkStore::Impl::AddBig(std::string_view key, std::string_view
   big_sizes[id] = record.size();
   big_bytes += record.size();
   unsynced_big.push_back(std::move(file));
-  dir_unsynced = true;
+  ++dir_version;
   return ValuePtr{.kind = ValuePtr::Kind::kBigFile, .big_id = id};
 }
 
@@ -568,20 +571,25 @@ Status ChunkStore::SyncAll() {
   for (auto& file : m.unsynced_big) SLOTKV_RETURN_IF_ERROR(file->Sync());
   SLOTKV_RETURN_IF_ERROR(m.options.fs->SyncDir(m.options.dir));
   m.unsynced_big.clear();
-  m.dir_unsynced = false;
+  m.dir_synced_version = m.dir_version;
   return Status::OK();
 }
 
-bool ChunkStore::SyncHandles(std::vector<int>* fds) const {
+bool ChunkStore::SyncHandles(std::vector<int>* fds, uint64_t* dir_version) const {
   const Impl& m = *impl_;
-  // Big files not synced yet are new ones: dir_unsynced covers them.
-  if (m.dir_unsynced) return false;
+  if (!m.unsynced_big.empty()) return false;  // SyncAll syncs them and forgets them
+  *dir_version = m.dir_synced_version == m.dir_version ? 0 : m.dir_version;
   const int data = m.data->NativeHandle();
   const int meta = m.meta->NativeHandle();
   if (data < 0 || meta < 0) return false;
   fds->push_back(data);
   fds->push_back(meta);
   return true;
+}
+
+void ChunkStore::DirSynced(uint64_t dir_version) {
+  Impl& m = *impl_;
+  m.dir_synced_version = std::max(m.dir_synced_version, dir_version);
 }
 
 Status ChunkStore::Impl::WriteDirtyEntries(bool fresh_only) {

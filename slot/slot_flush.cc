@@ -24,6 +24,8 @@
 // (FlushDue waits), since the Commit at the end frees every segment released so far, and a
 // later flush's pages would not be covered by the fsyncs. A synchronous publish or flush
 // (SAVE, shutdown, an fsync policy change) voids the one in flight and covers its marks.
+#include <unistd.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cstring>
@@ -293,23 +295,39 @@ Status Slot::Impl::PublishMarks() {
 bool Slot::Impl::StartPublish() {
   IoRing* ring = IoRing::Current();
   std::vector<int> fds;
-  if (ring == nullptr || !chunks->SyncHandles(&fds) || !buckets->SyncHandles(&fds)) {
+  uint64_t chunk_dir = 0;
+  uint64_t bucket_dir = 0;
+  if (ring == nullptr || !chunks->SyncHandles(&fds, &chunk_dir) ||
+      !buckets->SyncHandles(&fds, &bucket_dir)) {
     return false;
+  }
+  // Files created since the directory was last synced (after Open, a split's deeper page
+  // file): the directory, which holds both stores, is synced with them.
+  int dir_fd = -1;
+  if (chunk_dir != 0 || bucket_dir != 0) {
+    dir_fd = options.fs->OpenDirForSync(options.dir);
+    if (dir_fd < 0) return false;
+    fds.push_back(dir_fd);
   }
   auto p = std::make_shared<PublishInFlight>();
   p->slot = this;
   p->marks.swap(pending_marks);
   publishing = p;
   last_publish_us = clock->MonotonicUs();
-  ring->SyncAll(fds, [p](int error) {
+  ring->SyncAll(fds, [p, chunk_dir, bucket_dir](int error) {
     Impl* s = p->slot;
     if (s == nullptr) return;
     s->publishing.reset();
+    if (error == 0) {
+      s->chunks->DirSynced(chunk_dir);
+      s->buckets->DirSynced(bucket_dir);
+    }
     Status st = error != 0 ? Status::IOError(std::string("publish: fdatasync: ") +
                                              std::strerror(error))
                            : s->FinishPublish(p->marks);
     if (!st.ok() && s->publish_failure.ok()) s->publish_failure = std::move(st);
   });
+  if (dir_fd >= 0) close(dir_fd);  // the ring synced a duplicate
   return true;
 }
 

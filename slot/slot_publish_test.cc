@@ -14,8 +14,8 @@ namespace slotkv::slot {
 namespace {
 
 // A slot directory on the real file system, an io_uring made current as on a worker, and a
-// slot that has published once already (synchronously: the first publish after Open syncs the
-// directory too) and then flushed again, so its next publish can go through the ring.
+// slot that has published once already (through the ring, the directory with the files: the
+// first publish after Open syncs it too) and then flushed again.
 struct RingSlot {
   TempDir dir{"slotkv-slot-test"};  // removed last, after the destructor's body
   std::unique_ptr<Fs> fs = NewPosixFs();
@@ -36,6 +36,8 @@ struct RingSlot {
     slot = OpenOrDie(options);
     WriteUntilFlushes(1);
     CommitAfterASecond();
+    REQUIRE(Stats().publishes == 0);  // submitted, not waited for
+    ring->DrainForTest();
     REQUIRE(Stats().publishes == 1);
     WriteUntilFlushes(Stats().flushes + 1);
   }
@@ -85,6 +87,31 @@ TEST_CASE("everysec publishes through the worker's io_uring; no flush runs until
   t.Write(1);
   CHECK(t.Stats().flushes > flushes);
   REQUIRE(t.slot->Commit().ok());
+  t.CheckAll();
+  t.Reopen();
+  t.CheckAll();
+}
+
+TEST_CASE("publishes that must sync the directory (after Open, after a split) use the ring too") {
+  RingSlot t;  // its first publish, after Open, went through the ring
+  // A split creates a deeper page file, whose name the next publish makes durable.
+  const int before = t.keys;
+  uint64_t published = 0;
+  while (t.Stats().bucket_splits == 0) {
+    REQUIRE(t.keys - before < 20000);
+    t.Write(50);
+    published = t.Stats().publishes;
+    t.CommitAfterASecond();
+    if (t.Stats().bucket_splits > 0) CHECK(t.Stats().publishes == published);  // submitted
+    t.ring->DrainForTest();  // so flushes go on
+  }
+  CHECK(t.Stats().publishes == published + 1);
+  t.WriteUntilFlushes(t.Stats().flushes + 1);
+  published = t.Stats().publishes;
+  t.CommitAfterASecond();
+  CHECK(t.Stats().publishes == published);  // submitted, not waited for
+  t.ring->DrainForTest();
+  CHECK(t.Stats().publishes == published + 1);
   t.CheckAll();
   t.Reopen();
   t.CheckAll();

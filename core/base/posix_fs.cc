@@ -247,6 +247,10 @@ class PosixFs : public Fs {
     return Status::OK();
   }
 
+  int OpenDirForSync(const std::string& dir) override {
+    return open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  }
+
   Status SyncDir(const std::string& dir) override {
     int fd = open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (fd < 0) return ErrnoStatus(dir, "open", errno);
