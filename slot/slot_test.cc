@@ -32,6 +32,11 @@ struct Fixture {
     slot.reset();
     slot = OpenOrDie(options);
   }
+  // Bucket pages looked at so far: from the cache or read.
+  uint64_t PageLooks() const {
+    SlotStats st = slot->Stats();
+    return st.bucket_cache_hits + st.bucket_cache_misses;
+  }
 };
 
 TEST_CASE("put then get returns the value with its metadata") {
@@ -151,37 +156,29 @@ TEST_CASE("the expiry step passes buckets without an expiry time without reading
   f.Put("lonely", "v", now + 10);
   REQUIRE(f.slot->Flush().ok());
   f.clock.AdvanceMs(10);
-  auto page_reads = [&f] {
-    SlotStats st = f.slot->Stats();
-    return st.bucket_cache_hits + st.bucket_cache_misses;
-  };
   // Of the 64 buckets, one may hold an expiry time: a step of one bucket finds it wherever it
   // is, reading that bucket only.
-  uint64_t before = page_reads();
+  uint64_t before = f.PageLooks();
   auto expired = f.slot->ActiveExpireStep(1);
   REQUIRE(expired.ok());
   CHECK(*expired == 1);
-  CHECK(page_reads() - before <= 2);  // the bucket's page(s)
+  CHECK(f.PageLooks() - before <= 2);  // the bucket's page(s)
   CHECK(*f.slot->KeyCount() == 200);
   // The tombstone sits in the map until its group is flushed, which rewrites the bucket
   // without an expiry time: then nothing is looked at.
   REQUIRE(f.slot->Flush().ok());
-  before = page_reads();
+  before = f.PageLooks();
   CHECK(*f.slot->ActiveExpireStep(1 << 20) == 0);
-  CHECK(page_reads() == before);
+  CHECK(f.PageLooks() == before);
 }
 
 TEST_CASE("expiry steps look at a bucket again once a write sets an expiry time there") {
   Fixture f;
   for (int i = 0; i < 200; ++i) f.Put("k" + std::to_string(i), "v");
   REQUIRE(f.slot->Flush().ok());
-  auto page_reads = [&f] {
-    SlotStats st = f.slot->Stats();
-    return st.bucket_cache_hits + st.bucket_cache_misses;
-  };
-  uint64_t before = page_reads();
+  uint64_t before = f.PageLooks();
   CHECK(*f.slot->ActiveExpireStep(1 << 20) == 0);
-  CHECK(page_reads() == before);
+  CHECK(f.PageLooks() == before);
   // In the map: found there (no page read for it); after a flush: found in its bucket.
   f.Put("t", "v", f.clock.NowMs() + 10);
   f.Put("u", "v", f.clock.NowMs() + 10);
@@ -198,9 +195,9 @@ TEST_CASE("expiry steps look at a bucket again once a write sets an expiry time 
   REQUIRE(f.slot->Flush().ok());
   f.Put("p", "v");
   REQUIRE(f.slot->Flush().ok());
-  before = page_reads();
+  before = f.PageLooks();
   CHECK(*f.slot->ActiveExpireStep(1 << 20) == 0);
-  CHECK(page_reads() == before);
+  CHECK(f.PageLooks() == before);
   CHECK(*f.slot->KeyCount() == 201);
 }
 
@@ -217,21 +214,17 @@ TEST_CASE("buckets of a store made before expiry flags are read once each, then 
   PutFixed32(&meta, Checksum(meta));
   REQUIRE(f.fs.WriteFileAtomic(f.options.dir + "/buckets.meta", meta).ok());
   f.Reopen();
-  auto page_reads = [&f] {
-    SlotStats st = f.slot->Stats();
-    return st.bucket_cache_hits + st.bucket_cache_misses;
-  };
-  uint64_t before = page_reads();
+  uint64_t before = f.PageLooks();
   CHECK(*f.slot->ActiveExpireStep(1 << 20) == 0);
-  CHECK(page_reads() > before);
-  before = page_reads();
+  CHECK(f.PageLooks() > before);
+  before = f.PageLooks();
   CHECK(*f.slot->ActiveExpireStep(1 << 20) == 0);  // the flags went with the first look
-  CHECK(page_reads() == before);
+  CHECK(f.PageLooks() == before);
   REQUIRE(f.slot->Flush().ok());  // and stay gone
   f.Reopen();
-  before = page_reads();
+  before = f.PageLooks();
   CHECK(*f.slot->ActiveExpireStep(1 << 20) == 0);
-  CHECK(page_reads() == before);
+  CHECK(f.PageLooks() == before);
   CHECK(*f.slot->KeyCount() == 200);
 }
 
@@ -252,20 +245,16 @@ TEST_CASE("key count stays right as resolved entries change, and looks each key 
   for (int i = 0; i < 300; ++i) f.Put("k" + std::to_string(i), "v");
   REQUIRE(f.slot->Flush().ok());
   for (int i = 0; i < 200; ++i) f.Put("k" + std::to_string(i), "w");  // 200 unflushed overwrites
-  auto page_reads = [&f] {
-    SlotStats st = f.slot->Stats();
-    return st.bucket_cache_hits + st.bucket_cache_misses;
-  };
-  uint64_t before = page_reads();
+  uint64_t before = f.PageLooks();
   CHECK(*f.slot->KeyCount() == 300);
-  CHECK(page_reads() > before);  // the overwrites' keys (those not flushed since) looked up
-  before = page_reads();
+  CHECK(f.PageLooks() > before);  // the overwrites' keys (those not flushed since) looked up
+  before = f.PageLooks();
   CHECK(*f.slot->KeyCount() == 300);
-  CHECK(page_reads() == before);
+  CHECK(f.PageLooks() == before);
   REQUIRE(*f.slot->Delete("k1"));  // a resolved entry changes: its share is updated
   f.Put("new", "v");               // a new key: looked up by the next count
   CHECK(*f.slot->KeyCount() == 300);
-  CHECK(page_reads() - before < 10);  // Delete's own lookup and the new key's, not 200
+  CHECK(f.PageLooks() - before < 10);  // Delete's own lookup and the new key's, not 200
 }
 
 TEST_CASE("Flush leaves an empty log: every record lives in bucket and chunk files") {

@@ -31,10 +31,11 @@ inline size_t HeapBytes(const std::string& s) {
 // what the memory really is.
 inline constexpr size_t kLruEntryBytes = 128;
 
-// An LruCache sizes its index up front for capacity / kLruIndexedEntryBytes entries, so that
+// An LruCache sizes its index up front for capacity / entry_bytes entries (entry_bytes: what
+// its owner expects an entry to be charged, kLruIndexedEntryBytes unless told), so that
 // filling the budget does not rehash the whole index at once on the way (1.5 ms at ~20k
 // entries: a stall every other client of the worker waits for). The index's bucket array
-// (8 bytes per entry) is not charged to the budget: 1/32 of it on top.
+// (8 bytes per expected entry) is not charged to the budget.
 inline constexpr size_t kLruIndexedEntryBytes = 256;
 
 // With a transparent HashFn and KeyEq (see StringKeyHash), Lookup/Contains/Erase take any type
@@ -43,7 +44,10 @@ template <typename Key, typename Value, typename HashFn = std::hash<Key>,
           typename KeyEq = std::equal_to<Key>>
 class LruCache {
  public:
-  explicit LruCache(size_t capacity_bytes) : capacity_(capacity_bytes) { ReserveIndex(); }
+  explicit LruCache(size_t capacity_bytes, size_t entry_bytes = kLruIndexedEntryBytes)
+      : capacity_(capacity_bytes), entry_bytes_(entry_bytes) {
+    ReserveIndex();
+  }
 
   // Inserts or replaces key; evicts old entries until the budget holds. An entry larger than
   // the whole budget is not kept.
@@ -112,10 +116,10 @@ class LruCache {
     size_t charge;
   };
 
-  // Grows the index to capacity_ / kLruIndexedEntryBytes buckets; never shrinks it (that
-  // would rehash too).
+  // Grows the index to capacity_ / entry_bytes_ buckets; never shrinks it (that would rehash
+  // too).
   void ReserveIndex() {
-    const size_t want = capacity_ / kLruIndexedEntryBytes;
+    const size_t want = capacity_ / entry_bytes_;
     if (want > index_.bucket_count()) index_.reserve(want);
   }
 
@@ -129,6 +133,7 @@ class LruCache {
   }
 
   size_t capacity_;
+  size_t entry_bytes_;
   size_t used_ = 0;
   uint64_t hits_ = 0;
   uint64_t misses_ = 0;

@@ -100,6 +100,10 @@ TEST_CASE("the index is sized for the budget up front: filling it never rehashes
   CHECK(cache.index_buckets() == buckets);
   cache.SetCapacity(kCapacity * 4);
   CHECK(cache.index_buckets() >= 4 * kCapacity / kLruIndexedEntryBytes);
+  // An owner of larger entries asks for fewer.
+  LruCache<int, int> pages(kCapacity, 4096);
+  CHECK(pages.index_buckets() >= kCapacity / 4096);
+  CHECK(pages.index_buckets() < kCapacity / kLruIndexedEntryBytes);
 }
 
 TEST_CASE("HeapBytes is the string's heap block, not its length") {
