@@ -120,16 +120,16 @@ struct ChunkStore::Impl {
   uint64_t big_bytes = 0;
   uint64_t next_big_id = 1;
   std::vector<std::unique_ptr<File>> unsynced_big;
-  // Files created: a count that Open starts at 1 (the directory's state is unknown), and its
-  // value when the directory was last synced.
-  uint64_t dir_version = 1;
-  uint64_t dir_synced_version = 0;
+  DirVersion dir;
   std::vector<uint64_t> big_to_remove;
 
   ChunkStoreStats stats;
 
   Impl(const ChunkStoreOptions& opts, uint32_t seg_bytes)
-      : options(opts), segment_bytes(seg_bytes), table(seg_bytes), cache(opts.cache_bytes, seg_bytes) {}
+      : options(opts),
+        segment_bytes(seg_bytes),
+        table(seg_bytes),
+        cache(opts.cache_bytes, seg_bytes) {}
 
   std::string Path(std::string_view name) const { return JoinPath(options.dir, name); }
   uint64_t RunBytes(uint32_t length) const { return uint64_t{length} * segment_bytes; }
@@ -225,7 +225,7 @@ Result<ValuePtr> ChunkStore::Impl::AddBig(std::string_view key, std::string_view
   big_sizes[id] = record.size();
   big_bytes += record.size();
   unsynced_big.push_back(std::move(file));
-  ++dir_version;
+  dir.Created();
   return ValuePtr{.kind = ValuePtr::Kind::kBigFile, .big_id = id};
 }
 
@@ -571,14 +571,14 @@ Status ChunkStore::SyncAll() {
   for (auto& file : m.unsynced_big) SLOTKV_RETURN_IF_ERROR(file->Sync());
   SLOTKV_RETURN_IF_ERROR(m.options.fs->SyncDir(m.options.dir));
   m.unsynced_big.clear();
-  m.dir_synced_version = m.dir_version;
+  m.dir.SyncedNow();
   return Status::OK();
 }
 
 bool ChunkStore::SyncHandles(std::vector<int>* fds, uint64_t* dir_version) const {
   const Impl& m = *impl_;
   if (!m.unsynced_big.empty()) return false;  // SyncAll syncs them and forgets them
-  *dir_version = m.dir_synced_version == m.dir_version ? 0 : m.dir_version;
+  *dir_version = m.dir.Unsynced();
   const int data = m.data->NativeHandle();
   const int meta = m.meta->NativeHandle();
   if (data < 0 || meta < 0) return false;
@@ -587,10 +587,7 @@ bool ChunkStore::SyncHandles(std::vector<int>* fds, uint64_t* dir_version) const
   return true;
 }
 
-void ChunkStore::DirSynced(uint64_t dir_version) {
-  Impl& m = *impl_;
-  m.dir_synced_version = std::max(m.dir_synced_version, dir_version);
-}
+void ChunkStore::DirSynced(uint64_t dir_version) { impl_->dir.Synced(dir_version); }
 
 Status ChunkStore::Impl::WriteDirtyEntries(bool fresh_only) {
   auto writes = table.DirtyWrites(fresh_only);

@@ -179,10 +179,7 @@ struct BucketStore::Impl {
   std::array<std::unique_ptr<File>, kMaxDepth + 1> page_files;
   std::array<bool, kMaxDepth + 1> unsynced{};  // page file written since the last Sync
   bool new_files = false;                      // a file was created since the last Sync
-  // Files created: a count that Open starts at 1 (the directory's state is unknown), and its
-  // value when the directory was last synced.
-  uint64_t dir_version = 1;
-  uint64_t dir_synced_version = 0;
+  DirVersion dir;
   uint32_t dirty_lo = UINT32_MAX;              // buckets [dirty_lo, dirty_hi) changed depth
   uint32_t dirty_hi = 0;
   struct Leftover {
@@ -200,7 +197,7 @@ Result<File*> BucketStore::Impl::PageFile(uint32_t depth) {
     std::string path = JoinPath(options.dir, PageFileName(depth));
     if (!options.fs->Exists(path)) {
       new_files = true;
-      ++dir_version;
+      dir.Created();
     }
     SLOTKV_ASSIGN_OR_RETURN(page_files[depth], options.fs->Open(path));
     page_files[depth]->AdviseRandomAccess();  // lookups read single pages
@@ -634,13 +631,13 @@ Status BucketStore::SyncAll() {
   SLOTKV_RETURN_IF_ERROR(s.depth_file->Sync());
   SLOTKV_RETURN_IF_ERROR(s.count_file->Sync());
   SLOTKV_RETURN_IF_ERROR(s.options.fs->SyncDir(s.options.dir));
-  s.dir_synced_version = s.dir_version;
+  s.dir.SyncedNow();
   return Status::OK();
 }
 
 bool BucketStore::SyncHandles(std::vector<int>* fds, uint64_t* dir_version) const {
   const Impl& s = *impl_;
-  *dir_version = s.dir_synced_version == s.dir_version ? 0 : s.dir_version;
+  *dir_version = s.dir.Unsynced();
   const size_t start = fds->size();
   for (const auto& file : s.page_files) {
     if (file) fds->push_back(file->NativeHandle());
@@ -652,10 +649,7 @@ bool BucketStore::SyncHandles(std::vector<int>* fds, uint64_t* dir_version) cons
   return false;
 }
 
-void BucketStore::DirSynced(uint64_t dir_version) {
-  Impl& s = *impl_;
-  s.dir_synced_version = std::max(s.dir_synced_version, dir_version);
-}
+void BucketStore::DirSynced(uint64_t dir_version) { impl_->dir.Synced(dir_version); }
 
 uint64_t BucketStore::cell_count() const { return impl_->total_cells; }
 

@@ -6,6 +6,7 @@
 // slot's owner).
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -81,6 +82,24 @@ class Fs {
   [[nodiscard]] Result<std::string> ReadFile(const std::string& path);
   // Replaces path with data atomically and durably (write temp, sync, rename, sync dir).
   [[nodiscard]] Status WriteFileAtomic(const std::string& path, std::string_view data);
+};
+
+// Whether the names of the files a store created in its directory are durable. Each creation
+// is a new version; a sync of the directory makes the versions it covered durable. A store
+// starts unsure (one version not synced): its directory may have been changed before a crash.
+class DirVersion {
+ public:
+  void Created() { ++version_; }
+  // 0 when every creation is durable, else the version a directory sync started now covers.
+  uint64_t Unsynced() const { return synced_ == version_ ? 0 : version_; }
+  // A directory sync covering version completed (0: nothing to record).
+  void Synced(uint64_t version) { synced_ = std::max(synced_, version); }
+  // The directory was synced just now, in place.
+  void SyncedNow() { synced_ = version_; }
+
+ private:
+  uint64_t version_ = 1;
+  uint64_t synced_ = 0;
 };
 
 // The real file system (pread/pwrite/fdatasync).

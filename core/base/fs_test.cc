@@ -1,6 +1,8 @@
 // The same contract tests run over PosixFs (in a temp dir), MemFs and FaultFs.
 #include <doctest/doctest.h>
 
+#include <unistd.h>
+
 #include <algorithm>
 
 #include "core/base/fault_fs.h"
@@ -180,6 +182,35 @@ TEST_CASE("fault fs reports no space once the limit is reached") {
   CHECK(s.message().find("No space left on device") != std::string_view::npos);
   fs.Clear();
   CHECK((*file)->Append("ef").ok());
+}
+
+TEST_CASE("DirVersion: unsure at first, creations since a sync are unsynced, late syncs count") {
+  DirVersion dir;
+  CHECK(dir.Unsynced() != 0);  // a store just opened does not know
+  dir.SyncedNow();
+  CHECK(dir.Unsynced() == 0);
+  dir.Created();
+  const uint64_t covered = dir.Unsynced();
+  CHECK(covered != 0);
+  dir.Created();  // while a sync covering `covered` is in flight
+  dir.Synced(covered);
+  CHECK(dir.Unsynced() != 0);  // the second creation is not covered
+  dir.Synced(dir.Unsynced());
+  CHECK(dir.Unsynced() == 0);
+  dir.Synced(covered);  // an older completion changes nothing
+  dir.Synced(0);
+  CHECK(dir.Unsynced() == 0);
+}
+
+TEST_CASE("OpenDirForSync gives a descriptor on posix, none on memory") {
+  TempDir tmp("slotkv-fs-test");
+  std::unique_ptr<Fs> posix = NewPosixFs();
+  const int fd = posix->OpenDirForSync(tmp.path());
+  CHECK(fd >= 0);
+  if (fd >= 0) close(fd);
+  CHECK(posix->OpenDirForSync(JoinPath(tmp.path(), "missing")) < 0);
+  MemFs mem;
+  CHECK(mem.OpenDirForSync("/") == -1);
 }
 
 }  // namespace
