@@ -171,6 +171,11 @@ struct Slot::Impl {
     group.ttl = true;
     ++groups_with_ttl;
   }
+  // Whether active expiry looks at the group map of bucket b with b: b is its group's first
+  // bucket and the map took a write with an expiry time.
+  bool MapTurn(uint32_t b) const {
+    return groups[GroupOfBucket(b)].ttl && b % options.buckets_per_group == 0;
+  }
   // Adds to *doomed the keys of bucket b (when it may hold an expiry time; its page read) and,
   // when b is the first bucket of its group, of the group's map, that have expired. Clears the
   // bucket's flag when no cell there has an expiry time.

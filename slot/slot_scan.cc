@@ -70,7 +70,7 @@ Status Slot::Impl::ExpiredKeys(uint32_t b, std::vector<LiveKey>* doomed) {
     }
     if (!any_ttl) buckets->ClearTtl(b);
   }
-  if (group.ttl && b % options.buckets_per_group == 0) {
+  if (MapTurn(b)) {
     group.map.ForEach([&](std::string_view key, uint64_t hash, const MapEntry& entry) {
       if (entry.tombstone || !Expired(entry.expire_at_ms)) return;
       doomed->push_back(
@@ -92,9 +92,7 @@ Result<size_t> Slot::ActiveExpireStep(size_t max_buckets) {
   for (size_t passed = 0; passed < max_passed && visited < max_buckets; ++passed) {
     const uint32_t b = s.expire_cursor;
     s.expire_cursor = (b + 1) % buckets;
-    const bool map_turn =
-        s.groups[s.GroupOfBucket(b)].ttl && b % s.options.buckets_per_group == 0;
-    if (!s.buckets->bucket_has_ttl(b) && !map_turn) continue;  // free to pass
+    if (!s.buckets->bucket_has_ttl(b) && !s.MapTurn(b)) continue;  // free to pass
     ++visited;
     doomed.clear();
     SLOTKV_RETURN_IF_ERROR(s.ExpiredKeys(b, &doomed));
