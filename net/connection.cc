@@ -2,6 +2,7 @@
 
 #include "core/command/blocking.h"
 
+#include <algorithm>
 #include <boost/asio/write.hpp>
 #include <chrono>
 
@@ -111,9 +112,19 @@ bool StepBatch(Server* server, Worker& worker, RemoteBatch& batch,
   return !waiting;
 }
 
-// Once the owner's group commit is done, the replies go home (a write whose commit failed
-// replies the failure).
+// The replies go home: those of a batch with writes once the owner's group commit is done (a
+// write whose commit failed replies the failure); those of a read-only batch at once, as a
+// local read's reply is (waiting for the commit handler was a second trip through the owner's
+// queue: at 50M keys, remote GETs that read no disk waited 0.9 ms (median) against 13 us for
+// local ones).
 void FinishBatch(Server* server, const std::shared_ptr<RemoteBatch>& batch) {
+  const bool writes = std::any_of(batch->items.begin(), batch->items.end(), [](const RemoteItem& i) {
+    return (i.spec->flags & command::kWrite) != 0;
+  });
+  if (!writes) {
+    server->Post(batch->home, [batch] { batch->conn->OnRemoteDone(batch); });
+    return;
+  }
   server->worker(CurrentWorker()).AfterCommit([server, batch](const Status& st) {
     if (!st.ok()) {
       std::string error = "-" + command::StatusError(st) + "\r\n";
