@@ -60,9 +60,6 @@ constexpr size_t kPauseOutputBytes = 1 << 20;
 constexpr size_t kPauseRequests = 1000;
 constexpr size_t kPauseInputBytes = 1 << 20;
 
-// A read-only one-key command runs with no-wait reads this many times before it waits.
-constexpr int kNoWaitTries = 3;
-
 // Whether spec may run with no-wait reads and wait for a fetch (it changes no data).
 bool Parkable(const CommandSpec& spec) {
   return spec.run != nullptr && (spec.flags & command::kReadOnly) &&

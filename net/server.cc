@@ -63,6 +63,12 @@ uint64_t Server::RunAfter(int64_t delay_ms, std::function<void()> fn) {
 
 void Server::CancelTimer(uint64_t id) { worker(current()).CancelTimer(id); }
 
+bool Server::async_reads() const { return workers_[static_cast<size_t>(current())]->async_reads(); }
+
+void Server::Fetch(std::vector<BlockedRead> reads, std::function<void()> done) {
+  worker(current()).Fetch(std::move(reads), std::move(done));
+}
+
 Result<std::unique_ptr<Server>> Server::Start(conf::Config* config, std::string executable) {
   std::unique_ptr<Server> server(new Server());
   Server& s = *server;

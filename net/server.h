@@ -47,6 +47,8 @@ class Server : public command::Executor, public command::ClientRegistry {
   void Post(int w, std::function<void()> fn) override;
   uint64_t RunAfter(int64_t delay_ms, std::function<void()> fn) override;
   void CancelTimer(uint64_t id) override;
+  bool async_reads() const override;
+  void Fetch(std::vector<BlockedRead> reads, std::function<void()> done) override;
 
   // command::ClientRegistry
   std::vector<command::ClientInfo> ListLocal() override;

@@ -26,6 +26,10 @@ struct BlockedRead {
   size_t n = 0;
 };
 
+// A read-only command runs with no-wait reads this many times (each miss fetched before the next
+// try) before it reads waiting for the disk.
+inline constexpr int kNoWaitTries = 3;
+
 // Closes the descriptors of reads that will not be fetched, and clears reads.
 void CloseBlocked(std::vector<BlockedRead>& reads);
 

@@ -101,6 +101,12 @@ void ThreadExecutor::CancelTimer(uint64_t id) {
   q.timer_due.erase(it);
 }
 
+void ThreadExecutor::Fetch(std::vector<BlockedRead> reads, std::function<void()> done) {
+  regions_fetched_ += reads.size();
+  CloseBlocked(reads);
+  Post(current(), std::move(done));
+}
+
 void ThreadExecutor::Post(int w, std::function<void()> fn) {
   Queue& q = *queues_[static_cast<size_t>(w)];
   std::lock_guard lock(q.mu);

@@ -5,6 +5,7 @@
 //   CHECK(f.Run({"SET", "k", "v"}) == "+OK\r\n");
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <map>
@@ -35,6 +36,12 @@ class ThreadExecutor : public Executor {
   void Post(int w, std::function<void()> fn) override;
   uint64_t RunAfter(int64_t delay_ms, std::function<void()> fn) override;
   void CancelTimer(uint64_t id) override;
+  // Off unless set_async_reads(true). Fetch reads nothing: it counts the regions, closes their
+  // descriptors and posts done to the calling worker.
+  bool async_reads() const override { return async_reads_; }
+  void Fetch(std::vector<BlockedRead> reads, std::function<void()> done) override;
+  void set_async_reads(bool on) { async_reads_ = on; }
+  size_t regions_fetched() const { return regions_fetched_.load(); }
 
  private:
   using TimePoint = std::chrono::steady_clock::time_point;
@@ -51,6 +58,8 @@ class ThreadExecutor : public Executor {
   std::function<void()> Next(Queue& q);
   std::vector<std::unique_ptr<Queue>> queues_;
   std::vector<std::thread> threads_;
+  std::atomic<bool> async_reads_{false};
+  std::atomic<size_t> regions_fetched_{0};
 };
 
 class CommandFixture : public ClientRegistry {
@@ -80,6 +89,7 @@ class CommandFixture : public ClientRegistry {
   PendingReply Start(std::vector<std::string> args);
 
   ManualClock& clock() { return clock_; }
+  ThreadExecutor& executor() { return *executor_; }
   ServerState& state() { return state_; }
   conf::Config& config() { return config_; }
   // REQUIRES: no Run in progress (the client lives on worker 0).

@@ -5,6 +5,9 @@
 
 #include <cstdint>
 #include <functional>
+#include <vector>
+
+#include "core/base/no_wait_reads.h"
 
 namespace slotkv::command {
 
@@ -22,6 +25,15 @@ class Executor {
   // Cancels a RunAfter of the calling worker; a no-op when it already ran. REQUIRES: on the
   // worker that called RunAfter.
   virtual void CancelTimer(uint64_t id) = 0;
+  // Whether the calling worker fetches what no-wait reads miss (its io_uring is up): reads there
+  // may then run in a NoWaitReads scope. REQUIRES: on a worker.
+  virtual bool async_reads() const { return false; }
+  // Reads the regions into the OS page cache in the background, then runs done on the calling
+  // worker. REQUIRES: async_reads(); !reads.empty().
+  virtual void Fetch(std::vector<BlockedRead> reads, std::function<void()> done) {
+    CloseBlocked(reads);
+    done();
+  }
   // The worker that owns slot s: every request for s runs there.
   int OwnerOf(uint32_t slot) const { return static_cast<int>(slot % workers()); }
 };

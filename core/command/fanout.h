@@ -11,20 +11,60 @@
 
 namespace slotkv::command {
 
-// Calls fn(store, positions) once per slot that holds some of the keys at args[positions],
-// on the slot's owner, then returns home. Positions keep their order within a slot.
-inline Task ForEachKeySlot(AsyncContext& ctx, const std::vector<size_t>& positions,
-                           std::function<void(Store&, const std::vector<size_t>&)> fn) {
-  // (owner, slot) -> positions: one hop per owner, slots of an owner in order.
+// The keys at args[positions] by (owner, slot): one hop per owner, slots of an owner in order;
+// positions keep their order within a slot.
+inline std::map<std::pair<int, uint32_t>, std::vector<size_t>> KeySlots(
+    AsyncContext& ctx, const std::vector<size_t>& positions) {
   std::map<std::pair<int, uint32_t>, std::vector<size_t>> groups;
   for (size_t p : positions) {
     uint32_t s = ctx.server.keyspace->SlotOfKey(ctx.args[p]);
     groups[{ctx.server.executor->OwnerOf(s), s}].push_back(p);
   }
+  return groups;
+}
+
+// Calls fn(store, positions) once per slot that holds some of the keys at args[positions],
+// on the slot's owner, then returns home.
+inline Task ForEachKeySlot(AsyncContext& ctx, const std::vector<size_t>& positions,
+                           std::function<void(Store&, const std::vector<size_t>&)> fn) {
+  const auto groups = KeySlots(ctx, positions);
   for (auto& [owner_slot, group] : groups) {
     co_await ctx.ToSlot(owner_slot.second);
     Store store = ctx.StoreOf(owner_slot.second);
     fn(store, group);
+  }
+  co_await ctx.ToHome();
+}
+
+// ForEachKeySlot for steps that only read. Where the worker's ring is up, a step runs with
+// no-wait reads (core/base/no_wait_reads.h); when a read would wait for the disk (the step
+// returns Status::Busy), the ring reads what it missed while the worker serves other requests,
+// and the step runs again: kNoWaitTries times, then reading waiting. So a step must change
+// nothing before it fails. The first error ends the walk, in *failure.
+inline Task ForEachKeySlotReading(AsyncContext& ctx, const std::vector<size_t>& positions,
+                                  std::function<Status(Store&, const std::vector<size_t>&)> fn,
+                                  Status* failure) {
+  Executor& executor = *ctx.server.executor;
+  const auto groups = KeySlots(ctx, positions);
+  for (auto& [owner_slot, group] : groups) {
+    co_await ctx.ToSlot(owner_slot.second);
+    for (int tries = 0;; ++tries) {
+      Store store = ctx.StoreOf(owner_slot.second);
+      if (tries >= kNoWaitTries || !executor.async_reads()) {
+        *failure = fn(store, group);
+        break;
+      }
+      std::vector<BlockedRead> missed;
+      {
+        NoWaitReads no_wait;  // ends before the task may leave this worker's thread
+        *failure = fn(store, group);
+        if (failure->IsBusy()) missed = no_wait.Take();
+      }
+      if (missed.empty()) break;
+      WorkerStats::Add((*ctx.server.stats)[static_cast<size_t>(executor.current())]->read_waits);
+      co_await FetchReads{&executor, &missed};
+    }
+    if (!failure->ok()) break;
   }
   co_await ctx.ToHome();
 }

@@ -456,28 +456,29 @@ void IncrByFloat(CommandContext& ctx) {
 
 // ---- several keys -------------------------------------------------------------------------
 
-// MGET key [key ...]: one batched read per slot; nil for missing keys and other types.
+// MGET key [key ...]: one batched read per slot, which does not hold up the worker while it
+// waits for the disk; nil for missing keys and other types.
 Task MGet(AsyncContext& ctx) {
   const size_t n = ctx.args.size() - 1;
   std::vector<size_t> positions(n);
   std::iota(positions.begin(), positions.end(), size_t{1});
   std::vector<std::optional<std::string>> values(n);
   Status failure;
-  co_await ForEachKeySlot(ctx, positions, [&](Store& store, const std::vector<size_t>& ps) {
-    if (!failure.ok()) return;
+  auto read = [&](Store& store, const std::vector<size_t>& ps) -> Status {
     std::vector<std::string_view> keys;
     keys.reserve(ps.size());
     for (size_t p : ps) keys.push_back(ctx.args[p]);
     std::vector<std::optional<std::string>> got;
     std::vector<slot::KeyMeta> metas;
-    failure = store.MultiGet(keys, &got, &metas);
-    if (!failure.ok()) return;
+    SLOTKV_RETURN_IF_ERROR(store.MultiGet(keys, &got, &metas));
     WorkerStats& stats = StatsHere(ctx.server);
     for (size_t i = 0; i < ps.size(); ++i) {
       WorkerStats::Add(got[i] ? stats.keyspace_hits : stats.keyspace_misses);
       if (got[i] && metas[i].type == ValueType::kString) values[ps[i] - 1] = std::move(got[i]);
     }
-  });
+    return Status::OK();
+  };
+  co_await ForEachKeySlotReading(ctx, positions, read, &failure);
   if (Failed(failure, ctx.reply)) co_return;
   ctx.reply.Array(n);
   for (const std::optional<std::string>& v : values) BulkOrNull(ctx.reply, v);

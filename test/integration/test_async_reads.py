@@ -106,11 +106,48 @@ def test_cold_reads_of_many_clients(make_server):
         assert pipe.execute() == [LONG[i] for i in range(c, KEYS, 8)]
 
 
+def test_cold_mget_is_fetched_through_the_ring(make_server):
+    srv, r = loaded(make_server)
+    r.execute_command("RPUSH", "list", "x")  # another type: nil, as in Redis
+    picked = random.Random(11).sample(range(KEYS), 400)
+    keys, expected = [], []
+    for i in picked:
+        keys += ["long:%d" % i, "short:%d" % i]
+        expected += [LONG[i], SHORT[i]]
+    keys += ["missing", "list"]
+    expected += [None, None]
+    hits = info_stat(r, "keyspace_hits")
+    assert r.execute_command("MGET", *keys) == expected
+    assert info_stat(r, "slotkv_read_waits") > 0
+    assert info_stat(r, "slotkv_async_reads") > 0
+    # A slot's step that waited for the ring is counted once, when it reads.
+    assert info_stat(r, "keyspace_hits") - hits == 2 * len(picked) + 1
+
+
+def test_cold_mgets_of_many_clients_beside_gets(make_server):
+    srv, r = loaded(make_server)
+    clients = [srv.client() for _ in range(6)]
+    pipes = []
+    for c, client in enumerate(clients):
+        pipe = client.pipeline(transaction=False)
+        for i in range(c, KEYS, 60):
+            pipe.execute_command("MGET", *["long:%d" % j for j in range(i, min(i + 10, KEYS))])
+            pipe.execute_command("GET", "short:%d" % i)
+        pipes.append(pipe)
+    for c, pipe in enumerate(pipes):
+        expected = []
+        for i in range(c, KEYS, 60):
+            expected += [[LONG[j] for j in range(i, min(i + 10, KEYS))], SHORT[i]]
+        assert pipe.execute() == expected
+
+
 def test_io_uring_off_reads_wait(make_server):
     srv, r = loaded(make_server, "--io-uring", "no")
     pipe = r.pipeline(transaction=False)
     for i in range(0, KEYS, 7):
         pipe.execute_command("GET", "long:%d" % i)
-    assert pipe.execute() == [LONG[i] for i in range(0, KEYS, 7)]
+    pipe.execute_command("MGET", *["long:%d" % i for i in range(0, KEYS, 5)])
+    assert pipe.execute() == [LONG[i] for i in range(0, KEYS, 7)] + [
+        [LONG[i] for i in range(0, KEYS, 5)]]
     assert info_stat(r, "slotkv_read_waits") == 0
     assert info_stat(r, "slotkv_async_reads") == 0
