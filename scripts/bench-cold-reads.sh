@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# Cold reads: GET throughput and latency of slotkv-server when the data is on disk only (not in
-# slotkv's caches nor in the OS page cache), with reads through the workers' io_uring
-# (--io-uring yes: a GET that misses waits for a fetch while the worker serves other clients)
-# against plain waiting reads (--io-uring no). Also run as `scripts/bench.sh --cold-reads`.
+# Cold reads: GET and MGET throughput and latency of slotkv-server when the data is on disk only
+# (not in slotkv's caches nor in the OS page cache), with reads through the workers' io_uring
+# (--io-uring yes: a GET or MGET that misses waits for a fetch while the worker serves other
+# clients) against plain waiting reads (--io-uring no). Also run as
+# `scripts/bench.sh --cold-reads`.
 #
 #   scripts/bench-cold-reads.sh [--keys N] [--requests R] [--clients C] [--rounds K]
 #
@@ -10,8 +11,10 @@
 # -c 50 over random keys, 2 rounds. The server runs with --workers 2 --maxmemory-cache 32mb.
 # Each run restarts the server (its caches start empty) and drops its data files from the OS
 # page cache (posix_fadvise DONTNEED, after fsync), so each GET reads a bucket page and a chunk
-# record from the disk. Modes alternate (yes, no, yes, no, ...); medians are reported.
-# The last line is `RESULT cold_get_ratio_uring_vs_wait=X cold_p999_ms_uring=Y cold_p999_ms_wait=Z`.
+# record from the disk; then the files are dropped again and R / 10 MGETs of 10 random keys run
+# at the same -c. Modes alternate (yes, no, yes, no, ...); medians are reported. The last line
+# is `RESULT cold_get_ratio_uring_vs_wait=X cold_p999_ms_uring=Y cold_p999_ms_wait=Z
+# cold_mget_ratio_uring_vs_wait=W cold_mget_p999_ms_uring=U cold_mget_p999_ms_wait=V`.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -68,8 +71,10 @@ redis-cli -p "$port" save >/dev/null
 stop_server
 
 declare -A runs
-echo "| mode | round | GET rps | p50 ms | p99 ms | p99.9 ms | read waits | async reads |"
-echo "|---|---|---|---|---|---|---|---|"
+mget=(MGET)
+for _ in $(seq 10); do mget+=(key:__rand_int__); done
+echo "| mode | round | GET rps | p50 ms | p99 ms | p99.9 ms | MGET(10) rps | p50 ms | p99 ms | p99.9 ms | read waits | async reads |"
+echo "|---|---|---|---|---|---|---|---|---|---|---|---|"
 for round in $(seq "$rounds"); do
   for mode in yes no; do
     start_server "$mode"
@@ -77,8 +82,11 @@ for round in $(seq "$rounds"); do
     figures=$(bench_figures "$port" get "$keys" "$clients" "$requests")
     [ -n "$figures" ] || { echo "redis-benchmark gave no figures" >&2; exit 1; }
     runs[$mode]+="$figures"$'\n'
-    read -r rps p50 p99 p999 <<<"$figures"
-    echo "| io-uring $mode | $round | $rps | $p50 | $p99 | $p999 | $(info "$port" stats slotkv_read_waits) | $(info "$port" stats slotkv_async_reads) |"
+    evict
+    mget_figures=$(command_figures "$port" "$keys" "$clients" $((requests / 10)) "${mget[@]}")
+    [ -n "$mget_figures" ] || { echo "redis-benchmark MGET gave no figures" >&2; exit 1; }
+    runs[mget_$mode]+="$mget_figures"$'\n'
+    echo "| io-uring $mode | $round | ${figures// / | } | ${mget_figures// / | } | $(info "$port" stats slotkv_read_waits) | $(info "$port" stats slotkv_async_reads) |"
     stop_server
   done
 done
@@ -87,4 +95,6 @@ median() { sort -g -k"$2","$2" <<<"${runs[$1]}" | awk -v k="$2" 'NF {v[n++] = $k
   END {print (n % 2 ? v[int(n / 2)] : (v[n / 2 - 1] + v[n / 2]) / 2)}'; }
 echo "(keys=$keys requests=$requests clients=$clients; --workers 2 --maxmemory-cache 32mb; data dropped from the page cache before each run; medians below)"
 echo "RESULT cold_get_ratio_uring_vs_wait=$(calc '%.3f' "$(median yes 1) / $(median no 1)")" \
-  "cold_p999_ms_uring=$(median yes 4) cold_p999_ms_wait=$(median no 4)"
+  "cold_p999_ms_uring=$(median yes 4) cold_p999_ms_wait=$(median no 4)" \
+  "cold_mget_ratio_uring_vs_wait=$(calc '%.3f' "$(median mget_yes 1) / $(median mget_no 1)")" \
+  "cold_mget_p999_ms_uring=$(median mget_yes 4) cold_mget_p999_ms_wait=$(median mget_no 4)"

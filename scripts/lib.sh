@@ -13,8 +13,18 @@ calc() { awk "BEGIN {printf \"$1\", $2}"; }
 # <requests> prints "rps p50 p99 p99.9" (ms). The percentiles are those of the smallest listed
 # percentile >= 50, 99, 99.9 (redis-benchmark lists 99.219%, 99.902%, ...). Empty on failure.
 bench_figures() {
-  redis-benchmark -p "$1" -c "$4" -n "$5" -r "$3" -d 200 -t "$2" |
-    tr '\r' '\n' | awk '
+  redis-benchmark -p "$1" -c "$4" -n "$5" -r "$3" -d 200 -t "$2" | benchmark_figures
+}
+# The same for a command of one's own (__rand_int__ in it is a random number below keyspace):
+# command_figures <port> <keyspace> <clients> <requests> <command> [args...]
+command_figures() {
+  local port=$1 keyspace=$2 clients=$3 requests=$4
+  shift 4
+  redis-benchmark -p "$port" -c "$clients" -n "$requests" -r "$keyspace" "$@" | benchmark_figures
+}
+# redis-benchmark's output (stdin) -> "rps p50 p99 p99.9".
+benchmark_figures() {
+  tr '\r' '\n' | awk '
       /^Latency by percentile distribution/ {block = 1; next}
       block && !/<=/ {block = 0}
       block {

@@ -27,13 +27,10 @@ class Executor {
   virtual void CancelTimer(uint64_t id) = 0;
   // Whether the calling worker fetches what no-wait reads miss (its io_uring is up): reads there
   // may then run in a NoWaitReads scope. REQUIRES: on a worker.
-  virtual bool async_reads() const { return false; }
+  virtual bool async_reads() const = 0;
   // Reads the regions into the OS page cache in the background, then runs done on the calling
-  // worker. REQUIRES: async_reads(); !reads.empty().
-  virtual void Fetch(std::vector<BlockedRead> reads, std::function<void()> done) {
-    CloseBlocked(reads);
-    done();
-  }
+  // worker (never before returning). REQUIRES: async_reads(); !reads.empty().
+  virtual void Fetch(std::vector<BlockedRead> reads, std::function<void()> done) = 0;
   // The worker that owns slot s: every request for s runs there.
   int OwnerOf(uint32_t slot) const { return static_cast<int>(slot % workers()); }
 };

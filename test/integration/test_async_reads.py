@@ -93,17 +93,23 @@ def test_write_after_parked_read_waits_for_it(make_server):
     assert info_stat(r, "slotkv_read_waits") > 0
 
 
+def check_clients(srv, count, requests):
+    """Queues requests(c), a list of (command, expected reply), on each of `count` new clients,
+    sends every pipeline, then checks the replies."""
+    sent = []
+    for c in range(count):
+        pipe = srv.client().pipeline(transaction=False)
+        pairs = requests(c)
+        for command, _ in pairs:
+            pipe.execute_command(*command)
+        sent.append((pipe, [reply for _, reply in pairs]))
+    for pipe, replies in sent:
+        assert pipe.execute() == replies
+
+
 def test_cold_reads_of_many_clients(make_server):
-    srv, r = loaded(make_server)
-    clients = [srv.client() for _ in range(8)]
-    pipes = []
-    for c, client in enumerate(clients):
-        pipe = client.pipeline(transaction=False)
-        for i in range(c, KEYS, 8):
-            pipe.execute_command("GET", "long:%d" % i)
-        pipes.append(pipe)
-    for c, pipe in enumerate(pipes):
-        assert pipe.execute() == [LONG[i] for i in range(c, KEYS, 8)]
+    srv, _ = loaded(make_server)
+    check_clients(srv, 8, lambda c: [(("GET", "long:%d" % i), LONG[i]) for i in range(c, KEYS, 8)])
 
 
 def test_cold_mget_is_fetched_through_the_ring(make_server):
@@ -125,20 +131,17 @@ def test_cold_mget_is_fetched_through_the_ring(make_server):
 
 
 def test_cold_mgets_of_many_clients_beside_gets(make_server):
-    srv, r = loaded(make_server)
-    clients = [srv.client() for _ in range(6)]
-    pipes = []
-    for c, client in enumerate(clients):
-        pipe = client.pipeline(transaction=False)
+    srv, _ = loaded(make_server)
+
+    def requests(c):
+        pairs = []
         for i in range(c, KEYS, 60):
-            pipe.execute_command("MGET", *["long:%d" % j for j in range(i, min(i + 10, KEYS))])
-            pipe.execute_command("GET", "short:%d" % i)
-        pipes.append(pipe)
-    for c, pipe in enumerate(pipes):
-        expected = []
-        for i in range(c, KEYS, 60):
-            expected += [[LONG[j] for j in range(i, min(i + 10, KEYS))], SHORT[i]]
-        assert pipe.execute() == expected
+            ten = range(i, min(i + 10, KEYS))
+            pairs.append((["MGET"] + ["long:%d" % j for j in ten], [LONG[j] for j in ten]))
+            pairs.append((("GET", "short:%d" % i), SHORT[i]))
+        return pairs
+
+    check_clients(srv, 6, requests)
 
 
 def test_io_uring_off_reads_wait(make_server):
