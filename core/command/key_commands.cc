@@ -94,22 +94,26 @@ Task Del(AsyncContext& ctx) {
 }
 
 // EXISTS / TOUCH key [key ...]: how many of the keys exist (a key named twice counts twice).
-// slotkv keeps no access time, so TOUCH changes nothing.
+// slotkv keeps no access time, so TOUCH changes nothing. A slot's lookups that would wait for
+// the disk are fetched while the owner serves others (ForEachKeySlotReading).
 Task Exists(AsyncContext& ctx) {
   int64_t found = 0;
   Status failure;
-  co_await ForEachKeySlot(ctx, AllKeys(ctx), [&](Store& store, const std::vector<size_t>& ps) {
-    WorkerStats& stats = StatsHere(ctx);
+  auto look = [&](Store& store, const std::vector<size_t>& ps) -> Status {
+    std::vector<bool> present;
+    present.reserve(ps.size());
     for (size_t p : ps) {
-      Result<std::optional<slot::KeyMeta>> m = store.GetMeta(ctx.args[p]);
-      if (!m.ok()) {
-        if (failure.ok()) failure = m.status();
-        return;
-      }
-      CountLookup(stats, m->has_value());
-      found += m->has_value() ? 1 : 0;
+      SLOTKV_ASSIGN_OR_RETURN(std::optional<slot::KeyMeta> m, store.GetMeta(ctx.args[p]));
+      present.push_back(m.has_value());
     }
-  });
+    WorkerStats& stats = StatsHere(ctx);  // counted once the step can no longer miss
+    for (bool here : present) {
+      CountLookup(stats, here);
+      found += here ? 1 : 0;
+    }
+    return Status::OK();
+  };
+  co_await ForEachKeySlotReading(ctx, AllKeys(ctx), look, &failure);
   if (Failed(failure, ctx.reply)) co_return;
   ctx.reply.Integer(found);
 }

@@ -130,6 +130,18 @@ def test_cold_mget_is_fetched_through_the_ring(make_server):
     assert info_stat(r, "keyspace_hits") - hits == 2 * len(picked) + 1
 
 
+def test_cold_exists_is_fetched_through_the_ring(make_server):
+    srv, r = loaded(make_server)
+    picked = random.Random(12).sample(range(KEYS), 300)
+    keys = ["long:%d" % i for i in picked] + ["missing:%d" % i for i in range(50)]
+    keys += ["long:%d" % picked[0]]  # named twice: counted twice, as in Redis
+    hits = info_stat(r, "keyspace_hits")
+    assert r.execute_command("EXISTS", *keys) == len(picked) + 1
+    assert info_stat(r, "slotkv_read_waits") > 0
+    assert info_stat(r, "keyspace_hits") - hits == len(picked) + 1
+    assert r.execute_command("TOUCH", *keys[:20]) == 20
+
+
 def test_cold_mgets_of_many_clients_beside_gets(make_server):
     srv, _ = loaded(make_server)
 
