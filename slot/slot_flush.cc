@@ -305,7 +305,7 @@ bool Slot::Impl::StartPublish() {
   // file): the directory, which holds both stores, is synced with them.
   int dir_fd = -1;
   if (chunk_dir != 0 || bucket_dir != 0) {
-    dir_fd = options.fs->OpenDirForSync(options.dir);
+    dir_fd = options.fs->OpenDir(options.dir);
     if (dir_fd < 0) return false;
     fds.push_back(dir_fd);
   }

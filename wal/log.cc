@@ -24,7 +24,10 @@
 // further writes until it is reopened and replay decides.
 #include "wal/log.h"
 
+#include <unistd.h>
+
 #include <algorithm>
+#include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <map>
@@ -685,14 +688,32 @@ Status Log::StartNewFile() {
 Status Log::RemoveFilesBefore(uint32_t file_no) { return impl_->RemoveBefore(file_no); }
 
 Status Log::Impl::RemoveBefore(uint32_t file_no) {
+  // On a worker the names go through its ring: closing a file that still has its name is cheap,
+  // the unlink that frees it is not.
+  IoRing* ring = IoRing::Current();
+  const int dir_fd = ring ? options.fs->OpenDir(options.dir) : -1;
+  Status st;
   while (!files.empty()) {
     auto it = files.begin();
-    if (it->first >= file_no || it->first == current_no) break;
-    SLOTKV_RETURN_IF_ERROR(options.fs->Remove(PathOf(it->first)));
-    files.erase(it);
+    const uint32_t no = it->first;
+    if (no >= file_no || no == current_no) break;
+    if (dir_fd >= 0) {
+      files.erase(it);
+      ring->Unlink(dir_fd, FileName(no), [path = PathOf(no)](int error) {
+        // A file left behind is taken again at the next Open (its records are covered).
+        if (error != 0 && error != ENOENT) {
+          std::fprintf(stderr, "wal: removing %s: %s\n", path.c_str(), std::strerror(error));
+        }
+      });
+    } else {
+      st = options.fs->Remove(PathOf(no));
+      if (!st.ok()) break;
+      files.erase(it);
+    }
     ++stats.files_removed;
   }
-  return Status::OK();
+  if (dir_fd >= 0) close(dir_fd);
+  return st;
 }
 
 Status Log::RemoveFilesBeforeWhenDurable(uint32_t file_no) {

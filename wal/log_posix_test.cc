@@ -1,6 +1,8 @@
 // The log on the real file system: replay of posix files, and the writes and fsyncs a worker
 // sends through its io_uring (answered from their completions; everysec fsyncs not waited for).
 #include <doctest/doctest.h>
+
+#include <filesystem>
 #include <sys/resource.h>
 
 #include <algorithm>
@@ -64,6 +66,15 @@ TEST_CASE("records replay on the posix file system") {
 }
 
 // The seqs of the records a reopen of the log replays.
+// How many log files dir holds.
+size_t LogFilesIn(const std::string& dir) {
+  size_t n = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+    n += entry.path().extension() == ".log" ? 1 : 0;
+  }
+  return n;
+}
+
 std::vector<uint64_t> ReplayedSeqs(const Log::Options& options) {
   std::vector<uint64_t> seqs;
   auto log = Log::Open(options, [&seqs](const Record& r, const LogPos&) {
@@ -304,11 +315,14 @@ TEST_CASE("old files go once the records after them are durable: from a ring fsy
     REQUIRE(log.ok());
     fill(**log, 100);
     const uint32_t current = (*log)->current_file_no();
+    const size_t files_before = LogFilesIn(options.dir);
+    REQUIRE(files_before > 1);
     REQUIRE((*log)->RemoveFilesBeforeWhenDurable(current).ok());
     CHECK((*log)->oldest_file_no() < current);  // the fsync is in flight
     CHECK(ring->inflight() == 1);
-    ring->DrainForTest();
+    ring->DrainForTest();  // the fsync, then the unlinks its completion handed to the ring
     CHECK((*log)->oldest_file_no() == current);
+    CHECK(LogFilesIn(options.dir) == 1);
     // Nothing unsynced and no fsync in flight: at once.
     fill(**log, 200);
     REQUIRE((*log)->Sync().ok());

@@ -74,9 +74,10 @@ class Fs {
   [[nodiscard]] virtual Status Rename(const std::string& from, const std::string& to) = 0;
   // Makes the creations, removals and renames in dir durable.
   [[nodiscard]] virtual Status SyncDir(const std::string& dir) = 0;
-  // A descriptor of dir, owned by the caller, for a SyncDir submitted elsewhere (an fsync of it
-  // through IoRing); -1 where the file system has none (memory, fault-injecting wrappers).
-  virtual int OpenDirForSync(const std::string& dir) { return -1; }
+  // A descriptor of dir, owned by the caller, for work submitted elsewhere on dir (IoRing: its
+  // fsync, unlinks of its files); -1 where the file system has none (memory, fault-injecting
+  // wrappers).
+  virtual int OpenDir(const std::string& dir) { return -1; }
 
   // Reads a whole file; NotFound when it does not exist.
   [[nodiscard]] Result<std::string> ReadFile(const std::string& path);

@@ -202,15 +202,15 @@ TEST_CASE("DirVersion: unsure at first, creations since a sync are unsynced, lat
   CHECK(dir.Unsynced() == 0);
 }
 
-TEST_CASE("OpenDirForSync gives a descriptor on posix, none on memory") {
+TEST_CASE("OpenDir gives a descriptor on posix, none on memory") {
   TempDir tmp("slotkv-fs-test");
   std::unique_ptr<Fs> posix = NewPosixFs();
-  const int fd = posix->OpenDirForSync(tmp.path());
+  const int fd = posix->OpenDir(tmp.path());
   CHECK(fd >= 0);
   if (fd >= 0) close(fd);
-  CHECK(posix->OpenDirForSync(JoinPath(tmp.path(), "missing")) < 0);
+  CHECK(posix->OpenDir(JoinPath(tmp.path(), "missing")) < 0);
   MemFs mem;
-  CHECK(mem.OpenDirForSync("/") == -1);
+  CHECK(mem.OpenDir("/") == -1);
 }
 
 }  // namespace

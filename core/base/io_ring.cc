@@ -97,6 +97,15 @@ void IoRing::Write(int fd, uint64_t offset, std::shared_ptr<const std::string> b
   SubmitQueued();
 }
 
+void IoRing::Unlink(int dir_fd, std::string name, std::function<void(int error)> done) {
+  auto op = std::make_unique<Op>();
+  op->read.fd = fcntl(dir_fd, F_DUPFD_CLOEXEC, 0);
+  op->unlink_name = std::move(name);
+  op->on_done = std::move(done);
+  queued_.push_back(std::move(op));
+  SubmitQueued();
+}
+
 void IoRing::SyncAll(const std::vector<int>& fds, std::function<void(int error)> done) {
   struct Join {
     size_t left;
@@ -127,7 +136,9 @@ void IoRing::SubmitQueued() {
     if (sqe == nullptr) break;
     Op* op = queued_.front().release();
     queued_.pop_front();
-    if (op->bytes) {
+    if (!op->unlink_name.empty()) {
+      io_uring_prep_unlinkat(sqe, op->read.fd, op->unlink_name.c_str(), 0);
+    } else if (op->bytes) {
       io_uring_prep_write(sqe, op->read.fd, op->bytes->data(), static_cast<unsigned>(op->read.n),
                           op->read.offset);
     } else if (op->on_done) {

@@ -3,6 +3,7 @@
 
 #include <doctest/doctest.h>
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
@@ -191,6 +192,40 @@ TEST_CASE_FIXTURE(RingOnFile, "Write puts bytes at the offset, answers from Reap
   CHECK(pread(fd, back.data(), back.size(), kFileBytes + 100) == static_cast<ssize_t>(back.size()));
   CHECK(back == *bytes);
   CHECK(ring->reads_submitted() == 0);
+}
+
+TEST_CASE("Unlink removes a file of its directory, also after the directory was renamed") {
+  TempDir dir{"slotkv-io-ring-unlink"};
+  std::string why;
+  std::unique_ptr<IoRing> ring = IoRing::Create(4, &why);
+  REQUIRE_MESSAGE(ring != nullptr, why);
+  auto touch = [](const std::string& path) {
+    int fd = open(path.c_str(), O_CREAT | O_WRONLY, 0644);
+    REQUIRE(fd >= 0);
+    close(fd);
+  };
+  const std::string old_dir = dir.path() + "/db";
+  REQUIRE(mkdir(old_dir.c_str(), 0755) == 0);
+  touch(old_dir + "/a.log");
+  touch(old_dir + "/b.log");
+  int dir_fd = open(old_dir.c_str(), O_RDONLY | O_DIRECTORY);
+  REQUIRE(dir_fd >= 0);
+  std::vector<int> answers;
+  ring->Unlink(dir_fd, "a.log", [&](int error) { answers.push_back(error); });
+  // Renamed away (as FLUSHDB's trash) and made again with a file of the same name: the unlink
+  // still means the old directory's file.
+  REQUIRE(rename(old_dir.c_str(), (dir.path() + "/trash").c_str()) == 0);
+  REQUIRE(mkdir(old_dir.c_str(), 0755) == 0);
+  touch(old_dir + "/b.log");
+  ring->Unlink(dir_fd, "b.log", [&](int error) { answers.push_back(error); });
+  ring->Unlink(dir_fd, "missing.log", [&](int error) { answers.push_back(error); });
+  close(dir_fd);  // the ring holds its own descriptors
+  ring->DrainForTest();
+  std::sort(answers.begin(), answers.end());
+  CHECK(answers == std::vector<int>{0, 0, ENOENT});
+  CHECK(access((dir.path() + "/trash/a.log").c_str(), F_OK) != 0);
+  CHECK(access((dir.path() + "/trash/b.log").c_str(), F_OK) != 0);
+  CHECK(access((old_dir + "/b.log").c_str(), F_OK) == 0);
 }
 
 }  // namespace

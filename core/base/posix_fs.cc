@@ -247,7 +247,7 @@ class PosixFs : public Fs {
     return Status::OK();
   }
 
-  int OpenDirForSync(const std::string& dir) override {
+  int OpenDir(const std::string& dir) override {
     return open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   }
 
