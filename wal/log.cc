@@ -690,13 +690,15 @@ Status Log::RemoveFilesBefore(uint32_t file_no) { return impl_->RemoveBefore(fil
 Status Log::Impl::RemoveBefore(uint32_t file_no) {
   // On a worker the names go through its ring: closing a file that still has its name is cheap,
   // the unlink that frees it is not.
+  auto removable = [&](uint32_t no) { return no < file_no && no != current_no; };
+  if (files.empty() || !removable(files.begin()->first)) return Status::OK();
   IoRing* ring = IoRing::Current();
   const int dir_fd = ring ? options.fs->OpenDir(options.dir) : -1;
   Status st;
   while (!files.empty()) {
     auto it = files.begin();
     const uint32_t no = it->first;
-    if (no >= file_no || no == current_no) break;
+    if (!removable(no)) break;
     if (dir_fd >= 0) {
       files.erase(it);
       ring->Unlink(dir_fd, FileName(no), [path = PathOf(no)](int error) {

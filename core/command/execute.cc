@@ -49,13 +49,10 @@ bool TryExecute(ServerState& state, const CommandSpec& spec, std::vector<std::st
                 uint32_t slot, uint32_t db, int protocol, const std::string& client_addr,
                 const std::string& client_name, std::string* reply,
                 std::vector<BlockedRead>* blocked) {
-  NoWaitReads no_wait;
-  if (Run(state, spec, args, slot, db, protocol, client_addr, client_name, reply, &no_wait)) {
-    return true;
-  }
-  for (BlockedRead& r : no_wait.Take()) blocked->push_back(r);
-  WorkerStats::Add((*state.stats)[static_cast<size_t>(state.executor->current())]->read_waits);
-  return false;
+  return RunWithoutWaiting(state, blocked, [&] {
+    Run(state, spec, args, slot, db, protocol, client_addr, client_name, reply,
+        NoWaitReads::Current());
+  });
 }
 
 void RecordCall(ServerState& state, const CommandSpec& spec,

@@ -8,6 +8,7 @@
 
 #include "core/base/no_wait_reads.h"
 #include "core/command/command_table.h"
+#include "core/command/context.h"
 
 namespace slotkv::command {
 
@@ -29,6 +30,20 @@ bool TryExecute(ServerState& state, const CommandSpec& spec, std::vector<std::st
                 uint32_t slot, uint32_t db, int protocol, const std::string& client_addr,
                 const std::string& client_name, std::string* reply,
                 std::vector<BlockedRead>* blocked);
+
+// Runs run() with the calling thread's reads made no-wait (NoWaitReads): true when none of them
+// missed the page cache; else false, with the regions missed appended to *blocked (counted in
+// the worker's read_waits), to fetch (IoRing) before running it again. What run() did is to be
+// dropped on false. The one rule for every read that parks: TryExecute, ForEachKeySlotReading.
+template <typename Run>
+bool RunWithoutWaiting(ServerState& state, std::vector<BlockedRead>* blocked, Run&& run) {
+  NoWaitReads no_wait;
+  run();
+  if (no_wait.blocked().empty()) return true;
+  for (BlockedRead& r : no_wait.Take()) blocked->push_back(r);
+  WorkerStats::Add((*state.stats)[static_cast<size_t>(state.executor->current())]->read_waits);
+  return false;
+}
 
 // Counts one finished call in the calling worker's stats and the slow log.
 void RecordCall(ServerState& state, const CommandSpec& spec,

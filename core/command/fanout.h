@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "core/command/context.h"
+#include "core/command/execute.h"
 
 namespace slotkv::command {
 
@@ -37,10 +38,10 @@ inline Task ForEachKeySlot(AsyncContext& ctx, const std::vector<size_t>& positio
 }
 
 // ForEachKeySlot for steps that only read. Where the worker's ring is up, a step runs with
-// no-wait reads (core/base/no_wait_reads.h); when a read would wait for the disk (the step
-// returns Status::Busy), the ring reads what it missed while the worker serves other requests,
-// and the step runs again: kNoWaitTries times, then reading waiting. So a step must change
-// nothing before it fails. The first error ends the walk, in *failure.
+// no-wait reads (RunWithoutWaiting); when a read would wait for the disk, the ring reads what
+// it missed while the worker serves other requests, and the step runs again: kNoWaitTries
+// times, then reading waiting. So a step must change nothing before a read that may miss. The
+// first error ends the walk, in *failure.
 inline Task ForEachKeySlotReading(AsyncContext& ctx, const std::vector<size_t>& positions,
                                   std::function<Status(Store&, const std::vector<size_t>&)> fn,
                                   Status* failure) {
@@ -54,14 +55,8 @@ inline Task ForEachKeySlotReading(AsyncContext& ctx, const std::vector<size_t>& 
         *failure = fn(store, group);
         break;
       }
-      std::vector<BlockedRead> missed;
-      {
-        NoWaitReads no_wait;  // ends before the task may leave this worker's thread
-        *failure = fn(store, group);
-        if (failure->IsBusy()) missed = no_wait.Take();
-      }
-      if (missed.empty()) break;
-      WorkerStats::Add((*ctx.server.stats)[static_cast<size_t>(executor.current())]->read_waits);
+      std::vector<BlockedRead> missed;  // the no-wait scope ends before the task may move
+      if (RunWithoutWaiting(ctx.server, &missed, [&] { *failure = fn(store, group); })) break;
       co_await FetchReads{&executor, &missed};
     }
     if (!failure->ok()) break;

@@ -2,9 +2,9 @@
 
 #include <doctest/doctest.h>
 
+#include <functional>
 #include <future>
 #include <map>
-#include <mutex>
 
 #include "core/command/command_test_util.h"
 
@@ -26,19 +26,16 @@ Status WalkReading(CommandFixture& f,
 
 // A step that misses `misses` times per slot (while no-wait reads are on), recording per slot
 // how it ran: 'n' with no-wait reads, 'w' reading waiting.
+// The walk runs one step at a time, handed from worker to worker through the executor's queues:
+// no two steps touch `runs` at once.
 struct MissingStep {
   explicit MissingStep(int misses) : misses(misses) {}
   int misses;
-  std::map<uint32_t, std::string> runs;  // each slot runs on its one owner: no races per key
-  std::mutex mu;
+  std::map<uint32_t, std::string> runs;
 
   Status operator()(Store& store, const std::vector<size_t>&) {
     NoWaitReads* no_wait = NoWaitReads::Current();
-    std::string* r;
-    {
-      std::lock_guard lock(mu);
-      r = &runs[store.slot()];
-    }
+    std::string* r = &runs[store.slot()];
     r->push_back(no_wait ? 'n' : 'w');
     if (no_wait && static_cast<int>(r->size()) <= misses) return no_wait->Blocked(-1, 0, 4096);
     return Status::OK();
@@ -49,7 +46,7 @@ TEST_CASE("ForEachKeySlotReading runs a step again after the fetch of what it mi
   CommandFixture f(2, 8);
   f.executor().set_async_reads(true);
   MissingStep step(2);
-  CHECK(WalkReading(f, [&](Store& s, const std::vector<size_t>& ps) { return step(s, ps); }).ok());
+  CHECK(WalkReading(f, std::ref(step)).ok());
   REQUIRE(!step.runs.empty());
   for (const auto& [slot, runs] : step.runs) CHECK(runs == "nnn");
   CHECK(f.executor().regions_fetched() == 2 * step.runs.size());
@@ -59,7 +56,7 @@ TEST_CASE("ForEachKeySlotReading reads waiting after kNoWaitTries misses") {
   CommandFixture f(2, 8);
   f.executor().set_async_reads(true);
   MissingStep step(100);
-  CHECK(WalkReading(f, [&](Store& s, const std::vector<size_t>& ps) { return step(s, ps); }).ok());
+  CHECK(WalkReading(f, std::ref(step)).ok());
   REQUIRE(!step.runs.empty());
   for (const auto& [slot, runs] : step.runs) CHECK(runs == std::string(kNoWaitTries, 'n') + "w");
   CHECK(f.executor().regions_fetched() == kNoWaitTries * step.runs.size());
@@ -68,7 +65,7 @@ TEST_CASE("ForEachKeySlotReading reads waiting after kNoWaitTries misses") {
 TEST_CASE("ForEachKeySlotReading without async reads runs each step once, waiting") {
   CommandFixture f(2, 8);
   MissingStep step(100);
-  CHECK(WalkReading(f, [&](Store& s, const std::vector<size_t>& ps) { return step(s, ps); }).ok());
+  CHECK(WalkReading(f, std::ref(step)).ok());
   for (const auto& [slot, runs] : step.runs) CHECK(runs == "w");
   CHECK(f.executor().regions_fetched() == 0);
 }
