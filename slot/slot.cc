@@ -15,6 +15,7 @@
 #include "slot/slot.h"
 
 #include <algorithm>
+#include <cassert>
 
 #include "chunk/value_ptr.h"
 #include "core/base/coding.h"
@@ -184,13 +185,31 @@ Status Slot::Impl::LogWrite(wal::RecordKind kind, std::string_view key, uint64_t
   record.expire_at_ms = expire_at_ms;
   record.key.assign(key);
   record.value.assign(value);
+  log->BeginUnit();  // the writes up to the next commit are one unit
   SLOTKV_ASSIGN_OR_RETURN(wal::LogPos pos, log->Append(record));
   const uint32_t g = Track(record, pos, hash);
   wal_pace_bytes += pos.size;
   // While the key is in its group map its value is read back from the log; a cached older
   // version must not resurface once the group is flushed.
   value_cache.Erase(record.key);
-  return FlushDue(g);
+  if (!groups[g].due) {
+    groups[g].due = true;
+    due.push_back(g);
+  }
+  return Status::OK();
+}
+
+Status Slot::Impl::CloseUnit() {
+  log->EndUnit();
+  size_t i = 0;
+  Status st;
+  for (; i < due.size() && st.ok(); ++i) {
+    groups[due[i]].due = false;
+    st = FlushDue(due[i]);
+  }
+  due.erase(due.begin(), due.begin() + static_cast<ptrdiff_t>(i));
+  log->EndUnit();  // the marks of those flushes
+  return st;
 }
 
 Status Slot::Impl::CheckRecord(std::string_view key, const MapEntry& entry,
@@ -266,18 +285,40 @@ Result<bool> Slot::Delete(std::string_view key) {
 }
 
 Status Slot::Commit() {
-  SLOTKV_RETURN_IF_ERROR(impl_->PublishDue());
-  return impl_->log->Commit();
+  Impl& s = *impl_;
+  if (s.held) return Status::OK();
+  SLOTKV_RETURN_IF_ERROR(s.CloseUnit());
+  SLOTKV_RETURN_IF_ERROR(s.PublishDue());
+  return s.log->Commit();
 }
 
 void Slot::CommitThen(std::function<void(const Status&)> done) {
   Impl& s = *impl_;
-  if (Status st = s.PublishDue(); !st.ok()) {
+  if (s.held) {
+    done(Status::OK());
+    return;
+  }
+  Status st = s.CloseUnit();
+  if (st.ok()) st = s.PublishDue();
+  if (!st.ok()) {
     done(st);
     return;
   }
   s.log->CommitThen(std::move(done));
 }
+
+void Slot::Hold() {
+  assert(!impl_->held);
+  impl_->held = true;
+  impl_->log->Hold();
+}
+
+void Slot::Unhold() {
+  impl_->held = false;
+  impl_->log->Unhold();
+}
+
+bool Slot::held() const { return impl_->held; }
 
 // With everysec, flushed data becomes durable (and its marks are logged) once a second.
 Status Slot::Impl::PublishDue() {
@@ -295,6 +336,7 @@ wal::FsyncPolicy Slot::fsync_policy() const { return impl_->options.fsync; }
 Status Slot::SetFsyncPolicy(wal::FsyncPolicy fsync) {
   Impl& s = *impl_;
   if (s.options.fsync == fsync) return Status::OK();
+  if (s.held) return Status::Busy("slot: a unit is held open");
   if (s.options.memory) {
     s.options.fsync = fsync;
     return Status::OK();
@@ -302,7 +344,9 @@ Status Slot::SetFsyncPolicy(wal::FsyncPolicy fsync) {
   // Everything written so far becomes durable first, so no flush is left half under each rule.
   SLOTKV_RETURN_IF_ERROR(s.chunks->SyncAll());
   SLOTKV_RETURN_IF_ERROR(s.buckets->SyncAll());
+  SLOTKV_RETURN_IF_ERROR(s.CloseUnit());
   SLOTKV_RETURN_IF_ERROR(s.PublishMarks());
+  s.log->EndUnit();
   SLOTKV_RETURN_IF_ERROR(s.log->Sync());
   s.options.fsync = fsync;
   s.log->set_fsync(fsync);

@@ -181,6 +181,19 @@ class Slot {
   // Makes the buffered writes reach the OS, and the disk per the fsync policy. Acknowledge
   // writes only after this returns OK.
   Status Commit();
+  // Units: the writes between two commits are one WAL unit, which a crash leaves whole or
+  // not at all (wal::Log). Flushes that writes make due run at the commit that closes their
+  // unit, so no flush persists part of a unit.
+  //
+  // Keeps the open unit open through commits until Unhold: Commit and CommitThen write
+  // nothing and answer OK (the holder acknowledges its writes after its own commit, which
+  // follows Unhold); Flush and SetFsyncPolicy are Busy. A transaction holds the slots it
+  // writes (txn::Holder), so its writes to one slot are one unit. REQUIRES: !held().
+  void Hold();
+  // Ends the hold: the next Commit writes the unit.
+  void Unhold();
+  bool held() const;
+
   // Commit, then done(status) once the writes reach the OS, and the disk per the policy: on a
   // worker whose io_uring is up, the log's write (and fsync with appendfsync always) go
   // through the ring and done runs from their completion (wal::Log::CommitThen); otherwise
@@ -198,6 +211,7 @@ class Slot {
   // nothing. Returns how many were deleted.
   Result<size_t> ActiveExpireStep(size_t max_buckets);
   // Persists every group and syncs: afterwards the log holds nothing that replay would need.
+  // Busy while held.
   Status Flush();
 
   wal::FsyncPolicy fsync_policy() const;

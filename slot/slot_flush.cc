@@ -415,10 +415,13 @@ Status Slot::Impl::EnforceWalLimit() {
 
 Status Slot::Flush() {
   Impl& s = *impl_;
+  if (s.held) return Status::Busy("slot: a unit is held open");
+  SLOTKV_RETURN_IF_ERROR(s.CloseUnit());
   for (uint32_t g = 0; g < s.groups.size(); ++g) SLOTKV_RETURN_IF_ERROR(s.FlushGroup(g));
   // Also records the expiry flags that steps cleared since the last group flush.
   SLOTKV_RETURN_IF_ERROR(s.buckets->Sync());
   SLOTKV_RETURN_IF_ERROR(s.PublishMarks());
+  s.log->EndUnit();
   SLOTKV_RETURN_IF_ERROR(s.options.memory ? s.log->Commit() : s.log->Sync());
   // Every record is in bucket and chunk files now: a fresh log file lets all the old ones go.
   SLOTKV_RETURN_IF_ERROR(s.log->StartNewFile());

@@ -29,6 +29,8 @@ struct Group {
   // An entry with an expiry time was tracked since the map was last empty: active expiry looks
   // at the map (Slot::Impl::groups_with_ttl counts these groups).
   bool ttl = false;
+  // Written since the last commit: its flush, when due, runs at the commit (Slot::Impl::due).
+  bool due = false;
 };
 
 // Adds (sign 1) or takes away (sign -1) entry's share of its group's key_delta / unknown_base.
@@ -92,6 +94,10 @@ struct Slot::Impl {
   std::shared_ptr<PublishInFlight> publishing;  // nullptr when no publish is in flight
   Status publish_failure;  // sticky: a failed publish fsync leaves the data files unknown
   wal::Record scratch;            // reused by writes, so a Put allocates nothing for it
+  // Groups written since the last commit (Group::due): a flush may only take records of closed
+  // units, so a due flush waits for the commit that closes the writer's unit.
+  std::vector<uint32_t> due;
+  bool held = false;  // Slot::Hold: the open unit stays open through commits
   SlotStats counters;      // the cumulative counters; Stats() fills in the rest
 
   uint32_t GroupOfBucket(uint32_t bucket) const { return bucket / options.buckets_per_group; }
@@ -112,9 +118,8 @@ struct Slot::Impl {
   // Records a logged Put or Delete (hash = KeyHash(record.key)) in its group map, for writes and
   // replay alike; returns the group.
   uint32_t Track(const wal::Record& record, const wal::LogPos& pos, uint64_t hash);
-  // Logs a Put or Delete of key (hash = KeyHash(key)), tracks it, drops the key's cached value,
-  // then flushes the group when it is due and keeps the log within wal_max_bytes. Buffered
-  // until Commit.
+  // Logs a Put or Delete of key (hash = KeyHash(key)) into the open unit, tracks it, drops the
+  // key's cached value and notes the group for CloseUnit. Buffered until Commit.
   Status LogWrite(wal::RecordKind kind, std::string_view key, uint64_t hash,
                   std::string_view value, ValueType type, int64_t expire_at_ms);
   // Corruption unless record is the write entry names.
@@ -126,6 +131,9 @@ struct Slot::Impl {
   // Whether key has a cell in the bucket pages (live or expired).
   Result<bool> HasCell(uint64_t hash, std::string_view key);
 
+  // Closes the log's open unit, then runs the flushes the writes of the unit made due
+  // (FlushDue; their marks form the next unit, closed too). REQUIRES: !held.
+  Status CloseUnit();
   // After a write to group g: flushes it when due and keeps the log within wal_max_bytes,
   // then removes the log files no group needs. Nothing while a publish is in flight: its
   // completion commits the chunk frees, which must not include those of a later flush.

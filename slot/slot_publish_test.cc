@@ -49,9 +49,12 @@ struct RingSlot {
 
   SlotStats Stats() const { return slot->Stats(); }
   static std::string Key(int i) { return "key:" + std::to_string(i); }
+  // Writes n keys, each committed (a group's flush runs at the commit that closes the unit
+  // whose writes made it due).
   void Write(int n) {
     for (int i = 0; i < n; ++i, ++keys) {
       REQUIRE(slot->Put(Key(keys), ValueFor(keys, 0, 100), ValueType::kString, 0).ok());
+      REQUIRE(slot->Commit().ok());
     }
   }
   void WriteUntilFlushes(uint64_t flushes) {

@@ -12,8 +12,15 @@
 // and a LogPos {file_no=2, offset=4096, size=30} names the 30-byte record at byte 4096 of
 // wal-000002.log. Records never span files.
 //
+//   unit     := record* record          every record of a unit but its last has the more bit
+//                                       (wal/record.cc); replay applies a unit whole or not at
+//                                       all, and a torn tail is cut back to its unit's start
+//
 // Design: appends go to an in-memory buffer that belongs to the current (newest) file and starts
-// at its size; Commit hands the whole buffer to the file in one write. So a LogPos in the current
+// at its size. The records appended since BeginUnit are the open unit; Commit closes it and
+// hands the buffer to the file in one write. A held log (a transaction holds the slot,
+// slot::Slot::Hold) keeps its open unit in the buffer and writes only what is before it. A
+// unit never spans files: a new file starts only between units. So a LogPos in the current
 // file at or past its size lives in the buffer. On a worker (a thread with an io_uring) and with
 // Options::ring_writes, CommitThen hands the buffer to the ring instead: one write in flight at a
 // time, its bytes kept in memory (and read from there) until it completes; commits meanwhile share
@@ -32,6 +39,7 @@
 #include <cstring>
 #include <map>
 #include <memory>
+#include <utility>
 
 #include "core/base/coding.h"
 #include "core/base/hash.h"
@@ -139,6 +147,9 @@ struct Log::Impl {
   std::map<uint32_t, LiveFile> files;  // never empty after Open; the last is the current file
   uint32_t current_no = 0;
   std::string buffer;     // encoded records not yet written, to follow files[current_no]
+  // File offsets (in the current file) of the records of the open unit, at the buffer's end
+  // (empty when none is open: outside BeginUnit each record is a unit of its own).
+  std::vector<uint64_t> unit;
   bool unsynced = false;  // bytes reached the current file since its last sync
   int64_t last_sync_us = 0;
   Status failure;  // first write/sync error; sticky
@@ -178,11 +189,39 @@ struct Log::Impl {
     return rw;
   }
 
-  // Hands the buffer to ring as one write at the end of the current file.
+  bool in_unit = false;  // BeginUnit came, EndUnit not yet: appends join the open unit
+  bool held = false;     // Hold: the open unit stays open through writes
+
+  void EndUnit() {
+    in_unit = false;
+    // Every record but the last says that the next one is of the same unit. They are all
+    // still in the buffer: nothing of an open unit is ever written.
+    for (size_t i = 0; i + 1 < unit.size(); ++i) {
+      SetMore(buffer.data() + (unit[i] - Current().size));
+    }
+    unit.clear();
+  }
+  void CloseUnitUnlessHeld() {
+    if (!held && in_unit) EndUnit();
+  }
+
+  // Bytes at the buffer's start that hold closed units (what a write may take).
+  size_t closed_bytes() const {
+    return unit.empty() ? buffer.size() : static_cast<size_t>(unit.front() - Current().size);
+  }
+  // Takes the closed units out of the buffer (Current().size is advanced by the caller).
+  std::string TakeClosed() {
+    const size_t n = closed_bytes();
+    if (n == buffer.size()) return std::exchange(buffer, std::string());
+    std::string out = buffer.substr(0, n);
+    buffer.erase(0, n);
+    return out;
+  }
+
+  // Hands the closed units of the buffer to ring as one write at the end of the current file.
   void StartRingWrite(IoRing* ring) {
     RingWrite& rw = *ring_write;
-    rw.bytes = std::make_shared<const std::string>(std::move(buffer));
-    buffer.clear();
+    rw.bytes = std::make_shared<const std::string>(TakeClosed());
     rw.file_no = current_no;
     rw.offset = Current().size;
     rw.settled = false;
@@ -207,7 +246,7 @@ struct Log::Impl {
     std::vector<std::function<void(const Status&)>> done = std::move(rw->current);
     rw->current.clear();
     if (!rw->next.empty()) {
-      if (st.ok() && log != nullptr && !log->buffer.empty()) {
+      if (st.ok() && log != nullptr && log->closed_bytes() > 0) {
         rw->current = std::move(rw->next);
         rw->next.clear();
         log->StartRingWrite(ring);
@@ -272,6 +311,7 @@ struct Log::Impl {
 
   std::string PathOf(uint32_t file_no) const { return JoinPath(options.dir, FileName(file_no)); }
   LiveFile& Current() { return files.at(current_no); }
+  const LiveFile& Current() const { return files.at(current_no); }
 
   Status Fail(Status st) {
     if (failure.ok()) failure = st;
@@ -318,15 +358,16 @@ struct Log::Impl {
                                 std::strerror(ring_sync->error)));
   }
 
-  // Settles the ring write in flight and writes the buffer behind it.
+  // Settles the ring write in flight and writes the closed units of the buffer behind it.
   Status WriteBuffer() {
     SLOTKV_RETURN_IF_ERROR(Settle());
-    if (buffer.empty()) return Status::OK();
-    Status st = Current().file->Write(Current().size, buffer);
+    const size_t n = closed_bytes();
+    if (n == 0) return Status::OK();
+    Status st = Current().file->Write(Current().size, std::string_view(buffer).substr(0, n));
     if (!st.ok()) return Fail(std::move(st));
-    Current().size += buffer.size();
-    stats.bytes_written += buffer.size();
-    buffer.clear();
+    Current().size += n;
+    stats.bytes_written += n;
+    buffer.erase(0, n);
     unsynced = true;
     return Status::OK();
   }
@@ -364,6 +405,9 @@ Status Log::Impl::Replay(uint32_t file_no, bool newest, const Visitor& visit) {
   ChunkReader reader(live.file.get(), size);
   uint64_t off = 0;
   std::string_view tail_reason;
+  // The records of the unit being read, visited once its last record is read.
+  std::vector<std::pair<Record, LogPos>> unit_records;
+  uint64_t unit_start = 0;
   while (off < size) {
     SLOTKV_ASSIGN_OR_RETURN(std::string_view in, reader.Peek(off, kRecordHeaderSize));
     uint64_t declared_end = size + 1;  // unknown until a header is read: treat as past the end
@@ -377,12 +421,17 @@ Status Log::Impl::Replay(uint32_t file_no, bool newest, const Visitor& visit) {
     size_t consumed = 0;
     const DecodeResult result = DecodeRecord(in, &record, &consumed);
     if (result == DecodeResult::kOk) {
-      if (visit) {
-        SLOTKV_RETURN_IF_ERROR(
-            visit(record, LogPos{.offset = off, .file_no = file_no,
-                                  .size = static_cast<uint32_t>(consumed)}));
-      }
+      if (unit_records.empty()) unit_start = off;
+      const bool more = record.more;
+      unit_records.emplace_back(std::move(record),
+                                LogPos{.offset = off, .file_no = file_no,
+                                       .size = static_cast<uint32_t>(consumed)});
       off += consumed;
+      if (more) continue;
+      for (auto& [r, pos] : unit_records) {
+        if (visit) SLOTKV_RETURN_IF_ERROR(visit(r, pos));
+      }
+      unit_records.clear();
       continue;
     }
     if (in.size() >= kRecordHeaderSize && AllZero(in.substr(0, kRecordHeaderSize))) {
@@ -403,11 +452,14 @@ Status Log::Impl::Replay(uint32_t file_no, bool newest, const Visitor& visit) {
     }
     break;
   }
-  if (off == size) {
+  if (off == size && unit_records.empty()) {
     live.size = size;
     return Status::OK();
   }
-  if (!newest) return CorruptionAt(file_no, off, tail_reason);
+  if (off == size) tail_reason = "unit cut short";
+  if (!newest) return CorruptionAt(file_no, unit_records.empty() ? off : unit_start, tail_reason);
+  // A unit cut short by the tail goes with it: none of its records was acknowledged.
+  if (!unit_records.empty()) off = unit_start;
   // A torn tail of the newest file: the write that made it was never acknowledged as durable.
   SLOTKV_RETURN_IF_ERROR(live.file->Truncate(off));
   SLOTKV_RETURN_IF_ERROR(live.file->Sync());
@@ -467,7 +519,7 @@ Result<LogPos> Log::Append(const Record& record) {
   Impl& m = *impl_;
   if (!m.failure.ok()) return m.failure;
   const uint64_t current_size = m.Current().size + m.buffer.size();
-  if (current_size > 0 && current_size >= m.options.file_bytes) {
+  if (m.unit.empty() && current_size > 0 && current_size >= m.options.file_bytes) {
     SLOTKV_RETURN_IF_ERROR(m.Rotate());
   }
   const size_t start = m.buffer.size();
@@ -479,13 +531,21 @@ Result<LogPos> Log::Append(const Record& record) {
                                    " bytes is larger than the limit");
   }
   ++m.stats.records_appended;
+  if (m.in_unit) m.unit.push_back(m.Current().size + start);
   return LogPos{.offset = m.Current().size + start, .file_no = m.current_no,
                 .size = static_cast<uint32_t>(encoded)};
 }
 
+void Log::BeginUnit() { impl_->in_unit = true; }
+void Log::EndUnit() { impl_->EndUnit(); }
+
+void Log::Hold() { impl_->held = true; }
+void Log::Unhold() { impl_->held = false; }
+
 Status Log::Commit() {
   Impl& m = *impl_;
   if (!m.failure.ok()) return m.failure;
+  m.CloseUnitUnlessHeld();
   SLOTKV_RETURN_IF_ERROR(m.CheckRingSync());
   SLOTKV_RETURN_IF_ERROR(m.WriteBuffer());
   return m.SyncPerPolicy();
@@ -507,6 +567,7 @@ Status Log::Impl::SyncPerPolicy() {
 
 void Log::CommitThen(std::function<void(const Status&)> done) {
   Impl& m = *impl_;
+  m.CloseUnitUnlessHeld();
   IoRing* ring = IoRing::Current();
   if (ring == nullptr || m.Current().file->NativeHandle() < 0) {
     done(Commit());
@@ -534,10 +595,10 @@ void Log::Impl::WriteThen(IoRing* ring, std::function<void(const Status&)> done)
   }
   RingWrite& rw = *ring_write;
   if (rw.bytes) {
-    (buffer.empty() ? rw.current : rw.next).push_back(std::move(done));
+    (closed_bytes() == 0 ? rw.current : rw.next).push_back(std::move(done));
     return;
   }
-  if (buffer.empty()) {
+  if (closed_bytes() == 0) {
     done(Status::OK());
     return;
   }
@@ -581,6 +642,7 @@ void Log::set_fsync(FsyncPolicy fsync) { impl_->options.fsync = fsync; }
 Status Log::Sync() {
   Impl& m = *impl_;
   if (!m.failure.ok()) return m.failure;
+  m.CloseUnitUnlessHeld();
   SLOTKV_RETURN_IF_ERROR(m.CheckRingSync());
   SLOTKV_RETURN_IF_ERROR(m.WriteBuffer());
   return m.SyncCurrent();
@@ -682,6 +744,8 @@ Status Log::StartNewFile() {
   Impl& m = *impl_;
   if (!m.failure.ok()) return m.failure;
   if (m.Current().size + m.buffer.size() == 0) return Status::OK();
+  m.CloseUnitUnlessHeld();
+  if (!m.unit.empty()) return Status::Busy("wal: a unit is held open");
   return m.Rotate();
 }
 

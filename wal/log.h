@@ -4,8 +4,15 @@
 // the newest file can be torn by a power cut). Files are removed whole, oldest first, once the slot says nothing
 // in them is needed (RemoveFilesBefore).
 //
-// Group commit: Append() only buffers in memory; Commit() writes the buffer with one write and,
-// per the fsync policy, syncs it; on a worker, CommitThen does the same through the worker's
+// Units: the records appended from BeginUnit until the unit closes form one unit, which replay
+// applies whole or not at all: a write torn by a crash inside a unit loses the whole unit.
+// Outside BeginUnit each record is a unit of its own. EndUnit, Commit, CommitThen, Sync and
+// StartNewFile close the open unit, unless the log is held (Hold): then the unit stays open, in
+// memory, through them all (EndUnit aside) until Unhold, and they write only the units before
+// it.
+//
+// Group commit: Append() only buffers in memory; Commit() writes the closed units with one
+// write and, per the fsync policy, syncs them; on a worker, CommitThen does the same through the worker's
 // io_uring. A writer acknowledges a request only after Commit() returned OK for it (or
 // CommitThen answered OK): with kAlways the record is then on disk, otherwise it is in the OS
 // and survives the process being killed.
@@ -71,8 +78,16 @@ class Log {
 
   ~Log();
 
-  // Buffers record; returns where it will live. Readable through ReadAt at once.
+  // Buffers record as the next record of the open unit (starting one when none is open);
+  // returns where it will live. Readable through ReadAt at once.
   Result<LogPos> Append(const Record& record);
+  // Opens a unit (a no-op when one is open): the records appended from now on are one unit.
+  void BeginUnit();
+  // Closes the open unit (a no-op when none is open), held or not: the next write takes it.
+  void EndUnit();
+  // Keeps the open unit (and what is appended until Unhold) one unit through commits.
+  void Hold();
+  void Unhold();
   // Writes buffered records to the file; syncs per policy (kAlways: always; kEverySec: when the
   // last sync is at least a second old; kNo: never).
   Status Commit();
@@ -101,6 +116,7 @@ class Log {
 
   // Closes the current file (written out and synced) and starts the next one, so that
   // RemoveFilesBefore can take every record so far; nothing when the current file is empty.
+  // Busy while held with a unit open.
   Status StartNewFile();
   // Removes every file numbered below file_no (never the current file).
   Status RemoveFilesBefore(uint32_t file_no);

@@ -1,7 +1,9 @@
-// WAL record encoding. Format version 1.
+// WAL record encoding. Format version 2 (version 1 had no `more` bit; its records read as
+// units of one record each).
 //
 //   record   := crc32:fixed32 length:fixed32 body[length]
-//   body     := kind:u8 seq:fixed64 payload
+//   body     := kindbyte:u8 seq:fixed64 payload
+//   kindbyte := more:1 kind:7       more (0x80) = the next record belongs to the same unit
 //   payload  := (kind = 1 kPut)          type:u8 expire_at_ms:fixed64 key:lenprefixed
 //                                        value:lenprefixed
 //             | (kind = 2 kDelete)       key:lenprefixed
@@ -24,6 +26,11 @@
 //   01 76                   value = "v"
 // and Delete seq=8 "k" is 8 + 1+8 + 2 = 19 bytes: crc, 0b 00 00 00, 02, 08 00..00, 01 6b.
 //
+// A unit is a run of records that replay applies whole or not at all: every record of it but
+// the last has the more bit. A single-record unit (the common case) costs nothing. Example: a
+// unit of Put "a" and Put "b" is the 30-byte Put of "a" with kindbyte 0x81 (and the checksum
+// that covers it), then the Put of "b" with kindbyte 0x01.
+//
 // Decoding order matters for what a torn tail looks like: a short input or a length running
 // past the input is kIncomplete before anything else is checked, so a record cut anywhere reads
 // as incomplete, never as corrupt.
@@ -42,9 +49,10 @@ constexpr size_t kMinBody = 1 + 8;
 
 bool ParseBody(std::string_view body, Record* record) {
   if (body.size() < kMinBody) return false;
-  const uint8_t kind = static_cast<uint8_t>(body[0]);
-  body.remove_prefix(1);
+  const uint8_t kind = static_cast<uint8_t>(body[0]) & ~kMoreBit;
   Record r;
+  r.more = (static_cast<uint8_t>(body[0]) & kMoreBit) != 0;
+  body.remove_prefix(1);
   if (!GetFixed64(&body, &r.seq)) return false;
   switch (kind) {
     case static_cast<uint8_t>(RecordKind::kPut): {
@@ -87,7 +95,8 @@ bool ParseBody(std::string_view body, Record* record) {
 void EncodeRecord(const Record& record, std::string* out) {
   const size_t start = out->size();
   out->append(kRecordHeaderSize, '\0');
-  out->push_back(static_cast<char>(record.kind));
+  out->push_back(static_cast<char>(static_cast<uint8_t>(record.kind) |
+                                   (record.more ? kMoreBit : 0)));
   PutFixed64(out, record.seq);
   switch (record.kind) {
     case RecordKind::kPut:
@@ -107,6 +116,12 @@ void EncodeRecord(const Record& record, std::string* out) {
   const size_t body_size = out->size() - start - kRecordHeaderSize;
   EncodeFixed32(header + 4, static_cast<uint32_t>(body_size));
   EncodeFixed32(header, Checksum(std::string_view(header + 4, 4 + body_size)));
+}
+
+void SetMore(char* record) {
+  record[kRecordHeaderSize] = static_cast<char>(record[kRecordHeaderSize] | kMoreBit);
+  const uint32_t length = DecodeFixed32(record + 4);
+  EncodeFixed32(record, Checksum(std::string_view(record + 4, 4 + static_cast<size_t>(length))));
 }
 
 DecodeResult DecodeRecord(std::string_view in, Record* record, size_t* consumed) {

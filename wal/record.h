@@ -2,12 +2,14 @@
 //
 // On disk, one record:
 //   record   := crc32:fixed32 length:fixed32 body[length]
-//   body     := kind:u8 seq:fixed64 payload
+//   body     := more:1 kind:7 seq:fixed64 payload     more: the next record is of the same unit
 //   payload  := (kind = kPut)    type:u8 expire_at_ms:fixed64 key:lenprefixed value:lenprefixed
 //             | (kind = kDelete) key:lenprefixed
 //             | (kind = kGroupFlushed) group:fixed32
 //   crc32 = Checksum(length bytes ++ body), so a torn length is caught too.
 // lenprefixed = varint32 length, then the bytes. Kinds are on-disk numbers: never reuse one.
+// A unit (the records of one commit) is replayed whole or not at all: all its records but the
+// last carry the more bit (record.cc has the details and an example).
 // Example: Put seq=7 "k"->"v" string, no expiry is 8 + 1+8 + 1+8+2+2 = 30 bytes.
 #pragma once
 
@@ -35,16 +37,22 @@ struct Record {
   std::string key;            // kPut, kDelete
   std::string value;          // kPut
   uint32_t group = 0;         // kGroupFlushed
+  bool more = false;          // not the last record of its unit
 
   bool operator==(const Record&) const = default;
 };
 
 constexpr size_t kRecordHeaderSize = 8;  // crc32 + length
+// The bit of the kind byte that says the next record is of the same unit.
+constexpr uint8_t kMoreBit = 0x80;
 // Largest body accepted when decoding (a 512 MB value plus room for the rest).
 constexpr uint32_t kMaxRecordBody = (512u << 20) + (1u << 20);
 
 // Appends the encoded record to *out.
 void EncodeRecord(const Record& record, std::string* out);
+
+// Sets the more bit of the encoded record at `record` (its header first) and its checksum.
+void SetMore(char* record);
 
 enum class DecodeResult {
   kOk,          // *record filled, *consumed = bytes used
