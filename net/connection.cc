@@ -6,6 +6,7 @@
 #include <boost/asio/write.hpp>
 #include <chrono>
 
+#include "core/command/dispatch.h"
 #include "core/command/errors.h"
 #include "core/command/execute.h"
 #include "net/server.h"
@@ -31,6 +32,7 @@ struct RemoteItem {
 struct RemoteBatch {
   std::shared_ptr<Connection> conn;
   int home = 0;
+  int owner = 0;
   uint32_t db = 0;
   int protocol = 2;
   std::string client_name;  // for SLOWLOG entries
@@ -83,17 +85,41 @@ bool RunRead(command::ServerState& state, const CommandSpec& spec, std::vector<s
   return false;
 }
 
+void DriveBatches(Server* server, uint64_t client);
+
+// Runs one item of a batch now, whatever holds its slot: it is its turn (SlotLocks::Defer).
+void RunItemInTurn(Server* server, const std::shared_ptr<RemoteBatch>& batch, size_t i) {
+  RemoteItem& item = batch->items[i];
+  item.reply = command::Execute(server->state(), *item.spec, item.args, item.slot, batch->db,
+                                batch->protocol, batch->conn->addr(), batch->client_name);
+  item.done = true;
+  const uint64_t client = batch->conn->id();
+  server->Post(CurrentWorker(), [server, client] { DriveBatches(server, client); });
+}
+
+enum class Step { kDone, kFetch, kDeferred };
+
 // Runs the batch's items from the first not yet run. A read that misses the page cache does
 // not wait: the reads after it (up to the next command that is not a read) still run, and
-// their missed regions join *blocked; false then, and the batch resumes after the fetch.
-bool StepBatch(Server* server, Worker& worker, RemoteBatch& batch,
+// their missed regions join *blocked: kFetch then, and the batch resumes after the fetch. An
+// item whose slot a transaction holds is deferred behind it (kDeferred): its turn runs it and
+// resumes the batch.
+Step StepBatch(Server* server, Worker& worker, const std::shared_ptr<RemoteBatch>& shared,
                std::vector<BlockedRead>* blocked) {
   command::ServerState& state = server->state();
+  txn::SlotLocks& locks = state.keyspace->locks();
+  RemoteBatch& batch = *shared;
   bool waiting = false;
-  for (RemoteItem& item : batch.items) {
+  for (size_t i = 0; i < batch.items.size(); ++i) {
+    RemoteItem& item = batch.items[i];
     if (item.done) continue;
     const bool parkable = Parkable(*item.spec);
     if (waiting && !parkable) break;
+    if (!locks.Free(item.slot)) {
+      if (waiting) break;  // after the fetch
+      locks.Defer(item.slot, [server, shared, i] { RunItemInTurn(server, shared, i); });
+      return Step::kDeferred;
+    }
     if (parkable && worker.async_reads()) {
       if (!RunRead(state, *item.spec, item.args, item.slot, batch.db, batch.protocol,
                    batch.conn->addr(), batch.client_name, &item.tries, &item.reply, blocked)) {
@@ -106,7 +132,7 @@ bool StepBatch(Server* server, Worker& worker, RemoteBatch& batch,
     }
     item.done = true;
   }
-  return !waiting;
+  return waiting ? Step::kFetch : Step::kDone;
 }
 
 // The replies go home: those of a batch with writes once the owner's group commit is done (a
@@ -145,7 +171,9 @@ void DriveBatches(Server* server, uint64_t client) {
     }
     std::shared_ptr<RemoteBatch> batch = it->second.front();
     std::vector<BlockedRead> blocked;
-    if (!StepBatch(server, worker, *batch, &blocked)) {
+    const Step step = StepBatch(server, worker, batch, &blocked);
+    if (step == Step::kDeferred) return;  // RunItemInTurn comes back here
+    if (step == Step::kFetch) {
       worker.Fetch(std::move(blocked), [server, client] { DriveBatches(server, client); });
       return;
     }
@@ -170,6 +198,7 @@ Connection::Connection(Worker* worker, boost::asio::ip::tcp::socket socket, uint
   boost::system::error_code ec;
   auto remote = socket_.remote_endpoint(ec);
   if (!ec) addr_ = remote.address().to_string() + ":" + std::to_string(remote.port());
+  client_.addr = addr_;
   auto local = socket_.local_endpoint(ec);
   if (!ec) laddr_ = local.address().to_string() + ":" + std::to_string(local.port());
   fd_ = socket_.native_handle();
@@ -270,7 +299,14 @@ void Connection::OnFetched() {
   if (closed_) return;
   command::ServerState& state = server_->state();
   std::vector<ParkedRead> still;
+  txn::SlotLocks& locks = state.keyspace->locks();
   for (ParkedRead& p : parked_) {
+    if (!locks.Free(p.slot)) {
+      // A transaction took its slot meanwhile: it waits for its turn on the owner's path.
+      args_ = std::move(p.args);
+      QueueRemote(*p.spec, p.slot, worker_->index(), p.seq);
+      continue;
+    }
     std::string reply;
     if (!RunRead(state, *p.spec, p.args, p.slot, client_.db, client_.protocol, addr_,
                  client_.name, &p.tries, &reply, &to_fetch_)) {
@@ -282,7 +318,7 @@ void Connection::OnFetched() {
   parked_ = std::move(still);
   if (parked_.empty() && held_) {
     held_ = false;
-    Dispatch();  // the request held back behind the parked ones
+    Run(*held_spec_);  // the request held back behind the parked ones (admitted already)
   }
   Process();
 }
@@ -298,49 +334,55 @@ void Connection::Complete(uint64_t seq, std::string data) {
   p.done = true;
 }
 
-void Connection::Reject(const CommandSpec* spec, std::string error) {
+void Connection::Reject(const CommandSpec* spec, std::string reply) {
   command::ServerState& state = server_->state();
   WorkerStats& stats = *(*state.stats)[worker_->index()];
   if (spec) WorkerStats::Add(stats.per_command[spec->id].rejected_calls);
   WorkerStats::Add(stats.error_replies);
   uint64_t seq = AddPending();
-  Complete(seq, "-" + error + "\r\n");
+  Complete(seq, std::move(reply));
 }
 
 void Connection::Dispatch() {
   command::ServerState& state = server_->state();
-  const CommandSpec* spec = state.table->Find(args_[0]);
-  if (!spec) {
-    last_command_ = "NULL";
-    Reject(nullptr, command::UnknownCommand(args_[0], args_.data() + 1, args_.size() - 1));
+  command::Admission a = command::Admit(state, client_, args_);
+  last_command_ = a.spec ? std::move(a.full_name) : "NULL";
+  if (!a.run) {
+    if (a.refused) {
+      Reject(a.spec, std::move(a.reply));
+    } else {
+      Complete(AddPending(), std::move(a.reply));  // +QUEUED
+    }
     return;
   }
-  last_command_ = command::CommandTable::FullName(*spec, args_);
-  if (!command::CommandTable::ArityOk(*spec, args_.size())) {
-    Reject(spec, command::WrongArgs(spec->name));
-    return;
-  }
-  if (state.auth_required && !client_.authenticated && !(spec->flags & command::kNoAuth)) {
-    Reject(spec, std::string(command::kErrNoAuth));
-    return;
-  }
+  const CommandSpec* spec = a.spec;
   if (!parked_.empty() && !Parkable(*spec)) {
     // Waits (parsed, in args_) until the reads before it are done, so it cannot change what
     // they return.
     held_ = true;
+    held_spec_ = spec;
     return;
   }
+  Run(*spec);
+}
+
+void Connection::Run(const CommandSpec& spec) {
+  command::ServerState& state = server_->state();
   uint64_t seq = AddPending();
-  if (spec->run == nullptr) {
-    StartAsync(*spec, seq);
+  if (spec.run == nullptr) {
+    StartAsync(spec, seq);
     return;
   }
-  uint32_t slot = state.keyspace->SlotOfKey(args_[static_cast<size_t>(spec->first_key)]);
+  uint32_t slot = state.keyspace->SlotOfKey(args_[static_cast<size_t>(spec.first_key)]);
   int owner = server_->OwnerOf(slot);
-  if (owner == worker_->index()) {
-    RunLocal(*spec, slot, seq);
+  // A request for this worker's slots goes the owner's way (a batch posted here) while its
+  // slot is taken or an earlier request of this client still waits on that way, so requests
+  // keep their order.
+  if (owner == worker_->index() && state.keyspace->locks().Free(slot) &&
+      !batches_[static_cast<size_t>(owner)] && self_batches_ == 0) {
+    RunLocal(spec, slot, seq);
   } else {
-    QueueRemote(*spec, slot, owner, seq);
+    QueueRemote(spec, slot, owner, seq);
   }
 }
 
@@ -378,6 +420,7 @@ void Connection::QueueRemote(const CommandSpec& spec, uint32_t slot, int owner, 
     batch = std::make_shared<RemoteBatch>();
     batch->conn = shared_from_this();
     batch->home = worker_->index();
+    batch->owner = owner;
     batch->db = client_.db;
     batch->protocol = client_.protocol;
     batch->client_name = client_.name;
@@ -392,6 +435,7 @@ void Connection::PostBatches() {
     std::shared_ptr<RemoteBatch> batch = std::move(batches_[w]);
     batches_[w] = nullptr;
     ++remote_inflight_;
+    if (static_cast<int>(w) == worker_->index()) ++self_batches_;
     Server* server = server_;
     server_->Post(static_cast<int>(w), [server, batch] { RunBatch(server, batch); });
   }
@@ -414,6 +458,7 @@ void Connection::CommitLocal() {
 
 void Connection::OnRemoteDone(const std::shared_ptr<RemoteBatch>& batch) {
   --remote_inflight_;
+  if (batch->owner == worker_->index()) --self_batches_;
   if (closed_) return;
   for (RemoteItem& item : batch->items) Complete(item.seq, std::move(item.reply));
   FlushReplies();
@@ -433,7 +478,7 @@ void Connection::StartAsync(const CommandSpec& spec, uint64_t seq) {
   call->spec = &spec;
   call->seq = seq;
   call->start_us = command::NowUs();
-  call->task = spec.run_async(call->ctx);
+  call->task = command::RunTask(spec, call->ctx);
   async_ = call;
   async_sync_done_ = false;
   starting_ = true;
@@ -536,6 +581,7 @@ void Connection::Close() {
   socket_.shutdown(boost::asio::ip::tcp::socket::shutdown_both, ec);
   socket_.close(ec);
   server_->connected_counter().fetch_sub(1, std::memory_order_relaxed);
+  command::DiscardTransaction(server_->state(), client_);
   worker_->Forget(client_.id);  // `this` lives on in the handlers that hold it
 }
 

@@ -83,7 +83,9 @@ class Connection : public std::enable_shared_from_this<Connection> {
   bool Paused() const;
   bool ReadPaused() const;
   void Dispatch();
-  void Reject(const command::CommandSpec* spec, std::string error);
+  // Runs an admitted request (args_): here, on its owner, or as a coroutine.
+  void Run(const command::CommandSpec& spec);
+  void Reject(const command::CommandSpec* spec, std::string reply);
   uint64_t AddPending();
   void Complete(uint64_t seq, std::string data);
   void RunLocal(const command::CommandSpec& spec, uint32_t slot, uint64_t seq);
@@ -137,6 +139,8 @@ class Connection : public std::enable_shared_from_this<Connection> {
   std::vector<BlockedRead> to_fetch_;  // regions the parked commands missed, not yet fetched
   bool fetching_ = false;
   bool held_ = false;
+  const command::CommandSpec* held_spec_ = nullptr;  // the held request's row
+  int self_batches_ = 0;  // batches posted to this worker's own slots, not yet answered
 
   std::string out_;       // being written
   std::string out_next_;  // queued while a write is in flight

@@ -85,6 +85,7 @@ Result<std::unique_ptr<Server>> Server::Start(conf::Config* config, std::string 
   }
   ko.slots = static_cast<uint32_t>(config->GetInt("slots"));
   ko.databases = static_cast<uint32_t>(config->GetInt("databases"));
+  ko.workers = workers;
   ko.cache_budget = static_cast<uint64_t>(config->GetInt("maxmemory-cache"));
   ko.compress_min_bytes = static_cast<size_t>(config->GetInt("compress-min-bytes"));
   ko.compress_group_chars = static_cast<size_t>(config->GetInt("compress-group-chars"));

@@ -108,11 +108,20 @@ void Blocking::ServeReady() {
   Table& t = Here();
   if (t.serving || t.ready.empty()) return;
   t.serving = true;
+  // A key whose slot a transaction holds waits until it is given back (whoever gives it back
+  // calls this again): a waiter must not pop what the transaction is still writing.
+  std::vector<KeyId> later;
+  const txn::SlotLocks& locks = server_->keyspace->locks();
   while (!t.ready.empty()) {
     KeyId id = std::move(t.ready.back());
     t.ready.pop_back();
+    if (!locks.Free(server_->keyspace->SlotOfKey(id.key))) {
+      later.push_back(std::move(id));
+      continue;
+    }
     ServeKey(id);
   }
+  for (KeyId& id : later) t.ready.push_back(std::move(id));
   t.serving = false;
 }
 

@@ -10,9 +10,10 @@
 // Redis's arguments checks come first, in its order: BLPOP & co. parse the timeout before
 // looking at keys; BLMPOP / BZMPOP check numkeys, the direction and COUNT first.
 //
-// Not atomic across slots: BLMOVE whose source and destination live in different slots moves
-// the element in two steps (as LMOVE, list_access.h); if another client empties the source in
-// between, the client waits again.
+// These visit their keys one at a time (AsyncContext): BLMOVE whose source and destination live
+// in different slots moves the element in two steps; if another client empties the source in
+// between, the client waits again. Inside EXEC they run as part of the transaction and do not
+// block: with nothing to serve they reply the timeout's null array at once, as Redis does.
 #include <cmath>
 #include <limits>
 #include <optional>
@@ -90,7 +91,7 @@ Task BlockOn(AsyncContext& ctx, BlockCall call) {
   auto waiter = std::make_shared<Waiter>(call.type, ctx.db);
   ctx.waiter = waiter;
   uint64_t timer = 0;
-  if (call.timeout_ms > 0 && call.timeout_ms <= kMaxTimerMs) {
+  if (call.timeout_ms > 0 && call.timeout_ms <= kMaxTimerMs && !ctx.no_block) {
     timer = executor.RunAfter(call.timeout_ms, [waiter] {
       if (waiter->RequestStop(Waiter::Stop::kTimeout)) waiter->handle().resume();
     });
@@ -115,10 +116,16 @@ Task BlockOn(AsyncContext& ctx, BlockCall call) {
         done = true;
       } else if (t == Try::kMove) {
         move_from = i;
-      } else {
+      } else if (!ctx.no_block) {
         blocking.Add(waiter, gen, i, key_at(i));
         queued[i] = true;
       }
+    }
+    if (!done && !move_from && ctx.no_block) {
+      // Inside EXEC: as Redis, a blocking command with nothing to serve times out at once.
+      ctx.reply.NullArray();
+      (void)waiter->EndRound(gen);  // nothing was queued: no claim can have come
+      break;
     }
     if (!done && !move_from) {
       if (!counted) {
@@ -126,6 +133,7 @@ Task BlockOn(AsyncContext& ctx, BlockCall call) {
         waiter->set_blocked(true);
         counted = true;
       }
+      ctx.LeaveVisit();  // nobody waits for a slot while this client waits for data
       co_await ParkWaiter{waiter.get(), gen};
       const Waiter::Outcome out = waiter->outcome();
       if (out.stop != Waiter::Stop::kNone) continue;  // the loop's head replies
@@ -305,8 +313,8 @@ void RegisterBlockingCommands(CommandTable& t) {
                     "block until one is available",
          .since = "6.2.0", .acl = "write list slow blocking"});
   t.Add({.name = "blmpop", .arity = -5, .flags = kWrite | kBlocking, .first_key = 0,
-         .last_key = 0, .step = 0, .run_async = BLMPop, .group = "list",
-         .summary = "Pop elements from a list, or block until one is available",
+         .last_key = 0, .step = 0, .run_async = BLMPop, .keys = KeysAfterTimeoutNumKeys,
+         .group = "list", .summary = "Pop elements from a list, or block until one is available",
          .since = "7.0.0", .acl = "write list slow blocking"});
   t.Add({.name = "blpop", .arity = -3, .flags = kWrite | kNoScript | kBlocking, .first_key = 1,
          .last_key = -2, .step = 1, .run_async = BLPop, .group = "list",
@@ -324,7 +332,8 @@ void RegisterBlockingCommands(CommandTable& t) {
                     "block until one is available",
          .since = "2.2.0", .acl = "write list slow blocking"});
   t.Add({.name = "bzmpop", .arity = -5, .flags = kWrite | kBlocking, .first_key = 0,
-         .last_key = 0, .step = 0, .run_async = BZMPop, .group = "sorted-set",
+         .last_key = 0, .step = 0, .run_async = BZMPop, .keys = KeysAfterTimeoutNumKeys,
+         .group = "sorted-set",
          .summary = "Remove and return members with scores in a sorted set or block until one "
                     "is available",
          .since = "7.0.0", .acl = "write sortedset slow blocking"});

@@ -58,6 +58,34 @@ std::vector<size_t> CommandTable::KeyPositions(const CommandSpec& spec, size_t a
   return keys;
 }
 
+std::vector<size_t> CommandTable::Keys(const CommandSpec& spec,
+                                       const std::vector<std::string>& args) {
+  return spec.keys ? spec.keys(args) : KeyPositions(spec, args.size());
+}
+
+std::vector<size_t> CommandTable::NumKeys(const std::vector<std::string>& args,
+                                          size_t numkeys_at, std::vector<size_t> fixed) {
+  std::vector<size_t> keys = std::move(fixed);
+  if (numkeys_at >= args.size()) return keys;
+  int64_t n = 0;
+  for (char c : args[numkeys_at]) {
+    if (c < '0' || c > '9' || n > (int64_t{1} << 40)) return keys;
+    n = n * 10 + (c - '0');
+  }
+  for (size_t i = numkeys_at + 1; i < args.size() && n > 0; ++i, --n) keys.push_back(i);
+  return keys;
+}
+
+std::vector<size_t> KeysAfterNumKeys(const std::vector<std::string>& args) {
+  return CommandTable::NumKeys(args, 1);
+}
+std::vector<size_t> KeysAfterTimeoutNumKeys(const std::vector<std::string>& args) {
+  return CommandTable::NumKeys(args, 2);
+}
+std::vector<size_t> DestinationAndNumKeys(const std::vector<std::string>& args) {
+  return CommandTable::NumKeys(args, 2, {1});
+}
+
 std::unique_ptr<CommandTable> BuildCommandTable() {
   auto table = std::make_unique<CommandTable>();
   RegisterConnectionCommands(*table);
@@ -74,6 +102,7 @@ std::unique_ptr<CommandTable> BuildCommandTable() {
   RegisterZSetSetOpsCommands(*table);
   RegisterBlockingCommands(*table);
   RegisterServerCommands(*table);
+  RegisterTransactionCommands(*table);
   return table;
 }
 

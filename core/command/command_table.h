@@ -20,6 +20,9 @@ namespace slotkv::command {
 
 using Handler = void (*)(CommandContext&);
 using AsyncHandler = Task (*)(AsyncContext&);
+// The positions of the keys in args (name included), for commands whose keys move with their
+// arguments (a numkeys count): Redis's getkeys_proc. Bad input gives the keys it can find.
+using KeysFn = std::vector<size_t> (*)(const std::vector<std::string>& args);
 
 // Flags, as COMMAND INFO names them.
 enum CommandFlag : uint32_t {
@@ -35,6 +38,16 @@ enum CommandFlag : uint32_t {
   kBlocking = 1 << 9,
   kSkipSlowlog = 1 << 10,
   kPubSub = 1 << 11,
+  kNoMulti = 1 << 12,    // refused inside MULTI ("Command not allowed inside a transaction")
+  // slotkv's own, not in COMMAND INFO:
+  // Reads or changes every slot of the database (KEYS, SCAN, FLUSHDB ...): a transaction
+  // holding it takes every slot.
+  kAllSlots = 1 << 13,
+  // Its task visits its slots in the global lock order (ForEachKeySlot, ForEachSlot), so it
+  // takes each slot as it reaches it instead of all of them first (txn/slot_locks.h).
+  kOrderedVisits = 1 << 14,
+  // Visits its keys one at a time without holding them to the end (WATCH).
+  kVisits = 1 << 15,
 };
 
 struct CommandSpec {
@@ -46,6 +59,7 @@ struct CommandSpec {
   int step = 0;
   Handler run = nullptr;
   AsyncHandler run_async = nullptr;
+  KeysFn keys = nullptr;    // set for movable keys: overrides first_key / last_key / step
   std::string_view group = {};    // COMMAND DOCS group: "string", "generic", "connection", "server"
   std::string_view summary = {};
   std::string_view since = {};
@@ -72,11 +86,23 @@ class CommandTable {
   static std::string FullName(const CommandSpec& spec, const std::vector<std::string>& args);
   // Positions of the keys in args (from first_key, last_key, step).
   static std::vector<size_t> KeyPositions(const CommandSpec& spec, size_t argc);
+  // Positions of every key of this call: spec.keys(args) for movable keys, else KeyPositions.
+  static std::vector<size_t> Keys(const CommandSpec& spec, const std::vector<std::string>& args);
+  // Keys of commands shaped `numkeys key...` at numkeys_at (ZUNION, SINTERCARD, LMPOP ...),
+  // after the fixed keys before it (ZUNIONSTORE's destination).
+  static std::vector<size_t> NumKeys(const std::vector<std::string>& args, size_t numkeys_at,
+                                     std::vector<size_t> fixed = {});
 
  private:
   std::vector<CommandSpec> rows_;
   std::unordered_map<std::string, size_t> index_;
 };
+
+// KeysFn rows: `cmd numkeys key...` (ZUNION, SINTERCARD, LMPOP, ZMPOP); `cmd timeout numkeys
+// key...` (BLMPOP, BZMPOP); `cmd destination numkeys key...` (ZUNIONSTORE ...).
+std::vector<size_t> KeysAfterNumKeys(const std::vector<std::string>& args);
+std::vector<size_t> KeysAfterTimeoutNumKeys(const std::vector<std::string>& args);
+std::vector<size_t> DestinationAndNumKeys(const std::vector<std::string>& args);
 
 // The table with every command family registered.
 std::unique_ptr<CommandTable> BuildCommandTable();
@@ -96,5 +122,6 @@ void RegisterZSetRangeCommands(CommandTable& table);
 void RegisterZSetSetOpsCommands(CommandTable& table);
 void RegisterBlockingCommands(CommandTable& table);
 void RegisterServerCommands(CommandTable& table);
+void RegisterTransactionCommands(CommandTable& table);
 
 }  // namespace slotkv::command

@@ -1,6 +1,7 @@
 #include "core/command/command_test_util.h"
 
 
+#include "core/command/dispatch.h"
 #include "core/command/errors.h"
 #include "core/command/execute.h"
 
@@ -121,6 +122,7 @@ CommandFixture::CommandFixture(int workers, uint32_t slots) {
   ko.databases = static_cast<uint32_t>(config_.GetInt("databases"));
   ko.slot.clock = &clock_;
   ko.slot.key_estimate = 4096;
+  ko.workers = workers;
   keyspace_ = Keyspace::Open(ko).value();
   table_ = BuildCommandTable();
   for (int i = 0; i < workers; ++i) stats_.push_back(std::make_unique<WorkerStats>(table_->size()));
@@ -176,43 +178,47 @@ CommandFixture::PendingReply CommandFixture::Submit(std::vector<std::string> arg
   auto done = std::make_shared<ReplySlot>();
   PendingReply pending([done] { return done->Get(); },
                        [done](int ms) { return done->WaitFor(ms); });
-  const CommandSpec* spec = table_->Find(args[0]);
-  if (!spec) {
-    done->Set("-" + UnknownCommand(args[0], args.data() + 1, args.size() - 1) + "\r\n");
-    return pending;
-  }
-  if (!CommandTable::ArityOk(*spec, args.size())) {
-    done->Set("-" + WrongArgs(spec->name) + "\r\n");
-    return pending;
-  }
-  if (state_.auth_required && !client.authenticated && !(spec->flags & kNoAuth)) {
-    done->Set("-" + std::string(kErrNoAuth) + "\r\n");
-    return pending;
-  }
-  if (spec->run) {
-    uint32_t slot = keyspace_->SlotOfKey(args[static_cast<size_t>(spec->first_key)]);
-    uint32_t db = client.db;
-    int protocol = client.protocol;
-    auto shared_args = std::make_shared<std::vector<std::string>>(std::move(args));
-    executor_->Post(executor_->OwnerOf(slot),
-                    [this, spec, shared_args, &client, done, slot, db, protocol] {
-      std::string reply = Execute(state_, *spec, *shared_args, slot, db, protocol,
-                                  "127.0.0.1:1", client.name);
-      Status st = state_.CommitDirty();
-      done->Set(st.ok() ? reply : "-" + StatusError(st) + "\r\n");
-    });
-  } else {
-    auto ctx = std::make_shared<AsyncContext>(std::move(args), client.protocol, &state_, &client,
-                                              home);
-    executor_->Post(home, [spec, ctx, done] {
-      Task task = spec->run_async(*ctx);
-      task.Start([ctx, done] {
-        ctx->CommitHere();
-        done->Set(ctx->commit_status.ok() ? ctx->reply.buffer()
-                                          : "-" + StatusError(ctx->commit_status) + "\r\n");
+  // As the network layer does: admitted on the client's worker, then run (one-key commands on
+  // their owner, in turn behind a transaction holding the slot; the others as tasks).
+  auto shared_args = std::make_shared<std::vector<std::string>>(std::move(args));
+  executor_->Post(home, [this, shared_args, &client, done, home] {
+    Admission a = Admit(state_, client, *shared_args);
+    if (!a.run) {
+      done->Set(a.reply);
+      return;
+    }
+    const CommandSpec* spec = a.spec;
+    if (spec->run) {
+      uint32_t slot = keyspace_->SlotOfKey((*shared_args)[static_cast<size_t>(spec->first_key)]);
+      uint32_t db = client.db;
+      int protocol = client.protocol;
+      std::string name = client.name;
+      executor_->Post(executor_->OwnerOf(slot), [this, spec, shared_args, done, slot, db,
+                                                 protocol, name] {
+        auto run = [this, spec, shared_args, done, slot, db, protocol, name] {
+          std::string reply = Execute(state_, *spec, *shared_args, slot, db, protocol,
+                                      "127.0.0.1:1", name);
+          Status st = state_.CommitDirty();
+          done->Set(st.ok() ? reply : "-" + StatusError(st) + "\r\n");
+        };
+        txn::SlotLocks& locks = keyspace_->locks();
+        if (locks.Free(slot)) {
+          run();
+        } else {
+          locks.Defer(slot, run);
+        }
       });
+      return;
+    }
+    auto ctx = std::make_shared<AsyncContext>(std::move(*shared_args), client.protocol, &state_,
+                                              &client, home);
+    Task task = RunTask(*spec, *ctx);
+    task.Start([ctx, done] {
+      ctx->CommitHere();
+      done->Set(ctx->commit_status.ok() ? ctx->reply.buffer()
+                                        : "-" + StatusError(ctx->commit_status) + "\r\n");
     });
-  }
+  });
   return pending;
 }
 

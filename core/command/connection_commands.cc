@@ -5,6 +5,7 @@
 
 #include "core/command/args.h"
 #include "core/command/command_table.h"
+#include "core/command/dispatch.h"
 
 namespace slotkv::command {
 namespace {
@@ -139,11 +140,13 @@ Task Select(AsyncContext& ctx) {
     co_return;
   }
   ctx.client->db = static_cast<uint32_t>(*db);
+  ctx.db = ctx.client->db;
   ctx.reply.Ok();
 }
 
 Task Reset(AsyncContext& ctx) {
   ClientState& c = *ctx.client;
+  DiscardTransaction(ctx.server, c);
   c.db = 0;
   c.protocol = 2;
   c.name.clear();

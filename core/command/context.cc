@@ -1,5 +1,10 @@
 #include "core/command/context.h"
 
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <utility>
+
 #include "core/command/blocking.h"
 
 namespace slotkv::command {
@@ -41,6 +46,197 @@ void AsyncContext::CommitHere() {
   if (server.blocking) server.blocking->ServeReady();
   Status st = server.CommitDirty();
   if (!st.ok() && commit_status.ok()) commit_status = std::move(st);
+}
+
+// ---- slots ----------------------------------------------------------------------------------
+
+void AsyncContext::Hold() {
+  holder = std::make_shared<txn::Holder>(server.executor->workers());
+}
+
+txn::Holder* AsyncContext::Taker() {
+  if (holder) return holder.get();
+  if (!visitor_) {
+    visitor_ = std::make_shared<txn::Holder>(server.executor->workers(), /*hold_units=*/false);
+  }
+  return visitor_.get();
+}
+
+void AsyncContext::CheckOrder(uint32_t s) const {
+  // Taking a slot before one already held could wait in a cycle with another holder: a
+  // command that reaches its slots out of order must LockSlots them first.
+  if (holder && server.keyspace->locks().Order(s) < holder->last_order) {
+    std::fprintf(stderr, "slotkv: %s took slot %u out of the global order\n",
+                 args.empty() ? "?" : args[0].c_str(), s);
+    std::abort();
+  }
+}
+
+bool AsyncContext::TryTake(uint32_t s) {
+  txn::SlotLocks& locks = server.keyspace->locks();
+  if (!locks.Free(s)) return false;
+  CheckOrder(s);
+  [[maybe_unused]] bool taken = locks.Acquire(s, Taker(), nullptr);
+  Took(s);
+  return true;
+}
+
+void AsyncContext::Queue(uint32_t s, std::coroutine_handle<> h) {
+  CheckOrder(s);
+  if (server.keyspace->locks().Acquire(s, Taker(), [this, s, h] {
+        Took(s);
+        h.resume();
+      })) {
+    Took(s);  // freed meanwhile (not expected: the caller found it taken)
+    h.resume();
+  }
+}
+
+void AsyncContext::Took(uint32_t s) {
+  if (holder) {
+    holder->slots.push_back(s);
+    holder->last_order = std::max(holder->last_order, server.keyspace->locks().Order(s));
+  } else {
+    visiting_ = s;
+  }
+}
+
+bool AsyncContext::EnterHere(uint32_t s) {
+  Executor& ex = *server.executor;
+  if (ex.current() != ex.OwnerOf(s)) return false;
+  if (Holds(s)) return true;
+  if (visiting_ != kNoSlot) LeaveVisit();
+  return TryTake(s);
+}
+
+bool AsyncContext::EnterLater(uint32_t s, std::coroutine_handle<> h) {
+  Executor& ex = *server.executor;
+  const int owner = ex.OwnerOf(s);
+  if (ex.current() == owner) {
+    Queue(s, h);  // EnterHere found it taken
+    return true;
+  }
+  Depart();
+  ex.Post(owner, [this, s, h] {
+    if (Holds(s) || TryTake(s)) {
+      h.resume();
+    } else {
+      Queue(s, h);
+    }
+  });
+  return true;
+}
+
+void AsyncContext::LeaveVisit() {
+  const uint32_t s = std::exchange(visiting_, kNoSlot);
+  if (s == kNoSlot) return;
+  std::function<void()> next = server.keyspace->locks().Release(s);
+  if (next) server.executor->Post(server.executor->current(), std::move(next));
+  // Clients blocked on keys of s wait for it to be free (Blocking::ServeReady).
+  if (server.blocking) server.blocking->ServeReady();
+}
+
+void AsyncContext::Depart() {
+  LeaveVisit();
+  CommitHere();
+}
+
+Task AsyncContext::LockSlots(std::vector<uint32_t> slots) {
+  const txn::SlotLocks& locks = server.keyspace->locks();
+  std::sort(slots.begin(), slots.end(),
+            [&](uint32_t a, uint32_t b) { return locks.Order(a) < locks.Order(b); });
+  slots.erase(std::unique(slots.begin(), slots.end()), slots.end());
+  for (uint32_t s : slots) co_await ToSlot(s);
+}
+
+Status AsyncContext::ReleaseHere() {
+  Executor& ex = *server.executor;
+  const int w = ex.current();
+  Status first;
+  std::vector<slot::Slot*>& dirty = (*server.dirty)[static_cast<size_t>(w)];
+  for (slot::Slot* unit : std::exchange(holder->units[static_cast<size_t>(w)], {})) {
+    unit->Unhold();
+    Status st = unit->Commit();
+    if (st.ok()) continue;
+    // As CommitDirty: it stays dirty, so no later commit here acknowledges a write after it.
+    if (std::find(dirty.begin(), dirty.end(), unit) == dirty.end()) dirty.push_back(unit);
+    if (first.ok()) first = std::move(st);
+  }
+  txn::SlotLocks& locks = server.keyspace->locks();
+  for (uint32_t s : holder->slots) {
+    if (ex.OwnerOf(s) != w) continue;
+    if (std::function<void()> next = locks.Release(s)) ex.Post(w, std::move(next));
+  }
+  if (server.blocking) server.blocking->ServeReady();
+  return first;
+}
+
+// A holder's slots being given back on several workers at once; the last one resumes the task.
+struct AsyncContext::ReleaseRound {
+  std::atomic<int> left{0};
+  std::vector<Status> failures;  // [worker]
+  std::coroutine_handle<> task;
+  void Done() {
+    if (left.fetch_sub(1) == 1) task.resume();
+  }
+};
+
+namespace {
+
+// Finish's awaiter for a holder.
+struct ReleaseHeldAwait {
+  AsyncContext* ctx;
+  bool await_ready() const { return false; }
+  bool await_suspend(std::coroutine_handle<> h) { return ctx->ReleaseHeld(h); }
+  void await_resume() const {}
+};
+
+}  // namespace
+
+bool AsyncContext::ReleaseHeld(std::coroutine_handle<> h) {
+  Executor& ex = *server.executor;
+  const int workers = ex.workers();
+  std::vector<bool> involved(static_cast<size_t>(workers), false);
+  for (uint32_t s : holder->slots) involved[static_cast<size_t>(ex.OwnerOf(s))] = true;
+  for (int w = 0; w < workers; ++w) {
+    if (!holder->units[static_cast<size_t>(w)].empty()) involved[static_cast<size_t>(w)] = true;
+  }
+  auto round = std::make_shared<ReleaseRound>();
+  round->failures.resize(static_cast<size_t>(workers));
+  round->task = h;
+  const int here = ex.current();
+  int parts = static_cast<int>(std::count(involved.begin(), involved.end(), true));
+  // One count for this call, so the task cannot resume before it has posted every part.
+  round->left = parts + 1;
+  for (int w = 0; w < workers; ++w) {
+    if (!involved[static_cast<size_t>(w)] || w == here) continue;
+    ex.Post(w, [this, round, w] {
+      round->failures[static_cast<size_t>(w)] = ReleaseHere();
+      round->Done();
+    });
+  }
+  if (involved[static_cast<size_t>(here)]) {
+    round->failures[static_cast<size_t>(here)] = ReleaseHere();
+    --round->left;
+  }
+  round_ = round;
+  // The last part resumes the task (this call, when it is last: then it does not suspend).
+  return round->left.fetch_sub(1) != 1;
+}
+
+Task AsyncContext::Finish() {
+  LeaveVisit();
+  if (holder && (!holder->slots.empty() ||
+                 std::any_of(holder->units.begin(), holder->units.end(),
+                             [](const auto& u) { return !u.empty(); }))) {
+    co_await ReleaseHeldAwait{this};
+    for (Status& st : round_->failures) {
+      if (!st.ok() && commit_status.ok()) commit_status = std::move(st);
+    }
+    round_.reset();
+    holder->slots.clear();
+  }
+  co_await ToHome();
 }
 
 }  // namespace slotkv::command

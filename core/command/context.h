@@ -7,11 +7,13 @@
 //   worker than the client's connection).
 // - AsyncHandler: a coroutine (Task) for commands with several keys or none: it starts on the
 //   client's worker ("home"), where it may read and change ClientState, and hops to the owner
-//   of each slot it needs with `co_await ctx.ToSlot(s)`. Writes made on a worker are committed
-//   before the task leaves it. A task's reply is sent when it ends.
+//   of each slot it needs with `co_await ctx.ToSlot(s)`, which takes the slot there
+//   (txn/slot_locks.h). Writes made on a worker are committed before the task leaves it,
+//   except a holder's, which are committed when it ends. A task's reply is sent when it ends.
 #pragma once
 
 #include <atomic>
+#include <coroutine>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -25,12 +27,31 @@
 #include "core/command/slowlog.h"
 #include "core/command/stats.h"
 #include "core/command/task.h"
+#include "core/txn/slot_locks.h"
+#include "core/txn/watched_keys.h"
 
 namespace slotkv::command {
 
 class Blocking;
 class CommandTable;
 class Waiter;
+struct CommandSpec;
+
+// A command queued by MULTI, run by EXEC.
+struct QueuedCommand {
+  const CommandSpec* spec;
+  std::vector<std::string> args;
+};
+
+// A key a client WATCHes, as it was when watched.
+struct WatchedKey {
+  uint32_t db;
+  std::string key;
+  uint32_t slot;
+  // Its expiry time then (0: none, or it did not exist): EXEC fails once that has passed, as
+  // Redis's isWatchedKeyExpired.
+  int64_t expire_at_ms;
+};
 
 // One connection's state, owned by its worker.
 struct ClientState {
@@ -42,6 +63,15 @@ struct ClientState {
   std::string name;
   std::string lib_name;
   std::string lib_ver;
+  std::string addr;  // "ip:port" of the peer (fixed at accept)
+
+  // MULTI: commands are queued until EXEC; a refused one makes EXEC fail (multi_error).
+  bool in_multi = false;
+  bool multi_error = false;
+  std::vector<QueuedCommand> queued;
+  // WATCH: the session every watched key's entry points at, and the keys.
+  std::shared_ptr<txn::Watch> watch;
+  std::vector<WatchedKey> watched;
 };
 
 // A client as CLIENT LIST shows it.
@@ -130,7 +160,27 @@ struct CommandContext {
   WorkerStats& stats;  // the running worker's
 };
 
+class AsyncContext;
+
+// `co_await ctx.ToSlot(s)`: moves the task to s's owner and takes s there (AsyncContext).
+// Plain pointers only: GCC 12 may destroy a co_await operand's temporaries twice.
+struct SlotHop {
+  AsyncContext* ctx;
+  uint32_t slot;
+  bool await_ready();
+  bool await_suspend(std::coroutine_handle<> h);
+  void await_resume() {}
+};
+
 // A command that visits several slots or workers, or the client's own state.
+//
+// Slots (txn/slot_locks.h). `co_await ctx.ToSlot(s)` takes slot s on its owner, the task
+// suspended while another transaction holds it, so a task never sees another's transaction
+// half done. A holder task (Hold: EXEC, multi-key commands; RunTask decides) keeps every slot
+// it takes until Finish, so nobody sees its own writes half done either: it must take its
+// slots in the global order (SlotLocks::Order), as ForEachKeySlot and ForEachSlot visit them,
+// or take them all first with LockSlots. Any other task visits: the slot it took is given
+// back when it leaves it (a hop, LeaveVisit before parking, Finish), so it holds one at most.
 class AsyncContext {
  public:
   AsyncContext(std::vector<std::string> args, int protocol, ServerState* server,
@@ -148,11 +198,16 @@ class AsyncContext {
   // A blocking command's wait (blocking.h): set on the home worker before the task first
   // leaves it, so the connection can stop the wait when it closes.
   std::shared_ptr<Waiter> waiter;
+  // The transaction this task belongs to, when it holds its slots to the end (shared with
+  // the commands an EXEC runs).
+  std::shared_ptr<txn::Holder> holder;
+  // Inside EXEC (or a script): blocking commands answer at once instead of waiting.
+  bool no_block = false;
 
   // co_await these to move the task (committing what it wrote where it was).
-  Hop ToSlot(uint32_t slot) { return ToWorker(server.executor->OwnerOf(slot)); }
+  SlotHop ToSlot(uint32_t slot) { return SlotHop{this, slot}; }
   Hop ToWorker(int w) {
-    return Hop{server.executor, w, [this] { CommitHere(); }};
+    return Hop{server.executor, w, [this] { Depart(); }};
   }
   Hop ToHome() { return ToWorker(home); }
   // The client's database in slot s. REQUIRES: running on s's owner.
@@ -164,6 +219,47 @@ class AsyncContext {
   // Serves the clients blocked on keys this worker's writes readied, then commits the current
   // worker's writes; remembers the first failure.
   void CommitHere();
+
+  // Makes this task a holder. REQUIRES: it holds nothing yet.
+  void Hold();
+  // Takes the slots (any order, repeats allowed) in the global order, on their owners; ends on
+  // the last one's owner. REQUIRES: holder.
+  Task LockSlots(std::vector<uint32_t> slots);
+  // Gives back the slot a visiting task took (a blocking command before it parks).
+  // REQUIRES: on that slot's owner.
+  void LeaveVisit();
+  // The end of a task (RunTask): gives back a visited slot; a holder commits the units of
+  // the slots it wrote (one WAL unit per slot) and gives its slots back, on every worker
+  // involved at once; then it moves home.
+  Task Finish();
+
+  // SlotHop's steps: whether s is this task's now, taken here on its owner; else queue for
+  // it (on its owner, after leaving this worker) and resume h once it is.
+  bool EnterHere(uint32_t s);
+  bool EnterLater(uint32_t s, std::coroutine_handle<> h);
+  // Finish's step for a holder: suspends unless there is nothing to give back.
+  bool ReleaseHeld(std::coroutine_handle<> h);
+
+ private:
+  static constexpr uint32_t kNoSlot = UINT32_MAX;
+  bool Holds(uint32_t s) const { return visiting_ == s || (holder && holder->Holds(s)); }
+  txn::Holder* Taker();
+  void CheckOrder(uint32_t s) const;
+  bool TryTake(uint32_t s);
+  void Queue(uint32_t s, std::coroutine_handle<> h);
+  void Took(uint32_t s);
+  // Leaving the current worker: gives back a visited slot, commits.
+  void Depart();
+  // Commits the units held on the calling worker and gives back its slots. REQUIRES: holder.
+  Status ReleaseHere();
+
+  uint32_t visiting_ = kNoSlot;
+  std::shared_ptr<txn::Holder> visitor_;  // what a visit takes slots as
+  struct ReleaseRound;
+  std::shared_ptr<ReleaseRound> round_;  // Finish's release in progress
 };
+
+inline bool SlotHop::await_ready() { return ctx->EnterHere(slot); }
+inline bool SlotHop::await_suspend(std::coroutine_handle<> h) { return ctx->EnterLater(slot, h); }
 
 }  // namespace slotkv::command

@@ -47,6 +47,17 @@ inline constexpr std::string_view kErrKeyTooLong = "ERR key too long (slotkv kee
 inline constexpr std::string_view kErrExpireOptions =
     "ERR NX and XX, GT or LT options at the same time are not compatible";
 
+inline constexpr std::string_view kErrNotInMulti = "ERR Command not allowed inside a transaction";
+inline constexpr std::string_view kErrNestedMulti = "ERR MULTI calls can not be nested";
+inline constexpr std::string_view kErrExecNoMulti = "ERR EXEC without MULTI";
+inline constexpr std::string_view kErrDiscardNoMulti = "ERR DISCARD without MULTI";
+inline constexpr std::string_view kErrWatchInMulti = "ERR WATCH inside MULTI is not allowed";
+inline constexpr std::string_view kErrExecAbort =
+    "EXECABORT Transaction discarded because of previous errors.";
+// EXEC itself refused (its arity, NOAUTH): this, then the refusal without its "ERR ".
+inline constexpr std::string_view kErrExecAbortBecause =
+    "EXECABORT Transaction discarded because of: ";
+
 // "ERR wrong number of arguments for 'get' command" (name as the client sent it, lower-cased).
 std::string WrongArgs(std::string_view command);
 // "ERR unknown command 'foo', with args beginning with: 'a' 'b' " (args after the name).

@@ -55,6 +55,34 @@ bool TryExecute(ServerState& state, const CommandSpec& spec, std::vector<std::st
   });
 }
 
+bool HoldsSlots(const CommandSpec& spec, const std::vector<std::string>& args) {
+  if (spec.flags & (kBlocking | kVisits)) return false;
+  if ((spec.flags & kAllSlots) && (spec.flags & kWrite)) return true;
+  return !CommandTable::Keys(spec, args).empty();
+}
+
+void AddSlots(const Keyspace& keyspace, const CommandSpec& spec,
+              const std::vector<std::string>& args, std::vector<uint32_t>* slots) {
+  if (spec.flags & kAllSlots) {
+    for (uint32_t s = 0; s < keyspace.slots(); ++s) slots->push_back(s);
+    return;
+  }
+  for (size_t k : CommandTable::Keys(spec, args)) slots->push_back(keyspace.SlotOfKey(args[k]));
+}
+
+Task RunTask(const CommandSpec& spec, AsyncContext& ctx) {
+  if (HoldsSlots(spec, ctx.args)) {
+    ctx.Hold();
+    if (!(spec.flags & kOrderedVisits)) {
+      std::vector<uint32_t> slots;
+      AddSlots(*ctx.server.keyspace, spec, ctx.args, &slots);
+      co_await ctx.LockSlots(std::move(slots));
+    }
+  }
+  co_await spec.run_async(ctx);
+  co_await ctx.Finish();
+}
+
 void RecordCall(ServerState& state, const CommandSpec& spec,
                 const std::vector<std::string>& args, int64_t usec, bool failed,
                 const std::string& client_addr, const std::string& client_name) {

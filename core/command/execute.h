@@ -45,6 +45,18 @@ bool RunWithoutWaiting(ServerState& state, std::vector<BlockedRead>* blocked, Ru
   return false;
 }
 
+// Whether spec, run with args as a task, holds its slots to the end (txn/slot_locks.h): it
+// has keys, or writes every slot (kAllSlots), and does not visit them one at a time
+// (kBlocking, kVisits).
+bool HoldsSlots(const CommandSpec& spec, const std::vector<std::string>& args);
+// Appends the slots spec run with args reaches: those of its keys, or every slot (kAllSlots).
+void AddSlots(const Keyspace& keyspace, const CommandSpec& spec,
+              const std::vector<std::string>& args, std::vector<uint32_t>* slots);
+// Runs a coroutine command to its end. One that HoldsSlots becomes a holder, and takes all its
+// slots first unless it reaches them in the global order itself (kOrderedVisits); it ends
+// with Finish (its units committed, its slots given back) on the home worker.
+Task RunTask(const CommandSpec& spec, AsyncContext& ctx);
+
 // Counts one finished call in the calling worker's stats and the slow log.
 void RecordCall(ServerState& state, const CommandSpec& spec,
                 const std::vector<std::string>& args, int64_t usec, bool failed,

@@ -327,6 +327,12 @@ Task RenameSteps(AsyncContext& ctx, bool nx) {
   }
 }
 
+// OBJECT's key: after its subcommand (OBJECT HELP has none).
+std::vector<size_t> ObjectKeys(const std::vector<std::string>& args) {
+  if (args.size() >= 3) return {2};
+  return {};
+}
+
 // RENAME key newkey / RENAMENX key newkey
 Task Rename(AsyncContext& ctx) {
   co_await RenameSteps(ctx, false);
@@ -544,17 +550,20 @@ Task Object(AsyncContext& ctx) {
 
 void RegisterKeyCommands(CommandTable& t) {
   // clang-format off
-  t.Add({.name = "del", .arity = -2, .flags = kWrite, .first_key = 1, .last_key = -1, .step = 1,
+  t.Add({.name = "del", .arity = -2, .flags = kOrderedVisits | kWrite, .first_key = 1,
+         .last_key = -1, .step = 1,
          .run_async = Del, .group = "generic", .summary = "Delete a key", .since = "1.0.0",
          .acl = "keyspace write slow"});
-  t.Add({.name = "unlink", .arity = -2, .flags = kWrite | kFast, .first_key = 1, .last_key = -1,
-         .step = 1, .run_async = Del, .group = "generic",
+  t.Add({.name = "unlink", .arity = -2, .flags = kOrderedVisits | kWrite | kFast, .first_key = 1,
+         .last_key = -1, .step = 1, .run_async = Del, .group = "generic",
          .summary = "Delete a key asynchronously in another thread. Otherwise it is just as DEL, "
          "but non blocking.", .since = "4.0.0", .acl = "keyspace write fast"});
-  t.Add({.name = "exists", .arity = -2, .flags = kReadOnly | kFast, .first_key = 1, .last_key = -1,
+  t.Add({.name = "exists", .arity = -2, .flags = kOrderedVisits | kReadOnly | kFast,
+         .first_key = 1, .last_key = -1,
          .step = 1, .run_async = Exists, .group = "generic", .summary = "Determine if a key exists",
          .since = "1.0.0", .acl = "keyspace read fast"});
-  t.Add({.name = "touch", .arity = -2, .flags = kReadOnly | kFast, .first_key = 1, .last_key = -1,
+  t.Add({.name = "touch", .arity = -2, .flags = kOrderedVisits | kReadOnly | kFast,
+         .first_key = 1, .last_key = -1,
          .step = 1, .run_async = Exists, .group = "generic",
          .summary = "Alters the last access time of a key(s). Returns the number of existing keys "
          "specified.", .since = "3.2.1", .acl = "keyspace read fast"});
@@ -612,7 +621,8 @@ void RegisterKeyCommands(CommandTable& t) {
          .since = "1.0.0", .acl = "keyspace write fast"});
   // A container command as in Redis: no flags or keys of its own (its subcommands are
   // read-only, with the key at 2).
-  t.Add({.name = "object", .arity = -2, .flags = 0, .run_async = Object, .group = "generic",
+  t.Add({.name = "object", .arity = -2, .flags = 0, .run_async = Object, .keys = ObjectKeys,
+         .group = "generic",
          .summary = "A container for object introspection commands", .since = "2.2.3",
          .acl = "slow"});
   // clang-format on

@@ -47,7 +47,9 @@ Keyspace::Keyspace(const KeyspaceOptions& options)
       entries_(static_cast<size_t>(options.slots) * options.databases),
       drops_(options.slots, 0),
       fsync_(static_cast<int>(options.slot.fsync)),
-      cache_budget_(options.cache_budget) {}
+      cache_budget_(options.cache_budget),
+      locks_(options.slots, options.workers),
+      watched_(options.slots) {}
 
 Keyspace::~Keyspace() = default;
 
@@ -182,13 +184,22 @@ Status Store::MultiGet(const std::vector<std::string_view>& keys,
   return s->MultiGet(keys, values, metas);
 }
 
+void Store::JoinUnit(slot::Slot* s) {
+  txn::Holder* holder = keyspace_->locks().holder(slot_);
+  if (holder == nullptr || !holder->hold_units || s->held()) return;
+  s->Hold();
+  holder->units[slot_ % static_cast<uint32_t>(keyspace_->workers())].push_back(s);
+}
+
 Status Store::Put(std::string_view key, std::string_view value, ValueType type,
                   int64_t expire_at_ms) {
   SLOTKV_ASSIGN_OR_RETURN(slot::Slot * s, Open(true));
   SLOTKV_RETURN_IF_ERROR(keyspace_->AdoptFsync(s));
   keyspace_->AdoptCache(s);
+  JoinUnit(s);
   SLOTKV_RETURN_IF_ERROR(s->Put(key, value, type, expire_at_ms));
   if (std::find(dirty_->begin(), dirty_->end(), s) == dirty_->end()) dirty_->push_back(s);
+  keyspace_->watched().Touch(slot_, db_, key);
   KeyWatcher* watcher = keyspace_->watcher();
   if (watcher && (type == ValueType::kList || type == ValueType::kZSet)) {
     watcher->OnCollectionWrite(db_, key);
@@ -201,8 +212,11 @@ Result<bool> Store::Delete(std::string_view key) {
   if (!s) return false;
   SLOTKV_RETURN_IF_ERROR(keyspace_->AdoptFsync(s));
   keyspace_->AdoptCache(s);
+  JoinUnit(s);
   SLOTKV_ASSIGN_OR_RETURN(bool removed, s->Delete(key));
   if (std::find(dirty_->begin(), dirty_->end(), s) == dirty_->end()) dirty_->push_back(s);
+  // As Redis's DEL: only a key that was there touches its watchers.
+  if (removed) keyspace_->watched().Touch(slot_, db_, key);
   return removed;
 }
 
@@ -221,7 +235,16 @@ Result<uint64_t> Store::KeyCount() {
 Status Store::Clear() {
   SLOTKV_ASSIGN_OR_RETURN(slot::Slot * s, Open(false));
   if (!s) return Status::OK();
+  keyspace_->watched().TouchFlushed(slot_, db_, [s](std::string_view key) {
+    Result<std::optional<slot::KeyMeta>> meta = s->GetMeta(key);
+    return !meta.ok() || meta->has_value();
+  });
   dirty_->erase(std::remove(dirty_->begin(), dirty_->end(), s), dirty_->end());
+  // A transaction that wrote here before flushing: its unit goes with the files.
+  if (txn::Holder* holder = keyspace_->locks().holder(slot_)) {
+    auto& units = holder->units[slot_ % static_cast<uint32_t>(keyspace_->workers())];
+    units.erase(std::remove(units.begin(), units.end(), s), units.end());
+  }
   return keyspace_->Drop(slot_, db_);
 }
 

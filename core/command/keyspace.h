@@ -26,6 +26,8 @@
 #include "core/base/clock.h"
 #include "core/base/fs.h"
 #include "core/base/status.h"
+#include "core/txn/slot_locks.h"
+#include "core/txn/watched_keys.h"
 #include "slot/slot.h"
 
 namespace slotkv::command {
@@ -44,6 +46,7 @@ struct KeyspaceOptions {
   Fs* fs = nullptr;            // disk mode: the file system (must outlive the keyspace)
   uint32_t slots = 16;         // power of two, at most 16384; fixed once the dir has data
   uint32_t databases = 16;
+  int workers = 1;             // slot owners: slot s belongs to worker s % workers
   uint64_t cache_budget = 256 << 20;  // maxmemory-cache: all slots' caches together
   size_t compress_min_bytes = 64;     // 0 = no compression (slot/dictionaries.h)
   size_t compress_group_chars = 8;
@@ -96,9 +99,17 @@ class Keyspace {
   KeyWatcher* watcher() const { return watcher_; }
 
   wal::FsyncPolicy fsync() const { return static_cast<wal::FsyncPolicy>(fsync_.load()); }
+  // A held slot (a transaction's open unit) adopts the policy after its holder is done.
   Status AdoptFsync(slot::Slot* slot) {
-    return slot->fsync_policy() == fsync() ? Status::OK() : slot->SetFsyncPolicy(fsync());
+    return slot->fsync_policy() == fsync() || slot->held() ? Status::OK()
+                                                           : slot->SetFsyncPolicy(fsync());
   }
+
+  // Who holds each slot (transactions, multi-key commands), and the WATCHed keys of each
+  // slot; slot s's entries are used on s's owner only.
+  txn::SlotLocks& locks() { return locks_; }
+  txn::WatchedKeys& watched() { return watched_; }
+  int workers() const { return options_.workers; }
 
  private:
   explicit Keyspace(const KeyspaceOptions& options);
@@ -120,11 +131,15 @@ class Keyspace {
   KeyWatcher* watcher_ = nullptr;
   std::atomic<uint64_t> cache_budget_;
   std::atomic<uint64_t> open_slots_{0};  // database slots open now
+  txn::SlotLocks locks_;
+  txn::WatchedKeys watched_;
 };
 
 // The keys of one database in one slot, as a command sees them. Writes go to the slot's WAL
 // buffer and the slot joins `dirty`; the worker commits its dirty slots before any reply of the
-// batch leaves (group commit).
+// batch leaves (group commit). A write while a transaction holds the slot (txn::Holder) holds
+// the engine slot's unit open for the holder, which commits it when it ends; every write marks
+// the key's WATCHers dirty.
 // Thread rule: used on the slot's owner only, for the duration of one command step.
 class Store {
  public:
@@ -154,6 +169,8 @@ class Store {
 
  private:
   Result<slot::Slot*> Open(bool create);
+  // Before a write to s: a transaction holding this slot keeps s's unit open (Slot::Hold).
+  void JoinUnit(slot::Slot* s);
   Keyspace* keyspace_;
   uint32_t slot_;
   uint32_t db_;

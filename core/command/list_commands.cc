@@ -385,7 +385,7 @@ void RegisterListCommands(CommandTable& t) {
          .summary = "Pop an element from a list, push it to another list and return it",
          .since = "6.2.0", .acl = "write list slow"});
   t.Add({.name = "lmpop", .arity = -4, .flags = kWrite, .first_key = 0, .last_key = 0,
-         .step = 0, .run_async = LMPop, .group = "list",
+         .step = 0, .run_async = LMPop, .keys = KeysAfterNumKeys, .group = "list",
          .summary = "Pop elements from a list", .since = "7.0.0", .acl = "write list slow"});
   t.Add({.name = "lpop", .arity = -2, .flags = kWrite | kFast, .first_key = 1, .last_key = 1,
          .step = 1, .run = LPop, .group = "list",

@@ -274,13 +274,14 @@ Task RandomKey(AsyncContext& ctx) {
 }  // namespace
 
 void RegisterScanCommands(CommandTable& t) {
-  t.Add({.name = "keys", .arity = 2, .flags = kReadOnly, .run_async = Keys, .group = "generic",
+  t.Add({.name = "keys", .arity = 2, .flags = kAllSlots | kReadOnly, .run_async = Keys,
+         .group = "generic",
          .summary = "Find all keys matching the given pattern", .since = "1.0.0",
          .acl = "keyspace read slow dangerous"});
-  t.Add({.name = "scan", .arity = -2, .flags = kReadOnly, .run_async = Scan, .group = "generic",
-         .summary = "Incrementally iterate the keys space", .since = "2.8.0",
+  t.Add({.name = "scan", .arity = -2, .flags = kAllSlots | kReadOnly, .run_async = Scan,
+         .group = "generic", .summary = "Incrementally iterate the keys space", .since = "2.8.0",
          .acl = "keyspace read slow"});
-  t.Add({.name = "randomkey", .arity = 1, .flags = kReadOnly, .run_async = RandomKey,
+  t.Add({.name = "randomkey", .arity = 1, .flags = kAllSlots | kReadOnly, .run_async = RandomKey,
          .group = "generic", .summary = "Return a random key from the keyspace", .since = "1.0.0",
          .acl = "keyspace read slow"});
 }

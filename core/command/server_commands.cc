@@ -105,8 +105,8 @@ Task Save(AsyncContext& ctx) {
   const uint32_t slots = ctx.server.keyspace->slots();
   Status failure;
   for (int w = 0; w < workers; ++w) {
-    co_await ctx.ToWorker(w);
     for (uint32_t s = static_cast<uint32_t>(w); s < slots; s += static_cast<uint32_t>(workers)) {
+      co_await ctx.ToSlot(s);  // after any transaction holding it
       Status st = FlushSlot(ctx.server, s);
       if (!st.ok() && failure.ok()) failure = std::move(st);
     }
@@ -126,9 +126,15 @@ struct BgSave {
   std::atomic<bool> failed{false};
 };
 
-void BgSaveStep(std::shared_ptr<BgSave> job, int w, uint32_t s) {
+// One slot of a worker's share; `turn`: run by the release of a transaction holding s.
+void BgSaveStep(std::shared_ptr<BgSave> job, int w, uint32_t s, bool turn = false) {
   ServerState& state = *job->state;
   if (s < state.keyspace->slots()) {
+    txn::SlotLocks& locks = state.keyspace->locks();
+    if (!turn && !locks.Free(s)) {
+      locks.Defer(s, [job = std::move(job), w, s] { BgSaveStep(job, w, s, true); });
+      return;
+    }
     if (!FlushSlot(state, s).ok()) job->failed = true;
     const uint32_t next = s + static_cast<uint32_t>(state.executor->workers());
     state.executor->Post(w, [job = std::move(job), w, next] { BgSaveStep(job, w, next); });
@@ -265,6 +271,7 @@ constexpr std::pair<uint32_t, std::string_view> kFlagNames[] = {
     {kBlocking, "blocking"}, {kLoading, "loading"},
     {kStale, "stale"},       {kSkipSlowlog, "skip_slowlog"},
     {kFast, "fast"},         {kNoAuth, "no_auth"},
+    {kNoMulti, "no_multi"},
 };
 
 // ACL categories in the order Redis 7.0 lists them.
@@ -461,102 +468,64 @@ Task Command(AsyncContext& ctx) {
 void RegisterServerCommands(CommandTable& t) {
   constexpr uint32_t kLoadingStale = kLoading | kStale;
   t.Add({.name = "dbsize",
-         .arity = 1,
-         .flags = kReadOnly | kFast,
-         .run_async = DbSize,
-         .group = "server",
+         .arity = 1, .flags = kAllSlots | kReadOnly | kFast,
+         .run_async = DbSize, .group = "server",
          .summary = "Returns the number of keys in the database.",
-         .since = "1.0.0",
-         .acl = "keyspace read fast"});
+         .since = "1.0.0", .acl = "keyspace read fast"});
   t.Add({.name = "flushdb",
-         .arity = -1,
-         .flags = kWrite,
-         .run_async = FlushDb,
-         .group = "server",
+         .arity = -1, .flags = kOrderedVisits | kAllSlots | kWrite,
+         .run_async = FlushDb, .group = "server",
          .summary = "Removes all keys from the current database.",
-         .since = "1.0.0",
-         .acl = "keyspace write slow dangerous"});
+         .since = "1.0.0", .acl = "keyspace write slow dangerous"});
   t.Add({.name = "flushall",
-         .arity = -1,
-         .flags = kWrite,
-         .run_async = FlushAll,
-         .group = "server",
+         .arity = -1, .flags = kOrderedVisits | kAllSlots | kWrite,
+         .run_async = FlushAll, .group = "server",
          .summary = "Removes all keys from all databases.",
-         .since = "1.0.0",
-         .acl = "keyspace write slow dangerous"});
+         .since = "1.0.0", .acl = "keyspace write slow dangerous"});
   t.Add({.name = "info",
-         .arity = -1,
-         .flags = kLoadingStale,
-         .run_async = InfoCommand,
-         .group = "server",
+         .arity = -1, .flags = kLoadingStale,
+         .run_async = InfoCommand, .group = "server",
          .summary = "Returns information and statistics about the server.",
-         .since = "1.0.0",
-         .acl = "slow dangerous"});
+         .since = "1.0.0", .acl = "slow dangerous"});
   t.Add({.name = "config",
-         .arity = -2,
-         .flags = 0,
-         .run_async = ConfigCommand,
-         .group = "server",
-         .summary = "A container for server configuration commands.",
-         .since = "2.0.0",
-         .acl = "slow"});
+         .arity = -2, .flags = 0, .run_async = ConfigCommand,
+         .group = "server", .summary = "A container for server configuration commands.",
+         .since = "2.0.0", .acl = "slow"});
   t.Add({.name = "slowlog",
-         .arity = -2,
-         .flags = 0,
-         .run_async = Slowlog,
-         .group = "server",
-         .summary = "A container for slow log commands.",
-         .since = "2.2.12",
-         .acl = "slow"});
+         .arity = -2, .flags = 0, .run_async = Slowlog,
+         .group = "server", .summary = "A container for slow log commands.",
+         .since = "2.2.12", .acl = "slow"});
   t.Add({.name = "command",
-         .arity = -1,
-         .flags = kLoadingStale,
-         .run_async = Command,
-         .group = "server",
+         .arity = -1, .flags = kLoadingStale,
+         .run_async = Command, .group = "server",
          .summary = "Returns detailed information about all commands.",
-         .since = "2.8.13",
-         .acl = "slow connection"});
+         .since = "2.8.13", .acl = "slow connection"});
   t.Add({.name = "time",
-         .arity = 1,
-         .flags = kLoadingStale | kFast,
-         .run_async = Time,
-         .group = "server",
+         .arity = 1, .flags = kLoadingStale | kFast,
+         .run_async = Time, .group = "server",
          .summary = "Returns the server time.",
-         .since = "2.6.0",
-         .acl = "fast"});
+         .since = "2.6.0", .acl = "fast"});
   t.Add({.name = "lastsave",
-         .arity = 1,
-         .flags = kLoadingStale | kFast,
-         .run_async = LastSave,
-         .group = "server",
+         .arity = 1, .flags = kLoadingStale | kFast,
+         .run_async = LastSave, .group = "server",
          .summary = "Returns the Unix timestamp of the last successful save to disk.",
-         .since = "1.0.0",
-         .acl = "admin fast dangerous"});
+         .since = "1.0.0", .acl = "admin fast dangerous"});
   t.Add({.name = "save",
-         .arity = 1,
-         .flags = kAdmin | kNoScript,
-         .run_async = Save,
-         .group = "server",
+         .arity = 1, .flags = kNoMulti | kAdmin | kNoScript,
+         .run_async = Save, .group = "server",
          .summary = "Synchronously saves the database(s) to disk.",
-         .since = "1.0.0",
-         .acl = "admin slow dangerous"});
+         .since = "1.0.0", .acl = "admin slow dangerous"});
   t.Add({.name = "bgsave",
-         .arity = -1,
-         .flags = kAdmin | kNoScript,
-         .run_async = BgSaveCommand,
-         .group = "server",
+         .arity = -1, .flags = kAdmin | kNoScript,
+         .run_async = BgSaveCommand, .group = "server",
          .summary = "Asynchronously saves the database(s) to disk.",
-         .since = "1.0.0",
-         .acl = "admin slow dangerous"});
+         .since = "1.0.0", .acl = "admin slow dangerous"});
   t.Add({.name = "shutdown",
-         .arity = -1,
-         .flags = kAdmin | kNoScript | kLoadingStale,
-         .run_async = Shutdown,
-         .group = "server",
+         .arity = -1, .flags = kNoMulti | kAdmin | kNoScript | kLoadingStale,
+         .run_async = Shutdown, .group = "server",
          .summary = "Synchronously saves the database(s) to disk and shuts down the Redis "
                     "server.",
-         .since = "1.0.0",
-         .acl = "admin slow dangerous"});
+         .since = "1.0.0", .acl = "admin slow dangerous"});
 }
 
 }  // namespace slotkv::command

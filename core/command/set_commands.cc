@@ -690,7 +690,7 @@ void RegisterSetCommands(CommandTable& t) {
          .step = 1, .run_async = SInter, .group = "set", .summary = "Intersect multiple sets",
          .since = "1.0.0", .acl = "read set slow"});
   t.Add({.name = "sintercard", .arity = -3, .flags = kReadOnly, .first_key = 0, .last_key = 0,
-         .step = 0, .run_async = SInterCard, .group = "set",
+         .step = 0, .run_async = SInterCard, .keys = KeysAfterNumKeys, .group = "set",
          .summary = "Intersect multiple sets and return the cardinality of the result",
          .since = "7.0.0", .acl = "read set slow"});
   t.Add({.name = "sinterstore", .arity = -3, .flags = kWrite | kDenyOom, .first_key = 1,

@@ -642,15 +642,16 @@ void RegisterStringCommands(CommandTable& t) {
          .last_key = 1, .step = 1, .run = IncrByFloat, .group = "string",
          .summary = "Increment the float value of a key by the given amount", .since = "2.6.0",
          .acl = "write string fast"});
-  t.Add({.name = "mget", .arity = -2, .flags = kReadOnly | kFast, .first_key = 1, .last_key = -1,
-         .step = 1, .run_async = MGet, .group = "string",
+  t.Add({.name = "mget", .arity = -2, .flags = kOrderedVisits | kReadOnly | kFast, .first_key = 1,
+         .last_key = -1, .step = 1, .run_async = MGet, .group = "string",
          .summary = "Get the values of all the given keys", .since = "1.0.0",
          .acl = "read string fast"});
-  t.Add({.name = "mset", .arity = -3, .flags = kWrite | kDenyOom, .first_key = 1, .last_key = -1,
-         .step = 2, .run_async = MSet, .group = "string",
+  t.Add({.name = "mset", .arity = -3, .flags = kOrderedVisits | kWrite | kDenyOom, .first_key = 1,
+         .last_key = -1, .step = 2, .run_async = MSet, .group = "string",
          .summary = "Set multiple keys to multiple values", .since = "1.0.1",
          .acl = "write string slow"});
-  t.Add({.name = "msetnx", .arity = -3, .flags = kWrite | kDenyOom, .first_key = 1, .last_key = -1,
+  t.Add({.name = "msetnx", .arity = -3, .flags = kOrderedVisits | kWrite | kDenyOom,
+         .first_key = 1, .last_key = -1,
          .step = 2, .run_async = MSetNx, .group = "string",
          .summary = "Set multiple keys to multiple values, only if none of the keys exist",
          .since = "1.0.1", .acl = "write string slow"});

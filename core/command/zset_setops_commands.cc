@@ -486,35 +486,37 @@ Task ZMPop(AsyncContext& ctx) {
 void RegisterZSetSetOpsCommands(CommandTable& t) {
   // clang-format off
   t.Add({.name = "zdiff", .arity = -3, .flags = kReadOnly, .first_key = 0, .last_key = 0,
-         .step = 0, .run_async = ZDiff, .group = "sorted-set",
+         .step = 0, .run_async = ZDiff, .keys = KeysAfterNumKeys, .group = "sorted-set",
          .summary = "Subtract multiple sorted sets", .since = "6.2.0",
          .acl = "read sortedset slow"});
   t.Add({.name = "zdiffstore", .arity = -4, .flags = kWrite | kDenyOom, .first_key = 1,
-         .last_key = 1, .step = 1, .run_async = ZDiffStore, .group = "sorted-set",
+         .last_key = 1, .step = 1, .run_async = ZDiffStore, .keys = DestinationAndNumKeys,
+         .group = "sorted-set",
          .summary = "Subtract multiple sorted sets and store the resulting sorted set in a new key",
          .since = "6.2.0", .acl = "write sortedset slow"});
   t.Add({.name = "zinter", .arity = -3, .flags = kReadOnly, .first_key = 0, .last_key = 0,
-         .step = 0, .run_async = ZInter, .group = "sorted-set",
+         .step = 0, .run_async = ZInter, .keys = KeysAfterNumKeys, .group = "sorted-set",
          .summary = "Intersect multiple sorted sets", .since = "6.2.0",
          .acl = "read sortedset slow"});
   t.Add({.name = "zintercard", .arity = -3, .flags = kReadOnly, .first_key = 0, .last_key = 0,
-         .step = 0, .run_async = ZInterCard, .group = "sorted-set",
+         .step = 0, .run_async = ZInterCard, .keys = KeysAfterNumKeys, .group = "sorted-set",
          .summary = "Intersect multiple sorted sets and return the cardinality of the result",
          .since = "7.0.0", .acl = "read sortedset slow"});
   t.Add({.name = "zinterstore", .arity = -4, .flags = kWrite | kDenyOom, .first_key = 1,
-         .last_key = 1, .step = 1, .run_async = ZInterStore, .group = "sorted-set",
-         .summary =
+         .last_key = 1, .step = 1, .run_async = ZInterStore, .keys = DestinationAndNumKeys,
+         .group = "sorted-set", .summary =
              "Intersect multiple sorted sets and store the resulting sorted set in a new key",
          .since = "2.0.0", .acl = "write sortedset slow"});
   t.Add({.name = "zmpop", .arity = -4, .flags = kWrite, .first_key = 0, .last_key = 0,
-         .step = 0, .run_async = ZMPop, .group = "sorted-set",
+         .step = 0, .run_async = ZMPop, .keys = KeysAfterNumKeys, .group = "sorted-set",
          .summary = "Remove and return members with scores in a sorted set", .since = "7.0.0",
          .acl = "write sortedset slow"});
   t.Add({.name = "zunion", .arity = -3, .flags = kReadOnly, .first_key = 0, .last_key = 0,
-         .step = 0, .run_async = ZUnion, .group = "sorted-set",
+         .step = 0, .run_async = ZUnion, .keys = KeysAfterNumKeys, .group = "sorted-set",
          .summary = "Add multiple sorted sets", .since = "6.2.0", .acl = "read sortedset slow"});
   t.Add({.name = "zunionstore", .arity = -4, .flags = kWrite | kDenyOom, .first_key = 1,
-         .last_key = 1, .step = 1, .run_async = ZUnionStore, .group = "sorted-set",
+         .last_key = 1, .step = 1, .run_async = ZUnionStore, .keys = DestinationAndNumKeys,
+         .group = "sorted-set",
          .summary = "Add multiple sorted sets and store the resulting sorted set in a new key",
          .since = "2.0.0", .acl = "write sortedset slow"});
   // clang-format on

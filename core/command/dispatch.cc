@@ -1,0 +1,85 @@
+#include "core/command/dispatch.h"
+
+#include <string_view>
+
+#include "core/command/errors.h"
+
+namespace slotkv::command {
+namespace {
+
+// Commands that run at once inside MULTI instead of being queued (multi.c's list).
+bool RunsInMulti(std::string_view name) {
+  return name == "exec" || name == "discard" || name == "multi" || name == "watch" ||
+         name == "quit" || name == "reset";
+}
+
+Admission Refuse(ServerState& server, ClientState& client, const CommandSpec* spec,
+                 std::string_view error, const std::vector<std::string>& args) {
+  if (client.in_multi) client.multi_error = true;  // Redis's flagTransaction
+  Admission a;
+  if (spec && spec->name == "exec") {
+    // EXEC itself refused: the transaction goes, and the error says why (execCommandAbort).
+    DiscardTransaction(server, client);
+    if (error.starts_with("ERR ")) error.remove_prefix(4);
+    a.spec = spec;
+    a.full_name = "exec";
+    a.refused = true;
+    a.reply = "-" + std::string(kErrExecAbortBecause) + std::string(error) + "\r\n";
+    return a;
+  }
+  a.spec = spec;
+  if (spec) a.full_name = CommandTable::FullName(*spec, args);
+  a.refused = true;
+  a.reply = "-" + std::string(error) + "\r\n";
+  return a;
+}
+
+}  // namespace
+
+Admission Admit(ServerState& server, ClientState& client, std::vector<std::string>& args) {
+  const CommandSpec* spec = server.table->Find(args[0]);
+  if (!spec) {
+    return Refuse(server, client, nullptr,
+                  UnknownCommand(args[0], args.data() + 1, args.size() - 1), args);
+  }
+  if (!CommandTable::ArityOk(*spec, args.size())) {
+    return Refuse(server, client, spec, WrongArgs(spec->name), args);
+  }
+  if (server.auth_required && !client.authenticated && !(spec->flags & kNoAuth)) {
+    return Refuse(server, client, spec, kErrNoAuth, args);
+  }
+  Admission a;
+  a.spec = spec;
+  a.full_name = CommandTable::FullName(*spec, args);
+  if (client.in_multi && !RunsInMulti(spec->name)) {
+    if (spec->flags & kNoMulti) return Refuse(server, client, spec, kErrNotInMulti, args);
+    client.queued.push_back({spec, std::move(args)});
+    args = {};
+    a.reply = "+QUEUED\r\n";
+    return a;
+  }
+  a.run = true;
+  return a;
+}
+
+void Unwatch(ServerState& server, std::shared_ptr<txn::Watch>& watch,
+             std::vector<WatchedKey>& watched) {
+  Executor& ex = *server.executor;
+  // The entries hold the Watch until they go, so its address names it until then.
+  for (WatchedKey& k : watched) {
+    ex.Post(ex.OwnerOf(k.slot), [&server, k = std::move(k), w = watch.get()] {
+      server.keyspace->watched().Remove(k.slot, k.db, k.key, w);
+    });
+  }
+  watched.clear();
+  watch.reset();
+}
+
+void DiscardTransaction(ServerState& server, ClientState& client) {
+  client.in_multi = false;
+  client.multi_error = false;
+  client.queued.clear();
+  Unwatch(server, client);
+}
+
+}  // namespace slotkv::command

@@ -1,0 +1,213 @@
+// Transaction family: MULTI EXEC DISCARD WATCH UNWATCH, as Redis 7.0's multi.c.
+//
+// MULTI makes the connection queue its commands (Admit, dispatch.h); EXEC runs them as one
+// transaction across slot owners (txn/slot_locks.h): it takes every slot its commands and
+// watched keys reach, in the global order, on their owners; checks the WATCH; runs the
+// commands in order, hopping to each one's owner; then commits each slot's writes as one WAL
+// unit and gives the slots back, on every worker at once. No other request reads or writes
+// those slots in between, so no client sees the transaction half done, and a crash leaves
+// each slot's part whole or absent. Commands with no keys run on the client's worker; those
+// that reach every slot (KEYS, FLUSHDB ...) make EXEC take every slot.
+//
+// WATCH registers each key with its slot's owner (txn/watched_keys.h); a write there marks
+// the client's watch dirty, and EXEC replies a null array when it is, or when a watched key
+// that had an expiry time at WATCH has expired since (Redis's isWatchedKeyExpired).
+#include <algorithm>
+
+#include "core/command/args.h"
+#include "core/command/command_table.h"
+#include "core/command/dispatch.h"
+#include "core/command/errors.h"
+#include "core/command/execute.h"
+#include "core/command/fanout.h"
+
+namespace slotkv::command {
+namespace {
+
+Task Multi(AsyncContext& ctx) {
+  if (ctx.client->in_multi) {
+    ctx.reply.Error(kErrNestedMulti);
+    co_return;
+  }
+  ctx.client->in_multi = true;
+  ctx.reply.Ok();
+}
+
+Task Discard(AsyncContext& ctx) {
+  if (!ctx.client->in_multi) {
+    ctx.reply.Error(kErrDiscardNoMulti);
+    co_return;
+  }
+  DiscardTransaction(ctx.server, *ctx.client);
+  ctx.reply.Ok();
+}
+
+Task Unwatch(AsyncContext& ctx) {
+  Unwatch(ctx.server, *ctx.client);
+  ctx.reply.Ok();
+  co_return;
+}
+
+// WATCH key [key ...]: each key is registered on its owner in the step that reads its expiry
+// time, so no write can slip between the two.
+Task Watch(AsyncContext& ctx) {
+  ClientState& client = *ctx.client;
+  if (client.in_multi) {
+    ctx.reply.Error(kErrWatchInMulti);
+    co_return;
+  }
+  if (!client.watch) client.watch = std::make_shared<txn::Watch>();
+  std::shared_ptr<txn::Watch> watch = client.watch;
+  std::vector<size_t> positions(ctx.args.size() - 1);
+  for (size_t i = 0; i < positions.size(); ++i) positions[i] = i + 1;
+  std::vector<WatchedKey> added;
+  Status failure;
+  co_await ForEachKeySlot(ctx, positions, [&](Store& store, const std::vector<size_t>& ps) {
+    for (size_t p : ps) {
+      const std::string& key = ctx.args[p];
+      Result<std::optional<slot::KeyMeta>> meta = store.GetMeta(key);
+      if (!meta.ok()) {
+        if (failure.ok()) failure = meta.status();
+        continue;
+      }
+      ctx.server.keyspace->watched().Add(store.slot(), ctx.db, key, watch);
+      added.push_back({ctx.db, key, store.slot(), *meta ? (*meta)->expire_at_ms : 0});
+    }
+  });
+  // Home again (ForEachKeySlot ends there): the client's list may change now.
+  for (WatchedKey& k : added) {
+    const bool known =
+        std::any_of(client.watched.begin(), client.watched.end(),
+                    [&](const WatchedKey& w) { return w.db == k.db && w.key == k.key; });
+    if (!known) client.watched.push_back(std::move(k));
+  }
+  if (Failed(failure, ctx.reply)) co_return;
+  ctx.reply.Ok();
+}
+
+// Whether a watched key with an expiry time at WATCH has expired since.
+bool WatchedKeyExpired(const std::vector<WatchedKey>& watched, int64_t now_ms) {
+  return std::any_of(watched.begin(), watched.end(), [&](const WatchedKey& k) {
+    return k.expire_at_ms != 0 && k.expire_at_ms <= now_ms;
+  });
+}
+
+// EXEC's state that lives on after the client's own is reset.
+struct ExecState {
+  std::vector<QueuedCommand> queued;
+  std::shared_ptr<txn::Watch> watch;
+  std::vector<WatchedKey> watched;
+  uint32_t db = 0;
+  int protocol = 2;
+  std::string addr;
+  std::string name;
+};
+
+// Runs one queued command inside the transaction and appends its reply to ctx's. db and
+// protocol follow what the command leaves on the client (SELECT, HELLO).
+Task RunQueued(AsyncContext& ctx, ExecState& st, QueuedCommand& cmd) {
+  const CommandSpec& spec = *cmd.spec;
+  if (spec.run) {
+    const uint32_t slot =
+        ctx.server.keyspace->SlotOfKey(cmd.args[static_cast<size_t>(spec.first_key)]);
+    co_await ctx.ToSlot(slot);  // held since the start
+    ctx.reply.buffer() +=
+        Execute(ctx.server, spec, cmd.args, slot, st.db, st.protocol, st.addr, st.name);
+    co_return;
+  }
+  // A coroutine command starts on the client's worker, as it would alone; it shares the
+  // transaction's slots and does not block.
+  co_await ctx.ToHome();
+  AsyncContext sub(std::move(cmd.args), st.protocol, &ctx.server, ctx.client, ctx.home);
+  sub.db = st.db;
+  sub.holder = ctx.holder;
+  sub.no_block = true;
+  const int64_t start = NowUs();
+  co_await spec.run_async(sub);
+  if (!sub.commit_status.ok() && ctx.commit_status.ok()) ctx.commit_status = sub.commit_status;
+  RecordCall(ctx.server, spec, sub.args, NowUs() - start, sub.reply.errors() > 0, st.addr,
+             st.name);
+  ctx.reply.buffer() += sub.reply.buffer();
+  // Only commands that never leave the client's worker change its state (SELECT, HELLO ...).
+  if (ctx.server.executor->current() == ctx.home) {
+    st.db = ctx.client->db;
+    st.protocol = ctx.client->protocol;
+  }
+}
+
+Task Exec(AsyncContext& ctx) {
+  ClientState& client = *ctx.client;
+  if (!client.in_multi) {
+    ctx.reply.Error(kErrExecNoMulti);
+    co_return;
+  }
+  const bool aborted = client.multi_error;
+  ExecState st;
+  st.queued = std::move(client.queued);
+  st.watch = std::move(client.watch);
+  st.watched = std::move(client.watched);
+  st.db = client.db;
+  st.protocol = client.protocol;
+  st.addr = client.addr;
+  st.name = client.name;
+  client.in_multi = false;
+  client.multi_error = false;
+  client.queued.clear();
+  client.watch.reset();
+  client.watched.clear();
+  if (aborted) {
+    Unwatch(ctx.server, st.watch, st.watched);
+    ctx.reply.Error(kErrExecAbort);
+    co_return;
+  }
+  // Take every slot the commands and the watched keys reach, then look at the watch: a write
+  // of a watched key either came before (the flag is set) or waits for the transaction. The
+  // keys' entries stay until then.
+  std::vector<uint32_t> slots;
+  for (const QueuedCommand& cmd : st.queued) {
+    AddSlots(*ctx.server.keyspace, *cmd.spec, cmd.args, &slots);
+  }
+  for (const WatchedKey& k : st.watched) slots.push_back(k.slot);
+  ctx.Hold();
+  co_await ctx.LockSlots(std::move(slots));
+  const bool dirty = (st.watch && st.watch->dirty.load()) ||
+                     WatchedKeyExpired(st.watched, ctx.server.keyspace->clock()->NowMs());
+  Unwatch(ctx.server, st.watch, st.watched);
+  if (dirty) {
+    ctx.reply.NullArray();
+    co_return;
+  }
+  ctx.reply.Array(st.queued.size());
+  for (QueuedCommand& cmd : st.queued) co_await RunQueued(ctx, st, cmd);
+  co_await ctx.ToHome();
+}
+
+}  // namespace
+
+void RegisterTransactionCommands(CommandTable& t) {
+  // clang-format off
+  t.Add({.name = "multi", .arity = 1, .flags = kNoScript | kLoading | kStale | kFast,
+         .run_async = Multi, .group = "transactions",
+         .summary = "Mark the start of a transaction block", .since = "1.2.0",
+         .acl = "fast transaction"});
+  t.Add({.name = "exec", .arity = 1, .flags = kNoScript | kLoading | kStale | kSkipSlowlog,
+         .run_async = Exec, .group = "transactions",
+         .summary = "Execute all commands issued after MULTI", .since = "1.2.0",
+         .acl = "slow transaction"});
+  t.Add({.name = "discard", .arity = 1, .flags = kNoScript | kLoading | kStale | kFast,
+         .run_async = Discard, .group = "transactions",
+         .summary = "Discard all commands issued after MULTI", .since = "2.0.0",
+         .acl = "fast transaction"});
+  t.Add({.name = "watch", .arity = -2, .flags = kVisits | kNoScript | kLoading | kStale | kFast,
+         .first_key = 1, .last_key = -1, .step = 1, .run_async = Watch,
+         .group = "transactions",
+         .summary = "Watch the given keys to determine execution of the MULTI/EXEC block",
+         .since = "2.2.0", .acl = "fast transaction"});
+  t.Add({.name = "unwatch", .arity = 1, .flags = kNoScript | kLoading | kStale | kFast,
+         .run_async = Unwatch, .group = "transactions",
+         .summary = "Forget about all watched keys", .since = "2.2.0",
+         .acl = "fast transaction"});
+  // clang-format on
+}
+
+}  // namespace slotkv::command
