@@ -115,9 +115,10 @@ Step StepBatch(Server* server, Worker& worker, const std::shared_ptr<RemoteBatch
     if (item.done) continue;
     const bool parkable = Parkable(*item.spec);
     if (waiting && !parkable) break;
-    if (!locks.Free(item.slot)) {
+    const std::string_view key = item.args[static_cast<size_t>(item.spec->first_key)];
+    if (!locks.Free(item.slot, key)) {
       if (waiting) break;  // after the fetch
-      locks.Defer(item.slot, [server, shared, i] { RunItemInTurn(server, shared, i); });
+      locks.Defer(item.slot, &key, [server, shared, i] { RunItemInTurn(server, shared, i); });
       return Step::kDeferred;
     }
     if (parkable && worker.async_reads()) {
@@ -301,7 +302,7 @@ void Connection::OnFetched() {
   std::vector<ParkedRead> still;
   txn::SlotLocks& locks = state.keyspace->locks();
   for (ParkedRead& p : parked_) {
-    if (!locks.Free(p.slot)) {
+    if (!locks.Free(p.slot, p.args[static_cast<size_t>(p.spec->first_key)])) {
       // A transaction took its slot meanwhile: it waits for its turn on the owner's path.
       args_ = std::move(p.args);
       QueueRemote(*p.spec, p.slot, worker_->index(), p.seq);
@@ -373,12 +374,13 @@ void Connection::Run(const CommandSpec& spec) {
     StartAsync(spec, seq);
     return;
   }
-  uint32_t slot = state.keyspace->SlotOfKey(args_[static_cast<size_t>(spec.first_key)]);
+  const std::string& key = args_[static_cast<size_t>(spec.first_key)];
+  uint32_t slot = state.keyspace->SlotOfKey(key);
   int owner = server_->OwnerOf(slot);
   // A request for this worker's slots goes the owner's way (a batch posted here) while its
-  // slot is taken or an earlier request of this client still waits on that way, so requests
+  // key is taken or an earlier request of this client still waits on that way, so requests
   // keep their order.
-  if (owner == worker_->index() && state.keyspace->locks().Free(slot) &&
+  if (owner == worker_->index() && state.keyspace->locks().Free(slot, key) &&
       !batches_[static_cast<size_t>(owner)] && self_batches_ == 0) {
     RunLocal(spec, slot, seq);
   } else {

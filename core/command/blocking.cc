@@ -115,7 +115,7 @@ void Blocking::ServeReady() {
   while (!t.ready.empty()) {
     KeyId id = std::move(t.ready.back());
     t.ready.pop_back();
-    if (!locks.Free(server_->keyspace->SlotOfKey(id.key))) {
+    if (!locks.Free(server_->keyspace->SlotOfKey(id.key), id.key)) {
       later.push_back(std::move(id));
       continue;
     }

@@ -202,10 +202,11 @@ CommandFixture::PendingReply CommandFixture::Submit(std::vector<std::string> arg
           done->Set(st.ok() ? reply : "-" + StatusError(st) + "\r\n");
         };
         txn::SlotLocks& locks = keyspace_->locks();
-        if (locks.Free(slot)) {
+        const std::string_view key = (*shared_args)[static_cast<size_t>(spec->first_key)];
+        if (locks.Free(slot, key)) {
           run();
         } else {
-          locks.Defer(slot, run);
+          locks.Defer(slot, &key, run);
         }
       });
       return;

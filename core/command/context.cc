@@ -50,8 +50,32 @@ void AsyncContext::CommitHere() {
 
 // ---- slots ----------------------------------------------------------------------------------
 
-void AsyncContext::Hold() {
-  holder = std::make_shared<txn::Holder>(server.executor->workers());
+void AsyncContext::Hold(bool units) {
+  holder = std::make_shared<txn::Holder>(server.executor->workers(), units);
+}
+
+void AsyncContext::HoldKeys(const std::vector<size_t>& positions) {
+  holder = std::make_shared<txn::Holder>(server.executor->workers(), /*hold_units=*/false);
+  for (size_t p : positions) {
+    const uint32_t s = server.keyspace->SlotOfKey(args[p]);
+    auto it = std::find_if(holder->keys.begin(), holder->keys.end(),
+                           [s](const auto& e) { return e.first == s; });
+    if (it == holder->keys.end()) {
+      holder->keys.push_back({s, {}});
+      it = holder->keys.end() - 1;
+    }
+    if (std::find(it->second.begin(), it->second.end(), args[p]) == it->second.end()) {
+      it->second.push_back(args[p]);
+    }
+  }
+}
+
+void AsyncContext::ReleaseSlot(ServerState& server, uint32_t s, txn::Holder* h) {
+  for (std::function<void()>& next : server.keyspace->locks().Release(s, h)) {
+    server.executor->Post(server.executor->current(), std::move(next));
+  }
+  // Clients blocked on keys of s may have waited for it (Blocking::ServeReady).
+  if (server.blocking) server.blocking->ServeReady();
 }
 
 txn::Holder* AsyncContext::Taker() {
@@ -73,17 +97,17 @@ void AsyncContext::CheckOrder(uint32_t s) const {
 }
 
 bool AsyncContext::TryTake(uint32_t s) {
-  txn::SlotLocks& locks = server.keyspace->locks();
-  if (!locks.Free(s)) return false;
+  txn::Holder* taker = Taker();
+  if (!server.keyspace->locks().TryAcquire(s, taker, taker->KeysOf(s))) return false;
   CheckOrder(s);
-  [[maybe_unused]] bool taken = locks.Acquire(s, Taker(), nullptr);
   Took(s);
   return true;
 }
 
 void AsyncContext::Queue(uint32_t s, std::coroutine_handle<> h) {
   CheckOrder(s);
-  if (server.keyspace->locks().Acquire(s, Taker(), [this, s, h] {
+  txn::Holder* taker = Taker();
+  if (server.keyspace->locks().Acquire(s, taker, taker->KeysOf(s), [this, s, h] {
         Took(s);
         h.resume();
       })) {
@@ -129,11 +153,7 @@ bool AsyncContext::EnterLater(uint32_t s, std::coroutine_handle<> h) {
 
 void AsyncContext::LeaveVisit() {
   const uint32_t s = std::exchange(visiting_, kNoSlot);
-  if (s == kNoSlot) return;
-  std::function<void()> next = server.keyspace->locks().Release(s);
-  if (next) server.executor->Post(server.executor->current(), std::move(next));
-  // Clients blocked on keys of s wait for it to be free (Blocking::ServeReady).
-  if (server.blocking) server.blocking->ServeReady();
+  if (s != kNoSlot) ReleaseSlot(server, s, visitor_.get());
 }
 
 void AsyncContext::Depart() {
@@ -162,12 +182,9 @@ Status AsyncContext::ReleaseHere() {
     if (std::find(dirty.begin(), dirty.end(), unit) == dirty.end()) dirty.push_back(unit);
     if (first.ok()) first = std::move(st);
   }
-  txn::SlotLocks& locks = server.keyspace->locks();
   for (uint32_t s : holder->slots) {
-    if (ex.OwnerOf(s) != w) continue;
-    if (std::function<void()> next = locks.Release(s)) ex.Post(w, std::move(next));
+    if (ex.OwnerOf(s) == w) ReleaseSlot(server, s, holder.get());
   }
-  if (server.blocking) server.blocking->ServeReady();
   return first;
 }
 
@@ -226,16 +243,28 @@ bool AsyncContext::ReleaseHeld(std::coroutine_handle<> h) {
 
 Task AsyncContext::Finish() {
   LeaveVisit();
-  if (holder && (!holder->slots.empty() ||
-                 std::any_of(holder->units.begin(), holder->units.end(),
-                             [](const auto& u) { return !u.empty(); }))) {
+  if (holder && std::any_of(holder->units.begin(), holder->units.end(),
+                            [](const auto& u) { return !u.empty(); })) {
+    // Units to commit first, on every worker involved at once; the reply waits for them.
     co_await ReleaseHeldAwait{this};
     for (Status& st : round_->failures) {
       if (!st.ok() && commit_status.ok()) commit_status = std::move(st);
     }
     round_.reset();
-    holder->slots.clear();
+  } else if (holder) {
+    // Nothing to commit (its writes were, when it left each worker; those here are committed
+    // before the reply): the slots go back on their owners, behind nothing the reply waits for.
+    CommitHere();
+    Executor& ex = *server.executor;
+    for (uint32_t s : holder->slots) {
+      if (ex.OwnerOf(s) == ex.current()) {
+        ReleaseSlot(server, s, holder.get());
+      } else {
+        ex.Post(ex.OwnerOf(s), [&server = server, s, h = holder] { ReleaseSlot(server, s, h.get()); });
+      }
+    }
   }
+  if (holder) holder->slots.clear();
   co_await ToHome();
 }
 

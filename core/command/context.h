@@ -174,13 +174,14 @@ struct SlotHop {
 
 // A command that visits several slots or workers, or the client's own state.
 //
-// Slots (txn/slot_locks.h). `co_await ctx.ToSlot(s)` takes slot s on its owner, the task
-// suspended while another transaction holds it, so a task never sees another's transaction
-// half done. A holder task (Hold: EXEC, multi-key commands; RunTask decides) keeps every slot
-// it takes until Finish, so nobody sees its own writes half done either: it must take its
-// slots in the global order (SlotLocks::Order), as ForEachKeySlot and ForEachSlot visit them,
-// or take them all first with LockSlots. Any other task visits: the slot it took is given
-// back when it leaves it (a hop, LeaveVisit before parking, Finish), so it holds one at most.
+// Slots (txn/slot_locks.h). `co_await ctx.ToSlot(s)` takes slot s on its owner (or the keys
+// of it the task needs), the task suspended while another transaction holds them, so a task
+// never sees another's transaction half done. A holder task (Hold, HoldKeys: EXEC, multi-key
+// commands; RunTask decides) keeps what it takes until Finish, so nobody sees its own writes
+// half done either: it must take its slots in the global order (SlotLocks::Order), as
+// ForEachKeySlot and ForEachSlot visit them, or take them all first with LockSlots. Any other
+// task visits: the slot it took (whole) is given back when it leaves it (a hop, LeaveVisit
+// before parking, Finish), so it holds one at most.
 class AsyncContext {
  public:
   AsyncContext(std::vector<std::string> args, int protocol, ServerState* server,
@@ -220,8 +221,13 @@ class AsyncContext {
   // worker's writes; remembers the first failure.
   void CommitHere();
 
-  // Makes this task a holder. REQUIRES: it holds nothing yet.
-  void Hold();
+  // Makes this task a holder of whole slots (EXEC, FLUSHALL); with units, its writes to each
+  // engine slot stay one open WAL unit until Finish. REQUIRES: it holds nothing yet.
+  void Hold(bool units);
+  // Makes this task a holder of the keys at positions of args in their slots (a multi-key
+  // command: its writes to a slot are made and committed in one step, so other keys of the slot
+  // stay free). REQUIRES: it holds nothing yet.
+  void HoldKeys(const std::vector<size_t>& positions);
   // Takes the slots (any order, repeats allowed) in the global order, on their owners; ends on
   // the last one's owner. REQUIRES: holder.
   Task LockSlots(std::vector<uint32_t> slots);
@@ -237,7 +243,7 @@ class AsyncContext {
   // it (on its owner, after leaving this worker) and resume h once it is.
   bool EnterHere(uint32_t s);
   bool EnterLater(uint32_t s, std::coroutine_handle<> h);
-  // Finish's step for a holder: suspends unless there is nothing to give back.
+  // Finish's step for a holder with units: suspends unless every part ran here.
   bool ReleaseHeld(std::coroutine_handle<> h);
 
  private:
@@ -252,6 +258,8 @@ class AsyncContext {
   void Depart();
   // Commits the units held on the calling worker and gives back its slots. REQUIRES: holder.
   Status ReleaseHere();
+  // Gives back what holder h holds of s (on s's owner) and posts what that hands over.
+  static void ReleaseSlot(ServerState& server, uint32_t s, txn::Holder* h);
 
   uint32_t visiting_ = kNoSlot;
   std::shared_ptr<txn::Holder> visitor_;  // what a visit takes slots as

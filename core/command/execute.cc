@@ -72,7 +72,11 @@ void AddSlots(const Keyspace& keyspace, const CommandSpec& spec,
 
 Task RunTask(const CommandSpec& spec, AsyncContext& ctx) {
   if (HoldsSlots(spec, ctx.args)) {
-    ctx.Hold();
+    if (spec.flags & kAllSlots) {
+      ctx.Hold(/*units=*/false);
+    } else {
+      ctx.HoldKeys(CommandTable::Keys(spec, ctx.args));
+    }
     if (!(spec.flags & kOrderedVisits)) {
       std::vector<uint32_t> slots;
       AddSlots(*ctx.server.keyspace, spec, ctx.args, &slots);

@@ -132,7 +132,7 @@ void BgSaveStep(std::shared_ptr<BgSave> job, int w, uint32_t s, bool turn = fals
   if (s < state.keyspace->slots()) {
     txn::SlotLocks& locks = state.keyspace->locks();
     if (!turn && !locks.Free(s)) {
-      locks.Defer(s, [job = std::move(job), w, s] { BgSaveStep(job, w, s, true); });
+      locks.Defer(s, nullptr, [job = std::move(job), w, s] { BgSaveStep(job, w, s, true); });
       return;
     }
     if (!FlushSlot(state, s).ok()) job->failed = true;

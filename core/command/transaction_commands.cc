@@ -168,7 +168,7 @@ Task Exec(AsyncContext& ctx) {
     AddSlots(*ctx.server.keyspace, *cmd.spec, cmd.args, &slots);
   }
   for (const WatchedKey& k : st.watched) slots.push_back(k.slot);
-  ctx.Hold();
+  ctx.Hold(/*units=*/true);
   co_await ctx.LockSlots(std::move(slots));
   const bool dirty = (st.watch && st.watch->dirty.load()) ||
                      WatchedKeyExpired(st.watched, ctx.server.keyspace->clock()->NowMs());

@@ -118,7 +118,7 @@ TEST_CASE("a request waits while a transaction holds its slot, and runs when it 
   const uint32_t s = ks.SlotOfKey("k");
   const int owner = f.executor().OwnerOf(s);
   txn::Holder holder(f.executor().workers());
-  RunOn(f, owner, [&] { REQUIRE(ks.locks().Acquire(s, &holder, nullptr)); });
+  RunOn(f, owner, [&] { REQUIRE(ks.locks().Acquire(s, &holder, {}, nullptr)); });
   CommandFixture::PendingReply get = f.Start({"GET", "k"});
   CommandFixture::PendingReply mget = f.Start({"MGET", "k", "other"});
   CommandFixture::PendingReply set = f.Start({"SET", "k", "after"});
@@ -126,7 +126,7 @@ TEST_CASE("a request waits while a transaction holds its slot, and runs when it 
   CHECK_FALSE(mget.WaitFor(10));
   CHECK_FALSE(set.WaitFor(10));
   RunOn(f, owner, [&] {
-    if (auto next = ks.locks().Release(s)) f.executor().Post(owner, next);
+    for (auto& next : ks.locks().Release(s, &holder)) f.executor().Post(owner, next);
   });
   // In arrival order: the GET before the SET.
   CHECK(get.Get() == Bulk("before"));
