@@ -69,6 +69,10 @@ void Server::Fetch(std::vector<BlockedRead> reads, std::function<void()> done) {
   worker(current()).Fetch(std::move(reads), std::move(done));
 }
 
+void Server::AfterCommit(std::function<void(const Status&)> done) {
+  worker(current()).AfterCommit(std::move(done));
+}
+
 Result<std::unique_ptr<Server>> Server::Start(conf::Config* config, std::string executable) {
   std::unique_ptr<Server> server(new Server());
   Server& s = *server;

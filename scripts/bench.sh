@@ -4,8 +4,12 @@
 # Redis runs with appendonly yes + appendfsync everysec: the same durability as slotkv's default.
 #
 #   scripts/bench.sh [--requests N] [--clients C] [--pipeline P] [--keyspace K] [--value-size V]
-#                    [--tests set,get,incr,mset,lpush,lpop,sadd,hset,zadd,lrange_100]
+#                    [--tests set,get,incr,mset,lpush,lpop,sadd,hset,zadd,lrange_100,multi]
 #                    [--collection-requests M] [--workers W]
+#
+# multi (not in the default list) is a transaction, MULTI / SET key:<r> / INCR counter:<r> /
+# EXEC, sent as one round trip per operation by bench/resp_bench (redis-benchmark repeats
+# one command); its rate counts transactions.
 #
 # The collection tests of redis-benchmark (lpush lpop sadd hset zadd lrange_*) work on ONE key
 # that grows (members random over --keyspace; lists grow by every request). slotkv rewrites a
@@ -52,7 +56,7 @@ done
 
 ./scripts/setup.sh
 cmake -S . -B build/release -DCMAKE_BUILD_TYPE=Release >/dev/null
-cmake --build build/release -j"${SLOTKV_JOBS:-2}" --target slotkv-server >/dev/null
+cmake --build build/release -j"${SLOTKV_JOBS:-2}" --target slotkv-server resp_bench >/dev/null
 
 work=$(mktemp -d /tmp/slotkv-bench-XXXXXX)
 pids=()
@@ -80,6 +84,13 @@ wait_ready "$redis_port" && wait_ready "$slotkv_port" || { cat "$work"/*.log; ex
 # lrange_* first runs the LPUSH that fills its list).
 rps() {
   local n=$requests
+  if [ "$2" = multi ]; then
+    build/release/bench/resp_bench --port "$1" --clients "$clients" --requests "$n" \
+      --keyspace "$keyspace" --value-size "$value_size" \
+      --op 'MULTI;SET key:__rand_int__ __value__;INCR counter:__rand_int__;EXEC' |
+      sed -n 's/^RESULT ops_per_s=\([0-9]*\).*/\1/p'
+    return
+  fi
   case $2 in lpush|rpush|lpop|rpop|sadd|spop|hset|zadd|zpopmin|lrange*) n=$collection_requests ;; esac
   redis-benchmark -p "$1" -t "$2" -n "$n" -c "$clients" -P "$pipeline" -r "$keyspace" \
     -d "$value_size" --csv -q 2>/dev/null | awk -F'","' 'NR > 1 {v = $2} END {print v}'

@@ -286,20 +286,18 @@ Result<bool> Slot::Delete(std::string_view key) {
 
 Status Slot::Commit() {
   Impl& s = *impl_;
-  if (s.held) return Status::OK();
-  SLOTKV_RETURN_IF_ERROR(s.CloseUnit());
-  SLOTKV_RETURN_IF_ERROR(s.PublishDue());
-  return s.log->Commit();
+  if (!s.held) {
+    SLOTKV_RETURN_IF_ERROR(s.CloseUnit());
+    SLOTKV_RETURN_IF_ERROR(s.PublishDue());
+  }
+  return s.log->Commit();  // held: the units before the held one
 }
 
 void Slot::CommitThen(std::function<void(const Status&)> done) {
   Impl& s = *impl_;
-  if (s.held) {
-    done(Status::OK());
-    return;
-  }
-  Status st = s.CloseUnit();
-  if (st.ok()) st = s.PublishDue();
+  Status st;
+  if (!s.held) st = s.CloseUnit();
+  if (st.ok() && !s.held) st = s.PublishDue();
   if (!st.ok()) {
     done(st);
     return;
@@ -308,9 +306,13 @@ void Slot::CommitThen(std::function<void(const Status&)> done) {
 }
 
 void Slot::Hold() {
-  assert(!impl_->held);
-  impl_->held = true;
-  impl_->log->Hold();
+  Impl& s = *impl_;
+  assert(!s.held);
+  // What was written before is its own unit, which the commits during the hold write: those
+  // writes were made (and will be acknowledged) apart from the holder's.
+  s.log->EndUnit();
+  s.held = true;
+  s.log->Hold();
 }
 
 void Slot::Unhold() {

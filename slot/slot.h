@@ -185,10 +185,11 @@ class Slot {
   // not at all (wal::Log). Flushes that writes make due run at the commit that closes their
   // unit, so no flush persists part of a unit.
   //
-  // Keeps the open unit open through commits until Unhold: Commit and CommitThen write
-  // nothing and answer OK (the holder acknowledges its writes after its own commit, which
-  // follows Unhold); Flush and SetFsyncPolicy are Busy. A transaction holds the slots it
-  // writes (txn::Holder), so its writes to one slot are one unit. REQUIRES: !held().
+  // Starts a unit that stays open through commits until Unhold: Commit and CommitThen write
+  // only the writes made before Hold (their own unit) and what no unit holds; the holder
+  // acknowledges its writes after the commit that follows Unhold. Flushes wait; Flush and
+  // SetFsyncPolicy are Busy. A transaction holds the slots it writes (txn::Holder), so its
+  // writes to one slot are one unit. REQUIRES: !held().
   void Hold();
   // Ends the hold: the next Commit writes the unit.
   void Unhold();

@@ -80,5 +80,21 @@ TEST_CASE("a held slot keeps its unit out of the log until it is released and co
   CHECK(GetOrDie(*slot, "y") == "1");
 }
 
+TEST_CASE("writes made before a hold are committed apart from the held unit") {
+  MemFs fs;
+  ManualClock clock;
+  SlotOptions options = SmallOptions(&fs, &clock);
+  {
+    auto slot = OpenOrDie(options);
+    REQUIRE(slot->Put("before", "1", ValueType::kString).ok());  // another client's, in turn
+    slot->Hold();
+    REQUIRE(slot->Put("held", "1", ValueType::kString).ok());
+    REQUIRE(slot->Commit().ok());  // the worker's commit: acknowledges "before"
+  }
+  auto slot = OpenOrDie(options);
+  CHECK(GetOrDie(*slot, "before") == "1");
+  CHECK(GetOrDie(*slot, "held") == "<absent>");
+}
+
 }  // namespace
 }  // namespace slotkv::slot

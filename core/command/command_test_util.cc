@@ -108,6 +108,10 @@ void ThreadExecutor::Fetch(std::vector<BlockedRead> reads, std::function<void()>
   Post(current(), std::move(done));
 }
 
+void ThreadExecutor::AfterCommit(std::function<void(const Status&)> done) {
+  Post(current(), [this, done = std::move(done)] { done(commit_ ? commit_() : Status::OK()); });
+}
+
 void ThreadExecutor::Post(int w, std::function<void()> fn) {
   Queue& q = *queues_[static_cast<size_t>(w)];
   std::lock_guard lock(q.mu);
@@ -128,6 +132,7 @@ CommandFixture::CommandFixture(int workers, uint32_t slots) {
   for (int i = 0; i < workers; ++i) stats_.push_back(std::make_unique<WorkerStats>(table_->size()));
   dirty_.resize(static_cast<size_t>(workers));
   executor_ = std::make_unique<ThreadExecutor>(workers);
+  executor_->set_commit([this] { return state_.CommitDirty(); });
   state_.config = &config_;
   state_.keyspace = keyspace_.get();
   state_.executor = executor_.get();

@@ -41,6 +41,9 @@ class ThreadExecutor : public Executor {
   bool async_reads() const override { return async_reads_; }
   void Fetch(std::vector<BlockedRead> reads, std::function<void()> done) override;
   void set_async_reads(bool on) { async_reads_ = on; }
+  // Posts done to the calling worker, which runs the commit set by set_commit first.
+  void AfterCommit(std::function<void(const Status&)> done) override;
+  void set_commit(std::function<Status()> commit) { commit_ = std::move(commit); }
   size_t regions_fetched() const { return regions_fetched_.load(); }
 
  private:
@@ -60,6 +63,7 @@ class ThreadExecutor : public Executor {
   std::vector<std::thread> threads_;
   std::atomic<bool> async_reads_{false};
   std::atomic<size_t> regions_fetched_{0};
+  std::function<Status()> commit_;  // set before the workers run commands
 };
 
 class CommandFixture : public ClientRegistry {

@@ -169,23 +169,20 @@ Task AsyncContext::LockSlots(std::vector<uint32_t> slots) {
   for (uint32_t s : slots) co_await ToSlot(s);
 }
 
-Status AsyncContext::ReleaseHere() {
+void AsyncContext::ReleaseHere(std::function<void(const Status&)> done) {
   Executor& ex = *server.executor;
   const int w = ex.current();
-  Status first;
+  // The units close: the worker's next group commit writes each as one unit (with what others
+  // write there once the slots are back: none of it is acknowledged before that commit).
   std::vector<slot::Slot*>& dirty = (*server.dirty)[static_cast<size_t>(w)];
   for (slot::Slot* unit : std::exchange(holder->units[static_cast<size_t>(w)], {})) {
     unit->Unhold();
-    Status st = unit->Commit();
-    if (st.ok()) continue;
-    // As CommitDirty: it stays dirty, so no later commit here acknowledges a write after it.
     if (std::find(dirty.begin(), dirty.end(), unit) == dirty.end()) dirty.push_back(unit);
-    if (first.ok()) first = std::move(st);
   }
   for (uint32_t s : holder->slots) {
     if (ex.OwnerOf(s) == w) ReleaseSlot(server, s, holder.get());
   }
-  return first;
+  ex.AfterCommit(std::move(done));
 }
 
 // A holder's slots being given back on several workers at once; the last one resumes the task.
@@ -221,22 +218,24 @@ bool AsyncContext::ReleaseHeld(std::coroutine_handle<> h) {
   auto round = std::make_shared<ReleaseRound>();
   round->failures.resize(static_cast<size_t>(workers));
   round->task = h;
-  const int here = ex.current();
-  int parts = static_cast<int>(std::count(involved.begin(), involved.end(), true));
-  // One count for this call, so the task cannot resume before it has posted every part.
-  round->left = parts + 1;
-  for (int w = 0; w < workers; ++w) {
-    if (!involved[static_cast<size_t>(w)] || w == here) continue;
-    ex.Post(w, [this, round, w] {
-      round->failures[static_cast<size_t>(w)] = ReleaseHere();
-      round->Done();
-    });
-  }
-  if (involved[static_cast<size_t>(here)]) {
-    round->failures[static_cast<size_t>(here)] = ReleaseHere();
-    --round->left;
-  }
   round_ = round;
+  // One count for this call, so the task cannot resume before every part is under way.
+  round->left = static_cast<int>(std::count(involved.begin(), involved.end(), true)) + 1;
+  const int here = ex.current();
+  for (int w = 0; w < workers; ++w) {
+    if (!involved[static_cast<size_t>(w)]) continue;
+    auto part = [this, round, w] {
+      ReleaseHere([round, w](const Status& st) {
+        round->failures[static_cast<size_t>(w)] = st;
+        round->Done();
+      });
+    };
+    if (w == here) {
+      part();
+    } else {
+      ex.Post(w, std::move(part));
+    }
+  }
   // The last part resumes the task (this call, when it is last: then it does not suspend).
   return round->left.fetch_sub(1) != 1;
 }

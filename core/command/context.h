@@ -243,7 +243,7 @@ class AsyncContext {
   // it (on its owner, after leaving this worker) and resume h once it is.
   bool EnterHere(uint32_t s);
   bool EnterLater(uint32_t s, std::coroutine_handle<> h);
-  // Finish's step for a holder with units: suspends unless every part ran here.
+  // Finish's step for a holder with units: suspends until every worker's part is committed.
   bool ReleaseHeld(std::coroutine_handle<> h);
 
  private:
@@ -256,8 +256,9 @@ class AsyncContext {
   void Took(uint32_t s);
   // Leaving the current worker: gives back a visited slot, commits.
   void Depart();
-  // Commits the units held on the calling worker and gives back its slots. REQUIRES: holder.
-  Status ReleaseHere();
+  // Closes the units held on the calling worker, gives back its slots, and calls done with
+  // the status of the worker's group commit that writes the units. REQUIRES: holder.
+  void ReleaseHere(std::function<void(const Status&)> done);
   // Gives back what holder h holds of s (on s's owner) and posts what that hands over.
   static void ReleaseSlot(ServerState& server, uint32_t s, txn::Holder* h);
 
