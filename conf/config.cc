@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <charconv>
+#include <cstdlib>
 #include <fstream>
 #include <sstream>
 
@@ -237,16 +238,20 @@ Result<std::string> ParseOutputLimits(std::string_view value, std::string_view c
   return out;
 }
 
-int64_t NormalClientOutputLimit(std::string_view value) {
+OutputLimit ClientOutputLimit(std::string_view value, std::string_view client_class) {
   Result<std::vector<std::string>> words = SplitConfigLine(value);
-  if (!words.ok()) return 0;
-  for (size_t i = 0; i + 1 < words->size(); i += 4) {
-    if ((*words)[i] == "normal") {
-      Result<int64_t> n = ParseMemory((*words)[i + 1]);
-      return n.ok() ? *n : 0;
-    }
+  OutputLimit limit;
+  if (!words.ok()) return limit;
+  for (size_t i = 0; i + 3 < words->size(); i += 4) {
+    if ((*words)[i] != client_class) continue;
+    Result<int64_t> hard = ParseMemory((*words)[i + 1]);
+    Result<int64_t> soft = ParseMemory((*words)[i + 2]);
+    limit.hard = hard.ok() ? *hard : 0;
+    limit.soft = soft.ok() ? *soft : 0;
+    limit.soft_seconds = std::atoll((*words)[i + 3].c_str());
+    break;
   }
-  return 0;
+  return limit;
 }
 
 std::span<const OptionDef> Options() { return kOptions; }

@@ -84,8 +84,16 @@ class Config {
 Result<int64_t> ParseMemory(std::string_view s);
 // client-output-buffer-limit's grammar: value (some classes) merged into current (all classes).
 Result<std::string> ParseOutputLimits(std::string_view value, std::string_view current);
-// The hard limit of the "normal" class in a client-output-buffer-limit value (0 = none).
-int64_t NormalClientOutputLimit(std::string_view value);
+// One class of client-output-buffer-limit: a client past `hard` bytes of unsent replies, or past
+// `soft` for `soft_seconds` in a row, is closed (0 = no such limit).
+struct OutputLimit {
+  int64_t hard = 0;
+  int64_t soft = 0;
+  int64_t soft_seconds = 0;
+  bool operator==(const OutputLimit&) const = default;
+};
+// The limits of class ("normal", "pubsub", "slave") in a client-output-buffer-limit value.
+OutputLimit ClientOutputLimit(std::string_view value, std::string_view client_class);
 
 // Splits one config line into words as redis.conf does (quotes, escapes). InvalidArgument on
 // unbalanced quotes.

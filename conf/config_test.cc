@@ -126,17 +126,20 @@ TEST_CASE("client-output-buffer-limit merges classes and reads as Redis shows it
   Config c;
   CHECK(c.Get("client-output-buffer-limit") ==
         "normal 0 0 0 slave 268435456 67108864 60 pubsub 33554432 8388608 60");
-  CHECK(NormalClientOutputLimit(c.Get("client-output-buffer-limit")) == 0);
+  CHECK(ClientOutputLimit(c.Get("client-output-buffer-limit"), "normal") == OutputLimit{});
+  CHECK(ClientOutputLimit(c.Get("client-output-buffer-limit"), "pubsub") ==
+        OutputLimit{32 << 20, 8 << 20, 60});
   REQUIRE(c.Set("client-output-buffer-limit", "normal 1mb 512kb 30", true).ok());
   CHECK(c.Get("client-output-buffer-limit") ==
         "normal 1048576 524288 30 slave 268435456 67108864 60 pubsub 33554432 8388608 60");
-  CHECK(NormalClientOutputLimit(c.Get("client-output-buffer-limit")) == 1 << 20);
+  CHECK(ClientOutputLimit(c.Get("client-output-buffer-limit"), "normal").hard == 1 << 20);
   REQUIRE(c.Set("client-output-buffer-limit", "replica 1 2 3").ok());
   CHECK(c.Get("client-output-buffer-limit").find("slave 1 2 3") != std::string::npos);
   CHECK(c.Set("client-output-buffer-limit", "normal 1 2").IsInvalidArgument());
   CHECK(c.Set("client-output-buffer-limit", "bogus 1 2 3").IsInvalidArgument());
   CHECK(c.Set("client-output-buffer-limit", "normal x 2 3").IsInvalidArgument());
-  CHECK(NormalClientOutputLimit(c.Get("client-output-buffer-limit")) == 1 << 20);  // unchanged
+  // unchanged
+  CHECK(ClientOutputLimit(c.Get("client-output-buffer-limit"), "normal").hard == 1 << 20);
 }
 
 }  // namespace

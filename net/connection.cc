@@ -9,6 +9,7 @@
 #include "core/command/dispatch.h"
 #include "core/command/errors.h"
 #include "core/command/execute.h"
+#include "core/command/pubsub.h"
 #include "net/server.h"
 #include "net/worker.h"
 
@@ -534,12 +535,34 @@ void Connection::FlushReplies() {
       break;
     }
   }
-  const int64_t limit = server_->state().output_buffer_limit.load();
-  if (limit > 0 && out_.size() + out_next_.size() > static_cast<size_t>(limit)) {
+  if (OverOutputLimit()) {
     Close();
     return;
   }
   Write();
+}
+
+// client-output-buffer-limit of the client's class (pubsub while it subscribes to anything):
+// past the hard limit, or past the soft one for soft_seconds in a row, the client goes.
+bool Connection::OverOutputLimit() {
+  command::ServerState& state = server_->state();
+  const conf::OutputLimit limit = client_.subscribed() ? state.pubsub_output_limit.Get()
+                                                      : state.normal_output_limit.Get();
+  const int64_t unsent = static_cast<int64_t>(out_.size() + out_next_.size());
+  if (limit.hard > 0 && unsent > limit.hard) return true;
+  if (limit.soft <= 0 || unsent <= limit.soft) {
+    over_soft_since_ms_ = 0;
+    return false;
+  }
+  const int64_t now = state.keyspace->clock()->NowMs();
+  if (over_soft_since_ms_ == 0) over_soft_since_ms_ = now;
+  return now - over_soft_since_ms_ >= limit.soft_seconds * 1000;
+}
+
+void Connection::Deliver(const pubsub::Message& message) {
+  if (closed_) return;
+  Complete(AddPending(), command::EncodeMessage(message, client_.protocol));
+  FlushReplies();
 }
 
 void Connection::Write() {
@@ -584,6 +607,7 @@ void Connection::Close() {
   socket_.close(ec);
   server_->connected_counter().fetch_sub(1, std::memory_order_relaxed);
   command::DiscardTransaction(server_->state(), client_);
+  command::UnsubscribeAll(server_->state(), client_, worker_->index());
   worker_->Forget(client_.id);  // `this` lives on in the handlers that hold it
 }
 
@@ -618,6 +642,11 @@ command::ClientInfo Connection::Info() const {
   info.last_command = last_command_;
   info.lib_name = client_.lib_name;
   info.blocked = async_ && async_->ctx.waiter && async_->ctx.waiter->blocked();
+  info.subs = client_.channels.size();
+  info.psubs = client_.patterns.size();
+  info.ssubs = client_.shard_channels.size();
+  info.multi = client_.in_multi ? static_cast<int64_t>(client_.queued.size()) : -1;
+  info.watch_dirty = client_.watch && client_.watch->dirty.load();
   info.lib_ver = client_.lib_ver;
   return info;
 }

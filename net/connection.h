@@ -21,8 +21,9 @@
 // Backpressure: a client with more than 1 MiB of unsent replies or 10k unfinished requests (or
 // 1 MiB of requests held back behind a running coroutine command) is not read until it
 // drains, so a client that does not read cannot make the server buffer more than one batch of
-// its replies; past the normal class hard limit of client-output-buffer-limit (when set) it is
-// closed. Reading goes on while a coroutine command runs, so a blocked client leaving is seen.
+// its replies; past its class's client-output-buffer-limit (normal, or pubsub while it
+// subscribes: the hard limit, or the soft one for its seconds) it is closed. Reading goes on
+// while a coroutine command runs, so a blocked client leaving is seen.
 //
 // Thread rule: runs on its worker; remote batches and coroutines reach it by posting back.
 #pragma once
@@ -39,6 +40,7 @@
 #include "core/command/blocking.h"
 #include "core/command/command_table.h"
 #include "core/command/context.h"
+#include "core/pubsub/registry.h"
 #include "net/resp_parser.h"
 
 namespace slotkv::net {
@@ -64,6 +66,9 @@ class Connection : public std::enable_shared_from_this<Connection> {
   // "ip:port" of the peer; fixed at accept, so any thread may read it.
   const std::string& addr() const { return addr_; }
 
+  // Writes a Pub/Sub message (after the replies of the requests read so far).
+  // REQUIRES: on this worker.
+  void Deliver(const pubsub::Message& message);
   // A remote batch came back / a coroutine ended. REQUIRES: on this worker.
   void OnRemoteDone(const std::shared_ptr<RemoteBatch>& batch);
   void OnAsyncDone(AsyncCall* call);
@@ -97,6 +102,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
   void StartAsync(const command::CommandSpec& spec, uint64_t seq);
   void FinishAsync(AsyncCall* call);
   void FlushReplies();
+  bool OverOutputLimit();
   void Write();
 
   Worker* worker_;
@@ -147,6 +153,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
   bool writing_ = false;
   bool close_after_flush_ = false;
   bool closed_ = false;
+  int64_t over_soft_since_ms_ = 0;  // past the soft output limit since then (0: not past it)
 };
 
 }  // namespace slotkv::net

@@ -117,6 +117,18 @@ Result<std::unique_ptr<Server>> Server::Start(conf::Config* config, std::string 
   st.table = s.table_.get();
   st.slowlog = &s.slowlog_;
   s.blocking_ = std::make_unique<command::Blocking>(&st, workers);
+  // A publish's messages for one worker go there in one post, to its connections.
+  Server* self = &s;
+  s.pubsub_ = std::make_unique<pubsub::Registry>([self](int w, pubsub::Batch batch) {
+    self->Post(w, [self, w, batch = std::move(batch)] {
+      const auto& conns = self->worker(w).connections();
+      for (const auto& [client, message] : batch) {
+        auto it = conns.find(client);
+        if (it != conns.end()) it->second->Deliver(*message);
+      }
+    });
+  });
+  st.pubsub = s.pubsub_.get();
   st.blocking = s.blocking_.get();
   s.keyspace_->set_watcher(s.blocking_.get());
   st.stats = &s.stats_;

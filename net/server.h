@@ -23,6 +23,7 @@
 #include "core/command/command_table.h"
 #include "core/command/context.h"
 #include "core/command/keyspace.h"
+#include "core/pubsub/registry.h"
 
 namespace slotkv::net {
 
@@ -76,6 +77,7 @@ class Server : public command::Executor, public command::ClientRegistry {
   std::unique_ptr<command::CommandTable> table_;
   command::SlowLog slowlog_;
   std::unique_ptr<command::Blocking> blocking_;
+  std::unique_ptr<pubsub::Registry> pubsub_;
   std::vector<std::unique_ptr<command::WorkerStats>> stats_;
   std::vector<std::vector<slot::Slot*>> dirty_;
   command::ServerState state_;

@@ -9,7 +9,8 @@
 #
 # multi (not in the default list) is a transaction, MULTI / SET key:<r> / INCR counter:<r> /
 # EXEC, sent as one round trip per operation by bench/resp_bench (redis-benchmark repeats
-# one command); its rate counts transactions.
+# one command); its rate counts transactions. publish (not in the default list either) is
+# PUBLISH bench <value> with one subscriber (redis-cli) reading every message.
 #
 # The collection tests of redis-benchmark (lpush lpop sadd hset zadd lrange_*) work on ONE key
 # that grows (members random over --keyspace; lists grow by every request). slotkv rewrites a
@@ -84,6 +85,16 @@ wait_ready "$redis_port" && wait_ready "$slotkv_port" || { cat "$work"/*.log; ex
 # lrange_* first runs the LPUSH that fills its list).
 rps() {
   local n=$requests
+  if [ "$2" = publish ]; then
+    redis-cli -p "$1" SUBSCRIBE bench >/dev/null &
+    local sub=$!
+    sleep 0.3
+    redis-benchmark -p "$1" -n "$n" -c "$clients" -P "$pipeline" -d "$value_size" --csv -q \
+      PUBLISH bench __rand_int__ 2>/dev/null | awk -F'","' 'NR > 1 {v = $2} END {print v}'
+    kill "$sub" 2>/dev/null
+    wait "$sub" 2>/dev/null || true
+    return
+  fi
   if [ "$2" = multi ]; then
     build/release/bench/resp_bench --port "$1" --clients "$clients" --requests "$n" \
       --keyspace "$keyspace" --value-size "$value_size" \

@@ -103,6 +103,7 @@ std::unique_ptr<CommandTable> BuildCommandTable() {
   RegisterBlockingCommands(*table);
   RegisterServerCommands(*table);
   RegisterTransactionCommands(*table);
+  RegisterPubSubCommands(*table);
   return table;
 }
 

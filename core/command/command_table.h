@@ -123,5 +123,6 @@ void RegisterZSetSetOpsCommands(CommandTable& table);
 void RegisterBlockingCommands(CommandTable& table);
 void RegisterServerCommands(CommandTable& table);
 void RegisterTransactionCommands(CommandTable& table);
+void RegisterPubSubCommands(CommandTable& table);
 
 }  // namespace slotkv::command

@@ -4,6 +4,7 @@
 #include "core/command/dispatch.h"
 #include "core/command/errors.h"
 #include "core/command/execute.h"
+#include "core/command/pubsub.h"
 
 namespace slotkv::command {
 namespace {
@@ -140,6 +141,13 @@ CommandFixture::CommandFixture(int workers, uint32_t slots) {
   state_.table = table_.get();
   state_.slowlog = &slowlog_;
   blocking_ = std::make_unique<Blocking>(&state_, workers);
+  pubsub_ = std::make_unique<pubsub::Registry>([this](int, pubsub::Batch batch) {
+    std::lock_guard lock(delivered_mu_);
+    for (auto& [client, message] : batch) {
+      delivered_.emplace_back(client, EncodeMessage(*message, 2));
+    }
+  });
+  state_.pubsub = pubsub_.get();
   state_.blocking = blocking_.get();
   keyspace_->set_watcher(blocking_.get());
   state_.stats = &stats_;
@@ -152,6 +160,11 @@ CommandFixture::CommandFixture(int workers, uint32_t slots) {
 }
 
 CommandFixture::~CommandFixture() { executor_.reset(); }
+
+std::vector<std::pair<uint64_t, std::string>> CommandFixture::Delivered() {
+  std::lock_guard lock(delivered_mu_);
+  return delivered_;
+}
 
 std::vector<ClientInfo> CommandFixture::ListLocal() {
   if (executor_->current() != 0) return {};

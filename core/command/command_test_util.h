@@ -23,6 +23,7 @@
 #include "core/command/command_table.h"
 #include "core/command/context.h"
 #include "core/command/keyspace.h"
+#include "core/pubsub/registry.h"
 
 namespace slotkv::command {
 
@@ -93,6 +94,8 @@ class CommandFixture : public ClientRegistry {
   PendingReply Start(std::vector<std::string> args);
 
   ManualClock& clock() { return clock_; }
+  // The Pub/Sub messages delivered so far: (client id, RESP2 bytes), in delivery order.
+  std::vector<std::pair<uint64_t, std::string>> Delivered();
   ThreadExecutor& executor() { return *executor_; }
   ServerState& state() { return state_; }
   conf::Config& config() { return config_; }
@@ -115,6 +118,9 @@ class CommandFixture : public ClientRegistry {
   std::unique_ptr<CommandTable> table_;
   SlowLog slowlog_;
   std::unique_ptr<Blocking> blocking_;
+  std::mutex delivered_mu_;
+  std::vector<std::pair<uint64_t, std::string>> delivered_;  // guarded by delivered_mu_
+  std::unique_ptr<pubsub::Registry> pubsub_;
   std::vector<std::unique_ptr<WorkerStats>> stats_;
   std::vector<std::vector<slot::Slot*>> dirty_;
   ServerState state_;

@@ -15,6 +15,11 @@ constexpr std::string_view kRedisVersion = "7.0.15";
 Task Ping(AsyncContext& ctx) {
   if (ctx.args.size() > 2) {
     ctx.reply.Error(WrongArgs("ping"));
+  } else if (ctx.client && ctx.client->subscribed() && ctx.reply.protocol() == 2) {
+    // A subscribed RESP2 client gets pings in the shape of messages: ["pong", arg or ""].
+    ctx.reply.Array(2);
+    ctx.reply.Bulk("pong");
+    ctx.reply.Bulk(ctx.args.size() == 2 ? ctx.args[1] : "");
   } else if (ctx.args.size() == 2) {
     ctx.reply.Bulk(ctx.args[1]);
   } else {
@@ -147,6 +152,7 @@ Task Select(AsyncContext& ctx) {
 Task Reset(AsyncContext& ctx) {
   ClientState& c = *ctx.client;
   DiscardTransaction(ctx.server, c);
+  UnsubscribeAll(ctx.server, c, ctx.home);
   c.db = 0;
   c.protocol = 2;
   c.name.clear();
@@ -155,11 +161,36 @@ Task Reset(AsyncContext& ctx) {
   co_return;
 }
 
+// CLIENT LIST's flags, in Redis's order (networking.c): P pubsub, x MULTI, b blocked,
+// d a watched key changed; N none.
+std::string Flags(const ClientInfo& c) {
+  std::string f;
+  if (c.pubsub()) f += 'P';
+  if (c.multi >= 0) f += 'x';
+  if (c.blocked) f += 'b';
+  if (c.watch_dirty) f += 'd';
+  return f.empty() ? "N" : f;
+}
+
+bool KnownType(std::string_view type) {
+  return Is(type, "normal") || Is(type, "master") || Is(type, "replica") ||
+         Is(type, "slave") || Is(type, "pubsub");
+}
+
+// Whether c is of CLIENT LIST / CLIENT KILL's TYPE type (normal, pubsub, master, replica).
+bool OfType(const ClientInfo& c, std::string_view type) {
+  if (Is(type, "pubsub")) return c.pubsub();
+  if (Is(type, "normal")) return !c.pubsub();
+  return false;  // no masters or replicas yet
+}
+
 std::string FormatClient(const ClientInfo& c) {
   return "id=" + std::to_string(c.id) + " addr=" + c.addr + " laddr=" + c.laddr +
          " fd=" + std::to_string(c.fd) + " name=" + c.name + " age=" + std::to_string(c.age_s) +
-         " idle=" + std::to_string(c.idle_s) + " flags=" + std::string(c.blocked ? "b" : "N") + " db=" + std::to_string(c.db) +
-         " sub=0 psub=0 ssub=0 multi=-1 qbuf=" + std::to_string(c.query_buffer) +
+         " idle=" + std::to_string(c.idle_s) + " flags=" + Flags(c) +
+         " db=" + std::to_string(c.db) + " sub=" + std::to_string(c.subs) +
+         " psub=" + std::to_string(c.psubs) + " ssub=" + std::to_string(c.ssubs) +
+         " multi=" + std::to_string(c.multi) + " qbuf=" + std::to_string(c.query_buffer) +
          " qbuf-free=0 argv-mem=0 multi-mem=0 rbs=16384 rbp=0 obl=0 oll=0 omem=" +
          std::to_string(c.output_buffer) + " tot-mem=0 events=r cmd=" + c.last_command +
          " user=default redir=-1 resp=" + std::to_string(c.protocol) +
@@ -188,16 +219,12 @@ ClientInfo SelfInfo(AsyncContext& ctx) {
 
 Task ClientList(AsyncContext& ctx) {
   std::vector<uint64_t> ids;
+  std::string type;
   for (size_t i = 2; i < ctx.args.size(); ++i) {
     if (Is(ctx.args[i], "TYPE") && i + 1 < ctx.args.size()) {
-      const std::string& type = ctx.args[++i];
-      if (!Is(type, "normal") && !Is(type, "master") && !Is(type, "replica") &&
-          !Is(type, "slave") && !Is(type, "pubsub")) {
+      type = ctx.args[++i];
+      if (!KnownType(type)) {
         ctx.reply.Error("ERR Unknown client type '" + type + "'");
-        co_return;
-      }
-      if (!Is(type, "normal")) {
-        ctx.reply.Verbatim("");
         co_return;
       }
     } else if (Is(ctx.args[i], "ID") && i + 1 < ctx.args.size()) {
@@ -219,6 +246,7 @@ Task ClientList(AsyncContext& ctx) {
   std::string text;
   for (const ClientInfo& c : clients) {
     if (!ids.empty() && std::find(ids.begin(), ids.end(), c.id) == ids.end()) continue;
+    if (!type.empty() && !OfType(c, type)) continue;
     text += FormatClient(c);
   }
   ctx.reply.Verbatim(text);
@@ -253,6 +281,7 @@ Task ClientKill(AsyncContext& ctx) {
   std::optional<uint64_t> id;
   std::string addr;
   std::string laddr;
+  std::string type;
   bool skipme = true;
   if (old_form) {
     addr = ctx.args[2];
@@ -285,8 +314,14 @@ Task ClientKill(AsyncContext& ctx) {
           ctx.reply.Error(kErrSyntax);
           co_return;
         }
-      } else if (Is(opt, "TYPE") || Is(opt, "USER") || Is(opt, "MAXAGE")) {
-        // Every client is a normal client of the default user.
+      } else if (Is(opt, "TYPE")) {
+        if (!KnownType(val)) {
+          ctx.reply.Error("ERR Unknown client type '" + val + "'");
+          co_return;
+        }
+        type = val;
+      } else if (Is(opt, "USER") || Is(opt, "MAXAGE")) {
+        // Every client is a client of the default user.
         if (Is(opt, "USER") && val != "default") {
           ctx.reply.Error("ERR No such user '" + val + "'");
           co_return;
@@ -303,6 +338,7 @@ Task ClientKill(AsyncContext& ctx) {
     if (id && c.id != *id) return false;
     if (!addr.empty() && c.addr != addr) return false;
     if (!laddr.empty() && c.laddr != laddr) return false;
+    if (!type.empty() && !OfType(c, type)) return false;
     if (c.id == self) {
       if (!skipme) kill_self = true;
       return false;

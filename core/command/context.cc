@@ -30,7 +30,9 @@ void ServerState::RefreshLive() {
   maxclients = config->GetInt("maxclients");
   proto_max_bulk_len = config->GetInt("proto-max-bulk-len");
   query_buffer_limit = config->GetInt("client-query-buffer-limit");
-  output_buffer_limit = conf::NormalClientOutputLimit(config->Get("client-output-buffer-limit"));
+  const std::string limits = config->Get("client-output-buffer-limit");
+  normal_output_limit.Set(conf::ClientOutputLimit(limits, "normal"));
+  pubsub_output_limit.Set(conf::ClientOutputLimit(limits, "pubsub"));
   slowlog_slower_than = config->GetInt("slowlog-log-slower-than");
   slowlog_max_len = config->GetInt("slowlog-max-len");
   hz = config->GetInt("hz");
@@ -259,7 +261,8 @@ Task AsyncContext::Finish() {
       if (ex.OwnerOf(s) == ex.current()) {
         ReleaseSlot(server, s, holder.get());
       } else {
-        ex.Post(ex.OwnerOf(s), [&server = server, s, h = holder] { ReleaseSlot(server, s, h.get()); });
+        ex.Post(ex.OwnerOf(s),
+                [&server = server, s, h = holder] { ReleaseSlot(server, s, h.get()); });
       }
     }
   }

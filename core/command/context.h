@@ -17,6 +17,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -29,6 +30,10 @@
 #include "core/command/task.h"
 #include "core/txn/slot_locks.h"
 #include "core/txn/watched_keys.h"
+
+namespace slotkv::pubsub {
+class Registry;
+}  // namespace slotkv::pubsub
 
 namespace slotkv::command {
 
@@ -72,6 +77,15 @@ struct ClientState {
   // WATCH: the session every watched key's entry points at, and the keys.
   std::shared_ptr<txn::Watch> watch;
   std::vector<WatchedKey> watched;
+  // Pub/Sub: what it subscribes to (in the server's registry too, pubsub/registry.h).
+  std::set<std::string> channels;
+  std::set<std::string> patterns;
+  std::set<std::string> shard_channels;
+  // Whether it subscribes to anything: a RESP2 client then only runs the Pub/Sub commands,
+  // PING, QUIT and RESET.
+  bool subscribed() const {
+    return !channels.empty() || !patterns.empty() || !shard_channels.empty();
+  }
 };
 
 // A client as CLIENT LIST shows it.
@@ -91,6 +105,12 @@ struct ClientInfo {
   std::string lib_name;
   std::string lib_ver;
   bool blocked = false;  // waiting in a blocking command (flags=b)
+  size_t subs = 0;        // channels, patterns, shard channels subscribed to
+  size_t psubs = 0;
+  size_t ssubs = 0;
+  int64_t multi = -1;     // commands queued in MULTI (-1: not in MULTI)
+  bool watch_dirty = false;  // a watched key changed (flags=d)
+  bool pubsub() const { return subs + psubs + ssubs > 0; }  // CLIENT KILL TYPE pubsub
 };
 
 // The connections of the calling worker, as the network layer keeps them.
@@ -119,6 +139,7 @@ struct ServerState {
   const CommandTable* table = nullptr;
   SlowLog* slowlog = nullptr;
   Blocking* blocking = nullptr;  // clients blocked on keys (blocking.h)
+  pubsub::Registry* pubsub = nullptr;  // every worker's subscriptions
   std::vector<std::unique_ptr<WorkerStats>>* stats = nullptr;  // [worker]
   // [worker]: slots written by that worker's commands and not yet committed.
   std::vector<std::vector<slot::Slot*>>* dirty = nullptr;
@@ -140,7 +161,20 @@ struct ServerState {
   std::atomic<int64_t> maxclients{0};
   std::atomic<int64_t> proto_max_bulk_len{0};
   std::atomic<int64_t> query_buffer_limit{0};
-  std::atomic<int64_t> output_buffer_limit{0};
+  // client-output-buffer-limit of the normal and pubsub classes.
+  struct LiveOutputLimit {
+    std::atomic<int64_t> hard{0};
+    std::atomic<int64_t> soft{0};
+    std::atomic<int64_t> soft_seconds{0};
+    void Set(const conf::OutputLimit& l) {
+      hard = l.hard;
+      soft = l.soft;
+      soft_seconds = l.soft_seconds;
+    }
+    conf::OutputLimit Get() const { return {hard.load(), soft.load(), soft_seconds.load()}; }
+  };
+  LiveOutputLimit normal_output_limit;
+  LiveOutputLimit pubsub_output_limit;
   std::atomic<int64_t> slowlog_slower_than{0};
   std::atomic<int64_t> slowlog_max_len{0};
   std::atomic<int64_t> hz{10};

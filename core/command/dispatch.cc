@@ -3,9 +3,17 @@
 #include <string_view>
 
 #include "core/command/errors.h"
+#include "core/pubsub/registry.h"
 
 namespace slotkv::command {
 namespace {
+
+// Commands a RESP2 client that subscribes to something may run (server.c's processCommand).
+bool RunsSubscribed(std::string_view name) {
+  return name == "subscribe" || name == "psubscribe" || name == "ssubscribe" ||
+         name == "unsubscribe" || name == "punsubscribe" || name == "sunsubscribe" ||
+         name == "ping" || name == "quit" || name == "reset";
+}
 
 // Commands that run at once inside MULTI instead of being queued (multi.c's list).
 bool RunsInMulti(std::string_view name) {
@@ -48,6 +56,13 @@ Admission Admit(ServerState& server, ClientState& client, std::vector<std::strin
   if (server.auth_required && !client.authenticated && !(spec->flags & kNoAuth)) {
     return Refuse(server, client, spec, kErrNoAuth, args);
   }
+  if (client.protocol == 2 && client.subscribed() && !RunsSubscribed(spec->name)) {
+    return Refuse(server, client, spec,
+                  "ERR Can't execute '" + CommandTable::FullName(*spec, args) +
+                      "': only (P|S)SUBSCRIBE / (P|S)UNSUBSCRIBE / PING / QUIT / RESET are "
+                      "allowed in this context",
+                  args);
+  }
   Admission a;
   a.spec = spec;
   a.full_name = CommandTable::FullName(*spec, args);
@@ -80,6 +95,16 @@ void DiscardTransaction(ServerState& server, ClientState& client) {
   client.multi_error = false;
   client.queued.clear();
   Unwatch(server, client);
+}
+
+void UnsubscribeAll(ServerState& server, ClientState& client, int home) {
+  auto drop = [&](pubsub::Kind kind, std::set<std::string>& names) {
+    for (const std::string& name : names) server.pubsub->Unsubscribe(kind, name, {home, client.id});
+    names.clear();
+  };
+  drop(pubsub::Kind::kChannel, client.channels);
+  drop(pubsub::Kind::kPattern, client.patterns);
+  drop(pubsub::Kind::kShard, client.shard_channels);
 }
 
 }  // namespace slotkv::command

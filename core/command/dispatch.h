@@ -1,7 +1,8 @@
 // Admission: what every parsed request goes through before it runs, for the network layer and
-// the test fixture alike: the command must exist, take that many arguments and be allowed
-// before AUTH; inside MULTI it is queued instead (+QUEUED), and a refusal then makes the EXEC
-// fail (EXECABORT), as Redis's processCommand and queueMultiCommand.
+// the test fixture alike: the command must exist, take that many arguments, be allowed before
+// AUTH and, for a RESP2 client that subscribes to something, be one of the commands allowed
+// then; inside MULTI it is queued instead (+QUEUED), and a refusal then makes the EXEC fail
+// (EXECABORT), as Redis's processCommand and queueMultiCommand.
 #pragma once
 
 #include <string>
@@ -37,5 +38,7 @@ inline void Unwatch(ServerState& server, ClientState& client) {
 }
 // Leaves MULTI: the queue, the error flag and the WATCH go (DISCARD, RESET, a closing client).
 void DiscardTransaction(ServerState& server, ClientState& client);
+// Drops every subscription of the client, whose worker is home (RESET, a closing client).
+void UnsubscribeAll(ServerState& server, ClientState& client, int home);
 
 }  // namespace slotkv::command

@@ -55,6 +55,8 @@ void Reply::Map(size_t n) {
 
 void Reply::Set(size_t n) { Header(protocol_ == 3 ? '~' : '*', static_cast<int64_t>(n)); }
 
+void Reply::Push(size_t n) { Header(protocol_ == 3 ? '>' : '*', static_cast<int64_t>(n)); }
+
 void Reply::Double(double v) {
   std::string text = FormatDouble(v);
   if (protocol_ == 3) {

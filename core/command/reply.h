@@ -38,6 +38,9 @@ class Reply {
   void Map(size_t n);
   // A set of n members: "~n" in RESP3, an array in RESP2.
   void Set(size_t n);
+  // An out-of-band push of n elements (Pub/Sub messages and confirmations): ">n" in RESP3, an
+  // array in RESP2.
+  void Push(size_t n);
   // A double: ",<v>" in RESP3, a bulk string of FormatDouble(v) in RESP2.
   void Double(double v);
   // A boolean: "#t"/"#f" in RESP3, the integer 1/0 in RESP2.
