@@ -1,0 +1,716 @@
+#include "core/script/lua_vm.h"
+
+#include <nettle/sha1.h>
+
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+
+#include "core/command/reply.h"
+
+extern "C" {
+#include <lauxlib.h>
+#include <lua-bitop.h>
+#include <lua-cjson.h>
+#include <lua.h>
+#include <lualib.h>
+}
+
+namespace slotkv::script {
+
+std::string Sha1Hex(std::string_view data) {
+  sha1_ctx ctx;
+  sha1_init(&ctx);
+  sha1_update(&ctx, data.size(), reinterpret_cast<const uint8_t*>(data.data()));
+  uint8_t digest[SHA1_DIGEST_SIZE];
+  sha1_digest(&ctx, sizeof digest, digest);
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string out;
+  for (uint8_t b : digest) {
+    out += kHex[b >> 4];
+    out += kHex[b & 15];
+  }
+  return out;
+}
+
+namespace {
+
+// The globals a script may name (Redis 7.0.15's allow lists; struct and cmsgpack are not
+// packaged for Lua 5.1 by Debian). loadstring is allowed but nil.
+constexpr const char* kAllowedGlobals[] = {
+    "string", "cjson", "bit", "math", "table", "redis", "xpcall", "tostring", "setmetatable",
+    "next", "assert", "tonumber", "rawequal", "collectgarbage", "getmetatable", "rawset",
+    "pcall", "coroutine", "type", "_G", "select", "unpack", "gcinfo", "pairs", "ipairs",
+    "error", "loadstring", "KEYS", "ARGV"};
+// Library tables made read-only like _G.
+constexpr const char* kReadonlyTables[] = {"string", "cjson", "bit", "math", "table",
+                                           "coroutine", "redis"};
+
+// Registry keys.
+constexpr const char* kRunKey = "slotkv.run";          // light userdata: the RunState
+constexpr const char* kProtectedKey = "slotkv.ro";     // set of read-only tables
+constexpr const char* kGlobalsKey = "slotkv.globals";  // the table behind _G
+constexpr int kMaxReplyDepth = 1000;
+
+// What the current Run gives the C functions.
+struct RunState {
+  Host* host = nullptr;
+  int resp = 2;            // redis.setresp
+  std::string last_error;  // the last error redis.call raised (it carries its own code)
+};
+
+RunState* Run(lua_State* L) {
+  lua_getfield(L, LUA_REGISTRYINDEX, kRunKey);
+  auto* run = static_cast<RunState*>(lua_touserdata(L, -1));
+  lua_pop(L, 1);
+  return run;
+}
+
+// Raises msg with the position of the function `level` frames up (1: the caller), as the
+// VM's own errors.
+int ErrorAt(lua_State* L, int level, const char* msg) {
+  luaL_where(L, level);
+  lua_pushstring(L, msg);
+  lua_concat(L, 2);
+  return lua_error(L);
+}
+
+int ReadonlyError(lua_State* L) { return ErrorAt(L, 1, "Attempt to modify a readonly table"); }
+
+// __index of the table behind _G: a name outside the allow list is an error.
+int MissingGlobal(lua_State* L) {
+  const char* name = lua_tostring(L, 2);
+  if (name) {
+    for (const char* allowed : kAllowedGlobals) {
+      if (std::strcmp(allowed, name) == 0) return 0;  // nil
+    }
+  }
+  std::string msg = std::string("Script attempted to access nonexistent global variable '") +
+                    (name ? name : "?") + "'";
+  return ErrorAt(L, 1, msg.c_str());
+}
+
+// rawset that refuses the read-only tables.
+int SafeRawset(lua_State* L) {
+  luaL_checktype(L, 1, LUA_TTABLE);
+  luaL_checkany(L, 2);
+  luaL_checkany(L, 3);
+  lua_getfield(L, LUA_REGISTRYINDEX, kProtectedKey);
+  lua_pushvalue(L, 1);
+  lua_rawget(L, -2);
+  const bool readonly = lua_toboolean(L, -1);
+  lua_pop(L, 2);
+  if (readonly) {
+    lua_pushstring(L, "Attempt to modify a readonly table");
+    return lua_error(L);
+  }
+  lua_settop(L, 3);
+  lua_rawset(L, 1);
+  return 1;
+}
+
+// Moves the fields of the table at (absolute) index t into a hidden table and makes t
+// read-only: reads go through to the hidden table, writes fail, the metatable cannot change.
+void MakeReadonly(lua_State* L, int t) {
+  lua_newtable(L);  // hidden
+  const int hidden = lua_gettop(L);
+  lua_pushnil(L);
+  while (lua_next(L, t) != 0) {
+    lua_pushvalue(L, -2);
+    lua_insert(L, -2);
+    lua_rawset(L, hidden);  // hidden[k] = v, k stays for lua_next
+  }
+  // Clear t.
+  for (;;) {
+    lua_pushnil(L);
+    if (lua_next(L, t) == 0) break;
+    lua_pop(L, 1);
+    lua_pushnil(L);
+    lua_rawset(L, t);
+  }
+  lua_newtable(L);  // metatable
+  lua_pushvalue(L, hidden);
+  lua_setfield(L, -2, "__index");
+  lua_pushcfunction(L, ReadonlyError);
+  lua_setfield(L, -2, "__newindex");
+  lua_pushstring(L, "readonly");
+  lua_setfield(L, -2, "__metatable");
+  lua_setmetatable(L, t);
+  lua_getfield(L, LUA_REGISTRYINDEX, kProtectedKey);
+  lua_pushvalue(L, t);
+  lua_pushboolean(L, 1);
+  lua_rawset(L, -3);
+  lua_pop(L, 1);
+  lua_remove(L, hidden);
+}
+
+// A number as Redis writes it into a command argument: the shortest text that reads back.
+std::string NumberArg(lua_Number n) {
+  char buf[64];
+  if (std::isfinite(n) && n == std::floor(n) && std::fabs(n) < 1e17) {
+    std::snprintf(buf, sizeof buf, "%lld", static_cast<long long>(n));
+    return buf;
+  }
+  for (int precision = 1; precision <= 17; ++precision) {
+    std::snprintf(buf, sizeof buf, "%.*g", precision, static_cast<double>(n));
+    if (std::strtod(buf, nullptr) == static_cast<double>(n)) break;
+  }
+  return buf;
+}
+
+// ---- RESP reply -> Lua --------------------------------------------------------------------
+
+// Reads the line after p's type byte; p moves past its CRLF.
+std::string_view Line(const char*& p, const char* end) {
+  const char* start = p + 1;
+  const char* cr = static_cast<const char*>(std::memchr(start, '\r', end - start));
+  if (cr == nullptr) cr = end;
+  std::string_view line(start, cr - start);
+  p = cr + 2 <= end ? cr + 2 : end;
+  return line;
+}
+
+void PushTableField(lua_State* L, const char* field, std::string_view value) {
+  lua_newtable(L);
+  lua_pushlstring(L, value.data(), value.size());
+  lua_setfield(L, -2, field);
+}
+
+// Pushes the reply at p as Redis's redisProtocolToLuaType does; p moves past it.
+void PushReply(lua_State* L, const char*& p, const char* end, int depth);
+
+void PushBulk(lua_State* L, const char*& p, const char* end, std::string_view len_text,
+              bool verbatim) {
+  const long long len = std::atoll(std::string(len_text).c_str());
+  if (len < 0) {
+    lua_pushboolean(L, 0);
+    return;
+  }
+  const char* data = p;
+  p = std::min(end, p + len + 2);
+  if (!verbatim) {
+    lua_pushlstring(L, data, static_cast<size_t>(len));
+    return;
+  }
+  // "txt:..." -> {verbatim_string={format="txt", string="..."}}
+  std::string_view v(data, static_cast<size_t>(len));
+  lua_newtable(L);
+  lua_newtable(L);
+  lua_pushlstring(L, v.data(), std::min<size_t>(3, v.size()));
+  lua_setfield(L, -2, "format");
+  std::string_view text = v.size() > 4 ? v.substr(4) : std::string_view();
+  lua_pushlstring(L, text.data(), text.size());
+  lua_setfield(L, -2, "string");
+  lua_setfield(L, -2, "verbatim_string");
+}
+
+void PushReply(lua_State* L, const char*& p, const char* end, int depth) {
+  if (p >= end || depth > kMaxReplyDepth) {
+    lua_pushnil(L);
+    return;
+  }
+  const char type = *p;
+  std::string_view line = Line(p, end);
+  switch (type) {
+    case '+':
+      PushTableField(L, "ok", line);
+      return;
+    case '-':
+    case '!':
+      PushTableField(L, "err", line);
+      return;
+    case ':':
+      lua_pushnumber(L, static_cast<lua_Number>(std::atoll(std::string(line).c_str())));
+      return;
+    case '$':
+      PushBulk(L, p, end, line, false);
+      return;
+    case '=':
+      PushBulk(L, p, end, line, true);
+      return;
+    case '_':
+      lua_pushnil(L);
+      return;
+    case '#':
+      lua_pushboolean(L, line == "t");
+      return;
+    case ',':
+      lua_newtable(L);
+      lua_pushnumber(L, std::strtod(std::string(line).c_str(), nullptr));
+      lua_setfield(L, -2, "double");
+      return;
+    case '(':
+      PushTableField(L, "big_number", line);
+      return;
+    case '*':
+    case '>': {
+      const long long n = std::atoll(std::string(line).c_str());
+      if (n < 0) {
+        lua_pushboolean(L, 0);
+        return;
+      }
+      lua_createtable(L, static_cast<int>(n), 0);
+      for (long long i = 1; i <= n; ++i) {
+        PushReply(L, p, end, depth + 1);
+        lua_rawseti(L, -2, static_cast<int>(i));
+      }
+      return;
+    }
+    case '%':
+    case '~': {
+      const long long n = std::atoll(std::string(line).c_str());
+      lua_newtable(L);
+      lua_newtable(L);
+      for (long long i = 0; i < n; ++i) {
+        PushReply(L, p, end, depth + 1);
+        if (type == '%') {
+          PushReply(L, p, end, depth + 1);
+        } else {
+          lua_pushboolean(L, 1);
+        }
+        lua_rawset(L, -3);
+      }
+      lua_setfield(L, -2, type == '%' ? "map" : "set");
+      return;
+    }
+    default:
+      lua_pushnil(L);
+  }
+}
+
+// ---- Lua -> reply -------------------------------------------------------------------------
+
+// The string field `name` of the table at index t, if it has one.
+bool StringField(lua_State* L, int t, const char* name, std::string* out) {
+  lua_getfield(L, t, name);
+  const bool is = lua_type(L, -1) == LUA_TSTRING;
+  if (is) {
+    size_t n = 0;
+    const char* s = lua_tolstring(L, -1, &n);
+    out->assign(s, n);
+  }
+  lua_pop(L, 1);
+  return is;
+}
+
+// Writes the value at index i as Redis's luaReplyToRedisReply does.
+void WriteValue(lua_State* L, int i, command::Reply& reply, int resp, int depth) {
+  i = i < 0 ? lua_gettop(L) + i + 1 : i;
+  if (depth > kMaxReplyDepth) {
+    reply.Error("ERR reached lua stack limit");
+    return;
+  }
+  switch (lua_type(L, i)) {
+    case LUA_TSTRING: {
+      size_t n = 0;
+      const char* s = lua_tolstring(L, i, &n);
+      reply.Bulk(std::string_view(s, n));
+      return;
+    }
+    case LUA_TBOOLEAN:
+      if (resp == 3) {
+        reply.Bool(lua_toboolean(L, i));
+      } else if (lua_toboolean(L, i)) {
+        reply.Integer(1);
+      } else {
+        reply.Null();
+      }
+      return;
+    case LUA_TNUMBER:
+      reply.Integer(static_cast<int64_t>(lua_tonumber(L, i)));
+      return;
+    case LUA_TTABLE:
+      break;
+    default:
+      reply.Null();
+      return;
+  }
+  std::string text;
+  if (StringField(L, i, "err", &text)) {
+    reply.Error(text);
+    return;
+  }
+  if (StringField(L, i, "ok", &text)) {
+    reply.SimpleString(text);
+    return;
+  }
+  lua_getfield(L, i, "double");
+  if (lua_type(L, -1) == LUA_TNUMBER) {
+    reply.Double(lua_tonumber(L, -1));
+    lua_pop(L, 1);
+    return;
+  }
+  lua_pop(L, 1);
+  if (StringField(L, i, "big_number", &text)) {
+    reply.Bulk(text);
+    return;
+  }
+  for (const char* kind : {"map", "set"}) {
+    lua_getfield(L, i, kind);
+    if (lua_type(L, -1) != LUA_TTABLE) {
+      lua_pop(L, 1);
+      continue;
+    }
+    const int t = lua_gettop(L);
+    size_t n = 0;
+    lua_pushnil(L);
+    while (lua_next(L, t) != 0) {
+      ++n;
+      lua_pop(L, 1);
+    }
+    if (kind[0] == 'm') {
+      reply.Map(n);
+    } else {
+      reply.Set(n);
+    }
+    lua_pushnil(L);
+    while (lua_next(L, t) != 0) {
+      WriteValue(L, -2, reply, resp, depth + 1);
+      if (kind[0] == 'm') WriteValue(L, -1, reply, resp, depth + 1);
+      lua_pop(L, 1);
+    }
+    lua_pop(L, 1);
+    return;
+  }
+  // An array: elements 1.. up to the first nil.
+  size_t n = 0;
+  for (;; ++n) {
+    lua_rawgeti(L, i, static_cast<int>(n + 1));
+    const bool nil = lua_isnil(L, -1);
+    lua_pop(L, 1);
+    if (nil) break;
+  }
+  reply.Array(n);
+  for (size_t k = 1; k <= n; ++k) {
+    lua_rawgeti(L, i, static_cast<int>(k));
+    WriteValue(L, -1, reply, resp, depth + 1);
+    lua_pop(L, 1);
+  }
+}
+
+// ---- the redis table ----------------------------------------------------------------------
+
+// redis.call (raise = 1) and redis.pcall (raise = 0).
+int Call(lua_State* L, bool raise) {
+  RunState* run = Run(L);
+  const int argc = lua_gettop(L);
+  auto fail = [&](std::string msg) -> int {
+    if (!raise) {
+      PushTableField(L, "err", msg);
+      return 1;
+    }
+    run->last_error = std::move(msg);
+    lua_pushlstring(L, run->last_error.data(), run->last_error.size());
+    return lua_error(L);
+  };
+  if (argc == 0) return fail("ERR Please specify at least one argument for this redis lib call");
+  std::vector<std::string> args;
+  args.reserve(static_cast<size_t>(argc));
+  for (int j = 1; j <= argc; ++j) {
+    if (lua_type(L, j) == LUA_TNUMBER) {
+      args.push_back(NumberArg(lua_tonumber(L, j)));
+    } else if (lua_type(L, j) == LUA_TSTRING) {
+      size_t n = 0;
+      const char* s = lua_tolstring(L, j, &n);
+      args.emplace_back(s, n);
+    } else {
+      return fail("ERR Lua redis lib command arguments must be strings or integers");
+    }
+  }
+  const std::string bytes = run->host->Call(std::move(args), run->resp);
+  if (raise && !bytes.empty() && (bytes[0] == '-' || bytes[0] == '!')) {
+    const char* p = bytes.data();
+    std::string_view line = Line(p, bytes.data() + bytes.size());
+    return fail(std::string(line));
+  }
+  const char* p = bytes.data();
+  PushReply(L, p, bytes.data() + bytes.size(), 0);
+  return 1;
+}
+
+int RedisCall(lua_State* L) { return Call(L, true); }
+int RedisPCall(lua_State* L) { return Call(L, false); }
+
+int ReplyHelper(lua_State* L, const char* field) {
+  if (lua_gettop(L) != 1 || lua_type(L, 1) != LUA_TSTRING) {
+    return luaL_error(L, "wrong number or type of arguments");
+  }
+  lua_newtable(L);
+  lua_pushvalue(L, 1);
+  lua_setfield(L, -2, field);
+  return 1;
+}
+int ErrorReply(lua_State* L) { return ReplyHelper(L, "err"); }
+int StatusReply(lua_State* L) { return ReplyHelper(L, "ok"); }
+
+int Sha1HexLua(lua_State* L) {
+  if (lua_gettop(L) != 1) return luaL_error(L, "wrong number of arguments");
+  size_t n = 0;
+  const char* s = lua_tolstring(L, 1, &n);
+  const std::string hex = Sha1Hex(std::string_view(s ? s : "", s ? n : 0));
+  lua_pushlstring(L, hex.data(), hex.size());
+  return 1;
+}
+
+int Log(lua_State* L) {
+  const int argc = lua_gettop(L);
+  if (argc < 2) return luaL_error(L, "redis.log() requires two arguments or more.");
+  if (!lua_isnumber(L, 1)) return luaL_error(L, "First argument must be a number (log level).");
+  const int level = static_cast<int>(lua_tonumber(L, 1));
+  if (level < 0 || level > 3) return luaL_error(L, "Invalid debug level.");
+  std::string msg;
+  for (int j = 2; j <= argc; ++j) {
+    size_t n = 0;
+    const char* s = lua_tolstring(L, j, &n);
+    if (!s) continue;
+    if (j > 2) msg += ' ';
+    msg.append(s, n);
+  }
+  Run(L)->host->Log(level, msg);
+  return 0;
+}
+
+int SetResp(lua_State* L) {
+  if (lua_gettop(L) != 1) return luaL_error(L, "redis.setresp() requires one argument.");
+  const int resp = static_cast<int>(lua_tonumber(L, 1));
+  if (resp != 2 && resp != 3) return luaL_error(L, "RESP version must be 2 or 3.");
+  Run(L)->resp = resp;
+  return 0;
+}
+
+int ReturnTrue(lua_State* L) {
+  lua_pushboolean(L, 1);
+  return 1;
+}
+int ReturnNothing(lua_State*) { return 0; }
+
+void SetNumber(lua_State* L, const char* name, lua_Number v) {
+  lua_pushnumber(L, v);
+  lua_setfield(L, -2, name);
+}
+
+void OpenRedis(lua_State* L) {
+  lua_newtable(L);
+  const std::pair<const char*, lua_CFunction> functions[] = {
+      {"call", RedisCall},
+      {"pcall", RedisPCall},
+      {"error_reply", ErrorReply},
+      {"status_reply", StatusReply},
+      {"sha1hex", Sha1HexLua},
+      {"log", Log},
+      {"setresp", SetResp},
+      {"replicate_commands", ReturnTrue},  // scripts always replicate their effects
+      {"set_repl", ReturnNothing},
+      {"breakpoint", ReturnNothing},
+      {"debug", ReturnNothing},
+  };
+  for (const auto& [name, fn] : functions) {
+    lua_pushcfunction(L, fn);
+    lua_setfield(L, -2, name);
+  }
+  SetNumber(L, "LOG_DEBUG", 0);
+  SetNumber(L, "LOG_VERBOSE", 1);
+  SetNumber(L, "LOG_NOTICE", 2);
+  SetNumber(L, "LOG_WARNING", 3);
+  SetNumber(L, "REPL_NONE", 0);
+  SetNumber(L, "REPL_AOF", 1);
+  SetNumber(L, "REPL_SLAVE", 2);
+  SetNumber(L, "REPL_REPLICA", 2);
+  SetNumber(L, "REPL_ALL", 3);
+  lua_pushstring(L, "7.0.15");
+  lua_setfield(L, -2, "REDIS_VERSION");
+  SetNumber(L, "REDIS_VERSION_NUM", 0x07000f);
+  lua_setglobal(L, "redis");
+}
+
+void OpenLib(lua_State* L, const char* name, lua_CFunction open) {
+  lua_pushcfunction(L, open);
+  lua_pushstring(L, name);
+  lua_call(L, 1, 1);
+  if (name[0] != '\0' && lua_istable(L, -1)) {
+    lua_setglobal(L, name);
+  } else {
+    lua_pop(L, 1);
+  }
+}
+
+// The error handler of a run (Redis's __redis__err__handler): the error as a table
+// {err=..., source=..., line=...}, a message that redis.call did not raise getting "ERR ".
+int ErrorHandler(lua_State* L) {
+  lua_Debug ar;
+  std::string source = "?";
+  int line = 0;
+  for (int level = 1; lua_getstack(L, level, &ar); ++level) {
+    lua_getinfo(L, "Sl", &ar);
+    if (std::strcmp(ar.what, "C") == 0) continue;
+    source = ar.source;
+    line = ar.currentline;
+    break;
+  }
+  std::string err;
+  if (lua_istable(L, 1)) {
+    if (!StringField(L, 1, "err", &err)) err = "ERR unknown error";
+  } else {
+    size_t n = 0;
+    const char* s = lua_tolstring(L, 1, &n);
+    std::string msg = s ? std::string(s, n) : "unknown error";
+    RunState* run = Run(L);
+    err = run && msg == run->last_error ? msg : "ERR " + msg;
+  }
+  lua_newtable(L);
+  lua_pushlstring(L, err.data(), err.size());
+  lua_setfield(L, -2, "err");
+  lua_pushstring(L, source.c_str());
+  lua_setfield(L, -2, "source");
+  lua_pushinteger(L, line);
+  lua_setfield(L, -2, "line");
+  return 1;
+}
+
+void Hook(lua_State* L, lua_Debug*) {
+  RunState* run = Run(L);
+  if (!run) return;
+  std::string stop = run->host->Check();
+  if (stop.empty()) return;
+  run->last_error = std::move(stop);
+  lua_pushlstring(L, run->last_error.data(), run->last_error.size());
+  lua_error(L);
+}
+
+// Sets t[i] = args[i-1] for a new table t.
+void PushList(lua_State* L, const std::vector<std::string>& items) {
+  lua_createtable(L, static_cast<int>(items.size()), 0);
+  for (size_t i = 0; i < items.size(); ++i) {
+    lua_pushlstring(L, items[i].data(), items[i].size());
+    lua_rawseti(L, -2, static_cast<int>(i + 1));
+  }
+}
+
+}  // namespace
+
+Result<std::unique_ptr<LuaVm>> LuaVm::Create() {
+  std::unique_ptr<LuaVm> vm(new LuaVm());
+  lua_State* L = luaL_newstate();
+  if (L == nullptr) return Status::IOError("lua: out of memory");
+  vm->L_ = L;
+  OpenLib(L, "", luaopen_base);
+  OpenLib(L, LUA_TABLIBNAME, luaopen_table);
+  OpenLib(L, LUA_STRLIBNAME, luaopen_string);
+  OpenLib(L, LUA_MATHLIBNAME, luaopen_math);
+  OpenLib(L, "cjson", luaopen_cjson);
+  OpenLib(L, "bit", luaopen_bit);
+  OpenRedis(L);
+  lua_pushcfunction(L, SafeRawset);
+  lua_setglobal(L, "rawset");
+  // Only the allowed globals stay.
+  std::vector<std::string> drop;
+  lua_pushnil(L);
+  while (lua_next(L, LUA_GLOBALSINDEX) != 0) {
+    lua_pop(L, 1);
+    const char* name = lua_tostring(L, -1);
+    bool allowed = false;
+    for (const char* a : kAllowedGlobals) allowed = allowed || (name && std::strcmp(a, name) == 0);
+    if (!allowed && name) drop.emplace_back(name);
+  }
+  for (const std::string& name : drop) {
+    lua_pushnil(L);
+    lua_setglobal(L, name.c_str());
+  }
+  lua_pushnil(L);
+  lua_setglobal(L, "loadstring");
+  // Read-only tables, _G last: a table of the protected ones first.
+  lua_newtable(L);
+  lua_newtable(L);
+  lua_pushstring(L, "k");
+  lua_setfield(L, -2, "__mode");
+  lua_setmetatable(L, -2);
+  lua_setfield(L, LUA_REGISTRYINDEX, kProtectedKey);
+  for (const char* name : kReadonlyTables) {
+    lua_getglobal(L, name);
+    if (lua_istable(L, -1)) MakeReadonly(L, lua_gettop(L));
+    lua_pop(L, 1);
+  }
+  lua_pushvalue(L, LUA_GLOBALSINDEX);
+  MakeReadonly(L, lua_gettop(L));
+  // The table behind _G: unknown names are errors; KEYS and ARGV are set here per run.
+  lua_getmetatable(L, -1);
+  lua_getfield(L, -1, "__index");
+  lua_newtable(L);
+  lua_pushcfunction(L, MissingGlobal);
+  lua_setfield(L, -2, "__index");
+  lua_setmetatable(L, -2);
+  lua_setfield(L, LUA_REGISTRYINDEX, kGlobalsKey);
+  lua_pop(L, 2);
+  lua_sethook(L, Hook, LUA_MASKCOUNT, 100000);
+  return vm;
+}
+
+LuaVm::~LuaVm() {
+  if (L_) lua_close(L_);
+}
+
+Status LuaVm::Load(const std::string& sha, std::string_view body) {
+  if (Loaded(sha)) return Status::OK();
+  lua_State* L = L_;
+  if (luaL_loadbuffer(L, body.data(), body.size(), "@user_script") != 0) {
+    std::string msg = lua_tostring(L, -1) ? lua_tostring(L, -1) : "?";
+    lua_pop(L, 1);
+    return Status::InvalidArgument("ERR Error compiling script (new function): " + msg);
+  }
+  lua_setfield(L, LUA_REGISTRYINDEX, ("f_" + sha).c_str());
+  loaded_.insert(sha);
+  return Status::OK();
+}
+
+void LuaVm::Flush() {
+  for (const std::string& sha : loaded_) {
+    lua_pushnil(L_);
+    lua_setfield(L_, LUA_REGISTRYINDEX, ("f_" + sha).c_str());
+  }
+  loaded_.clear();
+  lua_gc(L_, LUA_GCCOLLECT, 0);
+}
+
+std::string LuaVm::Run(const std::string& sha, const std::vector<std::string>& keys,
+                       const std::vector<std::string>& argv, Host& host, int protocol) {
+  lua_State* L = L_;
+  RunState run;
+  run.host = &host;
+  lua_pushlightuserdata(L, &run);
+  lua_setfield(L, LUA_REGISTRYINDEX, kRunKey);
+  lua_getfield(L, LUA_REGISTRYINDEX, kGlobalsKey);
+  PushList(L, keys);
+  lua_setfield(L, -2, "KEYS");  // the hidden table has no __newindex
+  PushList(L, argv);
+  lua_setfield(L, -2, "ARGV");
+  lua_pop(L, 1);
+  lua_pushcfunction(L, ErrorHandler);
+  const int handler = lua_gettop(L);
+  lua_getfield(L, LUA_REGISTRYINDEX, ("f_" + sha).c_str());
+  command::Reply reply(protocol);
+  if (lua_pcall(L, 0, 1, handler) == 0) {
+    WriteValue(L, -1, reply, run.resp, 0);
+  } else {
+    std::string err, source;
+    if (lua_istable(L, -1)) {
+      StringField(L, -1, "err", &err);
+      StringField(L, -1, "source", &source);
+      lua_getfield(L, -1, "line");
+      const int line = static_cast<int>(lua_tonumber(L, -1));
+      lua_pop(L, 1);
+      err += " script: " + sha + ", on " + source + ":" + std::to_string(line) + ".";
+    } else {
+      err = "ERR " + std::string(lua_tostring(L, -1) ? lua_tostring(L, -1) : "unknown error");
+    }
+    reply.Error(err);
+  }
+  lua_settop(L, 0);
+  lua_pushnil(L);
+  lua_setfield(L, LUA_REGISTRYINDEX, kRunKey);
+  // Collect a little each run, as Redis does, so garbage from a big script goes soon.
+  lua_gc(L, LUA_GCSTEP, 1);
+  return std::move(reply.buffer());
+}
+
+}  // namespace slotkv::script
