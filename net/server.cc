@@ -129,6 +129,8 @@ Result<std::unique_ptr<Server>> Server::Start(conf::Config* config, std::string 
     });
   });
   st.pubsub = s.pubsub_.get();
+  s.scripts_ = std::make_unique<script::Scripts>(workers);
+  st.scripts = s.scripts_.get();
   st.blocking = s.blocking_.get();
   s.keyspace_->set_watcher(s.blocking_.get());
   st.stats = &s.stats_;

@@ -7,10 +7,11 @@
 #                    [--tests set,get,incr,mset,lpush,lpop,sadd,hset,zadd,lrange_100,multi]
 #                    [--collection-requests M] [--workers W]
 #
-# multi (not in the default list) is a transaction, MULTI / SET key:<r> / INCR counter:<r> /
-# EXEC, sent as one round trip per operation by bench/resp_bench (redis-benchmark repeats
-# one command); its rate counts transactions. publish (not in the default list either) is
-# PUBLISH bench <value> with one subscriber (redis-cli) reading every message.
+# Not in the default list: multi is a transaction, MULTI / SET key:<r> / INCR counter:<r> /
+# EXEC, sent as one round trip per operation by bench/resp_bench (redis-benchmark repeats one
+# command), its rate counting transactions; publish is PUBLISH bench <value> with one
+# subscriber (redis-cli) reading every message; evalsha runs EVALSHA of
+# "return redis.call('incr', KEYS[1])" on key:<r>, loaded with SCRIPT LOAD first.
 #
 # The collection tests of redis-benchmark (lpush lpop sadd hset zadd lrange_*) work on ONE key
 # that grows (members random over --keyspace; lists grow by every request). slotkv rewrites a
@@ -93,6 +94,13 @@ rps() {
       PUBLISH bench __rand_int__ 2>/dev/null | awk -F'","' 'NR > 1 {v = $2} END {print v}'
     kill "$sub" 2>/dev/null
     wait "$sub" 2>/dev/null || true
+    return
+  fi
+  if [ "$2" = evalsha ]; then
+    local sha
+    sha=$(redis-cli -p "$1" SCRIPT LOAD "return redis.call('incr', KEYS[1])")
+    redis-benchmark -p "$1" -n "$n" -c "$clients" -P "$pipeline" -r "$keyspace" --csv -q \
+      EVALSHA "$sha" 1 key:__rand_int__ 2>/dev/null | awk -F'","' 'NR > 1 {v = $2} END {print v}'
     return
   fi
   if [ "$2" = multi ]; then

@@ -104,6 +104,7 @@ std::unique_ptr<CommandTable> BuildCommandTable() {
   RegisterServerCommands(*table);
   RegisterTransactionCommands(*table);
   RegisterPubSubCommands(*table);
+  RegisterScriptCommands(*table);
   return table;
 }
 

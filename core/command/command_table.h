@@ -48,6 +48,8 @@ enum CommandFlag : uint32_t {
   kOrderedVisits = 1 << 14,
   // Visits its keys one at a time without holding them to the end (WATCH).
   kVisits = 1 << 15,
+  // Runs a transaction of its own (EXEC, EVAL): RunTask takes nothing for it.
+  kOwnTransaction = 1 << 16,
 };
 
 struct CommandSpec {
@@ -124,5 +126,6 @@ void RegisterBlockingCommands(CommandTable& table);
 void RegisterServerCommands(CommandTable& table);
 void RegisterTransactionCommands(CommandTable& table);
 void RegisterPubSubCommands(CommandTable& table);
+void RegisterScriptCommands(CommandTable& table);
 
 }  // namespace slotkv::command

@@ -483,7 +483,7 @@ void RegisterConnectionCommands(CommandTable& t) {
   t.Add({.name = "hello", .arity = -1, .flags = kConn | kNoAuth, .run_async = Hello,
          .group = "connection", .summary = "Handshakes with the Redis server.",
          .since = "6.0.0", .acl = "fast connection"});
-  t.Add({.name = "select", .arity = 2, .flags = kConn, .run_async = Select,
+  t.Add({.name = "select", .arity = 2, .flags = kLoading | kStale | kFast, .run_async = Select,
          .group = "connection", .summary = "Changes the selected database.", .since = "1.0.0",
          .acl = "fast connection"});
   t.Add({.name = "reset", .arity = 1, .flags = kConn | kNoAuth, .run_async = Reset,

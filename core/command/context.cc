@@ -106,6 +106,13 @@ bool AsyncContext::TryTake(uint32_t s) {
   return true;
 }
 
+bool AsyncContext::TakeNow(uint32_t s) {
+  if (holder->Holds(s)) return true;
+  if (!server.keyspace->locks().TryAcquire(s, holder.get(), holder->KeysOf(s))) return false;
+  Took(s);
+  return true;
+}
+
 void AsyncContext::Queue(uint32_t s, std::coroutine_handle<> h) {
   CheckOrder(s);
   txn::Holder* taker = Taker();

@@ -34,6 +34,9 @@
 namespace slotkv::pubsub {
 class Registry;
 }  // namespace slotkv::pubsub
+namespace slotkv::script {
+class Scripts;
+}  // namespace slotkv::script
 
 namespace slotkv::command {
 
@@ -140,6 +143,7 @@ struct ServerState {
   SlowLog* slowlog = nullptr;
   Blocking* blocking = nullptr;  // clients blocked on keys (blocking.h)
   pubsub::Registry* pubsub = nullptr;  // every worker's subscriptions
+  script::Scripts* scripts = nullptr;  // the script cache, each worker's interpreters
   std::vector<std::unique_ptr<WorkerStats>>* stats = nullptr;  // [worker]
   // [worker]: slots written by that worker's commands and not yet committed.
   std::vector<std::vector<slot::Slot*>>* dirty = nullptr;
@@ -265,6 +269,15 @@ class AsyncContext {
   // Takes the slots (any order, repeats allowed) in the global order, on their owners; ends on
   // the last one's owner. REQUIRES: holder.
   Task LockSlots(std::vector<uint32_t> slots);
+  // Takes slot s for the holder now if nothing holds it, whatever the global order: it never
+  // waits, so it cannot close a cycle (a script reaching a key it did not declare).
+  // REQUIRES: holder; on s's owner.
+  bool TakeNow(uint32_t s);
+  // Whether the holder holds s, or may wait for it (it comes after every slot held).
+  bool HoldsSlot(uint32_t s) const { return holder && holder->Holds(s); }
+  bool MayWaitFor(uint32_t s) const {
+    return holder && server.keyspace->locks().Order(s) > holder->last_order;
+  }
   // Gives back the slot a visiting task took (a blocking command before it parks).
   // REQUIRES: on that slot's owner.
   void LeaveVisit();

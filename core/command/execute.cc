@@ -56,7 +56,7 @@ bool TryExecute(ServerState& state, const CommandSpec& spec, std::vector<std::st
 }
 
 bool HoldsSlots(const CommandSpec& spec, const std::vector<std::string>& args) {
-  if (spec.flags & (kBlocking | kVisits)) return false;
+  if (spec.flags & (kBlocking | kVisits | kOwnTransaction)) return false;
   if ((spec.flags & kAllSlots) && (spec.flags & kWrite)) return true;
   return !CommandTable::Keys(spec, args).empty();
 }

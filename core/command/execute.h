@@ -47,7 +47,7 @@ bool RunWithoutWaiting(ServerState& state, std::vector<BlockedRead>* blocked, Ru
 
 // Whether spec, run with args as a task, holds its slots to the end (txn/slot_locks.h): it
 // has keys, or writes every slot (kAllSlots), and does not visit them one at a time
-// (kBlocking, kVisits).
+// (kBlocking, kVisits), and runs no transaction of its own (kOwnTransaction).
 bool HoldsSlots(const CommandSpec& spec, const std::vector<std::string>& args);
 // Appends the slots spec run with args reaches: those of its keys, or every slot (kAllSlots).
 void AddSlots(const Keyspace& keyspace, const CommandSpec& spec,

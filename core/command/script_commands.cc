@@ -1,0 +1,364 @@
+// Scripting family: EVAL EVALSHA EVAL_RO EVALSHA_RO SCRIPT, as Redis 7.0's eval.c.
+//
+// A script is a transaction (txn/slot_locks.h): it takes the slots of its KEYS first, whole, in
+// the global order, and keeps them to its end; its writes to each slot are one WAL unit. It then
+// runs on the worker that owns the last of them (home without keys), in an interpreter of that
+// worker (script/scripts.h), on a fiber (script/fiber.h). redis.call runs a one-key command of a
+// slot of that worker right there; anything else (a slot of another worker, a coroutine
+// command, a slot to take) stops the fiber, and the task driving it (Drive) does it and resumes
+// the fiber there with the reply: the worker serves other requests meanwhile, and no thread
+// waits. A key the script did not declare is allowed when its slot is held already, free (taken
+// now: never waiting, so no cycle can form), or after every slot held (waited for in order);
+// else the call fails with an error naming the key. Commands run with the script's own client
+// (its database; SELECT changes it for the rest of the script), and blocking commands are
+// refused as in Redis. The writes reach the WAL as what they are (the effects), never as the
+// script.
+#include <cstdio>
+
+#include "core/command/args.h"
+#include "core/command/command_table.h"
+#include "core/command/errors.h"
+#include "core/command/execute.h"
+#include "core/script/fiber.h"
+#include "core/script/scripts.h"
+
+namespace slotkv::command {
+namespace {
+
+constexpr std::string_view kErrNoScript = "NOSCRIPT No matching script. Please use EVAL.";
+constexpr const char* kReplyNotAllowed = "-ERR This Redis command is not allowed from script\r\n";
+
+// Containers whose every subcommand Redis flags noscript.
+bool NoScriptContainer(std::string_view name) {
+  return name == "client" || name == "config" || name == "script" || name == "function" ||
+         name == "acl" || name == "latency";
+}
+
+// One script run: the interpreter lent to it, the fiber it runs on, its client, and what it
+// asks the task driving it to do.
+class ScriptRun : public script::Host {
+ public:
+  enum class Need { kNone, kRun, kTake };
+
+  ScriptRun(AsyncContext& ctx, script::Fiber& fiber, bool read_only)
+      : ctx_(ctx), worker_(ctx.server.executor->current()), read_only_(read_only),
+        fiber_(fiber) {
+    client_.id = ctx.client ? ctx.client->id : 0;
+    client_.db = ctx.db;
+    client_.authenticated = true;
+    if (ctx.client) {
+      client_.addr = ctx.client->addr;
+      client_.name = ctx.client->name;
+    }
+  }
+
+  // script::Host, on the fiber.
+  std::string Call(std::vector<std::string> args, int resp) override;
+  void Log(int level, std::string_view message) override {
+    static constexpr const char* kLevel[] = {".", "-", "*", "#"};
+    std::fprintf(stderr, "%s %.*s\n", kLevel[level], static_cast<int>(message.size()),
+                 message.data());
+  }
+
+  int worker() const { return worker_; }
+  script::Fiber& fiber() { return fiber_; }
+  ClientState& client() { return client_; }
+  Need need() const { return need_; }
+  const CommandSpec* spec() const { return spec_; }
+  std::vector<std::string>& args() { return args_; }
+  uint32_t slot() const { return slot_; }
+  const std::string& key() const { return key_; }
+  int resp() const { return resp_; }
+  // The driver's answer; the fiber goes on.
+  void Answer(std::string reply) {
+    reply_ = std::move(reply);
+    need_ = Need::kNone;
+  }
+
+ private:
+  // Stops the fiber until the driver answers need; returns its answer.
+  std::string Ask(Need need) {
+    need_ = need;
+    fiber_.Suspend();
+    return std::move(reply_);
+  }
+  // Makes sure the script holds the slot of key: "" or an error reply.
+  std::string Reach(const std::string& key);
+
+  AsyncContext& ctx_;
+  const int worker_;  // where the script runs
+  const bool read_only_;
+  script::Fiber& fiber_;
+  ClientState client_;
+  Need need_ = Need::kNone;
+  const CommandSpec* spec_ = nullptr;
+  std::vector<std::string> args_;
+  uint32_t slot_ = 0;
+  std::string key_;
+  int resp_ = 2;
+  std::string reply_;
+};
+
+std::string ScriptRun::Reach(const std::string& key) {
+  const uint32_t s = ctx_.server.keyspace->SlotOfKey(key);
+  if (ctx_.HoldsSlot(s)) return "";
+  if (ctx_.server.executor->OwnerOf(s) == worker_ && ctx_.TakeNow(s)) return "";
+  slot_ = s;
+  key_ = key;
+  return Ask(Need::kTake);
+}
+
+std::string ScriptRun::Call(std::vector<std::string> args, int resp) {
+  ServerState& server = ctx_.server;
+  const CommandSpec* spec = server.table->Find(args[0]);
+  if (!spec) return "-ERR Unknown Redis command called from script\r\n";
+  if (!CommandTable::ArityOk(*spec, args.size())) {
+    return "-ERR Wrong number of args calling Redis command from script\r\n";
+  }
+  if ((spec->flags & (kNoScript | kBlocking)) || NoScriptContainer(spec->name)) {
+    return kReplyNotAllowed;
+  }
+  if (read_only_ && (spec->flags & kWrite)) {
+    return "-ERR Write commands are not allowed from read-only scripts.\r\n";
+  }
+  if (spec->flags & kAllSlots) {
+    for (uint32_t s = 0; s < server.keyspace->slots(); ++s) {
+      if (ctx_.HoldsSlot(s)) continue;
+      slot_ = s;
+      key_.clear();
+      if (std::string err = Ask(Need::kTake); !err.empty()) return err;
+    }
+  } else {
+    for (size_t k : CommandTable::Keys(*spec, args)) {
+      if (std::string err = Reach(args[k]); !err.empty()) return err;
+    }
+  }
+  if (spec->run) {
+    const uint32_t s = server.keyspace->SlotOfKey(args[static_cast<size_t>(spec->first_key)]);
+    if (server.executor->OwnerOf(s) == worker_) {
+      return Execute(server, *spec, args, s, client_.db, resp, client_.addr, client_.name);
+    }
+    slot_ = s;
+  }
+  spec_ = spec;
+  args_ = std::move(args);
+  resp_ = resp;
+  return Ask(Need::kRun);
+}
+
+// The driver's side of Need::kRun: runs the command on its owner, or as a coroutine on the
+// script's worker with the script's client. Ends anywhere.
+Task RunForScript(AsyncContext& ctx, ScriptRun& run, std::string* reply) {
+  const CommandSpec& spec = *run.spec();
+  if (spec.run) {
+    co_await ctx.ToSlot(run.slot());  // held
+    *reply = Execute(ctx.server, spec, run.args(), run.slot(), run.client().db, run.resp(),
+                     run.client().addr, run.client().name);
+    co_return;
+  }
+  AsyncContext sub(std::move(run.args()), run.resp(), &ctx.server, &run.client(), run.worker());
+  sub.db = run.client().db;
+  sub.holder = ctx.holder;
+  sub.no_block = true;
+  co_await spec.run_async(sub);
+  if (!sub.commit_status.ok() && ctx.commit_status.ok()) ctx.commit_status = sub.commit_status;
+  *reply = std::move(sub.reply.buffer());
+}
+
+// The driver's side of Need::kTake: takes the slot on its owner, waiting only when it comes
+// after every slot held. Ends there.
+Task TakeForScript(AsyncContext& ctx, ScriptRun& run, std::string* reply) {
+  const uint32_t s = run.slot();
+  co_await ctx.ToWorker(ctx.server.executor->OwnerOf(s));
+  if (ctx.HoldsSlot(s) || ctx.TakeNow(s)) co_return;
+  if (ctx.MayWaitFor(s)) {
+    co_await ctx.ToSlot(s);
+    co_return;
+  }
+  *reply = "-ERR slotkv: the script reached " +
+           (run.key().empty() ? std::string("every slot") : "key '" + run.key() + "'") +
+           " outside its KEYS while another transaction holds slot " + std::to_string(s) +
+           "; pass the key in KEYS\r\n";
+}
+
+// Runs the fiber to its end, doing what it asks in between; ends on the script's worker.
+Task Drive(AsyncContext& ctx, ScriptRun& run) {
+  while (!run.fiber().done()) {
+    std::string reply;
+    if (run.need() == ScriptRun::Need::kRun) {
+      co_await RunForScript(ctx, run, &reply);
+    } else {
+      co_await TakeForScript(ctx, run, &reply);
+    }
+    co_await ctx.ToWorker(run.worker());
+    run.Answer(std::move(reply));
+    run.fiber().Resume();
+  }
+}
+
+struct ScriptCall {
+  std::string sha;
+  std::string body;
+  std::vector<std::string> keys;
+  std::vector<std::string> argv;
+};
+
+// Parses EVAL's `script|sha numkeys key... arg...`; false after replying the error.
+bool ParseCall(AsyncContext& ctx, bool by_sha, ScriptCall* call) {
+  const auto& a = ctx.args;
+  std::optional<int64_t> numkeys = ParseInt64(a[2]);
+  if (!numkeys) {
+    ctx.reply.Error(kErrNotInteger);
+    return false;
+  }
+  if (*numkeys < 0) {
+    ctx.reply.Error("ERR Number of keys can't be negative");
+    return false;
+  }
+  if (static_cast<uint64_t>(*numkeys) > a.size() - 3) {
+    ctx.reply.Error("ERR Number of keys can't be greater than number of args");
+    return false;
+  }
+  script::Scripts& scripts = *ctx.server.scripts;
+  if (by_sha) {
+    std::optional<std::string> body = scripts.Body(a[1]);
+    if (!body) {
+      ctx.reply.Error(kErrNoScript);
+      return false;
+    }
+    call->body = std::move(*body);
+    call->sha = script::Sha1Hex(call->body);
+  } else {
+    call->body = a[1];
+    call->sha = scripts.Add(a[1]);
+  }
+  const size_t first_arg = 3 + static_cast<size_t>(*numkeys);
+  call->keys.assign(a.begin() + 3, a.begin() + static_cast<ptrdiff_t>(first_arg));
+  call->argv.assign(a.begin() + static_cast<ptrdiff_t>(first_arg), a.end());
+  return true;
+}
+
+Task EvalGeneric(AsyncContext& ctx, bool by_sha, bool read_only) {
+  ScriptCall call;
+  if (!ParseCall(ctx, by_sha, &call)) co_return;
+  // Inside EXEC the transaction holds the slots already.
+  if (!ctx.holder) ctx.Hold(/*units=*/true);
+  std::vector<uint32_t> slots;
+  for (const std::string& k : call.keys) slots.push_back(ctx.server.keyspace->SlotOfKey(k));
+  co_await ctx.LockSlots(std::move(slots));
+  script::Scripts& scripts = *ctx.server.scripts;
+  const int w = ctx.server.executor->current();
+  Result<script::Scripts::Lease> lease = scripts.Take(w);
+  if (Failed(lease.status(), ctx.reply)) co_return;
+  if (Status st = lease->vm->Load(call.sha, call.body); !st.ok()) {
+    scripts.Give(w, std::move(*lease));
+    ctx.reply.Error(st.message());
+    co_return;
+  }
+  ScriptRun run(ctx, *lease->fiber, read_only);
+  std::string result;
+  run.fiber().Start([&] {
+    result = lease->vm->Run(call.sha, call.keys, call.argv, run, ctx.reply.protocol());
+  });
+  co_await Drive(ctx, run);
+  scripts.Give(w, std::move(*lease));  // on w again: Drive ends on the script's worker
+  ctx.reply.buffer() += result;
+}
+
+Task Eval(AsyncContext& ctx) { return EvalGeneric(ctx, false, false); }
+Task EvalSha(AsyncContext& ctx) { return EvalGeneric(ctx, true, false); }
+Task EvalRo(AsyncContext& ctx) { return EvalGeneric(ctx, false, true); }
+Task EvalShaRo(AsyncContext& ctx) { return EvalGeneric(ctx, true, true); }
+
+constexpr std::string_view kScriptHelp[] = {
+    "SCRIPT <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
+    "DEBUG (YES|SYNC|NO)",
+    "    Set the debug mode for subsequent scripts executed.",
+    "EXISTS <sha1> [<sha1> ...]",
+    "    Return information about the existence of the scripts in the script cache.",
+    "FLUSH [ASYNC|SYNC]",
+    "    Flush the Lua scripts cache. Very dangerous on replicas.",
+    "    When called without the optional mode argument, the behavior is determined by the",
+    "    lazyfree-lazy-user-flush configuration directive. Valid modes are:",
+    "    * ASYNC: Asynchronously flush the scripts cache.",
+    "    * SYNC: Synchronously flush the scripts cache.",
+    "KILL",
+    "    Kill the currently executing Lua script.",
+    "LOAD <script>",
+    "    Load a script into the scripts cache without executing it.",
+    "HELP",
+    "    Prints this help.",
+};
+
+Task ScriptCommand(AsyncContext& ctx) {
+  const auto& a = ctx.args;
+  const std::string& sub = a[1];
+  script::Scripts& scripts = *ctx.server.scripts;
+  auto arity = [&](bool ok, std::string_view name) {
+    if (!ok) ctx.reply.Error(WrongArgs(name));
+    return ok;
+  };
+  if (Is(sub, "LOAD")) {
+    if (!arity(a.size() == 3, "script|load")) co_return;
+    // Compiled here first, so a script that does not compile is refused.
+    const int w = ctx.server.executor->current();
+    Result<script::Scripts::Lease> lease = scripts.Take(w);
+    if (Failed(lease.status(), ctx.reply)) co_return;
+    const std::string sha = script::Sha1Hex(a[2]);
+    Status st = lease->vm->Load(sha, a[2]);
+    scripts.Give(w, std::move(*lease));
+    if (!st.ok()) {
+      ctx.reply.Error(st.message());
+      co_return;
+    }
+    ctx.reply.Bulk(scripts.Add(a[2]));
+  } else if (Is(sub, "EXISTS")) {
+    if (!arity(a.size() >= 3, "script|exists")) co_return;
+    ctx.reply.Array(a.size() - 2);
+    for (size_t i = 2; i < a.size(); ++i) ctx.reply.Integer(scripts.Exists(a[i]) ? 1 : 0);
+  } else if (Is(sub, "FLUSH")) {
+    if (!arity(a.size() <= 3, "script|flush")) co_return;
+    if (a.size() == 3 && !Is(a[2], "ASYNC") && !Is(a[2], "SYNC")) {
+      ctx.reply.Error("ERR SCRIPT FLUSH only support SYNC|ASYNC option");
+      co_return;
+    }
+    scripts.Flush();
+    ctx.reply.Ok();
+  } else if (Is(sub, "KILL")) {
+    if (!arity(a.size() == 2, "script|kill")) co_return;
+    ctx.reply.Error("NOTBUSY No scripts in execution right now.");
+  } else if (Is(sub, "HELP")) {
+    if (!arity(a.size() == 2, "script|help")) co_return;
+    ctx.reply.Help(kScriptHelp);
+  } else {
+    ctx.reply.Error(UnknownSubcommand("script", sub));
+  }
+  co_return;
+}
+
+}  // namespace
+
+void RegisterScriptCommands(CommandTable& t) {
+  constexpr uint32_t kEval = kNoScript | kOwnTransaction;
+  // clang-format off
+  t.Add({.name = "eval", .arity = -3, .flags = kEval, .run_async = Eval,
+         .keys = KeysAfterTimeoutNumKeys, .group = "scripting",
+         .summary = "Execute a Lua script server side", .since = "2.6.0", .acl = "slow scripting"});
+  t.Add({.name = "evalsha", .arity = -3, .flags = kEval, .run_async = EvalSha,
+         .keys = KeysAfterTimeoutNumKeys, .group = "scripting",
+         .summary = "Execute a Lua script server side", .since = "2.6.0", .acl = "slow scripting"});
+  t.Add({.name = "eval_ro", .arity = -3, .flags = kEval | kReadOnly, .run_async = EvalRo,
+         .keys = KeysAfterTimeoutNumKeys, .group = "scripting",
+         .summary = "Execute a read-only Lua script server side", .since = "7.0.0",
+         .acl = "slow scripting"});
+  t.Add({.name = "evalsha_ro", .arity = -3, .flags = kEval | kReadOnly, .run_async = EvalShaRo,
+         .keys = KeysAfterTimeoutNumKeys, .group = "scripting",
+         .summary = "Execute a read-only Lua script server side", .since = "7.0.0",
+         .acl = "slow scripting"});
+  t.Add({.name = "script", .arity = -2, .flags = 0, .run_async = ScriptCommand,
+         .group = "scripting", .summary = "A container for Lua scripts management commands",
+         .since = "2.6.0", .acl = "slow"});
+  // clang-format on
+}
+
+}  // namespace slotkv::command

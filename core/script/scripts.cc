@@ -1,0 +1,60 @@
+#include "core/script/scripts.h"
+
+#include <algorithm>
+#include <cctype>
+
+namespace slotkv::script {
+namespace {
+
+std::string Lower(std::string_view s) {
+  std::string out(s);
+  std::transform(out.begin(), out.end(), out.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return out;
+}
+
+// Interpreters kept idle per worker; more are made while scripts wait, and dropped after.
+constexpr size_t kMaxIdle = 4;
+
+}  // namespace
+
+std::string Scripts::Add(std::string body) {
+  std::string sha = Sha1Hex(body);
+  std::lock_guard lock(mu_);
+  bodies_.emplace(sha, std::move(body));
+  return sha;
+}
+
+std::optional<std::string> Scripts::Body(std::string_view sha) const {
+  std::lock_guard lock(mu_);
+  auto it = bodies_.find(Lower(sha));
+  if (it == bodies_.end()) return std::nullopt;
+  return it->second;
+}
+
+void Scripts::Flush() {
+  std::lock_guard lock(mu_);
+  bodies_.clear();
+  generation_.fetch_add(1);
+}
+
+Result<Scripts::Lease> Scripts::Take(int w) {
+  auto& idle = idle_[static_cast<size_t>(w)];
+  const uint64_t now = generation_.load();
+  if (!idle.empty()) {
+    Lease lease = std::move(idle.back());
+    idle.pop_back();
+    if (lease.generation != now) lease.vm->Flush();
+    lease.generation = now;
+    return lease;
+  }
+  SLOTKV_ASSIGN_OR_RETURN(std::unique_ptr<LuaVm> vm, LuaVm::Create());
+  return Lease{std::move(vm), std::make_unique<Fiber>(), now};
+}
+
+void Scripts::Give(int w, Lease lease) {
+  auto& idle = idle_[static_cast<size_t>(w)];
+  if (idle.size() < kMaxIdle) idle.push_back(std::move(lease));
+}
+
+}  // namespace slotkv::script
