@@ -135,6 +135,11 @@ constexpr OptionDef kOptions[] = {
    .doc = "no effect: encoding threshold of Redis", .no_effect = true},
   {.name = "activerehashing", .type = T::kBool, .default_value = "yes", .runtime = true,
    .doc = "no effect", .no_effect = true},
+  {.name = "busy-reply-threshold", .type = T::kInt, .default_value = "5000", .runtime = true,
+   .doc = "ms a script runs before other clients get -BUSY and SCRIPT KILL may stop it "
+          "(0: never)"},
+  {.name = "lua-time-limit", .type = T::kInt, .default_value = "5000", .runtime = true,
+   .doc = "old name of busy-reply-threshold", .alias_of = "busy-reply-threshold"},
 };
 // clang-format on
 
@@ -259,7 +264,7 @@ std::span<const OptionDef> Options() { return kOptions; }
 const OptionDef* FindOption(std::string_view name) {
   std::string lower = Lower(name);
   for (const OptionDef& def : kOptions) {
-    if (def.name == lower) return &def;
+    if (def.name == lower) return def.alias_of.empty() ? &def : FindOption(def.alias_of);
   }
   return nullptr;
 }
@@ -373,7 +378,8 @@ std::vector<std::pair<std::string, std::string>> Config::Match(std::string_view 
   std::lock_guard lock(mu_);
   for (const OptionDef& def : kOptions) {
     if (GlobMatch(pattern, def.name, /*nocase=*/true)) {
-      out.emplace_back(std::string(def.name), values_[IndexOf(&def)]);
+      const OptionDef* value_of = def.alias_of.empty() ? &def : FindOption(def.alias_of);
+      out.emplace_back(std::string(def.name), values_[IndexOf(value_of)]);
     }
   }
   return out;

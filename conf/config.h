@@ -35,6 +35,7 @@ struct OptionDef {
   int64_t min = 0;                  // kInt/kBytes bounds
   int64_t max = INT64_MAX;
   bool no_effect = false;           // accepted for compatibility, changes nothing
+  std::string_view alias_of = {};   // another name of that option (Redis's old names)
   // kString with a grammar of its own: checks value and returns the new normalized value,
   // given the current one (an option may take a partial value, as Redis's
   // client-output-buffer-limit takes some classes only).

@@ -36,6 +36,7 @@ void ServerState::RefreshLive() {
   slowlog_slower_than = config->GetInt("slowlog-log-slower-than");
   slowlog_max_len = config->GetInt("slowlog-max-len");
   hz = config->GetInt("hz");
+  busy_reply_threshold = config->GetInt("busy-reply-threshold");
   keyspace->SetCacheBudget(static_cast<uint64_t>(config->GetInt("maxmemory-cache")));
   keyspace->dictionaries()->set_min_bytes(static_cast<size_t>(config->GetInt("compress-min-bytes")));
   const std::string fsync = config->Get("appendfsync");

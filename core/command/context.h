@@ -182,6 +182,7 @@ struct ServerState {
   std::atomic<int64_t> slowlog_slower_than{0};
   std::atomic<int64_t> slowlog_max_len{0};
   std::atomic<int64_t> hz{10};
+  std::atomic<int64_t> busy_reply_threshold{5000};  // ms; 0 = never
   void RefreshLive();
 
   // Commits the calling worker's dirty slots. The first failure is returned; a slot that failed

@@ -2,8 +2,10 @@
 
 #include <string_view>
 
+#include "core/command/args.h"
 #include "core/command/errors.h"
 #include "core/pubsub/registry.h"
+#include "core/script/scripts.h"
 
 namespace slotkv::command {
 namespace {
@@ -13,6 +15,17 @@ bool RunsSubscribed(std::string_view name) {
   return name == "subscribe" || name == "psubscribe" || name == "ssubscribe" ||
          name == "unsubscribe" || name == "punsubscribe" || name == "sunsubscribe" ||
          name == "ping" || name == "quit" || name == "reset";
+}
+
+// Commands a client may run while a script is busy (Redis's allow_busy flag).
+bool AllowedWhileBusy(const CommandSpec& spec, const std::vector<std::string>& args) {
+  const std::string_view n = spec.name;
+  if (n == "script" || n == "function") {
+    return args.size() >= 2 && (Is(args[1], "kill") ||
+                                (n == "function" && Is(args[1], "stats")));
+  }
+  return n == "auth" || n == "discard" || n == "hello" || n == "multi" || n == "quit" ||
+         n == "replconf" || n == "reset" || n == "shutdown" || n == "unwatch" || n == "watch";
 }
 
 // Commands that run at once inside MULTI instead of being queued (multi.c's list).
@@ -55,6 +68,12 @@ Admission Admit(ServerState& server, ClientState& client, std::vector<std::strin
   }
   if (server.auth_required && !client.authenticated && !(spec->flags & kNoAuth)) {
     return Refuse(server, client, spec, kErrNoAuth, args);
+  }
+  if (server.scripts && server.scripts->busy() && !AllowedWhileBusy(*spec, args)) {
+    return Refuse(server, client, spec,
+                  "BUSY Redis is busy running a script. You can only call SCRIPT KILL or "
+                  "SHUTDOWN NOSAVE.",
+                  args);
   }
   if (client.protocol == 2 && client.subscribed() && !RunsSubscribed(spec->name)) {
     return Refuse(server, client, spec,

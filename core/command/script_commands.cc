@@ -38,11 +38,12 @@ bool NoScriptContainer(std::string_view name) {
 // asks the task driving it to do.
 class ScriptRun : public script::Host {
  public:
-  enum class Need { kNone, kRun, kTake };
+  enum class Need { kNone, kRun, kTake, kYield };
 
   ScriptRun(AsyncContext& ctx, script::Fiber& fiber, bool read_only)
       : ctx_(ctx), worker_(ctx.server.executor->current()), read_only_(read_only),
-        fiber_(fiber) {
+        fiber_(fiber), running_(ctx.server.scripts->Started()),
+        start_ms_(ctx.server.keyspace->clock()->MonotonicUs() / 1000) {
     client_.id = ctx.client ? ctx.client->id : 0;
     client_.db = ctx.db;
     client_.authenticated = true;
@@ -59,6 +60,11 @@ class ScriptRun : public script::Host {
     std::fprintf(stderr, "%s %.*s\n", kLevel[level], static_cast<int>(message.size()),
                  message.data());
   }
+
+  // Past busy-reply-threshold the script lets its worker serve others between slices (and
+  // they get -BUSY); a SCRIPT KILL ends it here.
+  std::string Check() override;
+  ~ScriptRun() override { ctx_.server.scripts->Ended(running_); }
 
   int worker() const { return worker_; }
   script::Fiber& fiber() { return fiber_; }
@@ -89,6 +95,8 @@ class ScriptRun : public script::Host {
   const int worker_;  // where the script runs
   const bool read_only_;
   script::Fiber& fiber_;
+  std::shared_ptr<script::Scripts::Running> running_;
+  const int64_t start_ms_;
   ClientState client_;
   Need need_ = Need::kNone;
   const CommandSpec* spec_ = nullptr;
@@ -98,6 +106,17 @@ class ScriptRun : public script::Host {
   int resp_ = 2;
   std::string reply_;
 };
+
+std::string ScriptRun::Check() {
+  constexpr const char* kKilled = "ERR Script killed by user with SCRIPT KILL...";
+  if (running_->kill.load()) return kKilled;
+  const int64_t threshold = ctx_.server.busy_reply_threshold.load();
+  const int64_t ran = ctx_.server.keyspace->clock()->MonotonicUs() / 1000 - start_ms_;
+  if (threshold <= 0 || ran < threshold) return "";
+  ctx_.server.scripts->Busy(*running_);
+  Ask(Need::kYield);
+  return running_->kill.load() ? kKilled : "";
+}
 
 std::string ScriptRun::Reach(const std::string& key) {
   const uint32_t s = ctx_.server.keyspace->SlotOfKey(key);
@@ -121,6 +140,7 @@ std::string ScriptRun::Call(std::vector<std::string> args, int resp) {
   if (read_only_ && (spec->flags & kWrite)) {
     return "-ERR Write commands are not allowed from read-only scripts.\r\n";
   }
+  if (spec->flags & kWrite) running_->wrote.store(true);
   if (spec->flags & kAllSlots) {
     for (uint32_t s = 0; s < server.keyspace->slots(); ++s) {
       if (ctx_.HoldsSlot(s)) continue;
@@ -181,14 +201,26 @@ Task TakeForScript(AsyncContext& ctx, ScriptRun& run, std::string* reply) {
            "; pass the key in KEYS\r\n";
 }
 
+// Lets the worker run what is queued there, then goes on.
+struct YieldToLoop {
+  Executor* executor;
+  bool await_ready() const { return false; }
+  void await_suspend(std::coroutine_handle<> h) {
+    executor->Post(executor->current(), [h] { h.resume(); });
+  }
+  void await_resume() const {}
+};
+
 // Runs the fiber to its end, doing what it asks in between; ends on the script's worker.
 Task Drive(AsyncContext& ctx, ScriptRun& run) {
   while (!run.fiber().done()) {
     std::string reply;
     if (run.need() == ScriptRun::Need::kRun) {
       co_await RunForScript(ctx, run, &reply);
-    } else {
+    } else if (run.need() == ScriptRun::Need::kTake) {
       co_await TakeForScript(ctx, run, &reply);
+    } else {
+      co_await YieldToLoop{ctx.server.executor};
     }
     co_await ctx.ToWorker(run.worker());
     run.Answer(std::move(reply));
@@ -326,7 +358,20 @@ Task ScriptCommand(AsyncContext& ctx) {
     ctx.reply.Ok();
   } else if (Is(sub, "KILL")) {
     if (!arity(a.size() == 2, "script|kill")) co_return;
-    ctx.reply.Error("NOTBUSY No scripts in execution right now.");
+    switch (scripts.Kill()) {
+      case script::Scripts::KillResult::kNotBusy:
+        ctx.reply.Error("NOTBUSY No scripts in execution right now.");
+        break;
+      case script::Scripts::KillResult::kUnkillable:
+        ctx.reply.Error(
+            "UNKILLABLE Sorry the script already executed write commands against the dataset. "
+            "You can either wait the script termination or kill the server in a hard way using "
+            "the SHUTDOWN NOSAVE command.");
+        break;
+      case script::Scripts::KillResult::kKilled:
+        ctx.reply.Ok();
+        break;
+    }
   } else if (Is(sub, "HELP")) {
     if (!arity(a.size() == 2, "script|help")) co_return;
     ctx.reply.Help(kScriptHelp);

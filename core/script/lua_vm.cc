@@ -78,7 +78,8 @@ int ErrorAt(lua_State* L, int level, const char* msg) {
 
 int ReadonlyError(lua_State* L) { return ErrorAt(L, 1, "Attempt to modify a readonly table"); }
 
-// __index of the table behind _G: a name outside the allow list is an error.
+// __index of the table behind _G: a name outside the allow list is an error. (No C++ object
+// may be alive when lua_error longjmps out: its destructor would never run.)
 int MissingGlobal(lua_State* L) {
   const char* name = lua_tostring(L, 2);
   if (name) {
@@ -86,9 +87,12 @@ int MissingGlobal(lua_State* L) {
       if (std::strcmp(allowed, name) == 0) return 0;  // nil
     }
   }
-  std::string msg = std::string("Script attempted to access nonexistent global variable '") +
-                    (name ? name : "?") + "'";
-  return ErrorAt(L, 1, msg.c_str());
+  luaL_where(L, 1);
+  lua_pushstring(L, "Script attempted to access nonexistent global variable '");
+  lua_pushstring(L, name ? name : "?");
+  lua_pushstring(L, "'");
+  lua_concat(L, 4);
+  return lua_error(L);
 }
 
 // rawset that refuses the read-only tables.
@@ -391,18 +395,22 @@ void WriteValue(lua_State* L, int i, command::Reply& reply, int resp, int depth)
 
 // ---- the redis table ----------------------------------------------------------------------
 
-// redis.call (raise = 1) and redis.pcall (raise = 0).
-int Call(lua_State* L, bool raise) {
+// redis.call (raise = 1) and redis.pcall (raise = 0). The work is done in CallInner, so every
+// C++ object is gone before lua_error longjmps out of here.
+enum class CallOutcome { kValue, kRaise };
+
+CallOutcome CallInner(lua_State* L, bool raise) {
   RunState* run = Run(L);
   const int argc = lua_gettop(L);
-  auto fail = [&](std::string msg) -> int {
+  // An error: pushed as the value redis.pcall returns, or as the message redis.call raises.
+  auto fail = [&](std::string msg) {
     if (!raise) {
       PushTableField(L, "err", msg);
-      return 1;
+      return CallOutcome::kValue;
     }
     run->last_error = std::move(msg);
     lua_pushlstring(L, run->last_error.data(), run->last_error.size());
-    return lua_error(L);
+    return CallOutcome::kRaise;
   };
   if (argc == 0) return fail("ERR Please specify at least one argument for this redis lib call");
   std::vector<std::string> args;
@@ -419,13 +427,16 @@ int Call(lua_State* L, bool raise) {
     }
   }
   const std::string bytes = run->host->Call(std::move(args), run->resp);
-  if (raise && !bytes.empty() && (bytes[0] == '-' || bytes[0] == '!')) {
-    const char* p = bytes.data();
-    std::string_view line = Line(p, bytes.data() + bytes.size());
-    return fail(std::string(line));
-  }
   const char* p = bytes.data();
+  if (raise && !bytes.empty() && (bytes[0] == '-' || bytes[0] == '!')) {
+    return fail(std::string(Line(p, bytes.data() + bytes.size())));
+  }
   PushReply(L, p, bytes.data() + bytes.size(), 0);
+  return CallOutcome::kValue;
+}
+
+int Call(lua_State* L, bool raise) {
+  if (CallInner(L, raise) == CallOutcome::kRaise) return lua_error(L);
   return 1;
 }
 
@@ -571,9 +582,8 @@ int ErrorHandler(lua_State* L) {
 void Hook(lua_State* L, lua_Debug*) {
   RunState* run = Run(L);
   if (!run) return;
-  std::string stop = run->host->Check();
-  if (stop.empty()) return;
-  run->last_error = std::move(stop);
+  run->last_error = run->host->Check();
+  if (run->last_error.empty()) return;
   lua_pushlstring(L, run->last_error.data(), run->last_error.size());
   lua_error(L);
 }

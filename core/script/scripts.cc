@@ -57,4 +57,36 @@ void Scripts::Give(int w, Lease lease) {
   if (idle.size() < kMaxIdle) idle.push_back(std::move(lease));
 }
 
+std::shared_ptr<Scripts::Running> Scripts::Started() {
+  auto run = std::make_shared<Running>();
+  std::lock_guard lock(mu_);
+  running_.push_back(run);
+  return run;
+}
+
+void Scripts::Ended(const std::shared_ptr<Running>& run) {
+  if (run->busy.load()) busy_.fetch_sub(1);
+  std::lock_guard lock(mu_);
+  std::erase(running_, run);
+}
+
+void Scripts::Busy(Running& run) {
+  if (!run.busy.exchange(true)) busy_.fetch_add(1);
+}
+
+Scripts::KillResult Scripts::Kill() {
+  std::lock_guard lock(mu_);
+  bool any_busy = false;
+  bool killed = false;
+  for (const auto& run : running_) {
+    if (!run->busy.load()) continue;
+    any_busy = true;
+    if (run->wrote.load()) continue;
+    run->kill.store(true);
+    killed = true;
+  }
+  if (!any_busy) return KillResult::kNotBusy;
+  return killed ? KillResult::kKilled : KillResult::kUnkillable;
+}
+
 }  // namespace slotkv::script

@@ -46,11 +46,28 @@ class Scripts {
   // Gives it back for the next script. REQUIRES: on worker w.
   void Give(int w, Lease lease);
 
+  // A script running now, as SCRIPT KILL and -BUSY see it.
+  struct Running {
+    std::atomic<bool> wrote{false};  // ran a write command: it cannot be killed
+    std::atomic<bool> busy{false};   // past busy-reply-threshold
+    std::atomic<bool> kill{false};   // SCRIPT KILL asked it to stop
+  };
+  std::shared_ptr<Running> Started();
+  void Ended(const std::shared_ptr<Running>& run);
+  // A running script passed busy-reply-threshold: until it ends, other clients get -BUSY.
+  void Busy(Running& run);
+  bool busy() const { return busy_.load() > 0; }
+  enum class KillResult { kNotBusy, kUnkillable, kKilled };
+  // SCRIPT KILL: stops the busy scripts that wrote nothing.
+  KillResult Kill();
+
  private:
   mutable std::mutex mu_;
   std::unordered_map<std::string, std::string> bodies_;  // guarded by mu_
   std::atomic<uint64_t> generation_{0};
   std::vector<std::vector<Lease>> idle_;  // [worker]
+  std::vector<std::shared_ptr<Running>> running_;  // guarded by mu_
+  std::atomic<int> busy_{0};
 };
 
 }  // namespace slotkv::script

@@ -218,3 +218,43 @@ def test_script_spanning_both_workers_is_never_seen_half_done(server, r):
         t.join(30)
     assert moves[0] > 50
     assert bad == []
+
+
+def reply_or_error(client, *args):
+    try:
+        return client.execute_command(*args)
+    except redis.ResponseError as e:
+        return str(e)
+
+
+def test_busy_script_gets_busy_replies_and_script_kill(server, r):
+    r.execute_command("CONFIG", "SET", "busy-reply-threshold", "200")
+    try:
+        looping = RawConn(server.port, timeout=20)
+        body = "local i = 0 while true do i = i + 1 end"
+        looping.send_command("EVAL", body, 0)
+        busy = ("BUSY Redis is busy running a script. You can only call SCRIPT KILL or SHUTDOWN "
+                "NOSAVE.")
+        assert wait_until(lambda: reply_or_error(r, "GET", "k") == busy, timeout=5)
+        assert r.execute_command("MULTI") == b"OK"  # allowed while busy, as in Redis
+        assert r.execute_command("DISCARD") == b"OK"
+        assert r.execute_command("SCRIPT", "KILL") == b"OK"
+        assert looping.read_reply() == Error(
+            ("ERR Script killed by user with SCRIPT KILL..." + suffix(body)).encode())
+        assert r.execute_command("GET", "k") is None
+        looping.close()
+
+        # A script that wrote cannot be killed; it runs to its end (two seconds of TIME).
+        writer = RawConn(server.port, timeout=20)
+        body = ("redis.call('set', KEYS[1], '1') local s = tonumber(redis.call('time')[1]) "
+                "while tonumber(redis.call('time')[1]) < s + 2 do end return 'done'")
+        writer.send_command("EVAL", body, 1, "w")
+        assert wait_until(lambda: reply_or_error(r, "GET", "k") == busy, timeout=5)
+        assert err(r, "SCRIPT", "KILL").startswith(
+            "UNKILLABLE Sorry the script already executed write commands against the dataset.")
+        assert writer.read_reply() == b"done"
+        assert r.execute_command("GET", "w") == b"1"
+        writer.close()
+        assert err(r, "SCRIPT", "KILL") == "NOTBUSY No scripts in execution right now."
+    finally:
+        r.execute_command("CONFIG", "SET", "busy-reply-threshold", "5000")
