@@ -131,6 +131,11 @@ Result<std::unique_ptr<Server>> Server::Start(conf::Config* config, std::string 
   st.pubsub = s.pubsub_.get();
   s.scripts_ = std::make_unique<script::Scripts>(workers);
   st.scripts = s.scripts_.get();
+  // FUNCTION's libraries are kept in dir/functions.rdb (not with pure-memory storage).
+  s.functions_ = std::make_unique<script::Functions>(ko.memory ? nullptr : s.fs_.get(),
+                                                     ko.dir + "/functions.rdb");
+  SLOTKV_RETURN_IF_ERROR(s.functions_->Open());
+  st.functions = s.functions_.get();
   st.blocking = s.blocking_.get();
   s.keyspace_->set_watcher(s.blocking_.get());
   st.stats = &s.stats_;

@@ -24,6 +24,7 @@
 #include "core/command/context.h"
 #include "core/command/keyspace.h"
 #include "core/pubsub/registry.h"
+#include "core/script/functions.h"
 #include "core/script/scripts.h"
 
 namespace slotkv::net {
@@ -80,6 +81,7 @@ class Server : public command::Executor, public command::ClientRegistry {
   std::unique_ptr<command::Blocking> blocking_;
   std::unique_ptr<pubsub::Registry> pubsub_;
   std::unique_ptr<script::Scripts> scripts_;
+  std::unique_ptr<script::Functions> functions_;
   std::vector<std::unique_ptr<command::WorkerStats>> stats_;
   std::vector<std::vector<slot::Slot*>> dirty_;
   command::ServerState state_;

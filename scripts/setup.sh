@@ -9,7 +9,7 @@ packages=(
   g++ cmake ccache pkg-config
   libzstd-dev libxxhash-dev liburing-dev libboost-dev libjemalloc-dev
   prometheus-cpp-dev libcpp-httplib-dev libzookeeper-mt-dev doctest-dev
-  liblua5.1-0-dev lua-cjson-dev lua-bitop-dev nettle-dev
+  liblua5.1-0-dev lua-cjson-dev lua-bitop-dev nettle-dev liblzf-dev
   redis-tools redis-server python3-redis python3-pytest prometheus
 )
 

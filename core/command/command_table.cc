@@ -105,6 +105,7 @@ std::unique_ptr<CommandTable> BuildCommandTable() {
   RegisterTransactionCommands(*table);
   RegisterPubSubCommands(*table);
   RegisterScriptCommands(*table);
+  RegisterFunctionCommands(*table);
   return table;
 }
 

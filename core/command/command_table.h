@@ -127,5 +127,6 @@ void RegisterServerCommands(CommandTable& table);
 void RegisterTransactionCommands(CommandTable& table);
 void RegisterPubSubCommands(CommandTable& table);
 void RegisterScriptCommands(CommandTable& table);
+void RegisterFunctionCommands(CommandTable& table);
 
 }  // namespace slotkv::command

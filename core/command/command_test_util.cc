@@ -150,6 +150,8 @@ CommandFixture::CommandFixture(int workers, uint32_t slots) {
   state_.pubsub = pubsub_.get();
   scripts_ = std::make_unique<script::Scripts>(workers);
   state_.scripts = scripts_.get();
+  functions_ = std::make_unique<script::Functions>(nullptr, "");
+  state_.functions = functions_.get();
   state_.blocking = blocking_.get();
   keyspace_->set_watcher(blocking_.get());
   state_.stats = &stats_;

@@ -24,6 +24,7 @@
 #include "core/command/context.h"
 #include "core/command/keyspace.h"
 #include "core/pubsub/registry.h"
+#include "core/script/functions.h"
 #include "core/script/scripts.h"
 
 namespace slotkv::command {
@@ -123,6 +124,7 @@ class CommandFixture : public ClientRegistry {
   std::vector<std::pair<uint64_t, std::string>> delivered_;  // guarded by delivered_mu_
   std::unique_ptr<pubsub::Registry> pubsub_;
   std::unique_ptr<script::Scripts> scripts_;
+  std::unique_ptr<script::Functions> functions_;
   std::vector<std::unique_ptr<WorkerStats>> stats_;
   std::vector<std::vector<slot::Slot*>> dirty_;
   ServerState state_;

@@ -35,6 +35,7 @@ namespace slotkv::pubsub {
 class Registry;
 }  // namespace slotkv::pubsub
 namespace slotkv::script {
+class Functions;
 class Scripts;
 }  // namespace slotkv::script
 
@@ -144,6 +145,7 @@ struct ServerState {
   Blocking* blocking = nullptr;  // clients blocked on keys (blocking.h)
   pubsub::Registry* pubsub = nullptr;  // every worker's subscriptions
   script::Scripts* scripts = nullptr;  // the script cache, each worker's interpreters
+  script::Functions* functions = nullptr;  // FUNCTION's libraries
   std::vector<std::unique_ptr<WorkerStats>>* stats = nullptr;  // [worker]
   // [worker]: slots written by that worker's commands and not yet committed.
   std::vector<std::vector<slot::Slot*>>* dirty = nullptr;

@@ -58,6 +58,12 @@ inline constexpr std::string_view kErrExecAbort =
 inline constexpr std::string_view kErrExecAbortBecause =
     "EXECABORT Transaction discarded because of: ";
 
+inline constexpr std::string_view kErrNotBusy = "NOTBUSY No scripts in execution right now.";
+inline constexpr std::string_view kErrUnkillable =
+    "UNKILLABLE Sorry the script already executed write commands against the dataset. You can "
+    "either wait the script termination or kill the server in a hard way using the SHUTDOWN "
+    "NOSAVE command.";
+
 // "ERR wrong number of arguments for 'get' command" (name as the client sent it, lower-cased).
 std::string WrongArgs(std::string_view command);
 // "ERR unknown command 'foo', with args beginning with: 'a' 'b' " (args after the name).

@@ -1,4 +1,5 @@
-// Scripting family: EVAL EVALSHA EVAL_RO EVALSHA_RO SCRIPT, as Redis 7.0's eval.c.
+// Scripting family: EVAL EVALSHA EVAL_RO EVALSHA_RO SCRIPT, as Redis 7.0's eval.c, and FCALL
+// FCALL_RO, which run Redis 7 functions the same way (their libraries: function_commands.cc).
 //
 // A script is a transaction (txn/slot_locks.h): it takes the slots of its KEYS first, whole, in
 // the global order, and keeps them to its end; its writes to each slot are one WAL unit. It then
@@ -19,7 +20,9 @@
 #include "core/command/command_table.h"
 #include "core/command/errors.h"
 #include "core/command/execute.h"
+#include "core/command/scripting.h"
 #include "core/script/fiber.h"
+#include "core/script/functions.h"
 #include "core/script/scripts.h"
 
 namespace slotkv::command {
@@ -228,19 +231,23 @@ Task Drive(AsyncContext& ctx, ScriptRun& run) {
   }
 }
 
+// What a call runs: a script (by SHA-1, its body) or a function (by name).
 struct ScriptCall {
-  std::string sha;
+  bool function = false;
+  std::string name;  // the script's SHA-1, or the function's name
   std::string body;
+  bool read_only = false;
   std::vector<std::string> keys;
   std::vector<std::string> argv;
 };
 
-// Parses EVAL's `script|sha numkeys key... arg...`; false after replying the error.
-bool ParseCall(AsyncContext& ctx, bool by_sha, ScriptCall* call) {
+// Parses `numkeys key... arg...` after args[1]; false after replying the error (FCALL words
+// a numkeys that is no integer its own way).
+bool ParseKeys(AsyncContext& ctx, bool function, ScriptCall* call) {
   const auto& a = ctx.args;
   std::optional<int64_t> numkeys = ParseInt64(a[2]);
   if (!numkeys) {
-    ctx.reply.Error(kErrNotInteger);
+    ctx.reply.Error(function ? "ERR Bad number of keys provided" : kErrNotInteger);
     return false;
   }
   if (*numkeys < 0) {
@@ -251,28 +258,72 @@ bool ParseCall(AsyncContext& ctx, bool by_sha, ScriptCall* call) {
     ctx.reply.Error("ERR Number of keys can't be greater than number of args");
     return false;
   }
-  script::Scripts& scripts = *ctx.server.scripts;
-  if (by_sha) {
-    std::optional<std::string> body = scripts.Body(a[1]);
-    if (!body) {
-      ctx.reply.Error(kErrNoScript);
-      return false;
-    }
-    call->body = std::move(*body);
-    call->sha = script::Sha1Hex(call->body);
-  } else {
-    call->body = a[1];
-    call->sha = scripts.Add(a[1]);
-  }
   const size_t first_arg = 3 + static_cast<size_t>(*numkeys);
   call->keys.assign(a.begin() + 3, a.begin() + static_cast<ptrdiff_t>(first_arg));
   call->argv.assign(a.begin() + static_cast<ptrdiff_t>(first_arg), a.end());
   return true;
 }
 
-Task EvalGeneric(AsyncContext& ctx, bool by_sha, bool read_only) {
-  ScriptCall call;
-  if (!ParseCall(ctx, by_sha, &call)) co_return;
+// EVAL's `script|sha numkeys key... arg...`; false after replying the error.
+bool ParseEval(AsyncContext& ctx, bool by_sha, bool read_only, ScriptCall* call) {
+  if (!ParseKeys(ctx, false, call)) return false;
+  script::Scripts& scripts = *ctx.server.scripts;
+  call->read_only = read_only;
+  if (!by_sha) {
+    call->body = ctx.args[1];
+    call->name = scripts.Add(ctx.args[1]);
+    return true;
+  }
+  std::optional<std::string> body = scripts.Body(ctx.args[1]);
+  if (!body) {
+    ctx.reply.Error(kErrNoScript);
+    return false;
+  }
+  call->body = std::move(*body);
+  call->name = script::Sha1Hex(call->body);
+  return true;
+}
+
+// FCALL's `function numkeys key... arg...`; false after replying the error.
+bool ParseFcall(AsyncContext& ctx, bool read_only, ScriptCall* call) {
+  if (!ParseKeys(ctx, true, call)) return false;
+  std::optional<script::Functions::Found> found = ctx.server.functions->Find(ctx.args[1]);
+  if (!found) {
+    ctx.reply.Error("ERR Function not found");
+    return false;
+  }
+  if (read_only && !found->no_writes) {
+    ctx.reply.Error("ERR Can not execute a script with write flag using *_ro command.");
+    return false;
+  }
+  call->function = true;
+  call->name = ctx.args[1];
+  call->read_only = read_only || found->no_writes;
+  return true;
+}
+
+// Makes vm ready to run call: its script compiled, or the current libraries loaded. Error
+// reply text on failure.
+std::string Prepare(ServerState& server, script::LuaVm& vm, const ScriptCall& call) {
+  if (!call.function) {
+    Status st = vm.Load(call.name, call.body);
+    return st.ok() ? "" : std::string(st.message());
+  }
+  script::Functions::Snapshot now = server.functions->Current();
+  if (vm.libraries_generation != now.generation) {
+    vm.DropFunctions();
+    for (const std::string& code : now.codes) {
+      // Checked by FUNCTION LOAD in a scratch interpreter: it loads here as it did there.
+      Result<std::vector<script::LuaVm::Function>> loaded =
+          vm.LoadLibrary(script::Functions::Body(code));
+      if (!loaded.ok()) return std::string(loaded.status().message());
+    }
+    vm.libraries_generation = now.generation;
+  }
+  return "";
+}
+
+Task RunScript(AsyncContext& ctx, ScriptCall call) {
   // Inside EXEC the transaction holds the slots already.
   if (!ctx.holder) ctx.Hold(/*units=*/true);
   std::vector<uint32_t> slots;
@@ -282,25 +333,42 @@ Task EvalGeneric(AsyncContext& ctx, bool by_sha, bool read_only) {
   const int w = ctx.server.executor->current();
   Result<script::Scripts::Lease> lease = scripts.Take(w);
   if (Failed(lease.status(), ctx.reply)) co_return;
-  if (Status st = lease->vm->Load(call.sha, call.body); !st.ok()) {
+  if (std::string err = Prepare(ctx.server, *lease->vm, call); !err.empty()) {
     scripts.Give(w, std::move(*lease));
-    ctx.reply.Error(st.message());
+    ctx.reply.Error(err);
     co_return;
   }
-  ScriptRun run(ctx, *lease->fiber, read_only);
+  ScriptRun run(ctx, *lease->fiber, call.read_only);
   std::string result;
   run.fiber().Start([&] {
-    result = lease->vm->Run(call.sha, call.keys, call.argv, run, ctx.reply.protocol());
+    const int protocol = ctx.reply.protocol();
+    result = call.function
+                 ? lease->vm->RunFunction(call.name, call.keys, call.argv, run, protocol)
+                 : lease->vm->Run(call.name, call.keys, call.argv, run, protocol);
   });
   co_await Drive(ctx, run);
   scripts.Give(w, std::move(*lease));  // on w again: Drive ends on the script's worker
   ctx.reply.buffer() += result;
 }
 
+Task EvalGeneric(AsyncContext& ctx, bool by_sha, bool read_only) {
+  ScriptCall call;
+  if (!ParseEval(ctx, by_sha, read_only, &call)) co_return;
+  co_await RunScript(ctx, std::move(call));
+}
+
+Task FcallGeneric(AsyncContext& ctx, bool read_only) {
+  ScriptCall call;
+  if (!ParseFcall(ctx, read_only, &call)) co_return;
+  co_await RunScript(ctx, std::move(call));
+}
+
 Task Eval(AsyncContext& ctx) { return EvalGeneric(ctx, false, false); }
 Task EvalSha(AsyncContext& ctx) { return EvalGeneric(ctx, true, false); }
 Task EvalRo(AsyncContext& ctx) { return EvalGeneric(ctx, false, true); }
 Task EvalShaRo(AsyncContext& ctx) { return EvalGeneric(ctx, true, true); }
+Task Fcall(AsyncContext& ctx) { return FcallGeneric(ctx, false); }
+Task FcallRo(AsyncContext& ctx) { return FcallGeneric(ctx, true); }
 
 constexpr std::string_view kScriptHelp[] = {
     "SCRIPT <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
@@ -321,6 +389,24 @@ constexpr std::string_view kScriptHelp[] = {
     "HELP",
     "    Prints this help.",
 };
+
+}  // namespace
+
+void KillScripts(ServerState& server, Reply& reply) {
+  switch (server.scripts->Kill()) {
+    case script::Scripts::KillResult::kNotBusy:
+      reply.Error(kErrNotBusy);
+      break;
+    case script::Scripts::KillResult::kUnkillable:
+      reply.Error(kErrUnkillable);
+      break;
+    case script::Scripts::KillResult::kKilled:
+      reply.Ok();
+      break;
+  }
+}
+
+namespace {
 
 Task ScriptCommand(AsyncContext& ctx) {
   const auto& a = ctx.args;
@@ -358,20 +444,7 @@ Task ScriptCommand(AsyncContext& ctx) {
     ctx.reply.Ok();
   } else if (Is(sub, "KILL")) {
     if (!arity(a.size() == 2, "script|kill")) co_return;
-    switch (scripts.Kill()) {
-      case script::Scripts::KillResult::kNotBusy:
-        ctx.reply.Error("NOTBUSY No scripts in execution right now.");
-        break;
-      case script::Scripts::KillResult::kUnkillable:
-        ctx.reply.Error(
-            "UNKILLABLE Sorry the script already executed write commands against the dataset. "
-            "You can either wait the script termination or kill the server in a hard way using "
-            "the SHUTDOWN NOSAVE command.");
-        break;
-      case script::Scripts::KillResult::kKilled:
-        ctx.reply.Ok();
-        break;
-    }
+    KillScripts(ctx.server, ctx.reply);
   } else if (Is(sub, "HELP")) {
     if (!arity(a.size() == 2, "script|help")) co_return;
     ctx.reply.Help(kScriptHelp);
@@ -400,6 +473,12 @@ void RegisterScriptCommands(CommandTable& t) {
          .keys = KeysAfterTimeoutNumKeys, .group = "scripting",
          .summary = "Execute a read-only Lua script server side", .since = "7.0.0",
          .acl = "slow scripting"});
+  t.Add({.name = "fcall", .arity = -3, .flags = kEval, .run_async = Fcall,
+         .keys = KeysAfterTimeoutNumKeys, .group = "scripting",
+         .summary = "Invoke a function", .since = "7.0.0", .acl = "slow scripting"});
+  t.Add({.name = "fcall_ro", .arity = -3, .flags = kEval | kReadOnly, .run_async = FcallRo,
+         .keys = KeysAfterTimeoutNumKeys, .group = "scripting",
+         .summary = "Invoke a read-only function", .since = "7.0.0", .acl = "slow scripting"});
   t.Add({.name = "script", .arity = -2, .flags = 0, .run_async = ScriptCommand,
          .group = "scripting", .summary = "A container for Lua scripts management commands",
          .since = "2.6.0", .acl = "slow"});

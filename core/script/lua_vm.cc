@@ -2,6 +2,7 @@
 
 #include <nettle/sha1.h>
 
+#include <cctype>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -478,7 +479,11 @@ int Log(lua_State* L) {
     if (j > 2) msg += ' ';
     msg.append(s, n);
   }
-  Run(L)->host->Log(level, msg);
+  if (RunState* run = Run(L)) {
+    run->host->Log(level, msg);
+  } else {  // a library loading
+    std::fprintf(stderr, "%s\n", msg.c_str());
+  }
   return 0;
 }
 
@@ -588,6 +593,143 @@ void Hook(lua_State* L, lua_Debug*) {
   lua_error(L);
 }
 
+// ---- FUNCTION LOAD ------------------------------------------------------------------------
+
+constexpr const char* kLoadKey = "slotkv.load";  // light userdata: the LoadState
+
+// What a library registers while it loads.
+struct LoadState {
+  std::vector<LuaVm::Function> functions;
+  std::string last_error;  // raised by register_function: it carries its own code
+};
+
+LoadState* Loading(lua_State* L) {
+  lua_getfield(L, LUA_REGISTRYINDEX, kLoadKey);
+  auto* load = static_cast<LoadState*>(lua_touserdata(L, -1));
+  lua_pop(L, 1);
+  return load;
+}
+
+bool ValidName(std::string_view name) {
+  if (name.empty()) return false;
+  for (char c : name) {
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_') return false;
+  }
+  return true;
+}
+
+constexpr const char* kFunctionFlags[] = {"no-writes", "allow-oom", "allow-stale", "no-cluster",
+                                          "allow-cross-slot-keys"};
+
+// Checks and records one registration (name, callback at stack index cb, flags table at index
+// flags or 0, description); "" or the error to raise.
+std::string Register(lua_State* L, LoadState& load, std::string name, int cb, int flags,
+                     const char* description) {
+  if (!ValidName(name)) {
+    // Redis 7.0 names the function a library here.
+    return "ERR Library names can only contain letters, numbers, or underscores(_) and must be "
+           "at least one character long";
+  }
+  if (lua_type(L, cb) != LUA_TFUNCTION) return "ERR callback must be a function";
+  LuaVm::Function f;
+  f.name = std::move(name);
+  for (const LuaVm::Function& other : load.functions) {
+    if (other.name == f.name) return "ERR Function already exists in the library";
+  }
+  if (flags != 0) {
+    if (lua_type(L, flags) != LUA_TTABLE) {
+      return "ERR flags argument to register_function must be a table representing function "
+             "flags";
+    }
+    for (int i = 1;; ++i) {
+      lua_rawgeti(L, flags, i);
+      if (lua_isnil(L, -1)) {
+        lua_pop(L, 1);
+        break;
+      }
+      const char* flag = lua_tostring(L, -1);
+      bool known = false;
+      for (const char* k : kFunctionFlags) known = known || (flag && std::strcmp(k, flag) == 0);
+      lua_pop(L, 1);
+      if (!known) return "ERR unknown flag given";
+      f.flags.emplace_back(flag);
+    }
+  }
+  if (description) {
+    f.description = description;
+    f.has_description = true;
+  }
+  lua_pushvalue(L, cb);
+  lua_setfield(L, LUA_REGISTRYINDEX, ("fn_" + f.name).c_str());
+  load.functions.push_back(std::move(f));
+  return "";
+}
+
+std::string RegisterInner(lua_State* L) {
+  LoadState* load = Loading(L);
+  if (!load) return "ERR redis.register_function can only be called on FUNCTION LOAD command";
+  if (lua_gettop(L) == 2 && lua_type(L, 1) == LUA_TSTRING) {
+    return Register(L, *load, lua_tostring(L, 1), 2, 0, nullptr);
+  }
+  if (lua_gettop(L) != 1 || lua_type(L, 1) != LUA_TTABLE) {
+    return "ERR wrong arguments to redis.register_function";
+  }
+  lua_getfield(L, 1, "function_name");
+  lua_getfield(L, 1, "callback");
+  lua_getfield(L, 1, "flags");
+  lua_getfield(L, 1, "description");
+  const char* name = lua_tostring(L, 2);
+  if (!name) {
+    return "ERR function_name argument given to redis.register_function must be a string";
+  }
+  const char* description = lua_isnil(L, 5) ? nullptr : lua_tostring(L, 5);
+  return Register(L, *load, name, 3, lua_isnil(L, 4) ? 0 : 4, description);
+}
+
+int RegisterFunction(lua_State* L) {
+  bool raise = false;
+  {  // every C++ object goes before lua_error
+    std::string err = RegisterInner(L);
+    if (!err.empty()) {
+      if (LoadState* load = Loading(L)) load->last_error = err;
+      lua_pushlstring(L, err.data(), err.size());
+      raise = true;
+    }
+  }
+  return raise ? lua_error(L) : 0;
+}
+
+// A field a library reads of `redis` while it loads that the loading API lacks.
+int MissingLoadingField(lua_State* L) {
+  const char* name = lua_tostring(L, 2);
+  luaL_where(L, 1);
+  lua_pushstring(L, "Script attempted to access nonexistent global variable '");
+  lua_pushstring(L, name ? name : "?");
+  lua_pushstring(L, "'");
+  lua_concat(L, 4);
+  return lua_error(L);
+}
+
+// The `redis` a library sees while it loads.
+void PushLoadingRedis(lua_State* L) {
+  lua_newtable(L);
+  lua_pushcfunction(L, RegisterFunction);
+  lua_setfield(L, -2, "register_function");
+  lua_pushcfunction(L, Log);
+  lua_setfield(L, -2, "log");
+  SetNumber(L, "LOG_DEBUG", 0);
+  SetNumber(L, "LOG_VERBOSE", 1);
+  SetNumber(L, "LOG_NOTICE", 2);
+  SetNumber(L, "LOG_WARNING", 3);
+  lua_pushstring(L, "7.0.15");
+  lua_setfield(L, -2, "REDIS_VERSION");
+  SetNumber(L, "REDIS_VERSION_NUM", 0x07000f);
+  lua_newtable(L);
+  lua_pushcfunction(L, MissingLoadingField);
+  lua_setfield(L, -2, "__index");
+  lua_setmetatable(L, -2);
+}
+
 // Sets t[i] = args[i-1] for a new table t.
 void PushList(lua_State* L, const std::vector<std::string>& items) {
   lua_createtable(L, static_cast<int>(items.size()), 0);
@@ -682,24 +824,18 @@ void LuaVm::Flush() {
   lua_gc(L_, LUA_GCCOLLECT, 0);
 }
 
-std::string LuaVm::Run(const std::string& sha, const std::vector<std::string>& keys,
-                       const std::vector<std::string>& argv, Host& host, int protocol) {
+std::string LuaVm::CallProtected(int nargs, const std::string& name, Host& host,
+                                 int protocol) {
   lua_State* L = L_;
   RunState run;
   run.host = &host;
   lua_pushlightuserdata(L, &run);
   lua_setfield(L, LUA_REGISTRYINDEX, kRunKey);
-  lua_getfield(L, LUA_REGISTRYINDEX, kGlobalsKey);
-  PushList(L, keys);
-  lua_setfield(L, -2, "KEYS");  // the hidden table has no __newindex
-  PushList(L, argv);
-  lua_setfield(L, -2, "ARGV");
-  lua_pop(L, 1);
+  const int func = lua_gettop(L) - nargs;
   lua_pushcfunction(L, ErrorHandler);
-  const int handler = lua_gettop(L);
-  lua_getfield(L, LUA_REGISTRYINDEX, ("f_" + sha).c_str());
+  lua_insert(L, func);
   command::Reply reply(protocol);
-  if (lua_pcall(L, 0, 1, handler) == 0) {
+  if (lua_pcall(L, nargs, 1, func) == 0) {
     WriteValue(L, -1, reply, run.resp, 0);
   } else {
     std::string err, source;
@@ -709,7 +845,7 @@ std::string LuaVm::Run(const std::string& sha, const std::vector<std::string>& k
       lua_getfield(L, -1, "line");
       const int line = static_cast<int>(lua_tonumber(L, -1));
       lua_pop(L, 1);
-      err += " script: " + sha + ", on " + source + ":" + std::to_string(line) + ".";
+      err += " script: " + name + ", on " + source + ":" + std::to_string(line) + ".";
     } else {
       err = "ERR " + std::string(lua_tostring(L, -1) ? lua_tostring(L, -1) : "unknown error");
     }
@@ -721,6 +857,77 @@ std::string LuaVm::Run(const std::string& sha, const std::vector<std::string>& k
   // Collect a little each run, as Redis does, so garbage from a big script goes soon.
   lua_gc(L, LUA_GCSTEP, 1);
   return std::move(reply.buffer());
+}
+
+std::string LuaVm::Run(const std::string& sha, const std::vector<std::string>& keys,
+                       const std::vector<std::string>& argv, Host& host, int protocol) {
+  lua_State* L = L_;
+  lua_getfield(L, LUA_REGISTRYINDEX, kGlobalsKey);
+  PushList(L, keys);
+  lua_setfield(L, -2, "KEYS");  // the hidden table has no __newindex
+  PushList(L, argv);
+  lua_setfield(L, -2, "ARGV");
+  lua_pop(L, 1);
+  lua_getfield(L, LUA_REGISTRYINDEX, ("f_" + sha).c_str());
+  return CallProtected(0, sha, host, protocol);
+}
+
+std::string LuaVm::RunFunction(const std::string& name, const std::vector<std::string>& keys,
+                               const std::vector<std::string>& argv, Host& host,
+                               int protocol) {
+  lua_State* L = L_;
+  lua_getfield(L, LUA_REGISTRYINDEX, ("fn_" + name).c_str());
+  PushList(L, keys);
+  PushList(L, argv);
+  return CallProtected(2, name, host, protocol);
+}
+
+void LuaVm::DropFunctions() {
+  for (const std::string& name : functions_) {
+    lua_pushnil(L_);
+    lua_setfield(L_, LUA_REGISTRYINDEX, ("fn_" + name).c_str());
+  }
+  functions_.clear();
+}
+
+Result<std::vector<LuaVm::Function>> LuaVm::LoadLibrary(std::string_view code) {
+  lua_State* L = L_;
+  LoadState load;
+  lua_pushlightuserdata(L, &load);
+  lua_setfield(L, LUA_REGISTRYINDEX, kLoadKey);
+  // While the library runs, `redis` is the loading API only.
+  lua_getfield(L, LUA_REGISTRYINDEX, kGlobalsKey);
+  const int globals = lua_gettop(L);
+  lua_getfield(L, globals, "redis");
+  const int full_redis = lua_gettop(L);
+  PushLoadingRedis(L);
+  lua_setfield(L, globals, "redis");
+  std::string error;
+  if (luaL_loadbuffer(L, code.data(), code.size(), "@user_function") != 0) {
+    error = std::string("ERR Error compiling function: ") +
+            (lua_tostring(L, -1) ? lua_tostring(L, -1) : "?");
+  } else if (lua_pcall(L, 0, 0, 0) != 0) {
+    const char* msg = lua_tostring(L, -1);
+    const std::string text = msg ? msg : "unknown error";
+    error = "ERR Error registering functions: " +
+            (text == load.last_error ? text : "ERR " + text);
+  } else if (load.functions.empty()) {
+    error = "ERR No functions registered";
+  }
+  lua_pushvalue(L, full_redis);
+  lua_setfield(L, globals, "redis");
+  lua_settop(L, 0);
+  lua_pushnil(L);
+  lua_setfield(L, LUA_REGISTRYINDEX, kLoadKey);
+  if (!error.empty()) {
+    for (const Function& f : load.functions) {
+      lua_pushnil(L);
+      lua_setfield(L, LUA_REGISTRYINDEX, ("fn_" + f.name).c_str());
+    }
+    return Status::InvalidArgument(error);
+  }
+  for (const Function& f : load.functions) functions_.push_back(f.name);
+  return std::move(load.functions);
 }
 
 }  // namespace slotkv::script

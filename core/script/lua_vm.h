@@ -59,10 +59,35 @@ class LuaVm {
   std::string Run(const std::string& sha, const std::vector<std::string>& keys,
                   const std::vector<std::string>& argv, Host& host, int protocol);
 
+  // Redis 7 functions. A function a library registers: name, flags, description.
+  struct Function {
+    std::string name;
+    std::vector<std::string> flags;  // no-writes allow-oom allow-stale no-cluster ...
+    std::string description;
+    bool has_description = false;
+  };
+  // Runs a library's code (its #! line already blanked) as FUNCTION LOAD does: `redis` offers
+  // only register_function, log and the constants meanwhile; the functions it registers are
+  // kept here. InvalidArgument with Redis's text ("ERR Error registering functions: ...",
+  // "ERR No functions registered").
+  Result<std::vector<Function>> LoadLibrary(std::string_view code);
+  // Forgets every registered function.
+  void DropFunctions();
+  // Runs registered function name (REQUIRES: registered here) with its keys and args as its
+  // two arguments; as Run otherwise ("... script: <name>, on @user_function:<line>.").
+  std::string RunFunction(const std::string& name, const std::vector<std::string>& keys,
+                          const std::vector<std::string>& argv, Host& host, int protocol);
+  // Which set of libraries this interpreter holds (the caller's generation number).
+  uint64_t libraries_generation = UINT64_MAX;
+
  private:
   LuaVm() = default;
+  // Calls the function on top of the stack with args already pushed (nargs) under the error
+  // handler; the reply, or the error with " script: <name>, on <source>:<line>." after it.
+  std::string CallProtected(int nargs, const std::string& name, Host& host, int protocol);
   lua_State* L_ = nullptr;
   std::unordered_set<std::string> loaded_;
+  std::vector<std::string> functions_;
 };
 
 }  // namespace slotkv::script
