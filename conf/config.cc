@@ -7,6 +7,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "core/base/ascii.h"
 #include "core/base/glob.h"
 
 namespace slotkv::conf {
@@ -143,12 +144,6 @@ constexpr OptionDef kOptions[] = {
 };
 // clang-format on
 
-std::string Lower(std::string_view s) {
-  std::string out(s);
-  std::transform(out.begin(), out.end(), out.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return out;
-}
 
 // Checks value against def and returns its normalized form.
 Result<std::string> Normalize(const OptionDef& def, std::string_view value) {
@@ -160,12 +155,12 @@ Result<std::string> Normalize(const OptionDef& def, std::string_view value) {
     case T::kString:
       return std::string(value);
     case T::kBool: {
-      std::string v = Lower(value);
+      std::string v = AsciiLower(value);
       if (v != "yes" && v != "no") return bad("argument must be 'yes' or 'no'");
       return v;
     }
     case T::kEnum: {
-      std::string v = Lower(value);
+      std::string v = AsciiLower(value);
       std::string_view choices = def.choices;
       while (!choices.empty()) {
         size_t bar = choices.find('|');
@@ -213,7 +208,7 @@ Result<std::string> ParseOutputLimits(std::string_view value, std::string_view c
       return Status::InvalidArgument("Wrong number of arguments in buffer limit configuration.");
     }
     for (size_t i = 0; i < words->size(); i += 4) {
-      std::string cls = Lower((*words)[i]);
+      std::string cls = AsciiLower((*words)[i]);
       if (cls == "replica") cls = "slave";
       size_t c = 0;
       while (c < 3 && kClasses[c] != cls) ++c;
@@ -262,7 +257,7 @@ OutputLimit ClientOutputLimit(std::string_view value, std::string_view client_cl
 std::span<const OptionDef> Options() { return kOptions; }
 
 const OptionDef* FindOption(std::string_view name) {
-  std::string lower = Lower(name);
+  std::string lower = AsciiLower(name);
   for (const OptionDef& def : kOptions) {
     if (def.name == lower) return def.alias_of.empty() ? &def : FindOption(def.alias_of);
   }
@@ -270,7 +265,7 @@ const OptionDef* FindOption(std::string_view name) {
 }
 
 Result<int64_t> ParseMemory(std::string_view s) {
-  std::string v = Lower(s);
+  std::string v = AsciiLower(s);
   size_t digits = 0;
   if (!v.empty() && v[0] == '-') digits = 1;
   while (digits < v.size() && std::isdigit(static_cast<unsigned char>(v[digits]))) ++digits;

@@ -3,15 +3,11 @@
 #include <algorithm>
 #include <cctype>
 
+#include "core/base/ascii.h"
+
 namespace slotkv::command {
 namespace {
 
-std::string Lower(std::string_view s) {
-  std::string out(s);
-  std::transform(out.begin(), out.end(), out.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return out;
-}
 
 // Redis cuts user text quoted in errors at 128 bytes.
 std::string Shorten(std::string_view s) {
@@ -22,7 +18,7 @@ std::string Shorten(std::string_view s) {
 }  // namespace
 
 std::string WrongArgs(std::string_view command) {
-  return "ERR wrong number of arguments for '" + Lower(command) + "' command";
+  return "ERR wrong number of arguments for '" + AsciiLower(command) + "' command";
 }
 
 std::string UnknownCommand(std::string_view name, const std::string* args, size_t nargs) {
@@ -42,7 +38,7 @@ std::string UnknownSubcommand(std::string_view command, std::string_view sub) {
 }
 
 std::string InvalidExpire(std::string_view command) {
-  return "ERR invalid expire time in '" + Lower(command) + "' command";
+  return "ERR invalid expire time in '" + AsciiLower(command) + "' command";
 }
 
 std::string StatusError(const Status& status) {

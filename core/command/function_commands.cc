@@ -1,6 +1,7 @@
 // FUNCTION LOAD DELETE FLUSH LIST STATS DUMP RESTORE KILL HELP, as Redis 7.0's functions.c: the
 // libraries of Redis 7 functions (script/functions.h keeps them, on disk too). FCALL and
 // FCALL_RO run them (script_commands.cc).
+#include "core/base/ascii.h"
 #include "core/base/glob.h"
 #include "core/command/args.h"
 #include "core/command/command_table.h"
@@ -176,8 +177,7 @@ Task FunctionCommand(AsyncContext& ctx) {
     if (arity(a.size() == 2, "function|dump")) ctx.reply.Bulk(functions.Dump());
   } else if (Is(sub, "RESTORE")) {
     if (!arity(a.size() == 3 || a.size() == 4, "function|restore")) co_return;
-    std::string policy = a.size() == 4 ? a[3] : "APPEND";
-    for (char& c : policy) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+    const std::string policy = a.size() == 4 ? AsciiUpper(a[3]) : "APPEND";
     if (policy != "APPEND" && policy != "REPLACE" && policy != "FLUSH") {
       ctx.reply.Error("ERR Wrong restore policy given, value should be either FLUSH, APPEND or "
                       "REPLACE.");

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cctype>
 
+#include "core/base/ascii.h"
 #include "core/base/rdb.h"
 
 namespace slotkv::script {
@@ -34,10 +35,7 @@ Result<std::string> ParseShebang(const std::string& code) {
     at = end + 1;
   }
   if (words.empty()) return Status::InvalidArgument("ERR Missing library metadata");
-  std::string engine = words[0];
-  std::transform(engine.begin(), engine.end(), engine.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  if (engine != "lua") return Status::InvalidArgument("ERR Engine '" + words[0] + "' not found");
+  if (AsciiLower(words[0]) != "lua") return Status::InvalidArgument("ERR Engine '" + words[0] + "' not found");
   std::optional<std::string> name;
   for (size_t i = 1; i < words.size(); ++i) {
     if (words[i].rfind("name=", 0) != 0) {

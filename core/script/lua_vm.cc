@@ -77,6 +77,16 @@ int ErrorAt(lua_State* L, int level, const char* msg) {
   return lua_error(L);
 }
 
+// Redis's error for a name the sandbox does not have, at the caller's line.
+int RaiseNonexistent(lua_State* L, const char* name) {
+  luaL_where(L, 1);
+  lua_pushstring(L, "Script attempted to access nonexistent global variable '");
+  lua_pushstring(L, name ? name : "?");
+  lua_pushstring(L, "'");
+  lua_concat(L, 4);
+  return lua_error(L);
+}
+
 int ReadonlyError(lua_State* L) { return ErrorAt(L, 1, "Attempt to modify a readonly table"); }
 
 // __index of the table behind _G: a name outside the allow list is an error. (No C++ object
@@ -88,12 +98,7 @@ int MissingGlobal(lua_State* L) {
       if (std::strcmp(allowed, name) == 0) return 0;  // nil
     }
   }
-  luaL_where(L, 1);
-  lua_pushstring(L, "Script attempted to access nonexistent global variable '");
-  lua_pushstring(L, name ? name : "?");
-  lua_pushstring(L, "'");
-  lua_concat(L, 4);
-  return lua_error(L);
+  return RaiseNonexistent(L, name);
 }
 
 // rawset that refuses the read-only tables.
@@ -506,6 +511,17 @@ void SetNumber(lua_State* L, const char* name, lua_Number v) {
   lua_setfield(L, -2, name);
 }
 
+// The log levels and the version, in the redis table on top of the stack (both APIs have them).
+void SetLogAndVersion(lua_State* L) {
+  SetNumber(L, "LOG_DEBUG", 0);
+  SetNumber(L, "LOG_VERBOSE", 1);
+  SetNumber(L, "LOG_NOTICE", 2);
+  SetNumber(L, "LOG_WARNING", 3);
+  lua_pushstring(L, "7.0.15");
+  lua_setfield(L, -2, "REDIS_VERSION");
+  SetNumber(L, "REDIS_VERSION_NUM", 0x07000f);
+}
+
 void OpenRedis(lua_State* L) {
   lua_newtable(L);
   const std::pair<const char*, lua_CFunction> functions[] = {
@@ -525,18 +541,12 @@ void OpenRedis(lua_State* L) {
     lua_pushcfunction(L, fn);
     lua_setfield(L, -2, name);
   }
-  SetNumber(L, "LOG_DEBUG", 0);
-  SetNumber(L, "LOG_VERBOSE", 1);
-  SetNumber(L, "LOG_NOTICE", 2);
-  SetNumber(L, "LOG_WARNING", 3);
+  SetLogAndVersion(L);
   SetNumber(L, "REPL_NONE", 0);
   SetNumber(L, "REPL_AOF", 1);
   SetNumber(L, "REPL_SLAVE", 2);
   SetNumber(L, "REPL_REPLICA", 2);
   SetNumber(L, "REPL_ALL", 3);
-  lua_pushstring(L, "7.0.15");
-  lua_setfield(L, -2, "REDIS_VERSION");
-  SetNumber(L, "REDIS_VERSION_NUM", 0x07000f);
   lua_setglobal(L, "redis");
 }
 
@@ -700,15 +710,7 @@ int RegisterFunction(lua_State* L) {
 }
 
 // A field a library reads of `redis` while it loads that the loading API lacks.
-int MissingLoadingField(lua_State* L) {
-  const char* name = lua_tostring(L, 2);
-  luaL_where(L, 1);
-  lua_pushstring(L, "Script attempted to access nonexistent global variable '");
-  lua_pushstring(L, name ? name : "?");
-  lua_pushstring(L, "'");
-  lua_concat(L, 4);
-  return lua_error(L);
-}
+int MissingLoadingField(lua_State* L) { return RaiseNonexistent(L, lua_tostring(L, 2)); }
 
 // The `redis` a library sees while it loads.
 void PushLoadingRedis(lua_State* L) {
@@ -717,13 +719,7 @@ void PushLoadingRedis(lua_State* L) {
   lua_setfield(L, -2, "register_function");
   lua_pushcfunction(L, Log);
   lua_setfield(L, -2, "log");
-  SetNumber(L, "LOG_DEBUG", 0);
-  SetNumber(L, "LOG_VERBOSE", 1);
-  SetNumber(L, "LOG_NOTICE", 2);
-  SetNumber(L, "LOG_WARNING", 3);
-  lua_pushstring(L, "7.0.15");
-  lua_setfield(L, -2, "REDIS_VERSION");
-  SetNumber(L, "REDIS_VERSION_NUM", 0x07000f);
+  SetLogAndVersion(L);
   lua_newtable(L);
   lua_pushcfunction(L, MissingLoadingField);
   lua_setfield(L, -2, "__index");

@@ -1,17 +1,10 @@
 #include "core/script/scripts.h"
 
-#include <algorithm>
-#include <cctype>
+#include "core/base/ascii.h"
 
 namespace slotkv::script {
 namespace {
 
-std::string Lower(std::string_view s) {
-  std::string out(s);
-  std::transform(out.begin(), out.end(), out.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return out;
-}
 
 // Interpreters kept idle per worker; more are made while scripts wait, and dropped after.
 constexpr size_t kMaxIdle = 4;
@@ -27,7 +20,7 @@ std::string Scripts::Add(std::string body) {
 
 std::optional<std::string> Scripts::Body(std::string_view sha) const {
   std::lock_guard lock(mu_);
-  auto it = bodies_.find(Lower(sha));
+  auto it = bodies_.find(AsciiLower(sha));
   if (it == bodies_.end()) return std::nullopt;
   return it->second;
 }

@@ -464,6 +464,16 @@ def wait_until(predicate, timeout=2.0, interval=0.02):
         time.sleep(interval)
 
 
+def run_for(seconds, threads, stop):
+    """Starts threads, lets them run for `seconds`, sets stop and joins them."""
+    for t in threads:
+        t.start()
+    time.sleep(seconds)
+    stop.set()
+    for t in threads:
+        t.join(30)
+
+
 # ---- shared by the family suites -------------------------------------------------------------
 
 WRONGTYPE = "WRONGTYPE Operation against a key holding the wrong kind of value"

@@ -8,7 +8,7 @@ import time
 import pytest
 import redis
 
-from conftest import RawConn, Error, Simple, arity, err, is_redis, wait_until
+from conftest import RawConn, Error, Simple, arity, err, is_redis, run_for, wait_until
 
 
 def sha_of(body):
@@ -210,12 +210,7 @@ def test_script_spanning_both_workers_is_never_seen_half_done(server, r):
 
     threads = [threading.Thread(target=mover, args=(i,)) for i in range(3)]
     threads += [threading.Thread(target=reader) for _ in range(2)]
-    for t in threads:
-        t.start()
-    time.sleep(3)
-    stop.set()
-    for t in threads:
-        t.join(30)
+    run_for(3, threads, stop)
     assert moves[0] > 50
     assert bad == []
 

@@ -10,7 +10,7 @@ import time
 import pytest
 import redis
 
-from conftest import RawConn, Error, Simple, arity, err, is_redis, wait_until
+from conftest import RawConn, Error, Simple, arity, err, is_redis, run_for, wait_until
 
 EXECABORT = "EXECABORT Transaction discarded because of previous errors."
 
@@ -330,12 +330,7 @@ def test_exec_spanning_both_workers_is_never_seen_half_done(server, r):
 
     threads = [threading.Thread(target=mover, args=(i,)) for i in range(4)]
     threads += [threading.Thread(target=reader, args=(i % 2 == 0,)) for i in range(4)]
-    for t in threads:
-        t.start()
-    time.sleep(4)
-    stop.set()
-    for t in threads:
-        t.join(30)
+    run_for(4, threads, stop)
     assert transfers[0] > 100
     assert bad == []
     assert sum(int(v) for v in r.execute_command("MGET", *accounts)) == total
@@ -367,12 +362,7 @@ def test_plain_gets_wait_for_a_transaction_holding_their_slot(server, r):
 
     threads = [threading.Thread(target=writer)] + [threading.Thread(target=reader)
                                                    for _ in range(3)]
-    for t in threads:
-        t.start()
-    time.sleep(3)
-    stop.set()
-    for t in threads:
-        t.join(30)
+    run_for(3, threads, stop)
     assert bad == []
 
 
