@@ -11,7 +11,8 @@
 # EXEC, sent as one round trip per operation by bench/resp_bench (redis-benchmark repeats one
 # command), its rate counting transactions; publish is PUBLISH bench <value> with one
 # subscriber (redis-cli) reading every message; evalsha runs EVALSHA of
-# "return redis.call('incr', KEYS[1])" on key:<r>, loaded with SCRIPT LOAD first.
+# "return redis.call('set', KEYS[1], ARGV[1])" on key:<r>, loaded with SCRIPT LOAD first (a
+# script that cannot fail on what the other tests leave in the keys).
 #
 # The collection tests of redis-benchmark (lpush lpop sadd hset zadd lrange_*) work on ONE key
 # that grows (members random over --keyspace; lists grow by every request). slotkv rewrites a
@@ -98,9 +99,9 @@ rps() {
   fi
   if [ "$2" = evalsha ]; then
     local sha
-    sha=$(redis-cli -p "$1" SCRIPT LOAD "return redis.call('incr', KEYS[1])")
+    sha=$(redis-cli -p "$1" SCRIPT LOAD "return redis.call('set', KEYS[1], ARGV[1])")
     redis-benchmark -p "$1" -n "$n" -c "$clients" -P "$pipeline" -r "$keyspace" --csv -q \
-      EVALSHA "$sha" 1 key:__rand_int__ 2>/dev/null | awk -F'","' 'NR > 1 {v = $2} END {print v}'
+      EVALSHA "$sha" 1 key:__rand_int__ v 2>/dev/null | awk -F'","' 'NR > 1 {v = $2} END {print v}'
     return
   fi
   if [ "$2" = multi ]; then
