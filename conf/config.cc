@@ -16,6 +16,9 @@ namespace {
 using T = OptionType;
 constexpr int64_t kGb = 1ll << 30;
 
+// notify-keyspace-events' grammar (below): checked, and written as Redis writes it.
+Result<std::string> ParseNotifyOption(std::string_view value, std::string_view current);
+
 // clang-format off
 constexpr OptionDef kOptions[] = {
   {.name = "bind", .type = T::kString, .default_value = "127.0.0.1",
@@ -136,6 +139,9 @@ constexpr OptionDef kOptions[] = {
    .doc = "no effect: encoding threshold of Redis", .no_effect = true},
   {.name = "activerehashing", .type = T::kBool, .default_value = "yes", .runtime = true,
    .doc = "no effect", .no_effect = true},
+  {.name = "notify-keyspace-events", .type = T::kString, .default_value = "", .runtime = true,
+   .doc = "keyspace notification classes, Redis's letters (K E g $ l s h z x e t m d n A)",
+   .parse = ParseNotifyOption},
   {.name = "busy-reply-threshold", .type = T::kInt, .default_value = "5000", .runtime = true,
    .doc = "ms a script runs before other clients get -BUSY and SCRIPT KILL may stop it "
           "(0: never)"},
@@ -234,6 +240,52 @@ Result<std::string> ParseOutputLimits(std::string_view value, std::string_view c
     if (!out.empty()) out += ' ';
     out += std::string(kClasses[c]) + " " + std::to_string(limits[c][0]) + " " +
            std::to_string(limits[c][1]) + " " + std::to_string(limits[c][2]);
+  }
+  return out;
+}
+
+namespace {
+
+constexpr std::pair<char, uint32_t> kNotifyLetters[] = {
+    {'g', kNotifyGeneric}, {'$', kNotifyString}, {'l', kNotifyList},   {'s', kNotifySet},
+    {'h', kNotifyHash},    {'z', kNotifyZSet},   {'x', kNotifyExpired}, {'e', kNotifyEvicted},
+    {'t', kNotifyStream},  {'d', kNotifyModule}, {'K', kNotifyKeyspace}, {'E', kNotifyKeyevent},
+    {'m', kNotifyKeyMiss}, {'n', kNotifyNew}};
+
+Result<std::string> ParseNotifyOption(std::string_view value, std::string_view) {
+  SLOTKV_ASSIGN_OR_RETURN(uint32_t classes, ParseNotifyClasses(value));
+  return NotifyClassesString(classes);
+}
+
+}  // namespace
+
+Result<uint32_t> ParseNotifyClasses(std::string_view value) {
+  uint32_t classes = 0;
+  for (char c : value) {
+    if (c == 'A') {
+      classes |= kNotifyAll;
+      continue;
+    }
+    bool known = false;
+    for (const auto& [letter, bit] : kNotifyLetters) {
+      if (letter == c) {
+        classes |= bit;
+        known = true;
+      }
+    }
+    if (!known) {
+      return Status::InvalidArgument("Invalid event class character. Use 'Ag$lshzxeKEtmdn'.");
+    }
+  }
+  return classes;
+}
+
+std::string NotifyClassesString(uint32_t classes) {
+  std::string out;
+  if ((classes & kNotifyAll) == kNotifyAll) out += 'A';
+  for (const auto& [letter, bit] : kNotifyLetters) {
+    const bool in_all = (bit & kNotifyAll) != 0;
+    if ((classes & bit) && !(in_all && (classes & kNotifyAll) == kNotifyAll)) out += letter;
   }
   return out;
 }

@@ -96,6 +96,31 @@ struct OutputLimit {
 // The limits of class ("normal", "pubsub", "slave") in a client-output-buffer-limit value.
 OutputLimit ClientOutputLimit(std::string_view value, std::string_view client_class);
 
+// notify-keyspace-events classes, as Redis's notify.c numbers them.
+enum NotifyClass : uint32_t {
+  kNotifyKeyspace = 1 << 0,  // K
+  kNotifyKeyevent = 1 << 1,  // E
+  kNotifyGeneric = 1 << 2,   // g
+  kNotifyString = 1 << 3,    // $
+  kNotifyList = 1 << 4,      // l
+  kNotifySet = 1 << 5,       // s
+  kNotifyHash = 1 << 6,      // h
+  kNotifyZSet = 1 << 7,      // z
+  kNotifyExpired = 1 << 8,   // x
+  kNotifyEvicted = 1 << 9,   // e
+  kNotifyStream = 1 << 10,   // t
+  kNotifyKeyMiss = 1 << 11,  // m
+  kNotifyModule = 1 << 12,   // d
+  kNotifyNew = 1 << 13,      // n
+  kNotifyAll = kNotifyGeneric | kNotifyString | kNotifyList | kNotifySet | kNotifyHash |
+               kNotifyZSet | kNotifyExpired | kNotifyEvicted | kNotifyStream | kNotifyModule,  // A
+};
+// The classes of a notify-keyspace-events value; InvalidArgument for an unknown letter.
+Result<uint32_t> ParseNotifyClasses(std::string_view value);
+// The value as Redis shows it ("AKE", "glE"), with `n` when set (Redis 7.0 leaves it out,
+// so its CONFIG GET loses the class; 7.2 shows it).
+std::string NotifyClassesString(uint32_t classes);
+
 // Splits one config line into words as redis.conf does (quotes, escapes). InvalidArgument on
 // unbalanced quotes.
 Result<std::vector<std::string>> SplitConfigLine(std::string_view line);

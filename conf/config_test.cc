@@ -142,5 +142,24 @@ TEST_CASE("client-output-buffer-limit merges classes and reads as Redis shows it
   CHECK(ClientOutputLimit(c.Get("client-output-buffer-limit"), "normal").hard == 1 << 20);
 }
 
+TEST_CASE("notify-keyspace-events reads its classes and shows them as Redis does") {
+  Config c;
+  CHECK(c.Get("notify-keyspace-events").empty());
+  CHECK(*ParseNotifyClasses("") == 0u);
+  CHECK(*ParseNotifyClasses("KEA") == (kNotifyKeyspace | kNotifyKeyevent | kNotifyAll));
+  CHECK(*ParseNotifyClasses("El") == (kNotifyKeyevent | kNotifyList));
+  CHECK((*ParseNotifyClasses("Am") & kNotifyKeyMiss) != 0);
+  CHECK((*ParseNotifyClasses("A") & (kNotifyKeyMiss | kNotifyNew)) == 0);  // not part of A
+  CHECK(ParseNotifyClasses("Kq").status().IsInvalidArgument());
+  REQUIRE(c.Set("notify-keyspace-events", "KEA", true).ok());
+  CHECK(c.Get("notify-keyspace-events") == "AKE");
+  REQUIRE(c.Set("notify-keyspace-events", "Elg", true).ok());
+  CHECK(c.Get("notify-keyspace-events") == "glE");
+  REQUIRE(c.Set("notify-keyspace-events", "g$lshzxetdKn", true).ok());
+  CHECK(c.Get("notify-keyspace-events") == "AKn");
+  CHECK(c.Set("notify-keyspace-events", "xyz", true).IsInvalidArgument());
+  CHECK(c.Get("notify-keyspace-events") == "AKn");  // unchanged
+}
+
 }  // namespace
 }  // namespace slotkv::conf

@@ -6,6 +6,8 @@
 #include <chrono>
 #include <cstdio>
 
+#include "conf/config.h"
+#include "core/command/notify.h"
 #include "net/connection.h"
 #include "net/server.h"
 
@@ -170,7 +172,10 @@ void Worker::ExpireStep() {
     for (uint32_t db = 0; db < ks.databases(); ++db) {
       Result<slot::Slot*> slot = ks.Get(s, db, false);
       if (!slot.ok() || *slot == nullptr) continue;
-      Result<size_t> expired = (*slot)->ActiveExpireStep(kBucketsPerStep);
+      Result<size_t> expired =
+          (*slot)->ActiveExpireStep(kBucketsPerStep, [&](std::string_view key) {
+            command::Notify(state, conf::kNotifyExpired, "expired", key, db);
+          });
       if (!expired.ok()) {
         std::fprintf(stderr, "active expiry of slot %u db %u: %s\n", s, db,
                      expired.status().ToString().c_str());

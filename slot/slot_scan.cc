@@ -80,7 +80,8 @@ Status Slot::Impl::ExpiredKeys(uint32_t b, std::vector<LiveKey>* doomed) {
   return Status::OK();
 }
 
-Result<size_t> Slot::ActiveExpireStep(size_t max_buckets) {
+Result<size_t> Slot::ActiveExpireStep(
+    size_t max_buckets, const std::function<void(std::string_view)>& on_expired) {
   Impl& s = *impl_;
   // Nothing here has an expiry time: nothing to look at (the common case costs nothing).
   if (s.buckets->ttl_bucket_count() == 0 && s.groups_with_ttl == 0) return 0;
@@ -102,6 +103,7 @@ Result<size_t> Slot::ActiveExpireStep(size_t max_buckets) {
           s.LogWrite(wal::RecordKind::kDelete, k.key, k.hash, {}, ValueType::kString, 0));
       ++expired;
       ++s.counters.expired_keys;
+      if (on_expired) on_expired(k.key);
     }
   }
   return expired;

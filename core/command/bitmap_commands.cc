@@ -9,6 +9,7 @@
 #include "core/command/args.h"
 #include "core/command/bitops.h"
 #include "core/command/command_table.h"
+#include "core/command/typed_read.h"
 #include "core/command/fanout.h"
 
 namespace slotkv::command {
@@ -33,9 +34,7 @@ bool ReadString(CommandContext& ctx, std::string_view key, std::optional<std::st
     ctx.reply.Error(kErrWrongType);
     return false;
   }
-  if (!for_write) {
-    WorkerStats::Add(r->has_value() ? ctx.stats.keyspace_hits : ctx.stats.keyspace_misses);
-  }
+  if (!for_write) CountLookup(ctx.store, ctx.stats, key, r->has_value());
   *value = std::move(*r);
   if (meta) *meta = m;
   return true;
@@ -308,7 +307,7 @@ Task BitOpCommand(AsyncContext& ctx) {
         wrong_type = true;
         return;
       }
-      WorkerStats::Add(r->has_value() ? stats.keyspace_hits : stats.keyspace_misses);
+      CountLookup(store, stats, a[p], r->has_value());
       std::string src = r->has_value() ? std::move(**r) : std::string();
       if (first) {
         acc = std::move(src);

@@ -37,6 +37,9 @@ void ServerState::RefreshLive() {
   slowlog_max_len = config->GetInt("slowlog-max-len");
   hz = config->GetInt("hz");
   busy_reply_threshold = config->GetInt("busy-reply-threshold");
+  // The value was checked when set.
+  Result<uint32_t> notify = conf::ParseNotifyClasses(config->Get("notify-keyspace-events"));
+  notify_flags = notify.ok() ? *notify : 0;
   keyspace->SetCacheBudget(static_cast<uint64_t>(config->GetInt("maxmemory-cache")));
   keyspace->dictionaries()->set_min_bytes(static_cast<size_t>(config->GetInt("compress-min-bytes")));
   const std::string fsync = config->Get("appendfsync");

@@ -185,6 +185,7 @@ struct ServerState {
   std::atomic<int64_t> slowlog_max_len{0};
   std::atomic<int64_t> hz{10};
   std::atomic<int64_t> busy_reply_threshold{5000};  // ms; 0 = never
+  std::atomic<uint32_t> notify_flags{0};  // notify-keyspace-events (conf::NotifyClass bits)
   void RefreshLive();
 
   // Commits the calling worker's dirty slots. The first failure is returned; a slot that failed
@@ -245,6 +246,8 @@ class AsyncContext {
   std::shared_ptr<txn::Holder> holder;
   // Inside EXEC (or a script): blocking commands answer at once instead of waiting.
   bool no_block = false;
+  // Told of every write made through StoreOf (keyspace notifications; RunAsync sets it).
+  KeyObserver* observer = nullptr;
 
   // co_await these to move the task (committing what it wrote where it was).
   SlotHop ToSlot(uint32_t slot) { return SlotHop{this, slot}; }
@@ -254,8 +257,10 @@ class AsyncContext {
   Hop ToHome() { return ToWorker(home); }
   // The client's database in slot s. REQUIRES: running on s's owner.
   Store StoreOf(uint32_t s, uint32_t database) {
-    return Store(server.keyspace, s, database,
-                 &(*server.dirty)[static_cast<size_t>(server.executor->current())]);
+    Store store(server.keyspace, s, database,
+                &(*server.dirty)[static_cast<size_t>(server.executor->current())]);
+    store.set_observer(observer);
+    return store;
   }
   Store StoreOf(uint32_t s) { return StoreOf(s, db); }
   // Serves the clients blocked on keys this worker's writes readied, then commits the current

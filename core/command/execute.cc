@@ -3,6 +3,7 @@
 #include <chrono>
 
 #include "core/command/blocking.h"
+#include "core/command/notify.h"
 
 
 namespace slotkv::command {
@@ -22,6 +23,8 @@ bool Run(ServerState& state, const CommandSpec& spec, std::vector<std::string>& 
   int64_t start = NowUs();
   Store store(state.keyspace, slot, db,
               &(*state.dirty)[static_cast<size_t>(state.executor->current())]);
+  CommandNotifier notifier(state, &spec, &args);
+  store.set_observer(&notifier);
   Reply reply(protocol);
   CommandContext ctx{args, reply, store, state,
                      *(*state.stats)[static_cast<size_t>(state.executor->current())]};
@@ -83,8 +86,15 @@ Task RunTask(const CommandSpec& spec, AsyncContext& ctx) {
       co_await ctx.LockSlots(std::move(slots));
     }
   }
-  co_await spec.run_async(ctx);
+  co_await RunAsync(spec, ctx);
   co_await ctx.Finish();
+}
+
+Task RunAsync(const CommandSpec& spec, AsyncContext& ctx) {
+  CommandNotifier notifier(ctx.server, &spec, &ctx.args);
+  ctx.observer = &notifier;
+  co_await spec.run_async(ctx);
+  ctx.observer = nullptr;
 }
 
 void RecordCall(ServerState& state, const CommandSpec& spec,

@@ -23,6 +23,7 @@
 #include "core/base/glob.h"
 #include "core/command/args.h"
 #include "core/command/command_table.h"
+#include "core/command/typed_read.h"
 #include "core/types/hash_value.h"
 
 namespace slotkv::command {
@@ -36,8 +37,6 @@ constexpr std::string_view kErrInvalidCursor = "ERR invalid cursor";
 
 // ---- lookups ------------------------------------------------------------------------------
 
-enum class Lookup { kRead, kWrite };
-
 // Reads key as a hash. False after replying an error (storage failure, a corrupt value, or
 // WRONGTYPE when the key holds another type); otherwise *hash is nullopt when the key does not
 // exist, and *expire_at_ms (when given) is the key's expiry (0 = none or missing).
@@ -46,9 +45,7 @@ bool ReadHash(CommandContext& ctx, Lookup lookup, std::string_view key,
   slot::KeyMeta meta;
   Result<std::optional<std::string>> r = ctx.store.Get(key, &meta);
   if (Failed(r.status(), ctx.reply)) return false;
-  if (lookup == Lookup::kRead) {
-    WorkerStats::Add(r->has_value() ? ctx.stats.keyspace_hits : ctx.stats.keyspace_misses);
-  }
+  if (lookup == Lookup::kRead) CountLookup(ctx.store, ctx.stats, key, r->has_value());
   if (expire_at_ms) *expire_at_ms = r->has_value() ? meta.expire_at_ms : 0;
   if (!r->has_value()) {
     hash->reset();

@@ -21,6 +21,7 @@
 #include "core/types/zset_value.h"
 #include "core/command/args.h"
 #include "core/command/command_table.h"
+#include "core/command/typed_read.h"
 #include "core/command/fanout.h"
 
 namespace slotkv::command {
@@ -38,16 +39,6 @@ constexpr std::string_view kErrNoLfu =
     "when switching between policies at runtime LRU and LFU data will take some time to adjust.";
 
 // ---- helpers --------------------------------------------------------------------------------
-
-// The counters of the worker a task is running on.
-WorkerStats& StatsHere(AsyncContext& ctx) {
-  return *(*ctx.server.stats)[static_cast<size_t>(ctx.server.executor->current())];
-}
-
-// keyspace_hits / keyspace_misses, for the lookups Redis counts (its read lookups).
-void CountLookup(WorkerStats& stats, bool hit) {
-  WorkerStats::Add(hit ? stats.keyspace_hits : stats.keyspace_misses);
-}
 
 // Positions 1 .. argc-1: every argument after the name is a key.
 std::vector<size_t> AllKeys(const AsyncContext& ctx) {
@@ -106,10 +97,10 @@ Task Exists(AsyncContext& ctx) {
       SLOTKV_ASSIGN_OR_RETURN(std::optional<slot::KeyMeta> m, store.GetMeta(ctx.args[p]));
       present.push_back(m.has_value());
     }
-    WorkerStats& stats = StatsHere(ctx);  // counted once the step can no longer miss
-    for (bool here : present) {
-      CountLookup(stats, here);
-      found += here ? 1 : 0;
+    WorkerStats& stats = StatsHere(ctx.server);  // counted once the step can no longer miss
+    for (size_t i = 0; i < ps.size(); ++i) {
+      CountLookup(store, stats, ctx.args[ps[i]], present[i]);
+      found += present[i] ? 1 : 0;
     }
     return Status::OK();
   };
@@ -122,7 +113,7 @@ Task Exists(AsyncContext& ctx) {
 void Type(CommandContext& ctx) {
   Result<std::optional<slot::KeyMeta>> m = ctx.store.GetMeta(ctx.args[1]);
   if (Failed(m.status(), ctx.reply)) return;
-  CountLookup(ctx.stats, m->has_value());
+  CountLookup(ctx.store, ctx.stats, ctx.args[1], m->has_value());
   ctx.reply.SimpleString(m->has_value() ? ValueTypeName((*m)->type) : "none");
 }
 
@@ -230,7 +221,7 @@ void Persist(CommandContext& ctx) {
 void TtlGeneric(CommandContext& ctx, bool ms, bool absolute) {
   Result<std::optional<slot::KeyMeta>> m = ctx.store.GetMeta(ctx.args[1]);
   if (Failed(m.status(), ctx.reply)) return;
-  CountLookup(ctx.stats, m->has_value());
+  CountLookup(ctx.store, ctx.stats, ctx.args[1], m->has_value());
   if (!m->has_value()) {
     ctx.reply.Integer(-2);
     return;
@@ -266,7 +257,7 @@ Task ReadSource(AsyncContext& ctx, uint32_t s, bool count_lookup, SourceKey* out
   Result<std::optional<std::string>> v = store.Get(ctx.args[1], &out->meta);
   *ok = !Failed(v.status(), ctx.reply);
   if (!*ok) co_return;
-  if (count_lookup) CountLookup(StatsHere(ctx), v->has_value());
+  if (count_lookup) CountLookup(store, StatsHere(ctx.server), ctx.args[1], v->has_value());
   out->value = std::move(*v);
 }
 
@@ -527,7 +518,9 @@ Task ObjectSteps(AsyncContext& ctx) {
   slot::KeyMeta meta;
   Result<std::optional<std::string>> v = store.Get(key, &meta);
   if (Failed(v.status(), ctx.reply)) co_return;
-  CountLookup(StatsHere(ctx), v->has_value());
+  // Counted, but no "keymiss": Redis's objectCommandLookup does not notify.
+  WorkerStats& stats = StatsHere(ctx.server);
+  WorkerStats::Add(v->has_value() ? stats.keyspace_hits : stats.keyspace_misses);
   if (!v->has_value()) {
     ctx.reply.Null();
   } else if (name == "encoding") {

@@ -197,9 +197,16 @@ Status Store::Put(std::string_view key, std::string_view value, ValueType type,
   SLOTKV_RETURN_IF_ERROR(keyspace_->AdoptFsync(s));
   keyspace_->AdoptCache(s);
   JoinUnit(s);
+  const bool observed = observer_ && observer_->active();
+  bool created = false;
+  if (observed && observer_->wants_created()) {
+    SLOTKV_ASSIGN_OR_RETURN(std::optional<slot::KeyMeta> before, s->GetMeta(key));
+    created = !before.has_value();
+  }
   SLOTKV_RETURN_IF_ERROR(s->Put(key, value, type, expire_at_ms));
   if (std::find(dirty_->begin(), dirty_->end(), s) == dirty_->end()) dirty_->push_back(s);
   keyspace_->watched().Touch(slot_, db_, key);
+  if (observed) observer_->OnPut(db_, key, created);
   KeyWatcher* watcher = keyspace_->watcher();
   if (watcher && (type == ValueType::kList || type == ValueType::kZSet)) {
     watcher->OnCollectionWrite(db_, key);
@@ -216,7 +223,10 @@ Result<bool> Store::Delete(std::string_view key) {
   SLOTKV_ASSIGN_OR_RETURN(bool removed, s->Delete(key));
   if (std::find(dirty_->begin(), dirty_->end(), s) == dirty_->end()) dirty_->push_back(s);
   // As Redis's DEL: only a key that was there touches its watchers.
-  if (removed) keyspace_->watched().Touch(slot_, db_, key);
+  if (removed) {
+    keyspace_->watched().Touch(slot_, db_, key);
+    if (observer_ && observer_->active()) observer_->OnDelete(db_, key);
+  }
   return removed;
 }
 

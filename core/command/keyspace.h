@@ -40,6 +40,24 @@ class KeyWatcher {
   virtual void OnCollectionWrite(uint32_t db, std::string_view key) = 0;
 };
 
+// Told of every write a command makes through a Store, and of its readers' misses (keyspace
+// notifications).
+class KeyObserver {
+ public:
+  virtual ~KeyObserver() = default;
+  // Whether anything is to be told (notifications are on): otherwise no call comes.
+  virtual bool active() const = 0;
+  // Whether OnPut wants `created` (it costs a look-up before the write).
+  virtual bool wants_created() const = 0;
+  // key of database db was set; created: it did not exist before (false unless
+  // wants_created).
+  virtual void OnPut(uint32_t db, std::string_view key, bool created) = 0;
+  // key of database db, which existed, was removed.
+  virtual void OnDelete(uint32_t db, std::string_view key) = 0;
+  // A reader's lookup of key of database db found nothing (CountLookup).
+  virtual void OnMiss(uint32_t db, std::string_view key) = 0;
+};
+
 struct KeyspaceOptions {
   std::string dir;             // data directory (disk mode)
   bool memory = false;         // pure-memory mode: no files at all
@@ -149,7 +167,18 @@ class Store {
   uint32_t slot() const { return slot_; }
   uint32_t db() const { return db_; }
   // The same slot in another database (MOVE, COPY ... DB).
-  Store InDb(uint32_t db) const { return Store(keyspace_, slot_, db, dirty_); }
+  Store InDb(uint32_t db) const {
+    Store other(keyspace_, slot_, db, dirty_);
+    other.observer_ = observer_;
+    return other;
+  }
+  // Tells observer of this Store's writes and misses (nullptr: nobody). It must outlive the
+  // Store.
+  void set_observer(KeyObserver* observer) { observer_ = observer; }
+  // Tells the observer that a reader's lookup of key found nothing.
+  void Missed(std::string_view key) {
+    if (observer_ && observer_->active()) observer_->OnMiss(db_, key);
+  }
   uint32_t databases() const { return keyspace_->databases(); }
   int64_t NowMs() const { return keyspace_->clock()->NowMs(); }
 
@@ -175,6 +204,7 @@ class Store {
   uint32_t slot_;
   uint32_t db_;
   std::vector<slot::Slot*>* dirty_;
+  KeyObserver* observer_ = nullptr;
 };
 
 }  // namespace slotkv::command

@@ -10,6 +10,7 @@
 
 #include "core/command/args.h"
 #include "core/command/command_table.h"
+#include "core/command/typed_read.h"
 #include "core/command/fanout.h"
 
 namespace slotkv::command {
@@ -23,11 +24,6 @@ constexpr std::string_view kErrLcsOverLimit =
     "ERR Insufficient memory, transient memory for LCS exceeds proto-max-bulk-len";
 constexpr std::string_view kErrLcsNoMemory =
     "ERR Insufficient memory, failed allocating transient memory for LCS";
-
-// The stats of the worker running the caller.
-WorkerStats& StatsHere(ServerState& server) {
-  return *(*server.stats)[static_cast<size_t>(server.executor->current())];
-}
 
 // ---- LCS ----------------------------------------------------------------------------------
 
@@ -159,7 +155,7 @@ Task Lcs(AsyncContext& ctx) {
         failure = r.status();
         return;
       }
-      WorkerStats::Add(r->has_value() ? stats.keyspace_hits : stats.keyspace_misses);
+      CountLookup(store, stats, ctx.args[p], r->has_value());
       if (r->has_value() && meta.type != ValueType::kString) strings = false;
       values[p - 1] = std::move(*r);
     }

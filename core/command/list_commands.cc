@@ -21,9 +21,11 @@
 // LPOS; not those of the writing commands (lookupKeyWrite).
 #include <optional>
 
+#include "conf/config.h"
 #include "core/command/args.h"
 #include "core/command/command_table.h"
 #include "core/command/list_access.h"
+#include "core/command/notify.h"
 
 namespace slotkv::command {
 namespace {
@@ -297,8 +299,11 @@ void LTrim(CommandContext& ctx) {
   if (read.value) {
     const size_t before = read.value->size();
     read.value->Trim(*start, *stop);
-    if (read.value->size() != before &&
-        Failed(WriteList(ctx.store, ctx.args[1], *read.value, read.meta.expire_at_ms), ctx.reply)) {
+    if (read.value->size() == before) {
+      // Nothing to write; Redis tells "ltrim" all the same.
+      Notify(ctx.server, conf::kNotifyList, "ltrim", ctx.args[1], ctx.store.db());
+    } else if (Failed(WriteList(ctx.store, ctx.args[1], *read.value, read.meta.expire_at_ms),
+                      ctx.reply)) {
       return;
     }
   }

@@ -183,7 +183,7 @@ Task RunForScript(AsyncContext& ctx, ScriptRun& run, std::string* reply) {
   sub.db = run.client().db;
   sub.holder = ctx.holder;
   sub.no_block = true;
-  co_await spec.run_async(sub);
+  co_await RunAsync(spec, sub);
   if (!sub.commit_status.ok() && ctx.commit_status.ok()) ctx.commit_status = sub.commit_status;
   *reply = std::move(sub.reply.buffer());
 }

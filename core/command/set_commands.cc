@@ -16,9 +16,10 @@
 // written on its owner afterwards: not atomic across slots (another client's write may land in
 // between).
 //
-// Keyspace hits/misses count the lookups Redis counts with lookupKeyRead: SCARD SISMEMBER
-// SMISMEMBER SMEMBERS SRANDMEMBER SSCAN SUNION SINTER SDIFF SINTERCARD; not those of SADD SREM
-// SPOP SMOVE and the *STORE commands (lookupKeyWrite).
+// Keyspace hits/misses (and "keymiss" events) count the lookups Redis counts with
+// lookupKeyRead: SCARD SISMEMBER SMISMEMBER SMEMBERS SRANDMEMBER SSCAN, the sources of SUNION
+// SINTER SDIFF SINTERCARD and their STORE forms; not those of SADD SREM SPOP SMOVE
+// (lookupKeyWrite).
 #include <algorithm>
 #include <numeric>
 #include <optional>
@@ -27,6 +28,7 @@
 #include "core/base/glob.h"
 #include "core/command/args.h"
 #include "core/command/command_table.h"
+#include "core/command/typed_read.h"
 #include "core/command/fanout.h"
 #include "core/types/set_value.h"
 
@@ -43,15 +45,6 @@ constexpr std::string_view kErrTooManyKeys =
     "ERR Number of keys can't be greater than number of args";
 constexpr std::string_view kErrLimit = "ERR LIMIT can't be negative";
 constexpr std::string_view kErrInvalidCursor = "ERR invalid cursor";
-
-// ---- lookups ------------------------------------------------------------------------------
-
-// Whether a lookup counts in keyspace_hits / keyspace_misses (lookupKeyRead) or not.
-enum class Lookup { kRead, kWrite };
-
-WorkerStats& StatsHere(ServerState& server) {
-  return *(*server.stats)[static_cast<size_t>(server.executor->current())];
-}
 
 // The random source of SPOP and SRANDMEMBER, one per worker thread.
 std::mt19937_64& Rng() {
@@ -93,9 +86,7 @@ SetRead ReadSetValue(Store& store, WorkerStats& stats, Lookup lookup, std::strin
     out.status = r.status();
     return out;
   }
-  if (lookup == Lookup::kRead) {
-    WorkerStats::Add(r->has_value() ? stats.keyspace_hits : stats.keyspace_misses);
-  }
+  if (lookup == Lookup::kRead) CountLookup(store, stats, key, r->has_value());
   return FromStored(&*r, meta);
 }
 
@@ -165,7 +156,7 @@ void SCard(CommandContext& ctx) {
   slot::KeyMeta meta;
   Result<std::optional<std::string>> r = ctx.store.Get(ctx.args[1], &meta);
   if (Failed(r.status(), ctx.reply)) return;
-  WorkerStats::Add(r->has_value() ? ctx.stats.keyspace_hits : ctx.stats.keyspace_misses);
+  CountLookup(ctx.store, ctx.stats, ctx.args[1], r->has_value());
   if (!r->has_value()) {
     ctx.reply.Integer(0);
     return;
@@ -353,13 +344,12 @@ struct Sources {
   bool wrong_type = false;
 };
 
-// Reads the sources at positions ps (all in store's slot) into src.
-void ReadSources(AsyncContext& ctx, Store& store, const std::vector<size_t>& ps, Lookup lookup,
-                 Sources* src) {
+// Reads the sources at positions ps (all in store's slot) into src, as a reader's lookups.
+void ReadSources(AsyncContext& ctx, Store& store, const std::vector<size_t>& ps, Sources* src) {
   WorkerStats& stats = StatsHere(ctx.server);
   for (size_t p : ps) {
     if (!src->failure.ok() || src->wrong_type) return;
-    SetRead read = ReadSetValue(store, stats, lookup, ctx.args[p]);
+    SetRead read = ReadSetValue(store, stats, Lookup::kRead, ctx.args[p]);
     src->failure = std::move(read.status);
     src->wrong_type = read.wrong_type;
     src->sets[p - src->first] = std::move(read.set);
@@ -463,7 +453,6 @@ void StoreResult(Store& store, std::string_view dst, const SetValue& result, Rep
 // The steps of a set operation over args[first, end) (sources), writing args[1] for kStore;
 // ends on any worker.
 Task SetOpSteps(AsyncContext& ctx, Op op, size_t first, size_t end, Output out, int64_t limit) {
-  const Lookup lookup = out == Output::kStore ? Lookup::kWrite : Lookup::kRead;
   std::vector<size_t> positions(end - first);
   std::iota(positions.begin(), positions.end(), first);
   Sources src;
@@ -478,7 +467,7 @@ Task SetOpSteps(AsyncContext& ctx, Op op, size_t first, size_t end, Output out, 
   if (one_slot) {  // one step on one owner: atomic
     co_await ctx.ToSlot(slot);
     Store store = ctx.StoreOf(slot);
-    ReadSources(ctx, store, positions, lookup, &src);
+    ReadSources(ctx, store, positions, &src);
     if (SourcesFailed(src, ctx.reply)) co_return;
     if (out == Output::kStore) {
       StoreResult(store, dst, Combine(op, src), ctx.reply);
@@ -488,7 +477,7 @@ Task SetOpSteps(AsyncContext& ctx, Op op, size_t first, size_t end, Output out, 
     co_return;
   }
   co_await ForEachKeySlot(ctx, positions, [&](Store& store, const std::vector<size_t>& ps) {
-    ReadSources(ctx, store, ps, lookup, &src);
+    ReadSources(ctx, store, ps, &src);
   });
   if (SourcesFailed(src, ctx.reply)) co_return;
   if (out != Output::kStore) {

@@ -21,6 +21,7 @@
 
 #include "core/command/args.h"
 #include "core/command/command_table.h"
+#include "core/command/typed_read.h"
 #include "core/command/fanout.h"
 
 namespace slotkv::command {
@@ -28,16 +29,8 @@ namespace {
 
 // Error texts only this family replies with (errors.h belongs to the framework).
 constexpr std::string_view kErrDecrOverflow = "ERR decrement would overflow";
+
 // ---- lookups ------------------------------------------------------------------------------
-
-// Whether a lookup counts in INFO's keyspace_hits / keyspace_misses (Redis's lookupKeyRead)
-// or not (lookupKeyWrite).
-enum class Lookup { kRead, kWrite };
-
-// The stats of the worker running the caller.
-WorkerStats& StatsHere(ServerState& server) {
-  return *(*server.stats)[static_cast<size_t>(server.executor->current())];
-}
 
 // Reads key as a string. False after replying an error (storage failure, or WRONGTYPE when the
 // key holds another type); otherwise *value is nullopt when the key does not exist, and *meta
@@ -47,9 +40,7 @@ bool ReadString(Store& store, WorkerStats& stats, Lookup lookup, Reply& reply, s
   slot::KeyMeta m;
   Result<std::optional<std::string>> r = store.Get(key, &m);
   if (Failed(r.status(), reply)) return false;
-  if (lookup == Lookup::kRead) {
-    WorkerStats::Add(r->has_value() ? stats.keyspace_hits : stats.keyspace_misses);
-  }
+  if (lookup == Lookup::kRead) CountLookup(store, stats, key, r->has_value());
   if (r->has_value() && m.type != ValueType::kString) {
     reply.Error(kErrWrongType);
     return false;
@@ -473,7 +464,7 @@ Task MGet(AsyncContext& ctx) {
     SLOTKV_RETURN_IF_ERROR(store.MultiGet(keys, &got, &metas));
     WorkerStats& stats = StatsHere(ctx.server);
     for (size_t i = 0; i < ps.size(); ++i) {
-      WorkerStats::Add(got[i] ? stats.keyspace_hits : stats.keyspace_misses);
+      CountLookup(store, stats, keys[i], got[i].has_value());
       if (got[i] && metas[i].type == ValueType::kString) values[ps[i] - 1] = std::move(got[i]);
     }
     return Status::OK();

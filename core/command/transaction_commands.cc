@@ -123,7 +123,7 @@ Task RunQueued(AsyncContext& ctx, ExecState& st, QueuedCommand& cmd) {
   sub.holder = ctx.holder;
   sub.no_block = true;
   const int64_t start = NowUs();
-  co_await spec.run_async(sub);
+  co_await RunAsync(spec, sub);
   if (!sub.commit_status.ok() && ctx.commit_status.ok()) ctx.commit_status = sub.commit_status;
   RecordCall(ctx.server, spec, sub.args, NowUs() - start, sub.reply.errors() > 0, st.addr,
              st.name);

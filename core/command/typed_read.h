@@ -24,6 +24,13 @@ inline WorkerStats& StatsHere(ServerState& server) {
   return *(*server.stats)[static_cast<size_t>(server.executor->current())];
 }
 
+// Counts a reader's lookup of key as a keyspace hit or miss, as Redis's lookupKeyRead; a miss
+// is told to keyspace notifications ("keymiss") too.
+inline void CountLookup(Store& store, WorkerStats& stats, std::string_view key, bool hit) {
+  WorkerStats::Add(hit ? stats.keyspace_hits : stats.keyspace_misses);
+  if (!hit) store.Missed(key);
+}
+
 // The outcome of reading one key as a V.
 template <class V>
 struct TypedRead {
@@ -43,9 +50,7 @@ TypedRead<V> ReadTyped(Store& store, WorkerStats& stats, Lookup lookup, std::str
     out.status = r.status();
     return out;
   }
-  if (lookup == Lookup::kRead) {
-    WorkerStats::Add(r->has_value() ? stats.keyspace_hits : stats.keyspace_misses);
-  }
+  if (lookup == Lookup::kRead) CountLookup(store, stats, key, r->has_value());
   if (!r->has_value()) return out;
   if (meta.type != type) {
     out.wrong_type = true;
@@ -79,7 +84,7 @@ void ReplyCollectionSize(CommandContext& ctx, ValueType type) {
   slot::KeyMeta meta;
   Result<std::optional<std::string>> r = ctx.store.Get(ctx.args[1], &meta);
   if (Failed(r.status(), ctx.reply)) return;
-  WorkerStats::Add(r->has_value() ? ctx.stats.keyspace_hits : ctx.stats.keyspace_misses);
+  CountLookup(ctx.store, ctx.stats, ctx.args[1], r->has_value());
   if (!r->has_value()) {
     ctx.reply.Integer(0);
     return;

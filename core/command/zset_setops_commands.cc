@@ -191,7 +191,7 @@ void ReadSources(AsyncContext& ctx, Store& store, const std::vector<size_t>& ps,
       src->failure = r.status();
       return;
     }
-    WorkerStats::Add(r->has_value() ? stats.keyspace_hits : stats.keyspace_misses);
+    CountLookup(store, stats, ctx.args[p], r->has_value());
     if (!r->has_value()) continue;
     Source& in = src->inputs[p - src->first];
     if (meta.type == ValueType::kZSet) {
