@@ -174,12 +174,17 @@ void AsyncContext::Depart() {
   CommitHere();
 }
 
-Task AsyncContext::LockSlots(std::vector<uint32_t> slots) {
+std::vector<uint32_t> AsyncContext::InLockOrder(std::vector<uint32_t> slots) const {
   const txn::SlotLocks& locks = server.keyspace->locks();
   std::sort(slots.begin(), slots.end(),
             [&](uint32_t a, uint32_t b) { return locks.Order(a) < locks.Order(b); });
   slots.erase(std::unique(slots.begin(), slots.end()), slots.end());
-  for (uint32_t s : slots) co_await ToSlot(s);
+  return slots;
+}
+
+Task AsyncContext::LockSlots(std::vector<uint32_t> slots) {
+  const std::vector<uint32_t> ordered = InLockOrder(std::move(slots));
+  for (uint32_t s : ordered) co_await ToSlot(s);
 }
 
 void AsyncContext::ReleaseHere(std::function<void(const Status&)> done) {

@@ -277,6 +277,8 @@ class AsyncContext {
   // Takes the slots (any order, repeats allowed) in the global order, on their owners; ends on
   // the last one's owner. REQUIRES: holder.
   Task LockSlots(std::vector<uint32_t> slots);
+  // slots without repeats, in the global order (SlotLocks::Order: one owner's together).
+  std::vector<uint32_t> InLockOrder(std::vector<uint32_t> slots) const;
   // Takes slot s for the holder now if nothing holds it, whatever the global order: it never
   // waits, so it cannot close a cycle (a script reaching a key it did not declare).
   // REQUIRES: holder; on s's owner.

@@ -16,6 +16,7 @@
 // script.
 #include <cstdio>
 
+#include "core/base/ascii.h"
 #include "core/command/args.h"
 #include "core/command/command_table.h"
 #include "core/command/errors.h"
@@ -280,7 +281,7 @@ bool ParseEval(AsyncContext& ctx, bool by_sha, bool read_only, ScriptCall* call)
     return false;
   }
   call->body = std::move(*body);
-  call->name = script::Sha1Hex(call->body);
+  call->name = AsciiLower(ctx.args[1]);  // the body's SHA-1, as the cache found it
   return true;
 }
 

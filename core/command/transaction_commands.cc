@@ -9,6 +9,12 @@
 // each slot's part whole or absent. Commands with no keys run on the client's worker; those
 // that reach every slot (KEYS, FLUSHDB ...) make EXEC take every slot.
 //
+// When every queued command has one key, commands of different slots touch different keys
+// and commute: EXEC then runs them owner by owner (each reply in its place), and without a
+// WATCH to check once everything is taken it runs each owner's commands as soon as it has
+// taken that owner's slots (two-phase locking lets a transaction work while it still takes).
+// Two keys on two workers then cost two hops where running in queue order costs four.
+//
 // WATCH registers each key with its slot's owner (txn/watched_keys.h); a write there marks
 // the client's watch dirty, and EXEC replies a null array when it is, or when a watched key
 // that had an expiry time at WATCH has expired since (Redis's isWatchedKeyExpired).
@@ -103,6 +109,16 @@ struct ExecState {
   std::string name;
 };
 
+// Looks at the watch once every slot is taken (a write of a watched key came before, and set
+// the flag, or waits for the transaction) and drops it; true after replying the null array.
+bool WatchFailed(AsyncContext& ctx, ExecState& st) {
+  const bool dirty = (st.watch && st.watch->dirty.load()) ||
+                     WatchedKeyExpired(st.watched, ctx.server.keyspace->clock()->NowMs());
+  Unwatch(ctx.server, st.watch, st.watched);
+  if (dirty) ctx.reply.NullArray();
+  return dirty;
+}
+
 // Runs one queued command inside the transaction and appends its reply to ctx's. db and
 // protocol follow what the command leaves on the client (SELECT, HELLO).
 Task RunQueued(AsyncContext& ctx, ExecState& st, QueuedCommand& cmd) {
@@ -135,6 +151,65 @@ Task RunQueued(AsyncContext& ctx, ExecState& st, QueuedCommand& cmd) {
   }
 }
 
+// The slot of each queued command when every one has one key (runs on its owner); else
+// empty.
+std::vector<uint32_t> OneKeySlots(const Keyspace& keyspace, const ExecState& st) {
+  std::vector<uint32_t> slots;
+  for (const QueuedCommand& cmd : st.queued) {
+    if (!cmd.spec->run) return {};
+    slots.push_back(keyspace.SlotOfKey(cmd.args[static_cast<size_t>(cmd.spec->first_key)]));
+  }
+  return slots;
+}
+
+// Runs the queued commands whose slots the calling worker owns, each reply at its command's
+// place. REQUIRES: the transaction holds those slots.
+void RunOwnedHere(AsyncContext& ctx, ExecState& st, const std::vector<uint32_t>& slots,
+                  std::vector<std::string>* replies) {
+  const Executor& ex = *ctx.server.executor;
+  for (size_t i = 0; i < st.queued.size(); ++i) {
+    if (ex.OwnerOf(slots[i]) != ex.current()) continue;
+    QueuedCommand& cmd = st.queued[i];
+    (*replies)[i] =
+        Execute(ctx.server, *cmd.spec, cmd.args, slots[i], st.db, st.protocol, st.addr, st.name);
+  }
+}
+
+// EXEC of one-key commands (OneKeySlots): owner by owner, see the file comment.
+Task ExecOneKey(AsyncContext& ctx, ExecState& st, std::vector<uint32_t> slots) {
+  Executor& ex = *ctx.server.executor;
+  std::vector<std::string> replies(st.queued.size());
+  std::vector<uint32_t> order = slots;
+  for (const WatchedKey& k : st.watched) order.push_back(k.slot);
+  order = ctx.InLockOrder(std::move(order));
+  ctx.Hold(/*units=*/true);
+  if (st.watched.empty() && !(st.watch && st.watch->dirty.load())) {
+    // Nothing can make the EXEC fail now: each owner's commands run once its slots are taken
+    // (the global order keeps one owner's slots together).
+    for (size_t i = 0; i < order.size(); ++i) {
+      co_await ctx.ToSlot(order[i]);
+      if (i + 1 == order.size() || ex.OwnerOf(order[i + 1]) != ex.current()) {
+        RunOwnedHere(ctx, st, slots, &replies);
+      }
+    }
+  } else {
+    co_await ctx.LockSlots(order);
+    if (WatchFailed(ctx, st)) co_return;
+    // Where LockSlots ended first, then every other owner.
+    const int last = ex.current();
+    RunOwnedHere(ctx, st, slots, &replies);
+    for (int w = 0; w < ex.workers(); ++w) {
+      const bool owns = std::any_of(slots.begin(), slots.end(),
+                                    [&](uint32_t s) { return ex.OwnerOf(s) == w; });
+      if (w == last || !owns) continue;
+      co_await ctx.ToWorker(w);
+      RunOwnedHere(ctx, st, slots, &replies);
+    }
+  }
+  ctx.reply.Array(replies.size());
+  for (const std::string& r : replies) ctx.reply.buffer() += r;
+}
+
 Task Exec(AsyncContext& ctx) {
   ClientState& client = *ctx.client;
   if (!client.in_multi) {
@@ -160,8 +235,11 @@ Task Exec(AsyncContext& ctx) {
     ctx.reply.Error(kErrExecAbort);
     co_return;
   }
-  // Take every slot the commands and the watched keys reach, then look at the watch: a write
-  // of a watched key either came before (the flag is set) or waits for the transaction. The
+  if (std::vector<uint32_t> one_key = OneKeySlots(*ctx.server.keyspace, st); !one_key.empty()) {
+    co_await ExecOneKey(ctx, st, std::move(one_key));
+    co_return;
+  }
+  // Take every slot the commands and the watched keys reach, then look at the watch. The
   // keys' entries stay until then.
   std::vector<uint32_t> slots;
   for (const QueuedCommand& cmd : st.queued) {
@@ -170,16 +248,9 @@ Task Exec(AsyncContext& ctx) {
   for (const WatchedKey& k : st.watched) slots.push_back(k.slot);
   ctx.Hold(/*units=*/true);
   co_await ctx.LockSlots(std::move(slots));
-  const bool dirty = (st.watch && st.watch->dirty.load()) ||
-                     WatchedKeyExpired(st.watched, ctx.server.keyspace->clock()->NowMs());
-  Unwatch(ctx.server, st.watch, st.watched);
-  if (dirty) {
-    ctx.reply.NullArray();
-    co_return;
-  }
+  if (WatchFailed(ctx, st)) co_return;
   ctx.reply.Array(st.queued.size());
   for (QueuedCommand& cmd : st.queued) co_await RunQueued(ctx, st, cmd);
-  co_await ctx.ToHome();
 }
 
 }  // namespace

@@ -39,25 +39,29 @@ void Fiber::Trampoline(unsigned hi, unsigned lo) {
 #ifdef SLOTKV_ASAN
   __sanitizer_finish_switch_fiber(nullptr, &self->caller_bottom_, &self->caller_size_);
 #endif
-  self->fn_();
-  self->done_ = true;
-#ifdef SLOTKV_ASAN
-  // Leaving for good: nothing of this stack needs keeping.
-  __sanitizer_start_switch_fiber(nullptr, self->caller_bottom_, self->caller_size_);
-#endif
-  // Returning ends the context: uc_link goes back to the caller.
+  // One context for every function the fiber runs: making one costs a getcontext (a
+  // sigprocmask call) and ending one a setcontext (another).
+  for (;;) {
+    self->fn_();
+    self->fn_ = nullptr;
+    self->done_ = true;
+    self->SwitchOut();
+  }
 }
 
 void Fiber::Start(std::function<void()> fn) {
   fn_ = std::move(fn);
   done_ = false;
-  getcontext(&fiber_);
-  fiber_.uc_stack.ss_sp = mapping_ + PageSize();
-  fiber_.uc_stack.ss_size = size_;
-  fiber_.uc_link = &caller_;
-  const auto p = reinterpret_cast<uintptr_t>(this);
-  makecontext(&fiber_, reinterpret_cast<void (*)()>(&Fiber::Trampoline), 2,
-              static_cast<unsigned>(p >> 32), static_cast<unsigned>(p & 0xffffffffu));
+  if (!made_) {
+    getcontext(&fiber_);
+    fiber_.uc_stack.ss_sp = mapping_ + PageSize();
+    fiber_.uc_stack.ss_size = size_;
+    fiber_.uc_link = nullptr;  // the trampoline never returns
+    const auto p = reinterpret_cast<uintptr_t>(this);
+    makecontext(&fiber_, reinterpret_cast<void (*)()>(&Fiber::Trampoline), 2,
+                static_cast<unsigned>(p >> 32), static_cast<unsigned>(p & 0xffffffffu));
+    made_ = true;
+  }
   SwitchIn();
 }
 

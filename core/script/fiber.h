@@ -41,6 +41,7 @@ class Fiber {
   ucontext_t caller_{};
   std::function<void()> fn_;
   bool done_ = false;
+  bool made_ = false;  // fiber_ made: it runs the trampoline's loop
   // AddressSanitizer's bookkeeping of the stack being left.
   void* fake_stack_ = nullptr;
   const void* caller_bottom_ = nullptr;

@@ -45,5 +45,23 @@ TEST_CASE("a fiber keeps its own stack across a stop") {
   CHECK(result == 5050);
 }
 
+TEST_CASE("a fiber runs one function after another, each from its start") {
+  Fiber fiber;
+  std::string log;
+  for (int i = 0; i < 3; ++i) {
+    fiber.Start([&, i] {
+      log += std::to_string(i);
+      fiber.Suspend();
+      log += "+";
+    });
+    CHECK_FALSE(fiber.done());
+    fiber.Resume();
+    CHECK(fiber.done());
+  }
+  fiber.Start([&] { log += "end"; });
+  CHECK(fiber.done());
+  CHECK(log == "0+1+2+end");
+}
+
 }  // namespace
 }  // namespace slotkv::script

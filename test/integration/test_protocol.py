@@ -70,6 +70,21 @@ def test_raw_pipeline_in_one_write(server, r):
             assert c.read_reply() == b"v%d" % i
 
 
+def test_replies_before_a_blocking_command_leave_at_once(server, r):
+    # Replies to one read may wait for a request behind them that is still in flight, but
+    # never for a blocking one: SET's and GET's replies come while BLPOP still waits.
+    r.delete("blk:list")
+    with server.raw(timeout=10) as c:
+        c.send(encode_command("SET", "blk:a", "1") + encode_command("GET", "blk:a") +
+               encode_command("BLPOP", "blk:list", "3"))
+        start = time.monotonic()
+        assert c.read_reply() == b"OK"
+        assert c.read_reply() == b"1"
+        assert time.monotonic() - start < 1.5
+        r.rpush("blk:list", "x")
+        assert c.read_reply() == [b"blk:list", b"x"]
+
+
 def test_concurrent_clients_own_keys(server, r):
     errors = []
 
