@@ -580,7 +580,14 @@ bool Connection::OverOutputLimit() {
 void Connection::Deliver(const pubsub::Message& message) {
   if (closed_) return;
   Complete(AddPending(), command::EncodeMessage(message, client_.protocol));
-  FlushReplies();
+  // The messages that reach this worker meanwhile go out in the same write (Redis writes a
+  // subscriber's buffer once per event loop turn): one send for many publishes.
+  if (flush_posted_) return;
+  flush_posted_ = true;
+  server_->Post(worker_->index(), [self = shared_from_this()] {
+    self->flush_posted_ = false;
+    self->FlushReplies();
+  });
 }
 
 void Connection::Write() {

@@ -152,6 +152,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
   std::string out_;       // being written
   std::string out_next_;  // queued while a write is in flight
   bool writing_ = false;
+  bool flush_posted_ = false;  // Deliver posted a FlushReplies not run yet
   bool close_after_flush_ = false;
   bool closed_ = false;
   int64_t over_soft_since_ms_ = 0;  // past the soft output limit since then (0: not past it)

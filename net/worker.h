@@ -92,7 +92,11 @@ class Worker {
 
   Server* server_;
   int index_;
-  boost::asio::io_context io_{1};
+  // Not hint 1: with it, what the thread posts to itself waits in a private queue until the
+  // running handler ends, so a post another worker makes later, caused by what this handler
+  // did after its post (a hop, a reply, the client's next request), can run first; Pub/Sub's
+  // order per publisher needs every post in one FIFO.
+  boost::asio::io_context io_{BOOST_ASIO_CONCURRENCY_HINT_SAFE};
   boost::asio::steady_timer expiry_timer_{io_};
   boost::asio::steady_timer commit_timer_{io_};
   std::thread thread_;
