@@ -492,6 +492,16 @@ void ChunkStore::Release(const ValuePtr& ptr) {
   m.table.ReleaseLive(ptr.segment, ptr.length);
 }
 
+void ChunkStore::Unrelease(const ValuePtr& ptr) {
+  Impl& m = *impl_;
+  if (ptr.kind == ValuePtr::Kind::kBigFile) {
+    auto it = std::find(m.big_to_remove.begin(), m.big_to_remove.end(), ptr.big_id);
+    if (it != m.big_to_remove.end()) m.big_to_remove.erase(it);
+    return;
+  }
+  if (m.table.IsUsed(ptr.segment)) m.table.AddLive(m.table.RunHead(ptr.segment), ptr.length);
+}
+
 std::vector<uint32_t> ChunkStore::CompactionCandidates(uint32_t group, size_t max) const {
   return impl_->table.Candidates(group, max);
 }
@@ -542,6 +552,18 @@ Status ChunkStore::ReadSegment(uint32_t segment, std::vector<ChunkRecord>* recor
 }
 
 void ChunkStore::FreeSegment(uint32_t segment) { impl_->table.RequestFree(segment); }
+
+void ChunkStore::CancelFree(uint32_t segment) { impl_->table.CancelFree(segment); }
+
+void ChunkStore::Recount(uint32_t group, const std::vector<ValuePtr>& referenced) {
+  SegmentTable& table = impl_->table;
+  std::unordered_map<uint32_t, uint64_t> live;
+  for (const ValuePtr& ptr : referenced) {
+    if (ptr.kind != ValuePtr::Kind::kSegments || !table.IsUsed(ptr.segment)) continue;
+    live[table.RunHead(ptr.segment)] += ptr.length;
+  }
+  table.SetGroupLive(group, live);
+}
 
 Status ChunkStore::SyncData() {
   Impl& m = *impl_;

@@ -84,14 +84,24 @@ class ChunkStore {
                   std::vector<std::string>* values);
   // The value at ptr is no longer referenced once the current flush is durable.
   void Release(const ValuePtr& ptr);
+  // Takes back Release(ptr) before the next Commit: the flush that released it failed.
+  void Unrelease(const ValuePtr& ptr);
 
   // Up to max segments of group worth compacting, oldest first: only when the group's segments
   // hold more than twice its live bytes, and only segments under half live.
   std::vector<uint32_t> CompactionCandidates(uint32_t group, size_t max) const;
   // Every value record that starts in segment (live or dead), in order.
   Status ReadSegment(uint32_t segment, std::vector<ChunkRecord>* records);
-  // Frees segment (and the rest of its run) at the next Commit.
+  // Frees segment (and the rest of its run) at the next Commit; meanwhile no value is added
+  // to its run.
   void FreeSegment(uint32_t segment);
+  // Withdraws FreeSegment(segment), when the flush that compacted it failed.
+  void CancelFree(uint32_t segment);
+  // Sets the live bytes of group's runs to those of the values referenced (every pointer the
+  // group's bucket pages hold), after a failed flush left them unknown: its added values may
+  // or may not be referenced, and the values it replaced were never released. A run nothing
+  // references is freed at the next Commit.
+  void Recount(uint32_t group, const std::vector<ValuePtr>& referenced);
 
   // Makes the values added so far durable (when fsync) and records their segments in the
   // segment table, so bucket pages may point at them. Frees still wait for Commit.

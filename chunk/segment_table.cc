@@ -262,6 +262,28 @@ void SegmentTable::RequestFree(uint32_t segment) {
   s.free_requested = true;
 }
 
+void SegmentTable::CancelFree(uint32_t segment) {
+  if (IsUsed(segment)) segs_[RunHead(segment)].free_requested = false;
+}
+
+void SegmentTable::SetGroupLive(uint32_t group,
+                                const std::unordered_map<uint32_t, uint64_t>& live) {
+  auto it = groups_.find(group);
+  if (it == groups_.end()) return;
+  const std::vector<uint32_t> runs = it->second.runs;  // ReleaseLive may not touch the list
+  for (uint32_t head : runs) {
+    if (head == kDeadRun) continue;
+    auto found = live.find(head);
+    const uint64_t want = found == live.end() ? 0 : found->second;
+    const uint32_t have = segs_[head].live;
+    if (want > have) {
+      AddLive(head, static_cast<uint32_t>(want - have));
+    } else if (want < have) {
+      ReleaseLive(head, static_cast<uint32_t>(have - want));
+    }
+  }
+}
+
 std::vector<uint32_t> SegmentTable::Candidates(uint32_t group, size_t max) const {
   std::vector<uint32_t> out;
   auto it = groups_.find(group);

@@ -89,6 +89,11 @@ class SegmentTable {
   void ReleaseLive(uint32_t segment, uint32_t bytes);
   // Frees segment's run at the next TakeFrees; ignored for a segment that is not used.
   void RequestFree(uint32_t segment);
+  // Withdraws RequestFree(segment) (a flush that failed keeps using the run).
+  void CancelFree(uint32_t segment);
+  // Sets the live bytes of each run of group to live[head] (0 when absent), through AddLive
+  // and ReleaseLive: a run left with none is freed at the next TakeFrees.
+  void SetGroupLive(uint32_t group, const std::unordered_map<uint32_t, uint64_t>& live);
 
   // Heads of up to max runs of group worth compacting, oldest allocation first: only when the
   // group's runs hold more than twice its live bytes, and only runs under half live that are

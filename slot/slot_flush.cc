@@ -33,6 +33,7 @@
 #include <string_view>
 
 #include "chunk/value_ptr.h"
+#include "core/base/cleanup.h"
 #include "core/base/hash.h"
 #include "core/base/io_ring.h"
 #include "slot/slot_impl.h"
@@ -93,6 +94,24 @@ Status DecodePtr(const Cell& cell, chunk::ValuePtr* ptr) {
   return Status::OK();
 }
 
+// After a failed flush of group g its bucket pages may be old or new, each (some were written,
+// maybe not synced), so the live bytes of its runs are recounted from the pages themselves:
+// they are the only references to the group's runs.
+Status RecountGroup(chunk::ChunkStore& chunks, uint32_t g,
+                    const std::vector<BucketCells>& bucket_cells) {
+  std::vector<chunk::ValuePtr> referenced;
+  for (const BucketCells& bc : bucket_cells) {
+    for (const Cell& cell : bc.cells) {
+      if (!cell.is_pointer) continue;
+      chunk::ValuePtr ptr;
+      SLOTKV_RETURN_IF_ERROR(DecodePtr(cell, &ptr));
+      referenced.push_back(ptr);
+    }
+  }
+  chunks.Recount(g, referenced);
+  return Status::OK();
+}
+
 }  // namespace
 
 Status Slot::Impl::FlushDue(uint32_t g) {
@@ -118,12 +137,29 @@ Status Slot::Impl::FlushGroup(uint32_t g) {
     SLOTKV_RETURN_IF_ERROR(buckets->ReadBucket(b, &bucket_cells[b - first].cells));
   }
   for (BucketCells& bc : bucket_cells) bc.BuildIndex();
+  if (group.recount) {
+    SLOTKV_RETURN_IF_ERROR(RecountGroup(*chunks, g, bucket_cells));
+    group.recount = false;
+  }
 
+  // A flush that fails takes back what it did to the chunk store (nothing of it is durable
+  // before the next Commit): the values it released count again, the runs it compacted stay,
+  // and its group's live bytes are recounted by the next flush (RecountGroup), since some of
+  // its pages may have been written. Kept, a failed flush's retry released the same values
+  // again, and a later Commit freed runs that durable pages still pointed at.
+  std::vector<chunk::ValuePtr> released;
+  std::vector<uint32_t> compacted;
+  group.recount = true;
+  Cleanup undo([&] {
+    for (const chunk::ValuePtr& ptr : released) chunks->Unrelease(ptr);
+    for (uint32_t segment : compacted) chunks->CancelFree(segment);
+  });
   auto release = [&](const Cell& cell) -> Status {
     if (!cell.is_pointer) return Status::OK();
     chunk::ValuePtr ptr;
     SLOTKV_RETURN_IF_ERROR(DecodePtr(cell, &ptr));
     chunks->Release(ptr);
+    released.push_back(ptr);
     return Status::OK();
   };
 
@@ -207,8 +243,7 @@ Status Slot::Impl::FlushGroup(uint32_t g) {
   // Just-in-time compaction: carry the live values of mostly-dead segments forward. A record
   // is live when a cell with its key hash still points at it. The segment is freed before its
   // values move, so they cannot move into its own unused end.
-  const std::vector<uint32_t> compacted =
-      chunks->CompactionCandidates(g, kCompactSegmentsPerFlush);
+  compacted = chunks->CompactionCandidates(g, kCompactSegmentsPerFlush);
   for (uint32_t segment : compacted) {
     std::vector<chunk::ChunkRecord> records;
     SLOTKV_RETURN_IF_ERROR(chunks->ReadSegment(segment, &records));
@@ -241,6 +276,8 @@ Status Slot::Impl::FlushGroup(uint32_t g) {
     SLOTKV_RETURN_IF_ERROR(buckets->WriteBucket(b, out));
   }
   SLOTKV_RETURN_IF_ERROR(buckets->Sync());
+  undo.Cancel();
+  group.recount = false;
 
   wal::Record mark;
   mark.kind = wal::RecordKind::kGroupFlushed;

@@ -31,6 +31,8 @@ struct Group {
   bool ttl = false;
   // Written since the last commit: its flush, when due, runs at the commit (Slot::Impl::due).
   bool due = false;
+  // A flush of the group failed: its runs' live bytes are recounted by the next (FlushGroup).
+  bool recount = false;
 };
 
 // Adds (sign 1) or takes away (sign -1) entry's share of its group's key_delta / unknown_base.

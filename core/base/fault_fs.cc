@@ -15,16 +15,18 @@ struct FaultFs::State {
   int fail_sync_in = 0;
   bool space_limited = false;
   uint64_t space_left = 0;
+  std::string only_paths;  // faults hit only files whose path contains it
   uint64_t writes = 0;
   uint64_t syncs = 0;
   uint64_t reads = 0;
 
-  // What the next write of n bytes should do: write all, write `*partial` bytes then fail, or
-  // fail at once.
-  Status OnWrite(size_t n, size_t* partial) {
+  // What the next write of n bytes to path should do: write all, write `*partial` bytes then
+  // fail, or fail at once.
+  Status OnWrite(const std::string& path, size_t n, size_t* partial) {
     std::lock_guard lock(mu);
     ++writes;
     *partial = n;
+    if (path.find(only_paths) == std::string::npos) return Status::OK();
     if (fail_write_in > 0 && --fail_write_in == 0) {
       *partial = 0;
       return Status::IOError("injected write failure");
@@ -43,9 +45,10 @@ struct FaultFs::State {
     return Status::OK();
   }
 
-  Status OnSync() {
+  Status OnSync(const std::string& path) {
     std::lock_guard lock(mu);
     ++syncs;
+    if (path.find(only_paths) == std::string::npos) return Status::OK();
     if (fail_sync_in > 0 && --fail_sync_in == 0) {
       return Status::IOError("injected fsync failure");
     }
@@ -57,12 +60,12 @@ namespace {
 
 class FaultFile : public File {
  public:
-  FaultFile(std::unique_ptr<File> base, std::shared_ptr<FaultFs::State> state)
-      : base_(std::move(base)), state_(std::move(state)) {}
+  FaultFile(std::unique_ptr<File> base, std::shared_ptr<FaultFs::State> state, std::string path)
+      : base_(std::move(base)), state_(std::move(state)), path_(std::move(path)) {}
 
   Status Write(uint64_t offset, std::string_view data) override {
     size_t partial;
-    Status fault = state_->OnWrite(data.size(), &partial);
+    Status fault = state_->OnWrite(path_, data.size(), &partial);
     if (partial > 0) SLOTKV_RETURN_IF_ERROR(base_->Write(offset, data.substr(0, partial)));
     return fault;
   }
@@ -86,7 +89,7 @@ class FaultFile : public File {
   }
 
   Status Sync() override {
-    SLOTKV_RETURN_IF_ERROR(state_->OnSync());
+    SLOTKV_RETURN_IF_ERROR(state_->OnSync(path_));
     return base_->Sync();
   }
 
@@ -100,6 +103,7 @@ class FaultFile : public File {
  private:
   std::unique_ptr<File> base_;
   std::shared_ptr<FaultFs::State> state_;
+  const std::string path_;
 };
 
 }  // namespace
@@ -129,8 +133,14 @@ void FaultFs::SetSpaceLimit(uint64_t bytes) {
   state_->space_left = bytes;
 }
 
+void FaultFs::OnlyPaths(std::string part) {
+  std::lock_guard lock(state_->mu);
+  state_->only_paths = std::move(part);
+}
+
 void FaultFs::Clear() {
   std::lock_guard lock(state_->mu);
+  state_->only_paths.clear();
   state_->fail_write_in = 0;
   state_->short_write_in = 0;
   state_->fail_sync_in = 0;
@@ -154,7 +164,7 @@ uint64_t FaultFs::reads() const {
 
 Result<std::unique_ptr<File>> FaultFs::Open(const std::string& path) {
   SLOTKV_ASSIGN_OR_RETURN(std::unique_ptr<File> file, base_->Open(path));
-  return std::unique_ptr<File>(new FaultFile(std::move(file), state_));
+  return std::unique_ptr<File>(new FaultFile(std::move(file), state_, path));
 }
 
 bool FaultFs::Exists(const std::string& path) { return base_->Exists(path); }

@@ -6,6 +6,7 @@
 #include <atomic>
 #include <cstdint>
 #include <memory>
+#include <string>
 
 #include "core/base/fs.h"
 
@@ -25,7 +26,10 @@ class FaultFs : public Fs {
   // Writes fail with IOError "No space left on device" once `bytes` more bytes were written
   // (the write that crosses the limit writes nothing).
   void SetSpaceLimit(uint64_t bytes);
-  // Removes every armed fault.
+  // Arms the faults above only for files whose path contains part ("" = every file; the
+  // default). Calls on other files still count in writes() and syncs().
+  void OnlyPaths(std::string part);
+  // Removes every armed fault (and the path filter).
   void Clear();
 
   uint64_t writes() const;
