@@ -24,7 +24,7 @@ std::string RunAdminCommand(command::ServerState& state, std::vector<std::string
     spec->run_async(ctx).Start([&] {
       ctx.CommitHere();
       reply = ctx.commit_status.ok() ? std::move(ctx.reply.buffer())
-                                     : "-" + command::StatusError(ctx.commit_status) + "\r\n";
+                                     : command::ErrorLine(command::StatusError(ctx.commit_status));
       done.count_down();
     });
   });

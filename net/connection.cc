@@ -3,9 +3,12 @@
 #include "core/command/blocking.h"
 
 #include <algorithm>
+#include <atomic>
 #include <boost/asio/write.hpp>
 #include <chrono>
+#include <cstdio>
 
+#include "core/command/args.h"
 #include "core/command/dispatch.h"
 #include "core/command/errors.h"
 #include "core/command/execute.h"
@@ -154,7 +157,7 @@ void FinishBatch(Server* server, const std::shared_ptr<RemoteBatch>& batch) {
   }
   server->worker(CurrentWorker()).AfterCommit([server, batch](const Status& st) {
     if (!st.ok()) {
-      std::string error = "-" + command::StatusError(st) + "\r\n";
+      std::string error = command::ErrorLine(command::StatusError(st));
       for (RemoteItem& item : batch->items) {
         if (item.spec->flags & command::kWrite) item.reply = error;
       }
@@ -258,7 +261,7 @@ void Connection::Process() {
   limits.max_query_buffer = static_cast<uint64_t>(state.query_buffer_limit.load());
   parser_.set_limits(limits);
   parser_.set_authenticated(!state.auth_required || client_.authenticated);
-  while (!Paused() && !close_after_flush_) {
+  while (!closed_ && !Paused() && !close_after_flush_) {
     size_t consumed = 0;
     RespParser::State st =
         parser_.Parse(std::string_view(in_).substr(in_pos_), &args_, &consumed);
@@ -267,7 +270,7 @@ void Connection::Process() {
     if (st == RespParser::State::kError) {
       uint64_t seq = AddPending();
       pending_.back().close_after = true;
-      Complete(seq, "-" + parser_.error() + "\r\n");
+      Complete(seq, command::ErrorLine(parser_.error()));
       close_after_flush_ = true;
       break;
     }
@@ -347,8 +350,29 @@ void Connection::Reject(const CommandSpec* spec, std::string reply) {
   Complete(seq, std::move(reply));
 }
 
+// A request named POST or Host: is an HTTP request, which a web page can make a browser send
+// to 127.0.0.1:7379 (cross-protocol scripting): as Redis does, the connection is closed at
+// once, its pending replies dropped, and it is logged (once a minute at most).
+bool Connection::CrossProtocolAttack() {
+  if (!command::Is(args_[0], "post") && !command::Is(args_[0], "host:")) return false;
+  static std::atomic<int64_t> last_logged_ms{INT64_MIN / 2};
+  const int64_t now = server_->state().keyspace->clock()->MonotonicUs() / 1000;
+  int64_t last = last_logged_ms.load();
+  if (now - last >= 60'000 && last_logged_ms.compare_exchange_strong(last, now)) {
+    std::fprintf(stderr,
+                 "slotkv: Possible SECURITY ATTACK detected. It looks like somebody is sending "
+                 "POST or Host: commands to slotkv (from %s). This is likely due to an attacker "
+                 "attempting to use Cross Protocol Scripting to compromise your server. "
+                 "Connection aborted.\n",
+                 addr_.c_str());
+  }
+  Close();
+  return true;
+}
+
 void Connection::Dispatch() {
   command::ServerState& state = server_->state();
+  if (CrossProtocolAttack()) return;
   command::Admission a = command::Admit(state, client_, args_);
   last_command_ = a.spec ? std::move(a.full_name) : "NULL";
   if (!a.run) {
@@ -453,7 +477,7 @@ void Connection::CommitLocal() {
     if (self->closed_) return;
     for (uint64_t seq : seqs) {
       Pending& p = self->pending_[seq - self->pending_base_];
-      if (!st.ok()) p.data = "-" + command::StatusError(st) + "\r\n";
+      if (!st.ok()) p.data = command::ErrorLine(command::StatusError(st));
       p.done = true;
     }
     self->Process();  // writes the released replies; resumes a client paused on them
@@ -510,7 +534,7 @@ void Connection::FinishAsync(AsyncCall* call) {
   command::ServerState& state = server_->state();
   std::string reply = call->ctx.commit_status.ok()
                           ? std::move(call->ctx.reply.buffer())
-                          : "-" + command::StatusError(call->ctx.commit_status) + "\r\n";
+                          : command::ErrorLine(command::StatusError(call->ctx.commit_status));
   command::RecordCall(state, *call->spec, call->ctx.args, command::NowUs() - call->start_us,
              call->ctx.reply.errors() > 0 || !call->ctx.commit_status.ok(), addr_,
                       client_.name);

@@ -88,6 +88,8 @@ class Connection : public std::enable_shared_from_this<Connection> {
   bool Paused() const;
   bool ReadPaused() const;
   void Dispatch();
+  // Closes the connection when the request is an HTTP one (POST, Host:); true then.
+  bool CrossProtocolAttack();
   // Runs an admitted request (args_): here, on its owner, or as a coroutine.
   void Run(const command::CommandSpec& spec);
   void Reject(const command::CommandSpec* spec, std::string reply);

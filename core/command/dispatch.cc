@@ -4,6 +4,7 @@
 
 #include "core/command/args.h"
 #include "core/command/errors.h"
+#include "core/command/reply.h"
 #include "core/pubsub/registry.h"
 #include "core/script/scripts.h"
 
@@ -45,13 +46,13 @@ Admission Refuse(ServerState& server, ClientState& client, const CommandSpec* sp
     a.spec = spec;
     a.full_name = "exec";
     a.refused = true;
-    a.reply = "-" + std::string(kErrExecAbortBecause) + std::string(error) + "\r\n";
+    a.reply = ErrorLine(std::string(kErrExecAbortBecause) + std::string(error));
     return a;
   }
   a.spec = spec;
   if (spec) a.full_name = CommandTable::FullName(*spec, args);
   a.refused = true;
-  a.reply = "-" + std::string(error) + "\r\n";
+  a.reply = ErrorLine(error);
   return a;
 }
 

@@ -20,15 +20,29 @@ void Reply::SimpleString(std::string_view s) {
   out_.append("\r\n");
 }
 
+namespace {
+
+void AppendErrorLine(std::string* out, std::string_view msg) {
+  out->push_back('-');
+  const size_t start = out->size();
+  out->append(msg);
+  for (size_t i = start; i < out->size(); ++i) {
+    if ((*out)[i] == '\r' || (*out)[i] == '\n') (*out)[i] = ' ';
+  }
+  out->append("\r\n");
+}
+
+}  // namespace
+
+std::string ErrorLine(std::string_view msg) {
+  std::string line;
+  AppendErrorLine(&line, msg);
+  return line;
+}
+
 void Reply::Error(std::string_view msg) {
   ++errors_;
-  out_.push_back('-');
-  size_t start = out_.size();
-  out_.append(msg);
-  for (size_t i = start; i < out_.size(); ++i) {
-    if (out_[i] == '\r' || out_[i] == '\n') out_[i] = ' ';
-  }
-  out_.append("\r\n");
+  AppendErrorLine(&out_, msg);
 }
 
 void Reply::Integer(int64_t v) { Header(':', v); }

@@ -12,6 +12,10 @@
 
 namespace slotkv::command {
 
+// The error line "-msg\r\n" with any CR or LF in msg made a space, so that no message (one
+// that quotes the client's bytes, as an unknown command's does) can split a reply.
+std::string ErrorLine(std::string_view msg);
+
 class Reply {
  public:
   explicit Reply(int protocol = 2) : protocol_(protocol) {}

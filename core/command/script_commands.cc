@@ -199,10 +199,11 @@ Task TakeForScript(AsyncContext& ctx, ScriptRun& run, std::string* reply) {
     co_await ctx.ToSlot(s);
     co_return;
   }
-  *reply = "-ERR slotkv: the script reached " +
-           (run.key().empty() ? std::string("every slot") : "key '" + run.key() + "'") +
-           " outside its KEYS while another transaction holds slot " + std::to_string(s) +
-           "; pass the key in KEYS\r\n";
+  *reply = ErrorLine(
+      "ERR slotkv: the script reached " +
+      (run.key().empty() ? std::string("every slot") : "key '" + run.key() + "'") +
+      " outside its KEYS while another transaction holds slot " + std::to_string(s) +
+      "; pass the key in KEYS");
 }
 
 // Lets the worker run what is queued there, then goes on.

@@ -216,6 +216,32 @@ def test_protocol_errors_close_connection(server, r, data, reply):
     assert r.execute_command("PING") == b"PONG"
 
 
+@pytest.mark.parametrize("data", [
+    b"POST / HTTP/1.1\r\nHost: 127.0.0.1:7379\r\n\r\nFLUSHALL\r\n",
+    b"post /x HTTP/1.0\r\n",
+    b"*1\r\n$4\r\nPING\r\nHost: evil\r\nSET k v\r\n",
+    b"*2\r\n$5\r\nHOST:\r\n$1\r\nx\r\n",
+])
+def test_http_requests_close_the_connection_unanswered(server, r, data):
+    # Cross-protocol scripting: a web page can make a browser POST to 127.0.0.1. As Redis, a
+    # request named POST or Host: drops the connection and what it had not sent yet.
+    r.execute_command("SET", "xproto", "kept")
+    with server.raw() as c:
+        c.send(data)
+        assert c.read_available(3.0) == b"<EOF>"
+    assert r.execute_command("GET", "xproto") == b"kept"
+    assert r.execute_command("EXISTS", "k") == 0
+
+
+def test_error_replies_quoting_client_bytes_stay_one_line(server, r):
+    with server.raw() as c:
+        c.send(encode_command("x\r\n+OK") + encode_command("CLIENT", "y\r\n+OK") +
+               encode_command("PING"))
+        assert c.read_line() == b"-ERR unknown command 'x  +OK', with args beginning with: "
+        assert c.read_line() == b"-ERR unknown subcommand 'y  +OK'. Try CLIENT HELP."
+        assert c.read_line() == b"+PONG"
+
+
 def test_empty_and_null_multibulk_are_ignored(server, r):
     with server.raw() as c:
         c.send(b"*0\r\n*-1\r\n*1\r\n$4\r\nPING\r\n")
