@@ -664,6 +664,15 @@ void BucketStore::ClearTtl(uint32_t bucket) {
   s.SetCount(bucket, s.counts[bucket], false);
 }
 
+Status BucketStore::Recount(uint32_t bucket) {
+  std::vector<Cell> cells;
+  SLOTKV_RETURN_IF_ERROR(ReadBucket(bucket, &cells));
+  const bool has_ttl = std::any_of(cells.begin(), cells.end(),
+                                   [](const Cell& c) { return c.expire_at_ms != 0; });
+  impl_->SetCount(bucket, static_cast<uint32_t>(cells.size()), has_ttl);
+  return Status::OK();
+}
+
 uint64_t BucketStore::disk_bytes() const { return impl_->stats.pages_in_use * kPageSize; }
 
 const BucketStoreStats& BucketStore::stats() const {

@@ -114,6 +114,9 @@ class BucketStore {
   // Clears bucket_has_ttl of a bucket the caller read and found without an expiry time
   // (recorded with the next Sync).
   void ClearTtl(uint32_t bucket);
+  // Sets bucket's cell count and bucket_has_ttl from its pages (recorded with the next Sync):
+  // after a crash between a Sync's page sync and its count write, the pages are newer.
+  Status Recount(uint32_t bucket);
 
   // Bytes the page files take on disk (pages in use).
   uint64_t disk_bytes() const;

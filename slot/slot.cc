@@ -16,6 +16,7 @@
 
 #include <algorithm>
 #include <cassert>
+#include <optional>
 
 #include "chunk/value_ptr.h"
 #include "core/base/coding.h"
@@ -121,13 +122,22 @@ Result<std::unique_ptr<Slot>> Slot::Open(const SlotOptions& options) {
   log_options.ring_writes = options.wal_ring_writes;
   log_options.clock = impl->clock;
   Impl* state = impl.get();
-  auto replay = [state](const wal::Record& record, const wal::LogPos& pos) -> Status {
+  // Per group, the seq of a flush that started (kGroupFlushing) and has no mark yet.
+  std::vector<std::optional<uint64_t>> flushing(impl->groups.size());
+  auto replay = [state, &flushing](const wal::Record& record, const wal::LogPos& pos) -> Status {
     state->last_seq = std::max(state->last_seq, record.seq);
-    if (record.kind == wal::RecordKind::kGroupFlushed) {
+    if (record.kind == wal::RecordKind::kGroupFlushed ||
+        record.kind == wal::RecordKind::kGroupFlushing) {
       if (record.group >= state->groups.size()) {
         return Status::Corruption("log names group " + std::to_string(record.group) +
                                   " of a slot with " + std::to_string(state->groups.size()));
       }
+      std::optional<uint64_t>& started = flushing[record.group];
+      if (record.kind == wal::RecordKind::kGroupFlushing) {
+        started = record.seq;
+        return Status::OK();
+      }
+      if (started && record.seq >= *started) started.reset();
       state->DropFlushed(record.group, record.seq);
       return Status::OK();
     }
@@ -136,6 +146,13 @@ Result<std::unique_ptr<Slot>> Slot::Open(const SlotOptions& options) {
   };
   SLOTKV_ASSIGN_OR_RETURN(impl->log, wal::Log::Open(log_options, replay));
   impl->last_seq = std::max(impl->last_seq, impl->seq_limit);
+  // A crash may have come between such a flush's page sync and its count write.
+  for (uint32_t g = 0; g < flushing.size(); ++g) {
+    if (!flushing[g]) continue;
+    const uint32_t first = g * per_group;
+    const uint32_t end = std::min(first + per_group, buckets);
+    for (uint32_t b = first; b < end; ++b) SLOTKV_RETURN_IF_ERROR(impl->buckets->Recount(b));
+  }
   return std::unique_ptr<Slot>(new Slot(std::move(impl)));
 }
 

@@ -127,6 +127,14 @@ Status Slot::Impl::FlushGroup(uint32_t g) {
   Group& group = groups[g];
   if (group.map.empty()) return Status::OK();
   const auto flush_start = std::chrono::steady_clock::now();
+  // Logged before any page changes, so that replay after a crash mid-flush recounts the
+  // group's buckets (their counts are written after the pages).
+  wal::Record flushing;
+  flushing.kind = wal::RecordKind::kGroupFlushing;
+  flushing.seq = last_seq;
+  flushing.group = g;
+  SLOTKV_RETURN_IF_ERROR(log->Append(flushing).status());
+  log->EndUnit();
   SLOTKV_RETURN_IF_ERROR(log->Commit());
 
   const uint32_t first = g * options.buckets_per_group;

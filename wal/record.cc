@@ -8,6 +8,7 @@
 //                                        value:lenprefixed
 //             | (kind = 2 kDelete)       key:lenprefixed
 //             | (kind = 3 kGroupFlushed) group:fixed32
+//             | (kind = 4 kGroupFlushing) group:fixed32
 //   lenprefixed := varint32 n, then n bytes
 //   crc32 = Checksum(length bytes ++ body)  (the 4 length bytes and the body are contiguous, so
 //           the checksum covers bytes [4, 8 + length) of the record)
@@ -79,7 +80,8 @@ bool ParseBody(std::string_view body, Record* record) {
       break;
     }
     case static_cast<uint8_t>(RecordKind::kGroupFlushed):
-      r.kind = RecordKind::kGroupFlushed;
+    case static_cast<uint8_t>(RecordKind::kGroupFlushing):
+      r.kind = static_cast<RecordKind>(kind);
       if (!GetFixed32(&body, &r.group)) return false;
       break;
     default:
@@ -109,6 +111,7 @@ void EncodeRecord(const Record& record, std::string* out) {
       PutLengthPrefixed(out, record.key);
       break;
     case RecordKind::kGroupFlushed:
+    case RecordKind::kGroupFlushing:
       PutFixed32(out, record.group);
       break;
   }

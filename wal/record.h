@@ -27,6 +27,9 @@ enum class RecordKind : uint8_t {
   // Every record of `group` with seq <= this record's seq is persisted in buckets and chunks:
   // replay drops them.
   kGroupFlushed = 3,
+  // A flush of `group` starts: its bucket pages may change before their counts do, so replay
+  // recounts the group's buckets unless a kGroupFlushed with this seq or later follows.
+  kGroupFlushing = 4,
 };
 
 struct Record {
@@ -36,7 +39,7 @@ struct Record {
   int64_t expire_at_ms = 0;   // kPut; 0 = no expiry
   std::string key;            // kPut, kDelete
   std::string value;          // kPut
-  uint32_t group = 0;         // kGroupFlushed
+  uint32_t group = 0;         // kGroupFlushed, kGroupFlushing
   bool more = false;          // not the last record of its unit
 
   bool operator==(const Record&) const = default;

@@ -36,6 +36,12 @@ Record GroupFlushedRecord() {
   return r;
 }
 
+Record GroupFlushingRecord() {
+  Record r = GroupFlushedRecord();
+  r.kind = RecordKind::kGroupFlushing;
+  return r;
+}
+
 std::string Encode(const Record& r) {
   std::string out;
   EncodeRecord(r, &out);
@@ -79,6 +85,7 @@ TEST_CASE("put record with negative expiry and empty key and value round trips")
 TEST_CASE("delete record round trips") { CheckRoundTrip(DeleteRecord()); }
 
 TEST_CASE("group flushed record round trips") { CheckRoundTrip(GroupFlushedRecord()); }
+TEST_CASE("group flushing record round trips") { CheckRoundTrip(GroupFlushingRecord()); }
 
 TEST_CASE("fields a kind does not use are not stored") {
   Record r = DeleteRecord();
@@ -113,7 +120,7 @@ TEST_CASE("decode reads only the first of several records") {
 }
 
 TEST_CASE("every byte flip in a record is detected") {
-  for (const Record& r : {PutRecord(), DeleteRecord(), GroupFlushedRecord()}) {
+  for (const Record& r : {PutRecord(), DeleteRecord(), GroupFlushedRecord(), GroupFlushingRecord()}) {
     const std::string good = Encode(r);
     for (size_t i = 0; i < good.size(); ++i) {
       for (int mask : {0x01, 0x10, 0x80, 0xff}) {
@@ -129,7 +136,7 @@ TEST_CASE("every byte flip in a record is detected") {
 }
 
 TEST_CASE("truncation at every length is incomplete") {
-  for (const Record& r : {PutRecord(), DeleteRecord(), GroupFlushedRecord()}) {
+  for (const Record& r : {PutRecord(), DeleteRecord(), GroupFlushedRecord(), GroupFlushingRecord()}) {
     const std::string good = Encode(r);
     for (size_t n = 0; n < good.size(); ++n) {
       CAPTURE(n);
