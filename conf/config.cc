@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "core/base/ascii.h"
+#include "core/base/fs.h"
 #include "core/base/glob.h"
 
 namespace slotkv::conf {
@@ -391,6 +392,15 @@ Status Config::Set(std::string_view name, std::string_view value, bool runtime) 
   if (runtime && !def->runtime) {
     return Status::NotSupported("can't set immutable config '" + std::string(def->name) + "'");
   }
+  // A string option never holds control bytes: nothing a client sets can break a line of the
+  // file CONFIG REWRITE writes, or of a log or reply that shows the value.
+  if (def->type == T::kString &&
+      std::any_of(value.begin(), value.end(), [](char c) {
+        return static_cast<unsigned char>(c) < 0x20 || c == 0x7f;
+      })) {
+    return Status::InvalidArgument("'" + std::string(def->name) +
+                                   "' does not take control characters");
+  }
   std::lock_guard lock(mu_);
   std::string& current = values_[IndexOf(def)];
   Result<std::string> normalized = def->parse ? def->parse(value, current) : Normalize(*def, value);
@@ -516,15 +526,11 @@ Status Config::Rewrite() const {
     if (written[IndexOf(&def)] || values_[IndexOf(&def)] == def.default_value) continue;
     lines.push_back(render(def));
   }
-  std::string tmp = path + ".tmp";
-  {
-    std::ofstream out(tmp, std::ios::trunc);
-    for (const std::string& line : lines) out << line << "\n";
-    out.flush();
-    if (!out) return Status::IOError("cannot write " + tmp);
-  }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) return Status::IOError("cannot rename " + tmp);
-  return Status::OK();
+  std::string text;
+  for (const std::string& line : lines) text += line + "\n";
+  // A temporary file, synced, renamed over the old one, then the directory synced: a crash
+  // leaves the old file or the new one, whole.
+  return NewPosixFs()->WriteFileAtomic(path, text);
 }
 
 }  // namespace slotkv::conf

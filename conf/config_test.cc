@@ -116,6 +116,33 @@ TEST_CASE("rewrite keeps the file's lines and adds changed options") {
   std::remove(path.c_str());
 }
 
+TEST_CASE("string options refuse control bytes; rewrite round-trips every other value") {
+  std::string path = TempFile("port 7000\n");
+  Config c;
+  REQUIRE(c.LoadFile(path).ok());
+  for (const char* bad : {"a\nb", "pw\r\nFLUSHALL", "\x01", "tab\there", "del\x7f"}) {
+    CAPTURE(bad);
+    Status st = c.Set("requirepass", bad, /*runtime=*/true);
+    CHECK(st.IsInvalidArgument());
+    CHECK(std::string(st.message()) == "'requirepass' does not take control characters");
+    CHECK(c.Get("requirepass") == "");
+  }
+  for (const std::string value :
+       {"a b", "\"quoted\"", "back\\slash", "'single'", "#hash", " lead", "trail ", "",
+        "\xc3\xbcnicode", "a\\\"b", "x\\n", "dir /etc", "\"\" \"\"", "\\"}) {
+    CAPTURE(value);
+    REQUIRE(c.Set("requirepass", value, /*runtime=*/true).ok());
+    REQUIRE(c.Set("save", "900 1", /*runtime=*/true).ok());
+    REQUIRE(c.Rewrite().ok());
+    Config again;
+    REQUIRE(again.LoadFile(path).ok());
+    CHECK(again.Get("requirepass") == value);
+    CHECK(again.Get("save") == "900 1");
+    CHECK(again.Get("dir") == c.Get("dir"));
+  }
+  std::remove(path.c_str());
+}
+
 }  // namespace
 }  // namespace slotkv::conf
 

@@ -202,6 +202,9 @@ void RunBatch(Server* server, const std::shared_ptr<RemoteBatch>& batch) {
 Connection::Connection(Worker* worker, boost::asio::ip::tcp::socket socket, uint64_t id)
     : worker_(worker), server_(worker->server()), socket_(std::move(socket)) {
   client_.id = id;
+  // As Redis: a client that connected while no password was required stays authenticated
+  // when CONFIG SET requirepass adds one.
+  client_.authenticated = !server_->state().auth_required;
   boost::system::error_code ec;
   auto remote = socket_.remote_endpoint(ec);
   if (!ec) addr_ = remote.address().to_string() + ":" + std::to_string(remote.port());

@@ -1,5 +1,6 @@
 """slotkv's configuration: a config file in redis.conf syntax, --name value overrides, and a
 start refused, naming the culprit, on an unknown option or a bad value."""
+import contextlib
 import subprocess
 import time
 
@@ -9,6 +10,28 @@ import redis
 from conftest import SERVER, free_port
 
 pytestmark = pytest.mark.slotkv_only
+
+
+@contextlib.contextmanager
+def running(conf, data_dir, *args):
+    """A server started from conf; stopped (SIGTERM, exit 0) at the end if still running."""
+    proc = subprocess.Popen([SERVER, str(conf), "--dir", str(data_dir)] + list(args),
+                            stderr=subprocess.PIPE)
+    try:
+        yield proc
+    finally:
+        if proc.poll() is None:
+            proc.terminate()
+            assert proc.wait(timeout=15) == 0
+
+
+def shutdown(c, proc):
+    """SHUTDOWN through c; the server process exits with 0."""
+    try:
+        c.execute_command("SHUTDOWN")
+    except redis.ConnectionError:
+        pass
+    assert proc.wait(timeout=15) == 0
 
 
 def wait_up(port, password=None, timeout=10.0):
@@ -29,9 +52,7 @@ def test_config_file_then_overrides_then_rewrite(tmp_path):
     conf = tmp_path / "slotkv.conf"
     conf.write_text("# my server\nport %d\nrequirepass \"se cret\"\ndatabases 4\n"
                     "maxclients 50\nhttp-port 0\n" % port)
-    proc = subprocess.Popen([SERVER, str(conf), "--dir", str(tmp_path / "data"),
-                             "--maxclients", "60"], stderr=subprocess.PIPE)
-    try:
+    with running(conf, tmp_path / "data", "--maxclients", "60") as proc:
         c = wait_up(port, password="se cret")
         with pytest.raises(redis.ResponseError, match="WRONGPASS"):
             redis.Redis(port=port, socket_timeout=5).execute_command("AUTH", "wrong")
@@ -45,24 +66,11 @@ def test_config_file_then_overrides_then_rewrite(tmp_path):
         assert text.startswith("# my server\n")
         assert "slowlog-max-len 77" in text
         assert "maxclients 60" in text
-        try:
-            c.execute_command("SHUTDOWN")
-        except redis.ConnectionError:
-            pass
-        assert proc.wait(timeout=15) == 0
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
+        shutdown(c, proc)
     # the rewritten file starts the server again with the changed option
-    proc = subprocess.Popen([SERVER, str(conf), "--dir", str(tmp_path / "data")],
-                            stderr=subprocess.PIPE)
-    try:
+    with running(conf, tmp_path / "data"):
         c = wait_up(port, password="se cret")
         assert c.config_get("slowlog-max-len") == {"slowlog-max-len": "77"}
-    finally:
-        proc.terminate()
-        assert proc.wait(timeout=15) == 0
 
 
 @pytest.mark.parametrize("args,culprit", [
@@ -85,3 +93,26 @@ def test_bad_config_file_line_names_file_and_line(tmp_path):
     r = subprocess.run([SERVER, str(conf)], capture_output=True, timeout=30)
     assert r.returncode != 0
     assert b"bad.conf:3" in r.stderr and b"not-an-option" in r.stderr, r.stderr
+
+
+def test_rewrite_writes_hostile_values_back_as_they_were(tmp_path):
+    # Quotes, backslashes, '#' and spaces survive CONFIG REWRITE and a restart; control bytes
+    # (which could forge a line of the file) are refused by CONFIG SET.
+    port = free_port()
+    conf = tmp_path / "slotkv.conf"
+    conf.write_text("port %d\nhttp-port 0\n" % port)
+    password = " a \"b\" \\c #d 'e' \\\"f\\ "
+    with running(conf, tmp_path / "data") as proc:
+        c = wait_up(port)
+        with pytest.raises(redis.ResponseError, match="control characters"):
+            c.config_set("requirepass", "pw\ndir /tmp/evil")
+        assert c.config_set("requirepass", password)
+        assert c.config_set("save", "900 1 300 10")
+        assert c.execute_command("CONFIG", "REWRITE") == b"OK"
+        assert not (tmp_path / "slotkv.conf.tmp").exists()
+        shutdown(c, proc)
+    with running(conf, tmp_path / "data"):
+        c = wait_up(port, password=password)
+        assert c.config_get("requirepass") == {"requirepass": password}
+        assert c.config_get("save") == {"save": "900 1 300 10"}
+        assert c.config_get("dir")["dir"].endswith("data")

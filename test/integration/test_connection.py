@@ -191,6 +191,21 @@ def test_auth_without_requirepass(r):
         "Are you sure your configuration is correct?")
 
 
+def test_requirepass_set_later_keeps_connected_clients_authenticated(server, r):
+    # As Redis: a client that connected while no password was required stays authenticated;
+    # a new one must AUTH.
+    assert r.execute_command("CONFIG", "SET", "requirepass", "later") == b"OK"
+    try:
+        assert r.execute_command("PING") == b"PONG"
+        with server.raw() as c:
+            c.send_command("PING")
+            assert c.read_reply() == Error(b"NOAUTH Authentication required.")
+            c.send_command("AUTH", "later")
+            assert c.read_reply() == b"OK"
+    finally:
+        assert r.execute_command("CONFIG", "SET", "requirepass", "") == b"OK"
+
+
 # ---- SELECT / MOVE -------------------------------------------------------------------------------
 
 def test_select_range(r):

@@ -662,6 +662,9 @@ def test_config_put_bad_value(h, rc):
     ("metrics-auth", "maybe"),
     ("port", "7000"),  # not settable at runtime
     ("databases", "4"),
+    # control bytes would forge lines in the file CONFIG REWRITE writes
+    ("requirepass", "pw\r\ndir /tmp/evil"),
+    ("save", "900 1\x01"),
 ])
 def test_config_put_refused_with_config_set_error(h, rc, name, value):
     before = config_get(rc, name)
