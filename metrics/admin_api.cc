@@ -86,6 +86,7 @@ void SlotJson(const SlotSnapshot& s, Json& j) {
   j.BeginObject();
   j.Key("slot").Uint(s.slot).Key("worker").Int(s.worker).Key("keys").Uint(s.keys);
   j.Key("wal_entries").Uint(t.wal_entries).Key("wal_bytes").Uint(t.wal_bytes);
+  j.Key("wal_truncated_bytes").Uint(t.wal_truncated_bytes);
   j.Key("disk_bytes").Uint(t.disk_bytes);
   j.Key("user_bytes_written").Uint(t.user_bytes_written);
   j.Key("disk_bytes_written").Uint(t.disk_bytes_written);

@@ -437,6 +437,7 @@ SlotStats Slot::Stats() const {
   stats.wal_entries = s.wal_entries;
   stats.wal_map_bytes = s.map_bytes;
   stats.wal_bytes = s.log->total_bytes();
+  stats.wal_truncated_bytes = s.log->truncated_tail_bytes();
   const keybucket::BucketStoreStats& b = s.buckets->stats();
   const chunk::ChunkStoreStats& c = s.chunks->stats();
   stats.bucket_splits = b.splits;

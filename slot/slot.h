@@ -98,6 +98,7 @@ struct SlotStats {
   uint64_t wal_entries = 0;         // in group maps, not yet persisted
   uint64_t wal_map_bytes = 0;       // memory of those group maps
   uint64_t wal_bytes = 0;
+  uint64_t wal_truncated_bytes = 0;  // torn tails cut from the newest log file at open
   uint64_t flushes = 0;
   uint64_t flush_usec = 0;          // time spent in group flushes
   uint64_t publishes = 0;           // flush marks published after a sync of the data files
@@ -128,6 +129,7 @@ struct SlotStats {
     wal_entries += o.wal_entries;
     wal_map_bytes += o.wal_map_bytes;
     wal_bytes += o.wal_bytes;
+    wal_truncated_bytes += o.wal_truncated_bytes;
     flushes += o.flushes;
     flush_usec += o.flush_usec;
     publishes += o.publishes;

@@ -129,6 +129,32 @@ bool AllZero(std::string_view s) {
   return std::all_of(s.begin(), s.end(), [](char c) { return c == 0; });
 }
 
+// The offset of the first whole record (checksum matching) at or after from, or size when
+// there is none. Replay looks past a damaged record of the newest file with it: records after
+// the damage were acknowledged, so damage followed by one is Corruption, not a tail to cut (a
+// bad length field used to cut every record after it without a word).
+Result<uint64_t> NextWholeRecord(ChunkReader& reader, uint64_t from, uint64_t size) {
+  for (uint64_t at = from; at + kRecordHeaderSize <= size;) {
+    SLOTKV_ASSIGN_OR_RETURN(std::string_view in, reader.Peek(at, kRecordHeaderSize));
+    if (in.size() < kRecordHeaderSize) break;
+    // No record starts with a zero checksum and length: skip zero runs whole.
+    if (const size_t nonzero = in.find_first_not_of('\0'); nonzero != 0) {
+      at += nonzero == std::string_view::npos ? in.size() : nonzero;
+      continue;
+    }
+    const uint64_t length = DecodeFixed32(in.data() + 4);
+    if (length <= kMaxRecordBody && at + kRecordHeaderSize + length <= size) {
+      SLOTKV_ASSIGN_OR_RETURN(std::string_view whole,
+                              reader.Peek(at, static_cast<size_t>(kRecordHeaderSize + length)));
+      Record record;
+      size_t consumed = 0;
+      if (DecodeRecord(whole, &record, &consumed) == DecodeResult::kOk) return at;
+    }
+    ++at;
+  }
+  return size;
+}
+
 }  // namespace
 
 struct Log::Impl {
@@ -443,12 +469,17 @@ Status Log::Impl::Replay(uint32_t file_no, bool newest, const Visitor& visit) {
         at += rest.size();
       }
       tail_reason = "zero fill";
-    } else if (result == DecodeResult::kIncomplete) {
-      tail_reason = "incomplete record";
-    } else if (declared_end >= size) {
-      tail_reason = CorruptReason(in);
     } else {
-      return CorruptionAt(file_no, off, CorruptReason(in));
+      tail_reason = result == DecodeResult::kIncomplete ? "incomplete record" : CorruptReason(in);
+      if (declared_end < size) return CorruptionAt(file_no, off, tail_reason);
+      // A torn tail, or a damaged length in the middle of the file?
+      SLOTKV_ASSIGN_OR_RETURN(uint64_t next,
+                              newest ? NextWholeRecord(reader, off + 1, size) : size);
+      if (next < size) {
+        return CorruptionAt(file_no, off,
+                            std::string(tail_reason) + "; whole records follow from offset " +
+                                std::to_string(next));
+      }
     }
     break;
   }
@@ -461,6 +492,10 @@ Status Log::Impl::Replay(uint32_t file_no, bool newest, const Visitor& visit) {
   // A unit cut short by the tail goes with it: none of its records was acknowledged.
   if (!unit_records.empty()) off = unit_start;
   // A torn tail of the newest file: the write that made it was never acknowledged as durable.
+  std::fprintf(stderr, "wal: %s: cutting a torn tail of %llu bytes at offset %llu (%.*s)\n",
+               PathOf(file_no).c_str(), static_cast<unsigned long long>(size - off),
+               static_cast<unsigned long long>(off), static_cast<int>(tail_reason.size()),
+               tail_reason.data());
   SLOTKV_RETURN_IF_ERROR(live.file->Truncate(off));
   SLOTKV_RETURN_IF_ERROR(live.file->Sync());
   ++stats.syncs;

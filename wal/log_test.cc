@@ -172,6 +172,42 @@ TEST_CASE("checksum mismatch in the middle names the file and offset") {
         "wal-000001.log at offset " + std::to_string(pos[1].offset) + ": checksum mismatch");
 }
 
+TEST_CASE("a damaged length in the middle of the newest file is corruption, not a tail") {
+  // A length that runs past the end of the file looked like a torn tail: every record after
+  // it was cut without a word. Whole records follow it, so it is damage.
+  for (const uint32_t length : {0xffffffffu, 1u << 20}) {
+    CAPTURE(length);
+    LogEnv env;
+    std::vector<LogPos> pos;
+    { pos = env.Write(*env.Open(), 1, 5); }
+    std::string header(4, '\0');
+    EncodeFixed32(header.data(), length);
+    env.WriteAt(1, pos[1].offset + 4, header);
+    auto log = env.TryOpen();
+    REQUIRE_FALSE(log.ok());
+    CHECK(log.status().IsCorruption());
+    const std::string message(log.status().message());
+    CHECK(message.starts_with("wal-000001.log at offset " + std::to_string(pos[1].offset) + ": "));
+    CHECK(message.ends_with("; whole records follow from offset " +
+                            std::to_string(pos[2].offset)));
+    CHECK(env.Contents(1).size() == pos[4].offset + pos[4].size);  // nothing cut
+  }
+}
+
+TEST_CASE("garbage with no whole record after the last one is a torn tail") {
+  LogEnv env;
+  std::vector<LogPos> pos;
+  { pos = env.Write(*env.Open(), 1, 3); }
+  const uint64_t end = pos[2].offset + pos[2].size;
+  std::string garbage;
+  for (int i = 0; i < 300; ++i) garbage.push_back(static_cast<char>((i * 37 + 11) % 251));
+  env.WriteAt(1, end, garbage);
+  Replayed replayed;
+  auto log = env.Open(&replayed);
+  CHECK(Seqs(replayed) == Range(1, 3));
+  CHECK(log->truncated_tail_bytes() == garbage.size());
+}
+
 TEST_CASE("malformed body with a valid checksum in the middle is corruption") {
   LogEnv env;
   std::vector<LogPos> pos;

@@ -274,6 +274,7 @@ void PersistenceSection(const ServerState& state, const EngineTotals& engine, st
   Field(out, "aof_rewrite_scheduled", 0);
   Field(out, "slotkv_wal_entries", engine.stats.wal_entries);
   Field(out, "slotkv_wal_bytes", engine.stats.wal_bytes);
+  Field(out, "slotkv_wal_truncated_bytes", engine.stats.wal_truncated_bytes);
   Field(out, "slotkv_disk_bytes", engine.stats.disk_bytes);
   Field(out, "slotkv_disk_bytes_written", engine.stats.disk_bytes_written);
   Field(out, "slotkv_user_bytes_written", engine.stats.user_bytes_written);

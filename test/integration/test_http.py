@@ -35,7 +35,8 @@ UNAUTHORIZED = {"error": "unauthorized"}
 CHALLENGE = 'Basic realm="slotkv"'
 PASSWORD = "secret"
 
-SLOT_FIELDS = ("slot", "worker", "keys", "wal_entries", "wal_bytes", "disk_bytes",
+SLOT_FIELDS = ("slot", "worker", "keys", "wal_entries", "wal_bytes", "wal_truncated_bytes",
+               "disk_bytes",
                "user_bytes_written", "disk_bytes_written", "flushes", "flush_usec",
                "publishes", "publish_wait_usec",
                "bucket_splits", "chunk_segments_used", "chunk_segments_free", "compacted_bytes",
@@ -45,6 +46,7 @@ SLOT_FIELDS = ("slot", "worker", "keys", "wal_entries", "wal_bytes", "disk_bytes
 
 # /metrics families with label slot only, and with labels slot and cache
 SLOT_METRICS = ("slotkv_slot_keys", "slotkv_slot_wal_entries", "slotkv_slot_wal_bytes",
+                "slotkv_slot_wal_truncated_bytes_total",
                 "slotkv_slot_disk_bytes", "slotkv_slot_user_bytes_written_total",
                 "slotkv_slot_disk_bytes_written_total", "slotkv_slot_flushes_total",
                 "slotkv_slot_flush_seconds_total", "slotkv_slot_publishes_total",
@@ -797,6 +799,7 @@ def test_metrics_match_slots(h, rc):
         rc.execute_command("GET", "x:%d" % (i // 2))
     plain = {"slotkv_slot_keys": "keys", "slotkv_slot_wal_entries": "wal_entries",
              "slotkv_slot_wal_bytes": "wal_bytes", "slotkv_slot_disk_bytes": "disk_bytes",
+             "slotkv_slot_wal_truncated_bytes_total": "wal_truncated_bytes",
              "slotkv_slot_user_bytes_written_total": "user_bytes_written",
              "slotkv_slot_disk_bytes_written_total": "disk_bytes_written",
              "slotkv_slot_flushes_total": "flushes",
