@@ -2,6 +2,7 @@
 
 #include <cctype>
 
+#include "core/base/secure_compare.h"
 #include "metrics/json.h"
 #include "metrics/metric_table.h"
 
@@ -153,8 +154,31 @@ bool AdminApi::Authorized(const HttpRequest& request) const {
   std::optional<std::string> decoded = Base64Decode(auth.substr(kBasic.size()));
   if (!decoded) return false;
   const size_t colon = decoded->find(':');
-  return colon != std::string::npos && decoded->substr(colon + 1) == pass;
+  return colon != std::string::npos &&
+         SecureEquals(std::string_view(*decoded).substr(colon + 1), pass);
 }
+
+namespace {
+
+// Whether a request that changes something may come with this Host header: an IP address or
+// localhost, with or without a port. A web page cannot make a browser send those to a name
+// that resolves to 127.0.0.1 (DNS rebinding): it sends its own name.
+bool HostAllowed(std::string_view host) {
+  if (host.starts_with('[')) {  // [IPv6]:port
+    const size_t close = host.find(']');
+    if (close == std::string_view::npos) return false;
+    host = host.substr(1, close - 1);
+    return !host.empty() && host.find_first_not_of("0123456789abcdefABCDEF:.") ==
+                                std::string_view::npos;
+  }
+  if (const size_t colon = host.rfind(':'); colon != std::string_view::npos) {
+    host = host.substr(0, colon);
+  }
+  if (host == "localhost") return true;
+  return !host.empty() && host.find_first_not_of("0123456789.") == std::string_view::npos;
+}
+
+}  // namespace
 
 HttpResponse AdminApi::Handle(const HttpRequest& req) {
   const std::string& path = req.path;
@@ -191,6 +215,7 @@ HttpResponse AdminApi::Handle(const HttpRequest& req) {
     return r;
   }
   if (route == Route::kNone) return Error(404, "not found");
+  const bool host_ok = HostAllowed(req.host);  // checked by the routes that change something
   if (route == Route::kHealth) return only("GET") ? Ok() : Error(405, "method not allowed");
   switch (route) {
     case Route::kMetrics: {
@@ -230,12 +255,14 @@ HttpResponse AdminApi::Handle(const HttpRequest& req) {
       if (!value) return Error(404, "no such option");
       if (only("GET")) return ConfigReply(arg, *value);
       if (!only("PUT")) break;
+      if (!host_ok) return Error(403, "forbidden Host header");
       std::string error = backend_->ConfigSet(arg, ConfigValue(req.body));
       if (!error.empty()) return Error(400, error);
       return ConfigReply(arg, backend_->ConfigGet(arg).value_or(""));
     }
     case Route::kSave: {
       if (!only("POST")) break;
+      if (!host_ok) return Error(403, "forbidden Host header");
       std::string error = backend_->Save();
       return error.empty() ? Ok() : Error(500, error);
     }

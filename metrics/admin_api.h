@@ -20,6 +20,7 @@ struct HttpRequest {
   std::string path;    // without the query
   std::optional<std::string> section;  // ?section=NAME
   std::string authorization;           // the Authorization header, "" when absent
+  std::string host;                    // the Host header, "" when absent
   std::string body;
 };
 

@@ -53,12 +53,34 @@ class FakeBackend : public AdminBackend {
   int saves = 0;
 };
 
-HttpRequest Req(std::string method, std::string path, std::string body = "") {
+HttpRequest Req(std::string method, std::string path, std::string body = "",
+                std::string host = "127.0.0.1:7380") {
   HttpRequest r;
   r.method = std::move(method);
   r.path = std::move(path);
   r.body = std::move(body);
+  r.host = std::move(host);
   return r;
+}
+
+TEST_CASE("admin api: changes need an IP or localhost in the Host header") {
+  FakeBackend b;
+  AdminApi api(&b);
+  for (const char* host : {"evil.example", "evil.example:7380", "", "127.0.0.1.evil:80",
+                           "[::1", "[]:7380"}) {
+    CAPTURE(host);
+    const HttpResponse put = api.Handle(Req("PUT", "/config/maxclients", "50", host));
+    CHECK(put.status == 403);
+    CHECK(put.body == R"({"error":"forbidden Host header"})");
+    CHECK(api.Handle(Req("POST", "/save", "", host)).status == 403);
+    CHECK(api.Handle(Req("GET", "/config/maxclients", "", host)).status == 200);  // a read
+  }
+  CHECK(b.saves == 0);
+  for (const char* host : {"127.0.0.1", "127.0.0.1:7380", "localhost:7380", "[::1]:7380",
+                           "10.1.2.3:80", "localhost"}) {
+    CAPTURE(host);
+    CHECK(api.Handle(Req("PUT", "/config/maxclients", "50", host)).status == 200);
+  }
 }
 
 TEST_CASE("admin api: routes, methods and JSON replies") {

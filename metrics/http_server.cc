@@ -95,6 +95,7 @@ Result<std::unique_ptr<HttpServer>> HttpServer::Start(command::ServerState* stat
     r.path = req.path;
     if (req.has_param("section")) r.section = req.get_param_value("section");
     r.authorization = req.get_header_value("Authorization");
+    r.host = req.get_header_value("Host");
     r.body = req.body;
     HttpResponse out = api->Handle(r);
     res.status = out.status;

@@ -207,7 +207,10 @@ Connection::Connection(Worker* worker, boost::asio::ip::tcp::socket socket, uint
   client_.authenticated = !server_->state().auth_required;
   boost::system::error_code ec;
   auto remote = socket_.remote_endpoint(ec);
-  if (!ec) addr_ = remote.address().to_string() + ":" + std::to_string(remote.port());
+  if (!ec) {
+    peer_ip_ = remote.address().to_string();
+    addr_ = peer_ip_ + ":" + std::to_string(remote.port());
+  }
   client_.addr = addr_;
   auto local = socket_.local_endpoint(ec);
   if (!ec) laddr_ = local.address().to_string() + ":" + std::to_string(local.port());
@@ -220,7 +223,19 @@ Connection::Connection(Worker* worker, boost::asio::ip::tcp::socket socket, uint
 
 Connection::~Connection() { CloseBlocked(to_fetch_); }
 
-void Connection::Start() { Process(); }
+void Connection::Start() {
+  // Protected mode (Redis's clientAcceptHandler): with no password, only 127.0.0.1 and ::1.
+  command::ServerState& state = server_->state();
+  if (state.protected_mode && !state.auth_required && peer_ip_ != "127.0.0.1" &&
+      peer_ip_ != "::1") {
+    const uint64_t seq = AddPending();
+    pending_.back().close_after = true;
+    Complete(seq, command::ErrorLine(command::kErrProtectedMode));
+    FlushReplies();
+    return;
+  }
+  Process();
+}
 
 bool Connection::Paused() const { return async_ != nullptr || held_ || ReadPaused(); }
 

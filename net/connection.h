@@ -111,6 +111,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
   Worker* worker_;
   Server* server_;
   boost::asio::ip::tcp::socket socket_;
+  std::string peer_ip_;
   std::string addr_;
   std::string laddr_;
   int fd_ = -1;

@@ -56,7 +56,7 @@ int main(int argc, char** argv) {
   std::unique_ptr<slotkv::metrics::HttpServer> http;
   if (const int http_port = static_cast<int>(config.GetInt("http-port")); http_port > 0) {
     auto started =
-        slotkv::metrics::HttpServer::Start(&(*server)->state(), config.Get("bind"), http_port);
+        slotkv::metrics::HttpServer::Start(&(*server)->state(), config.Get("http-bind"), http_port);
     if (!started.ok()) {
       std::fprintf(stderr, "slotkv-server: cannot start: %s\n",
                    started.status().ToString().c_str());
@@ -69,7 +69,7 @@ int main(int argc, char** argv) {
                config.Get("storage").c_str(), config.Get("dir").c_str(), (*server)->workers());
   if (http) {
     std::fprintf(stderr, "slotkv-server: HTTP admin API and /metrics on %s:%d\n",
-                 config.Get("bind").c_str(), http->port());
+                 config.Get("http-bind").c_str(), http->port());
   }
   st = (*server)->Wait();
   if (!st.ok()) {

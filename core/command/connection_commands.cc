@@ -3,6 +3,7 @@
 // visit every worker.
 #include <algorithm>
 
+#include "core/base/secure_compare.h"
 #include "core/command/args.h"
 #include "core/command/command_table.h"
 #include "core/command/dispatch.h"
@@ -43,7 +44,7 @@ Task Quit(AsyncContext& ctx) {
 bool CheckPassword(AsyncContext& ctx, std::string_view user, std::string_view password) {
   std::string required = ctx.server.config->Get("requirepass");
   if (user != "default") return false;
-  return required.empty() || password == required;
+  return required.empty() || SecureEquals(password, required);
 }
 
 Task Auth(AsyncContext& ctx) {

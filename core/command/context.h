@@ -164,6 +164,7 @@ struct ServerState {
   // Hot copies of options read on every request, refreshed from config by RefreshLive (at
   // start and after each CONFIG SET).
   std::atomic<bool> auth_required{false};
+  std::atomic<bool> protected_mode{true};  // protected-mode yes
   std::atomic<int64_t> maxclients{0};
   std::atomic<int64_t> proto_max_bulk_len{0};
   std::atomic<int64_t> query_buffer_limit{0};

@@ -1,6 +1,7 @@
 """Connection commands: PING ECHO QUIT HELLO AUTH SELECT MOVE CLIENT RESET."""
 
 import re
+import socket
 
 import pytest
 
@@ -204,6 +205,51 @@ def test_requirepass_set_later_keeps_connected_clients_authenticated(server, r):
             assert c.read_reply() == b"OK"
     finally:
         assert r.execute_command("CONFIG", "SET", "requirepass", "") == b"OK"
+
+
+def _from_127_0_0_2(port, timeout=3.0):
+    """What the server sends a client connecting from 127.0.0.2 (not 127.0.0.1) before it
+    says anything, up to the close."""
+    s = socket.socket()
+    try:
+        s.bind(("127.0.0.2", 0))
+        s.settimeout(timeout)
+        s.connect(("127.0.0.1", port))
+        s.sendall(b"PING\r\n")
+        out = b""
+        while True:
+            try:
+                data = s.recv(65536)
+            except socket.timeout:
+                return out + b"<timeout>"
+            except ConnectionResetError:
+                return out + b"<reset>"
+            if not data:
+                return out + b"<EOF>"
+            out += data
+            if out.endswith(b"+PONG\r\n"):
+                return out
+    finally:
+        s.close()
+
+
+def test_protected_mode_refuses_clients_not_from_127_0_0_1(server, r):
+    got = _from_127_0_0_2(server.port)
+    assert got.startswith(b"-DENIED Redis is running in protected mode because protected mode "
+                          b"is enabled and no password is set for the default user.")
+    # closed (a reset when the PING it sent was left unread)
+    assert got.endswith((b"from the outside.\r\n<EOF>", b"from the outside.\r\n<reset>"))
+    assert r.execute_command("CONFIG", "SET", "protected-mode", "no") == b"OK"
+    try:
+        assert _from_127_0_0_2(server.port) == b"+PONG\r\n"
+    finally:
+        r.execute_command("CONFIG", "SET", "protected-mode", "yes")
+    # A password lifts it too (the client then has to AUTH).
+    assert r.execute_command("CONFIG", "SET", "requirepass", "pw") == b"OK"
+    try:
+        assert _from_127_0_0_2(server.port, 0.5) == b"-NOAUTH Authentication required.\r\n<timeout>"
+    finally:
+        r.execute_command("CONFIG", "SET", "requirepass", "")
 
 
 # ---- SELECT / MOVE -------------------------------------------------------------------------------

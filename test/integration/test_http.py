@@ -92,13 +92,14 @@ def basic(password, user="default"):
 class Http:
     """One request per connection (http.client), with optional Basic auth on every request."""
 
-    def __init__(self, port, password=None, user="default", timeout=30.0):
+    def __init__(self, port, password=None, user="default", timeout=30.0, host="127.0.0.1"):
         self.port = port
+        self.host = host
         self.auth = basic(password, user) if password is not None else None
         self.timeout = timeout
 
     def with_password(self, password, user="default"):
-        return Http(self.port, password, user, self.timeout)
+        return Http(self.port, password, user, self.timeout, self.host)
 
     def request(self, method, path, body=None, headers=None, authorization=None):
         h = {}
@@ -111,7 +112,7 @@ class Http:
             body = body.encode()
         if body is None and method in ("PUT", "POST"):
             body = b""
-        conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=self.timeout)
+        conn = http.client.HTTPConnection(self.host, self.port, timeout=self.timeout)
         try:
             conn.request(method, path, body=body, headers=h)
             resp = conn.getresponse()
@@ -674,6 +675,30 @@ def test_config_put_refused_with_config_set_error(h, rc, name, value):
     assert resp_error.startswith("ERR ")
     assert error_of(h.put("/config/" + name, value), 400) == resp_error
     assert config_get(rc, name) == before
+
+
+@pytest.mark.parametrize("host", ["evil.example", "evil.example:7380", "localhost.evil"])
+def test_changes_refused_for_a_host_name_not_ours(h, rc, host):
+    # DNS rebinding: a page on evil.example that resolves its name to 127.0.0.1 makes the
+    # browser send Host: evil.example. Reads stay open; changes are refused.
+    before = config_get(rc, "maxclients")
+    assert error_of(h.put("/config/maxclients", "77", headers={"Host": host}), 403) == (
+        "forbidden Host header")
+    assert error_of(h.post("/save", headers={"Host": host}), 403) == "forbidden Host header"
+    assert config_get(rc, "maxclients") == before
+    assert json_of(h.get("/config/maxclients", headers={"Host": host}))["value"] == before
+    assert json_of(h.put("/config/maxclients", before,
+                         headers={"Host": "localhost:%d" % h.port}))["value"] == before
+
+
+def test_http_bind_apart_from_bind(make_server):
+    # The admin API listens on http-bind only (127.0.0.2 here), whatever bind says.
+    port = free_port()
+    s = make_server(extra_args=["--http-port", str(port), "--http-bind", "127.0.0.2"])
+    assert s.client().execute_command("PING") == b"PONG"
+    assert Http(port, timeout=5, host="127.0.0.2").get("/health").status == 200
+    with pytest.raises(OSError):
+        Http(port, timeout=2).get("/health")
 
 
 @pytest.mark.parametrize("method", ["GET", "PUT"])
