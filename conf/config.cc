@@ -112,7 +112,8 @@ constexpr OptionDef kOptions[] = {
   {.name = "maxmemory-policy", .type = T::kString, .default_value = "noeviction",
    .runtime = true, .doc = "no effect: nothing is evicted", .no_effect = true},
   {.name = "timeout", .type = T::kInt, .default_value = "0", .runtime = true,
-   .doc = "no effect: idle clients are never closed", .no_effect = true},
+   .doc = "close a client idle this many seconds (not subscribers or blocked ones); 0 = never",
+   .min = 0, .max = INT32_MAX},
   {.name = "tcp-keepalive", .type = T::kInt, .default_value = "300", .runtime = true,
    .doc = "no effect", .no_effect = true},
   {.name = "hash-max-listpack-entries", .type = T::kInt, .default_value = "128",
@@ -381,8 +382,14 @@ Result<std::vector<std::string>> SplitConfigLine(std::string_view line) {
   }
 }
 
-Config::Config() {
+Config::Config() : caps_(std::size(kOptions), 0) {
   for (const OptionDef& def : kOptions) values_.emplace_back(def.default_value);
+}
+
+void Config::Cap(std::string_view name, int64_t max) {
+  const OptionDef* def = FindOption(name);
+  std::lock_guard lock(mu_);
+  caps_[IndexOf(def)] = max;
 }
 
 size_t Config::IndexOf(const OptionDef* def) const {
@@ -406,7 +413,10 @@ Status Config::Set(std::string_view name, std::string_view value, bool runtime) 
   }
   std::lock_guard lock(mu_);
   std::string& current = values_[IndexOf(def)];
-  Result<std::string> normalized = def->parse ? def->parse(value, current) : Normalize(*def, value);
+  OptionDef capped = *def;
+  if (const int64_t cap = caps_[IndexOf(def)]; cap > 0) capped.max = std::min(def->max, cap);
+  Result<std::string> normalized =
+      def->parse ? def->parse(value, current) : Normalize(capped, value);
   if (!normalized.ok()) {
     if (!def->parse) return normalized.status();
     return Status::InvalidArgument("argument '" + std::string(value) + "' for '" +

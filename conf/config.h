@@ -60,6 +60,9 @@ class Config {
   // Sets name to value after checking it. InvalidArgument (unknown option or bad value) or, with
   // runtime=true, NotSupported for an option that cannot change while running.
   Status Set(std::string_view name, std::string_view value, bool runtime = false);
+  // Lowers the largest value Set accepts for integer option name from now on (maxclients: what
+  // the open files limit allows). REQUIRES: a known integer option.
+  void Cap(std::string_view name, int64_t max);
 
   // The value as CONFIG GET shows it (sizes in bytes, booleans "yes"/"no").
   std::string Get(std::string_view name) const;
@@ -78,6 +81,7 @@ class Config {
   size_t IndexOf(const OptionDef* def) const;
   mutable std::mutex mu_;
   std::vector<std::string> values_;  // [index in Options()], normalized
+  std::vector<int64_t> caps_;         // [index in Options()], 0 = the option's own max
   std::string file_;
 };
 

@@ -692,6 +692,11 @@ bool Connection::Unblock(bool error) {
   return true;
 }
 
+bool Connection::IdleTimedOut(int64_t now_ms, int64_t timeout_s) const {
+  if (closed_ || client_.subscribed() || async_ != nullptr) return false;
+  return now_ms - last_active_ms_ > timeout_s * 1000;
+}
+
 command::ClientInfo Connection::Info() const {
   command::ClientInfo info;
   int64_t now = server_->state().keyspace->clock()->NowMs();

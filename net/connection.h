@@ -63,6 +63,9 @@ class Connection : public std::enable_shared_from_this<Connection> {
   // error. False when no blocking command is waiting.
   bool Unblock(bool error);
   uint64_t id() const { return client_.id; }
+  // Whether `timeout` closes it now: idle more than timeout_s seconds, and not a subscriber,
+  // a blocked client or one with a command running.
+  bool IdleTimedOut(int64_t now_ms, int64_t timeout_s) const;
   // "ip:port" of the peer; fixed at accept, so any thread may read it.
   const std::string& addr() const { return addr_; }
 

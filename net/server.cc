@@ -3,6 +3,9 @@
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/post.hpp>
 #include <boost/asio/signal_set.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <cstdio>
 #include <latch>
@@ -10,6 +13,7 @@
 #include <random>
 
 #include "net/connection.h"
+#include "net/open_files.h"
 #include "net/worker.h"
 
 namespace slotkv::net {
@@ -103,6 +107,16 @@ Result<std::unique_ptr<Server>> Server::Start(conf::Config* config, std::string 
   ko.slot.wal_file_bytes = std::min<uint64_t>(16 << 20, ko.slot.wal_max_bytes / 4);
   ko.slot.wal_ring_writes = config->GetBool("wal-io-uring-writes");
   SLOTKV_ASSIGN_OR_RETURN(s.keyspace_, command::Keyspace::Open(ko));
+  // Enough descriptors for maxclients besides the engine's files, or fewer clients.
+  const OpenFiles files =
+      AdjustOpenFiles(config->GetInt("maxclients"),
+                      ReservedFiles(s.keyspace_->slots(), s.keyspace_->databases()));
+  if (!files.warning.empty()) {
+    std::fprintf(stderr, "slotkv-server: %s\n", files.warning.c_str());
+    SLOTKV_RETURN_IF_ERROR(config->Set("maxclients", std::to_string(files.maxclients)));
+  }
+  // Nor may CONFIG SET raise it past what the descriptors allow: the engine's files come first.
+  config->Cap("maxclients", files.fit);
 
   s.table_ = command::BuildCommandTable();
   for (int i = 0; i < workers; ++i) {
@@ -186,7 +200,25 @@ void Server::Accept() {
   listener_->acceptor.async_accept(
       target->io(), [this, target](const boost::system::error_code& ec, tcp::socket socket) {
         if (ec == boost::asio::error::operation_aborted) return;
-        if (!ec) {
+        if (ec) {
+          // Out of descriptors (EMFILE, ENFILE) or memory: the connection stays in the backlog
+          // and accepting again at once would spin. Try again in a moment.
+          static std::atomic<int64_t> last_logged_s{0};
+          const int64_t now_s = std::chrono::duration_cast<std::chrono::seconds>(
+                                    std::chrono::steady_clock::now().time_since_epoch())
+                                    .count();
+          if (last_logged_s.exchange(now_s) != now_s) {
+            std::fprintf(stderr, "slotkv-server: accept: %s (retrying every 100 ms)\n",
+                         ec.message().c_str());
+          }
+          auto timer = std::make_shared<boost::asio::steady_timer>(
+              target->io(), std::chrono::milliseconds(100));
+          timer->async_wait([this, timer](const boost::system::error_code& wait) {
+            if (!wait) Accept();
+          });
+          return;
+        }
+        {
           command::WorkerStats::Add(stats_[0]->connections_received);
           if (connected_.load() >= state_.maxclients.load()) {
             static constexpr char kFull[] = "-ERR max number of clients reached\r\n";

@@ -157,8 +157,22 @@ void Worker::ScheduleCommit() {
   commit_timer_.async_wait([this](const boost::system::error_code& ec) {
     if (ec) return;
     CommitOwned();
+    CloseIdleClients();
     ScheduleCommit();
   });
+}
+
+// `timeout`, as Redis's clientsCronHandleTimeout: a client that sent nothing for that long is
+// closed, unless it subscribes, waits in a blocking command or has a command running.
+void Worker::CloseIdleClients() {
+  const int64_t timeout_s = server_->state().idle_timeout_s.load();
+  if (timeout_s <= 0) return;
+  const int64_t now_ms = server_->state().keyspace->clock()->NowMs();
+  std::vector<std::shared_ptr<Connection>> idle;
+  for (const auto& [id, conn] : connections_) {
+    if (conn->IdleTimedOut(now_ms, timeout_s)) idle.push_back(conn);
+  }
+  for (const auto& conn : idle) conn->Close();
 }
 
 // Each step looks at a few buckets of every slot this worker owns, in every database, and

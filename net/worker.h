@@ -83,6 +83,7 @@ class Worker {
   void ScheduleCommit();
   void ExpireStep();
   void CommitOwned();
+  void CloseIdleClients();
   void CommitNow();
   struct CommitRound;
   void EndCommit(const std::shared_ptr<CommitRound>& round);

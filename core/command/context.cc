@@ -28,6 +28,7 @@ Status ServerState::CommitDirty() {
 void ServerState::RefreshLive() {
   auth_required = !config->Get("requirepass").empty();
   protected_mode = config->GetBool("protected-mode");
+  idle_timeout_s = config->GetInt("timeout");
   maxclients = config->GetInt("maxclients");
   proto_max_bulk_len = config->GetInt("proto-max-bulk-len");
   query_buffer_limit = config->GetInt("client-query-buffer-limit");

@@ -165,6 +165,7 @@ struct ServerState {
   // start and after each CONFIG SET).
   std::atomic<bool> auth_required{false};
   std::atomic<bool> protected_mode{true};  // protected-mode yes
+  std::atomic<int64_t> idle_timeout_s{0};  // timeout: idle clients closed after it (0 never)
   std::atomic<int64_t> maxclients{0};
   std::atomic<int64_t> proto_max_bulk_len{0};
   std::atomic<int64_t> query_buffer_limit{0};

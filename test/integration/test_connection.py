@@ -252,6 +252,21 @@ def test_protected_mode_refuses_clients_not_from_127_0_0_1(server, r):
         r.execute_command("CONFIG", "SET", "requirepass", "")
 
 
+def test_timeout_closes_idle_clients_but_not_subscribers(server, r):
+    assert r.execute_command("CONFIG", "SET", "timeout", "1") == b"OK"
+    try:
+        with server.raw() as idle, server.raw() as sub:
+            assert idle.command("PING") == b"PONG"
+            sub.send_command("SUBSCRIBE", "quiet")
+            assert sub.read_reply() == [b"subscribe", b"quiet", 1]
+            # closed within a few seconds of its timeout (Redis checks clients in batches)
+            assert idle.read_available(6.0) == b"<EOF>"
+            sub.send_command("PING")
+            assert sub.read_reply() == [b"pong", b""]
+    finally:
+        r.execute_command("CONFIG", "SET", "timeout", "0")
+
+
 # ---- SELECT / MOVE -------------------------------------------------------------------------------
 
 def test_select_range(r):

@@ -8,6 +8,7 @@ import threading
 import time
 
 import pytest
+import redis
 
 from conftest import RawConn, encode_command, wait_until
 
@@ -369,7 +370,65 @@ def test_maxclients_refuses_the_extra_client(make_server):
         c.close()
 
 
+@pytest.mark.slotkv_only
+def test_open_files_limit_lowers_maxclients_and_accept_backs_off(tmp_path):
+    # With 300 descriptors (soft and hard) the server keeps 104 for its files (4 slots, one
+    # database) and lowers maxclients to fit, saying so. When descriptors run out anyway,
+    # accept is retried every 100 ms instead of spinning, and writes still commit.
+    import resource
+    import subprocess
+    from conftest import SERVER, free_port
+    port = free_port()
+    log = tmp_path / "server.log"
+    with open(log, "wb") as out:
+        proc = subprocess.Popen(
+            [SERVER, "--port", str(port), "--dir", str(tmp_path / "data"), "--slots", "4",
+             "--databases", "1", "--http-port", "0", "--workers", "2"],
+            stdout=out, stderr=subprocess.STDOUT,
+            preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_NOFILE, (300, 300)))
+    conns = []
+    try:
+        assert wait_until(lambda: _ping_ok(port), timeout=10.0)
+        c = redis.Redis(port=port, socket_timeout=10)
+        assert c.config_get("maxclients") == {"maxclients": "196"}
+        assert b"maxclients 10000 reduced to 196" in log.read_bytes()
+        # nor can CONFIG SET raise it past what the descriptors allow
+        with pytest.raises(redis.ResponseError, match="between 1 and 196 inclusive"):
+            c.config_set("maxclients", "1000")
+        assert c.execute_command("SET", "fd:k", "v") is True  # the slot's files are open
+        # Descriptors run out all the same (the limit lowered under the running server): accept
+        # fails with EMFILE and must back off, not spin.
+        resource.prlimit(proc.pid, resource.RLIMIT_NOFILE, (60, 300))
+        for _ in range(100):
+            try:
+                conns.append(socket.create_connection(("127.0.0.1", port), timeout=2))
+            except OSError:
+                break
+        time.sleep(0.5)
+        cpu = lambda: sum(int(x) for x in open("/proc/%d/stat" % proc.pid).read()
+                          .rsplit(")", 1)[1].split()[11:13])
+        before = cpu()
+        time.sleep(1.0)
+        assert cpu() - before < 50, "the server spins on accept"  # ticks of 10 ms
+        assert b"accept: Too many open files" in log.read_bytes()
+        assert c.execute_command("SET", "fd:k", "v2") is True  # writes still commit
+        for s in conns:
+            s.close()
+        conns = []
+        resource.prlimit(proc.pid, resource.RLIMIT_NOFILE, (300, 300))
+        assert wait_until(lambda: _ping_ok(port), timeout=5.0)
+        assert c.execute_command("GET", "fd:k") == b"v2"
+    finally:
+        for s in conns:
+            s.close()
+        proc.terminate()
+        proc.wait(timeout=15)
+
+
 def _ping_ok(port):
-    with socket.create_connection(("127.0.0.1", port), timeout=5) as c:
-        c.sendall(b"*1\r\n$4\r\nPING\r\n")
-        return c.recv(7) == b"+PONG\r\n"
+    try:
+        with socket.create_connection(("127.0.0.1", port), timeout=5) as c:
+            c.sendall(b"*1\r\n$4\r\nPING\r\n")
+            return c.recv(7) == b"+PONG\r\n"
+    except OSError:
+        return False
