@@ -153,6 +153,7 @@ void RespParser::Reset() {
   stage_ = Stage::kRequestStart;
   error_.clear();
   pending_.clear();
+  finished_bytes_ = 0;
   bulks_left_ = 0;
   bulk_left_ = 0;
   tail_left_ = 0;
@@ -160,9 +161,9 @@ void RespParser::Reset() {
 }
 
 bool RespParser::OverQueryLimit(size_t buffered) const {
-  uint64_t held = 0;
-  if (stage_ == Stage::kBulkData) held = pending_.back().size();
-  if (stage_ == Stage::kBulkTail) held = pending_.back().size() + 2 - tail_left_;
+  uint64_t held = finished_bytes_;
+  if (stage_ == Stage::kBulkData) held += pending_.back().size();
+  if (stage_ == Stage::kBulkTail) held += pending_.back().size() + 2 - tail_left_;
   return buffered + held > limits_.max_query_buffer;
 }
 
@@ -232,6 +233,7 @@ bool RespParser::StartBulk(std::string_view line) {
 RespParser::State RespParser::Fail(size_t pos, size_t* consumed) {
   stage_ = Stage::kError;
   std::vector<std::string>().swap(pending_);  // a partial bulk may be large
+  finished_bytes_ = 0;
   *consumed = pos;
   return State::kError;
 }
@@ -323,6 +325,7 @@ RespParser::State RespParser::Parse(std::string_view input, std::vector<std::str
           *consumed = pos;
           return State::kNeedMore;
         }
+        finished_bytes_ += pending_.back().size() + kArgOverheadBytes;
         if (--bulks_left_ > 0) {
           stage_ = Stage::kLenLine;
           break;
@@ -340,6 +343,7 @@ RespParser::State RespParser::Complete(size_t pos, std::vector<std::string>* arg
   // back as pending_, so both vectors keep their capacity.
   args->swap(pending_);
   pending_.clear();
+  finished_bytes_ = 0;
   *consumed = pos;
   return State::kCommand;
 }

@@ -130,10 +130,14 @@ class RespParser {
   void Reset();
 
   // True when a client holding `buffered` unconsumed bytes exceeds client-query-buffer-limit;
-  // the caller then closes the connection without a reply, as Redis does. Like Redis's query
-  // buffer the count includes the part of a bulk already received (held by the parser here),
-  // not the complete arguments of a partial request. The parser never checks this itself.
+  // the caller then closes the connection without a reply, as Redis does. The count includes
+  // what the parser holds of the request being read: the part of a bulk already received and
+  // every complete argument, each with kArgOverheadBytes (Redis counts only its query buffer,
+  // so `*1000` then 512 MB bulks, or a million `$0`, grew without bound). The parser never
+  // checks this itself.
   bool OverQueryLimit(size_t buffered) const;
+  // What an argument costs besides its bytes (a std::string in a vector).
+  static constexpr uint64_t kArgOverheadBytes = 32;
 
   // New limits apply from the next header or line read; a bulk already being received keeps
   // its declared length.
@@ -178,6 +182,7 @@ class RespParser {
   std::string error_;
   // Arguments of the request being read; the last one is partial in kBulkData.
   std::vector<std::string> pending_;
+  uint64_t finished_bytes_ = 0;  // complete arguments in pending_, with their overhead
   int64_t bulks_left_ = 0;  // bulks of the multibulk not yet complete
   uint64_t bulk_left_ = 0;  // kBulkData: bytes of the bulk not yet received
   uint8_t tail_left_ = 0;   // kBulkTail: bytes still to skip

@@ -447,6 +447,36 @@ TEST_CASE("the query buffer limit counts the partial bulk") {
   CHECK(conn.parser.OverQueryLimit(11));
 }
 
+TEST_CASE("the query limit counts the complete arguments of a request being read") {
+  RespLimits limits;
+  limits.max_query_buffer = 1000;
+  SUBCASE("big bulks, one after the other") {
+    Conn conn(limits);
+    std::string data = "*1000\r\n";
+    for (int i = 0; i < 3; ++i) data += "$300\r\n" + std::string(300, 'x') + "\r\n";
+    CHECK(conn.Feed(data) == State::kNeedMore);
+    // 3 x (300 + 32) held; nothing of it is buffered any more
+    CHECK_FALSE(conn.parser.OverQueryLimit(0));
+    CHECK(conn.Feed("$300\r\n" + std::string(300, 'x') + "\r\n") == State::kNeedMore);
+    CHECK(conn.parser.OverQueryLimit(0));
+  }
+  SUBCASE("many empty arguments") {
+    Conn conn(limits);
+    std::string data = "*1000000\r\n";
+    for (int i = 0; i < 31; ++i) data += "$0\r\n\r\n";
+    CHECK(conn.Feed(data) == State::kNeedMore);
+    CHECK_FALSE(conn.parser.OverQueryLimit(0));  // 31 x 32
+    CHECK(conn.Feed("$0\r\n\r\n") == State::kNeedMore);
+    CHECK(conn.parser.OverQueryLimit(0));  // 32 x 32 > 1000
+  }
+  SUBCASE("a finished request holds nothing") {
+    Conn conn(limits);
+    conn.Feed(Multibulk({"SET", "k", std::string(900, 'v')}));
+    CHECK(conn.commands.size() == 1);
+    CHECK_FALSE(conn.parser.OverQueryLimit(0));
+  }
+}
+
 TEST_CASE("args are replaced, not appended to") {
   RespParser parser;
   Args args = {"stale", "junk", "more"};

@@ -425,6 +425,49 @@ def test_open_files_limit_lowers_maxclients_and_accept_backs_off(tmp_path):
         proc.wait(timeout=15)
 
 
+def _rss_kb(pid):
+    for line in open("/proc/%d/status" % pid):
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1])
+    raise AssertionError("no VmRSS")
+
+
+@pytest.mark.slotkv_only
+@pytest.mark.parametrize("shape", ["big bulks", "a million empty arguments"])
+def test_query_limit_counts_the_arguments_of_an_unfinished_request(make_server, shape):
+    # The arguments a request has finished count against client-query-buffer-limit (16 MB
+    # here): a client declaring 1000 arguments and sending 1 MB ones, or a million $0, is cut
+    # off and the server's memory stays bounded (Redis counts only its query buffer).
+    s = make_server(["--client-query-buffer-limit", "16mb"])
+    pid = s.proc.pid
+    before = _rss_kb(pid)
+    with socket.create_connection(("127.0.0.1", s.port), timeout=10) as c:
+        if shape == "big bulks":
+            c.sendall(b"*1000\r\n")
+            chunk = b"$1048576\r\n" + b"x" * 1048576 + b"\r\n"
+            count = 200
+        else:
+            c.sendall(b"*1000000\r\n")
+            chunk = b"$0\r\n\r\n" * 10000
+            count = 100
+        closed = False
+        for _ in range(count):
+            try:
+                c.sendall(chunk)
+            except (BrokenPipeError, ConnectionResetError):
+                closed = True
+                break
+        if not closed:
+            c.settimeout(5)
+            try:
+                closed = c.recv(100) == b""
+            except ConnectionResetError:
+                closed = True
+        assert closed
+    assert _rss_kb(pid) - before < 100 * 1024, "RSS grew past 100 MB"
+    assert s.client().execute_command("PING") == b"PONG"
+
+
 def _ping_ok(port):
     try:
         with socket.create_connection(("127.0.0.1", port), timeout=5) as c:
