@@ -244,7 +244,7 @@ bool Connection::Paused() const { return async_ != nullptr || held_ || ReadPause
 // requests held back.
 bool Connection::ReadPaused() const {
   return pending_.size() >= kPauseRequests ||
-         out_.size() + out_next_.size() >= kPauseOutputBytes ||
+         out_.size() + out_next_.size() + pending_bytes_ >= kPauseOutputBytes ||
          ((async_ != nullptr || held_) && in_.size() - in_pos_ >= kPauseInputBytes);
 }
 
@@ -354,9 +354,13 @@ uint64_t Connection::AddPending() {
 }
 
 void Connection::Complete(uint64_t seq, std::string data) {
-  Pending& p = pending_[seq - pending_base_];
+  SetReply(pending_[seq - pending_base_], std::move(data));
+  pending_[seq - pending_base_].done = true;
+}
+
+void Connection::SetReply(Pending& p, std::string data) {
+  pending_bytes_ = pending_bytes_ - p.data.size() + data.size();
   p.data = std::move(data);
-  p.done = true;
 }
 
 void Connection::Reject(const CommandSpec* spec, std::string reply) {
@@ -450,7 +454,7 @@ void Connection::RunLocal(const CommandSpec& spec, uint32_t slot, uint64_t seq) 
                                        client_.protocol, addr_, client_.name);
   if (spec.flags & command::kWrite) {
     // Held until the worker's group commit: pending_ keeps later replies behind it.
-    pending_[seq - pending_base_].data = std::move(reply);
+    SetReply(pending_[seq - pending_base_], std::move(reply));
     local_writes_.push_back(seq);
   } else {
     Complete(seq, std::move(reply));
@@ -495,7 +499,7 @@ void Connection::CommitLocal() {
     if (self->closed_) return;
     for (uint64_t seq : seqs) {
       Pending& p = self->pending_[seq - self->pending_base_];
-      if (!st.ok()) p.data = command::ErrorLine(command::StatusError(st));
+      if (!st.ok()) self->SetReply(p, command::ErrorLine(command::StatusError(st)));
       p.done = true;
     }
     self->Process();  // writes the released replies; resumes a client paused on them
@@ -582,6 +586,7 @@ void Connection::FlushReplies() {
   if (HoldReplies()) return;
   while (!pending_.empty() && pending_.front().done) {
     Pending& p = pending_.front();
+    pending_bytes_ -= p.data.size();
     if (out_next_.empty()) {
       out_next_.swap(p.data);
     } else {
@@ -608,7 +613,7 @@ bool Connection::OverOutputLimit() {
   command::ServerState& state = server_->state();
   const conf::OutputLimit limit = client_.subscribed() ? state.pubsub_output_limit.Get()
                                                       : state.normal_output_limit.Get();
-  const int64_t unsent = static_cast<int64_t>(out_.size() + out_next_.size());
+  const int64_t unsent = static_cast<int64_t>(out_.size() + out_next_.size() + pending_bytes_);
   if (limit.hard > 0 && unsent > limit.hard) return true;
   if (limit.soft <= 0 || unsent <= limit.soft) {
     over_soft_since_ms_ = 0;
@@ -710,7 +715,7 @@ command::ClientInfo Connection::Info() const {
   info.db = client_.db;
   info.protocol = client_.protocol;
   info.query_buffer = in_.size() - in_pos_;
-  info.output_buffer = out_.size() + out_next_.size();
+  info.output_buffer = out_.size() + out_next_.size() + pending_bytes_;
   info.last_command = last_command_;
   info.lib_name = client_.lib_name;
   info.blocked = async_ && async_->ctx.waiter && async_->ctx.waiter->blocked();

@@ -98,6 +98,8 @@ class Connection : public std::enable_shared_from_this<Connection> {
   void Reject(const command::CommandSpec* spec, std::string reply);
   uint64_t AddPending();
   void Complete(uint64_t seq, std::string data);
+  // Sets a pending reply's bytes, keeping pending_bytes_ right.
+  void SetReply(Pending& p, std::string data);
   void RunLocal(const command::CommandSpec& spec, uint32_t slot, uint64_t seq);
   void QueueRemote(const command::CommandSpec& spec, uint32_t slot, int owner, uint64_t seq);
   void PostBatches();
@@ -131,6 +133,9 @@ class Connection : public std::enable_shared_from_this<Connection> {
   bool reading_ = false;
 
   std::deque<Pending> pending_;
+  // Reply bytes in pending_ not moved to out_next_ yet (done, or a write waiting for its
+  // commit): they count as unsent, for pausing the client and its output limit.
+  size_t pending_bytes_ = 0;
   uint64_t pending_base_ = 0;  // seq of pending_.front()
   uint64_t next_seq_ = 0;
   int remote_inflight_ = 0;

@@ -468,6 +468,40 @@ def test_query_limit_counts_the_arguments_of_an_unfinished_request(make_server, 
     assert s.client().execute_command("PING") == b"PONG"
 
 
+@pytest.mark.slotkv_only
+@pytest.mark.parametrize("limit", [None, "normal 4mb 0 0"])
+def test_pipelined_big_replies_to_a_client_that_does_not_read(make_server, limit):
+    # 100 GETs of an 8 MB value pipelined by a client that reads nothing: the finished replies
+    # not sent yet count as unsent output, so the server stops running the client's requests
+    # (one worker: every key is local) and its memory stays bounded; past a hard
+    # client-output-buffer-limit the client is cut off.
+    args = ["--workers", "1"]
+    if limit:
+        args += ["--client-output-buffer-limit", limit]
+    s = make_server(args)
+    c = s.client()
+    c.execute_command("SET", "big", b"v" * (8 << 20))
+    before = _rss_kb(s.proc.pid)
+    with socket.create_connection(("127.0.0.1", s.port), timeout=10) as raw:
+        raw.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+        raw.sendall(encode_command("GET", "big") * 100)
+        time.sleep(1.0)
+        assert _rss_kb(s.proc.pid) - before < 150 * 1024, "RSS grew past 150 MB"
+        if limit:
+            raw.settimeout(10)
+            got = 0
+            try:
+                while True:
+                    data = raw.recv(1 << 20)
+                    if not data:
+                        break
+                    got += len(data)
+            except ConnectionResetError:
+                pass
+            assert got < 100 * (8 << 20)  # cut off before the end
+    assert c.execute_command("PING") == b"PONG"
+
+
 def _ping_ok(port):
     try:
         with socket.create_connection(("127.0.0.1", port), timeout=5) as c:
