@@ -70,6 +70,9 @@ constexpr OptionDef kOptions[] = {
   {.name = "compress-min-bytes", .type = T::kInt, .default_value = "64", .runtime = true,
    .doc = "values at least this long are zstd-compressed (dictionaries trained per key "
           "prefix group); 0 = no compression", .min = 0, .max = 1 << 30},
+  {.name = "compress-max-bytes", .type = T::kBytes, .default_value = "1048576", .runtime = true,
+   .doc = "values longer than this are stored raw (compressing them would hold the worker "
+          "long); 0 = no upper bound", .min = 0, .max = 1 << 30},
   {.name = "compress-group-chars", .type = T::kInt, .default_value = "8",
    .doc = "a key without ':' or '.' belongs to the group of its first N bytes", .min = 1,
    .max = 2048},

@@ -8,6 +8,7 @@
 #include <chrono>
 #include <cstdio>
 
+#include "core/base/buffer.h"
 #include "core/command/args.h"
 #include "core/command/dispatch.h"
 #include "core/command/errors.h"
@@ -302,6 +303,7 @@ void Connection::Process() {
     in_.erase(0, in_pos_);
     in_pos_ = 0;
   }
+  ReleaseLargeBuffer(&in_);  // after a large request
   PostBatches();
   CommitLocal();
   FetchParked();
@@ -652,6 +654,7 @@ void Connection::Write() {
       [self = shared_from_this()](const boost::system::error_code& ec, size_t n) {
         self->writing_ = false;
         self->out_.clear();
+        ReleaseLargeBuffer(&self->out_);  // after a large reply
         if (self->closed_) return;
         if (ec) {
           self->Close();

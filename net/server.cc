@@ -96,6 +96,7 @@ Result<std::unique_ptr<Server>> Server::Start(conf::Config* config, std::string 
   ko.workers = workers;
   ko.cache_budget = static_cast<uint64_t>(config->GetInt("maxmemory-cache"));
   ko.compress_min_bytes = static_cast<size_t>(config->GetInt("compress-min-bytes"));
+  ko.compress_max_bytes = static_cast<size_t>(config->GetInt("compress-max-bytes"));
   ko.compress_group_chars = static_cast<size_t>(config->GetInt("compress-group-chars"));
   ko.slot.fsync = FsyncOf(config->Get("appendfsync"));
   ko.slot.key_estimate =

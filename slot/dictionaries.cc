@@ -72,7 +72,7 @@ struct Dictionaries::Dict {
 };
 
 Dictionaries::Dictionaries(const DictionariesOptions& options)
-    : options_(options), min_bytes_(options.min_bytes) {}
+    : options_(options), min_bytes_(options.min_bytes), max_bytes_(options.max_bytes) {}
 
 Result<std::unique_ptr<Dictionaries>> Dictionaries::Open(const DictionariesOptions& options) {
   std::unique_ptr<Dictionaries> d(new Dictionaries(options));
@@ -150,7 +150,8 @@ std::string_view Dictionaries::GroupOf(std::string_view key) const {
 
 bool Dictionaries::Compress(std::string_view key, std::string_view value, std::string* out) {
   const size_t min_bytes = min_bytes_.load(std::memory_order_relaxed);
-  if (min_bytes == 0 || value.size() < min_bytes) {
+  const size_t max_bytes = max_bytes_.load(std::memory_order_relaxed);
+  if (min_bytes == 0 || value.size() < min_bytes || (max_bytes != 0 && value.size() > max_bytes)) {
     raw_values_.fetch_add(1, std::memory_order_relaxed);
     return false;
   }

@@ -1,7 +1,9 @@
 // Dictionaries: zstd compression of values with dictionaries trained per key prefix group,
 // shared by every slot of a server.
 //
-// A value of at least `min_bytes` is compressed when that makes it smaller: with the trained
+// A value of at least `min_bytes` (and at most `max_bytes`: a big value is stored raw, since
+// compressing it would hold its worker for long, e.g. 0.3 s for 100 MB of incompressible bytes)
+// is compressed when that makes it smaller: with the trained
 // dictionary of its key's group when there is one, else with plain zstd when it is at least
 // kPlainMinBytes. The group of a key is the key up to its last ':' or '.', else its first
 // `group_chars` bytes. Until a group has its final dictionary, writes leave samples of its
@@ -54,6 +56,7 @@ struct DictionariesOptions {
   Fs* fs = nullptr;         // nullptr = keep dictionaries in memory only (pure-memory mode)
   std::string dir;          // where dict-<id> files live (created when missing)
   size_t min_bytes = 64;    // compress-min-bytes; 0 = no compression
+  size_t max_bytes = 1 << 20;  // compress-max-bytes; 0 = no upper bound
   size_t group_chars = 8;   // prefix length for keys without ':' or '.'
   // Training starts when a group has this many samples (or kTrainSampleBytes of them).
   // A group trains twice: soon, on first_train_samples values (or kTrainSampleBytes / 8), so
@@ -94,6 +97,7 @@ class Dictionaries {
   // The group of key (see above).
   std::string_view GroupOf(std::string_view key) const;
   void set_min_bytes(size_t n) { min_bytes_.store(n); }
+  void set_max_bytes(size_t n) { max_bytes_.store(n); }
 
   struct DictStats {
     uint32_t id;
@@ -119,6 +123,7 @@ class Dictionaries {
 
   DictionariesOptions options_;
   std::atomic<size_t> min_bytes_;
+  std::atomic<size_t> max_bytes_;
   // Published dictionaries by id (0 = plain zstd); written once, then read without locks.
   std::array<std::atomic<Dict*>, kMaxDicts> dicts_{};
   std::vector<std::unique_ptr<Dict>> owned_;  // guarded by groups_mu_

@@ -78,6 +78,20 @@ TEST_CASE("dictionaries: short values stay raw, long ones use plain zstd until t
   CHECK_FALSE(d->Compress("k:1", big, &out));
 }
 
+TEST_CASE("dictionaries: values over max_bytes stay raw, so no worker compresses for long") {
+  MemFs fs;
+  DictionariesOptions o = Small(&fs);
+  o.max_bytes = 4096;
+  auto d = Dictionaries::Open(o).value();
+  std::string out;
+  CHECK(d->Compress("k:1", std::string(4096, 'z'), &out));
+  CHECK_FALSE(d->Compress("k:1", std::string(4097, 'z'), &out));
+  d->set_max_bytes(0);  // no upper bound
+  CHECK(d->Compress("k:1", std::string(1 << 20, 'z'), &out));
+  d->set_max_bytes(1 << 19);
+  CHECK_FALSE(d->Compress("k:1", std::string(1 << 20, 'z'), &out));
+}
+
 TEST_CASE("dictionaries: a group trains, persists, and reloads its dictionary") {
   MemFs fs;
   std::string stored;

@@ -19,6 +19,7 @@
 #include <optional>
 
 #include "chunk/value_ptr.h"
+#include "core/base/buffer.h"
 #include "core/base/coding.h"
 #include "core/base/hash.h"
 #include "slot/slot_impl.h"
@@ -209,6 +210,7 @@ Status Slot::Impl::LogWrite(wal::RecordKind kind, std::string_view key, uint64_t
   // While the key is in its group map its value is read back from the log; a cached older
   // version must not resurface once the group is flushed.
   value_cache.Erase(record.key);
+  ReleaseLargeBuffer(&record.value);
   if (!groups[g].due) {
     groups[g].due = true;
     due.push_back(g);

@@ -41,6 +41,7 @@
 #include <memory>
 #include <utility>
 
+#include "core/base/buffer.h"
 #include "core/base/coding.h"
 #include "core/base/hash.h"
 #include "core/base/io_ring.h"
@@ -241,6 +242,7 @@ struct Log::Impl {
     if (n == buffer.size()) return std::exchange(buffer, std::string());
     std::string out = buffer.substr(0, n);
     buffer.erase(0, n);
+    ReleaseLargeBuffer(&buffer);
     return out;
   }
 
@@ -394,6 +396,7 @@ struct Log::Impl {
     Current().size += n;
     stats.bytes_written += n;
     buffer.erase(0, n);
+    ReleaseLargeBuffer(&buffer);
     unsynced = true;
     return Status::OK();
   }

@@ -43,7 +43,9 @@ void ServerState::RefreshLive() {
   Result<uint32_t> notify = conf::ParseNotifyClasses(config->Get("notify-keyspace-events"));
   notify_flags = notify.ok() ? *notify : 0;
   keyspace->SetCacheBudget(static_cast<uint64_t>(config->GetInt("maxmemory-cache")));
-  keyspace->dictionaries()->set_min_bytes(static_cast<size_t>(config->GetInt("compress-min-bytes")));
+  slot::Dictionaries& dicts = *keyspace->dictionaries();
+  dicts.set_min_bytes(static_cast<size_t>(config->GetInt("compress-min-bytes")));
+  dicts.set_max_bytes(static_cast<size_t>(config->GetInt("compress-max-bytes")));
   const std::string fsync = config->Get("appendfsync");
   keyspace->SetFsync(fsync == "always" ? wal::FsyncPolicy::kAlways
                      : fsync == "no"   ? wal::FsyncPolicy::kNo

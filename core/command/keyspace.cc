@@ -60,6 +60,7 @@ Result<std::unique_ptr<Keyspace>> Keyspace::Open(const KeyspaceOptions& options)
   std::unique_ptr<Keyspace> ks(new Keyspace(options));
   slot::DictionariesOptions dopts;
   dopts.min_bytes = options.compress_min_bytes;
+  dopts.max_bytes = options.compress_max_bytes;
   dopts.group_chars = options.compress_group_chars;
   if (options.memory) {
     SLOTKV_ASSIGN_OR_RETURN(ks->dictionaries_, slot::Dictionaries::Open(dopts));

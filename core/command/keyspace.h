@@ -67,6 +67,7 @@ struct KeyspaceOptions {
   int workers = 1;             // slot owners: slot s belongs to worker s % workers
   uint64_t cache_budget = 256 << 20;  // maxmemory-cache: all slots' caches together
   size_t compress_min_bytes = 64;     // 0 = no compression (slot/dictionaries.h)
+  size_t compress_max_bytes = 1 << 20;  // 0 = no upper bound
   size_t compress_group_chars = 8;
   slot::SlotOptions slot;      // template for every slot (fs, dir, memory are filled in)
 };
