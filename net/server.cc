@@ -212,8 +212,9 @@ void Server::Accept() {
             std::fprintf(stderr, "slotkv-server: accept: %s (retrying every 100 ms)\n",
                          ec.message().c_str());
           }
+          // On the acceptor's own worker, as every Accept (asio objects are not thread-safe).
           auto timer = std::make_shared<boost::asio::steady_timer>(
-              target->io(), std::chrono::milliseconds(100));
+              listener_->acceptor.get_executor(), std::chrono::milliseconds(100));
           timer->async_wait([this, timer](const boost::system::error_code& wait) {
             if (!wait) Accept();
           });
