@@ -78,6 +78,9 @@ struct BlockCall {
   End list_to = End::kLeft;  // BLMOVE's destination end
   ZEnd zset_end = ZEnd::kMin;
   int64_t count = 1;
+  // BLMOVE / BRPOPLPUSH: inside EXEC they reply as LMOVE does, a null bulk (a timeout is a null
+  // array, as Redis's replyToBlockedClientTimedOut).
+  bool moves = false;
   Try (*try_key)(AsyncContext& ctx, const BlockCall& call, Store& store,
                  const std::string& key) = nullptr;
 };
@@ -123,7 +126,11 @@ Task BlockOn(AsyncContext& ctx, BlockCall call) {
     }
     if (!done && !move_from && ctx.no_block) {
       // Inside EXEC: as Redis, a blocking command with nothing to serve times out at once.
-      ctx.reply.NullArray();
+      if (call.moves) {
+        ctx.reply.Null();
+      } else {
+        ctx.reply.NullArray();
+      }
       (void)waiter->EndRound(gen);  // nothing was queued: no claim can have come
       break;
     }
@@ -244,7 +251,7 @@ Task BMoveGeneric(AsyncContext& ctx, End from, End to, std::string_view timeout_
   if (!timeout) co_return;
   BlockCall call{.type = ValueType::kList, .first_key = 1, .num_keys = 1,
                  .timeout_ms = *timeout, .list_end = from, .list_to = to,
-                 .try_key = TryListMove};
+                 .moves = true, .try_key = TryListMove};
   co_await BlockOn(ctx, call);
 }
 

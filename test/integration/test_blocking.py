@@ -18,11 +18,7 @@ import time
 import pytest
 import redis
 
-from conftest import (SYNTAX, WRONGTYPE, Error, arity, encode_command, err, is_redis,
-                      wait_until)
-
-# slotkv has no MULTI/EXEC yet (docs/server.md): the transaction cases run against Redis only.
-needs_multi = pytest.mark.skipif(not is_redis(), reason="slotkv has no MULTI/EXEC yet")
+from conftest import SYNTAX, WRONGTYPE, Error, arity, encode_command, err, wait_until
 
 NOT_FLOAT = "ERR timeout is not a float or out of range"
 NEGATIVE = "ERR timeout is negative"
@@ -292,7 +288,6 @@ def test_huge_timeout_still_blocks(conns, r):
     c.expect(arr(bulk(b"{a}k"), bulk(b"v")))
 
 
-@needs_multi
 def test_blocking_commands_inside_multi_do_not_block(conns):
     c = conns.open()
     c.command("RPUSH", "{a}full", "x")
@@ -505,8 +500,7 @@ def _multi(r, key):
     assert pipe.execute() == [1, 1]  # served after EXEC, not inside it
 
 
-@pytest.mark.parametrize("push", [_lpush, _rpush, _lmove, _rpoplpush, _rename,
-                                  pytest.param(_multi, marks=needs_multi)])
+@pytest.mark.parametrize("push", [_lpush, _rpush, _lmove, _rpoplpush, _rename, _multi])
 def test_blpop_woken_by(conns, r, push):
     c = conns.block("BLPOP", "{a}k", 0)
     push(r, "{a}k")
@@ -551,7 +545,6 @@ def test_pusher_reply_counts_the_served_element(conns, r):
     assert x(r, "LRANGE", "{a}k", 0, -1) == [b"b", b"a"]
 
 
-@needs_multi
 def test_push_and_pop_in_multi_serves_nobody(conns, r):
     c = conns.block("BLPOP", "{a}k", 0)
     pipe = r.pipeline(transaction=True)
