@@ -1,0 +1,295 @@
+// Log::Impl: a Log's state and the steps its parts share. Internal to wal/: log.cc appends,
+// commits, reads and removes files; log_replay.cc opens the files and replays them.
+#pragma once
+
+#include <algorithm>
+#include <map>
+#include <memory>
+#include <utility>
+
+#include "core/base/buffer.h"
+#include "core/base/coding.h"
+#include "core/base/hash.h"
+#include "core/base/io_ring.h"
+#include "wal/log.h"
+
+namespace slotkv::wal {
+
+// "wal-NNNNNN.log" for file_no.
+std::string FileName(uint32_t file_no);
+// The number in "wal-NNNNNN.log", or 0 when name is not a WAL file.
+uint32_t ParseFileName(std::string_view name);
+// Corruption naming the file and offset.
+Status CorruptionAt(uint32_t file_no, uint64_t offset, std::string_view reason);
+// Why DecodeRecord said kCorrupt for in (which holds the whole declared record).
+std::string_view CorruptReason(std::string_view in);
+
+struct Log::Impl {
+  Status CheckPos(const LogPos& pos) const;
+  Result<Record> DecodeAt(const LogPos& pos, std::string_view in) const;
+  // Whether the record at pos is in memory (buffered, or in the ring write in flight), with
+  // its bytes in *bytes then. REQUIRES: CheckPos(pos) is OK.
+  bool InMemory(const LogPos& pos, std::string_view* bytes) const;
+  struct LiveFile {
+    std::unique_ptr<File> file;
+    uint64_t size = 0;  // bytes written or handed to the ring (the buffer not included)
+  };
+
+  Options options;
+  Clock* clock = nullptr;
+  std::map<uint32_t, LiveFile> files;  // never empty after Open; the last is the current file
+  uint32_t current_no = 0;
+  std::string buffer;     // encoded records not yet written, to follow files[current_no]
+  // File offsets (in the current file) of the records of the open unit, at the buffer's end
+  // (empty when none is open: outside BeginUnit each record is a unit of its own).
+  std::vector<uint64_t> unit;
+  bool unsynced = false;  // bytes reached the current file since its last sync
+  int64_t last_sync_us = 0;
+  Status failure;  // first write/sync error; sticky
+  // The fsync in flight through the thread's io_uring, if any (everysec, or kAlways commits),
+  // shared with its completion, which may come after the log is gone.
+  struct RingSync {
+    Impl* log = nullptr;  // nullptr once the log is destroyed
+    bool inflight = false;
+    int error = 0;        // errno of a failed ring fsync; sticky
+    Status closed;        // the destructor's own sync, when it ran with a ring fsync in flight
+    std::vector<std::function<void(const Status&)>> current;  // durable with the one in flight
+    std::vector<std::function<void(const Status&)>> next;     // need the one after it
+  };
+  std::shared_ptr<RingSync> ring_sync = MakeRingSync();
+  // The write in flight through the thread's io_uring, if any (CommitThen on a worker),
+  // shared with its completion, which may come after the log is gone.
+  struct RingWrite {
+    Impl* log = nullptr;  // nullptr once the log is destroyed
+    std::shared_ptr<const std::string> bytes;  // in flight; null when none
+    uint32_t file_no = 0;
+    uint64_t offset = 0;
+    bool settled = false;  // written again synchronously (Settle)
+    Status closed;         // what the destructor made of it, when it ran with one in flight
+    std::vector<std::function<void(const Status&)>> current;  // written with the one in flight
+    std::vector<std::function<void(const Status&)>> next;     // need the one after it
+  };
+  std::shared_ptr<RingWrite> ring_write = MakeRingWrite();
+
+  std::shared_ptr<RingSync> MakeRingSync() {
+    auto rs = std::make_shared<RingSync>();
+    rs->log = this;
+    return rs;
+  }
+  std::shared_ptr<RingWrite> MakeRingWrite() {
+    auto rw = std::make_shared<RingWrite>();
+    rw->log = this;
+    return rw;
+  }
+
+  bool in_unit = false;  // BeginUnit came, EndUnit not yet: appends join the open unit
+  bool held = false;     // Hold: the open unit stays open through writes
+
+  void EndUnit() {
+    in_unit = false;
+    // Every record but the last says that the next one is of the same unit. They are all
+    // still in the buffer: nothing of an open unit is ever written.
+    for (size_t i = 0; i + 1 < unit.size(); ++i) {
+      SetMore(buffer.data() + (unit[i] - Current().size));
+    }
+    unit.clear();
+  }
+  void CloseUnitUnlessHeld() {
+    if (!held && in_unit) EndUnit();
+  }
+
+  // Bytes at the buffer's start that hold closed units (what a write may take).
+  size_t closed_bytes() const {
+    return unit.empty() ? buffer.size() : static_cast<size_t>(unit.front() - Current().size);
+  }
+  // Takes the closed units out of the buffer (Current().size is advanced by the caller).
+  std::string TakeClosed() {
+    const size_t n = closed_bytes();
+    if (n == buffer.size()) return std::exchange(buffer, std::string());
+    std::string out = buffer.substr(0, n);
+    buffer.erase(0, n);
+    ReleaseLargeBuffer(&buffer);
+    return out;
+  }
+
+  // Hands the closed units of the buffer to ring as one write at the end of the current file.
+  void StartRingWrite(IoRing* ring) {
+    RingWrite& rw = *ring_write;
+    rw.bytes = std::make_shared<const std::string>(TakeClosed());
+    rw.file_no = current_no;
+    rw.offset = Current().size;
+    rw.settled = false;
+    Current().size += rw.bytes->size();
+    ring->Write(Current().file->NativeHandle(), rw.offset, rw.bytes,
+                [rw = ring_write, ring](int error) { OnRingWritten(rw, ring, error); });
+  }
+
+  // A ring write completed: its waiters learn the outcome, and those of the next one get it
+  // started (or learn the outcome too when a synchronous path wrote their records since).
+  static void OnRingWritten(const std::shared_ptr<RingWrite>& rw, IoRing* ring, int error) {
+    Impl* log = rw->log;
+    Status st = log != nullptr ? log->failure : rw->closed;
+    if (error != 0) {
+      st = Status::IOError(std::string("wal: write: ") + std::strerror(error));
+      if (log != nullptr) log->Fail(st).PermitUnchecked();  // sticky
+    } else if (log != nullptr && !rw->settled) {
+      log->stats.bytes_written += rw->bytes->size();
+      log->unsynced = true;
+    }
+    rw->bytes.reset();
+    std::vector<std::function<void(const Status&)>> done = std::move(rw->current);
+    rw->current.clear();
+    if (!rw->next.empty()) {
+      if (st.ok() && log != nullptr && log->closed_bytes() > 0) {
+        rw->current = std::move(rw->next);
+        rw->next.clear();
+        log->StartRingWrite(ring);
+      } else {  // failed, or a synchronous path wrote their records since
+        for (auto& fn : rw->next) done.push_back(std::move(fn));
+        rw->next.clear();
+      }
+    }
+    for (auto& fn : done) fn(st);
+  }
+
+  // The write in flight, written again synchronously, so that what follows (a write of the
+  // buffer behind it, an fsync) finds its bytes in the file.
+  Status Settle() {
+    RingWrite& rw = *ring_write;
+    if (!rw.bytes || rw.settled) return Status::OK();
+    Status st = files.at(rw.file_no).file->Write(rw.offset, *rw.bytes);
+    if (!st.ok()) return Fail(std::move(st));
+    rw.settled = true;
+    stats.bytes_written += rw.bytes->size();
+    unsynced = true;  // rw.file_no is the current file: a new file settles first
+    return Status::OK();
+  }
+
+  // Submits an fsync of the current file through ring for what was written so far.
+  void StartRingSync(IoRing* ring) {
+    ring_sync->inflight = true;
+    ++stats.syncs;
+    unsynced = false;
+    last_sync_us = clock->MonotonicUs();
+    ring->Sync(Current().file->NativeHandle(),
+               [rs = ring_sync](int error) { OnRingSynced(rs, error); });
+  }
+
+  // A ring fsync completed: its waiters learn the outcome, and those of the next one get it
+  // started (or learn the failure too).
+  static void OnRingSynced(const std::shared_ptr<RingSync>& rs, int error) {
+    rs->inflight = false;
+    if (error != 0 && rs->error == 0) rs->error = error;
+    Status st = rs->error != 0 ? Status::IOError(std::string("wal: fdatasync: ") +
+                                                 std::strerror(rs->error))
+                               : rs->closed;
+    std::vector<std::function<void(const Status&)>> done = std::move(rs->current);
+    rs->current.clear();
+    if (!rs->next.empty()) {
+      IoRing* ring = IoRing::Current();
+      if (st.ok() && rs->log != nullptr && rs->log->unsynced && ring != nullptr) {
+        rs->current = std::move(rs->next);
+        rs->next.clear();
+        rs->log->StartRingSync(ring);
+      } else {
+        // Failed, or already durable (a synchronous sync since, or the destructor's).
+        if (st.ok() && rs->log != nullptr && rs->log->unsynced) st = rs->log->SyncCurrent();
+        for (auto& fn : rs->next) done.push_back(std::move(fn));
+        rs->next.clear();
+      }
+    }
+    for (auto& fn : done) fn(st);
+  }
+  uint64_t truncated_tail_bytes = 0;
+  LogStats stats;
+
+  std::string PathOf(uint32_t file_no) const { return JoinPath(options.dir, FileName(file_no)); }
+  LiveFile& Current() { return files.at(current_no); }
+  const LiveFile& Current() const { return files.at(current_no); }
+
+  Status Fail(Status st) {
+    if (failure.ok()) failure = st;
+    return st;
+  }
+
+  Status SyncCurrent() {
+    Status st = Current().file->Sync();
+    if (!st.ok()) return Fail(std::move(st));
+    ++stats.syncs;
+    unsynced = false;
+    last_sync_us = clock->MonotonicUs();
+    return Status::OK();
+  }
+
+  // everysec: the fsync goes through the thread's io_uring when it has one (a worker), so the
+  // worker serves requests while the disk works; one at a time. A failure it reports later
+  // fails the log as a failed sync here does (CheckRingSync).
+  Status SyncEverySec() {
+    IoRing* ring = IoRing::Current();
+    if (ring == nullptr || Current().file->NativeHandle() < 0) return SyncCurrent();
+    if (ring_sync->inflight) return Status::OK();  // a later Commit syncs what came since
+    StartRingSync(ring);
+    return Status::OK();
+  }
+
+  // done(status) once everything appended so far is written: at once when it is, else from
+  // the completion of a ring write (the one in flight when it holds every record, else the
+  // next, started here when none is in flight).
+  void WriteThen(IoRing* ring, std::function<void(const Status&)> done);
+  // WriteThen, then done(status) once everything written is durable: at once when it already
+  // is, else from the completion of a ring fsync (the one in flight when it covers every
+  // byte, else the next, started here when none is in flight).
+  void SyncThen(IoRing* ring, std::function<void(const Status&)> done);
+  void FsyncThen(IoRing* ring, std::function<void(const Status&)> done);
+  // Syncs what was written per the fsync policy (kAlways: now; kEverySec: when the last sync
+  // is a second old, through the ring on a worker; kNo: never).
+  Status SyncPerPolicy();
+  Status RemoveBefore(uint32_t file_no);
+
+  Status CheckRingSync() {
+    if (ring_sync->error == 0) return Status::OK();
+    return Fail(Status::IOError(PathOf(current_no) + ": fdatasync: " +
+                                std::strerror(ring_sync->error)));
+  }
+
+  // Settles the ring write in flight and writes the closed units of the buffer behind it.
+  Status WriteBuffer() {
+    SLOTKV_RETURN_IF_ERROR(Settle());
+    const size_t n = closed_bytes();
+    if (n == 0) return Status::OK();
+    Status st = Current().file->Write(Current().size, std::string_view(buffer).substr(0, n));
+    if (!st.ok()) return Fail(std::move(st));
+    Current().size += n;
+    stats.bytes_written += n;
+    buffer.erase(0, n);
+    ReleaseLargeBuffer(&buffer);
+    unsynced = true;
+    return Status::OK();
+  }
+
+  // Creates file_no and makes it the current file.
+  Status CreateFile(uint32_t file_no) {
+    SLOTKV_ASSIGN_OR_RETURN(std::unique_ptr<File> file, options.fs->Open(PathOf(file_no)));
+    SLOTKV_RETURN_IF_ERROR(options.fs->SyncDir(options.dir));
+    files[file_no] = LiveFile{std::move(file), 0};
+    current_no = file_no;
+    unsynced = false;
+    return Status::OK();
+  }
+
+  // Closes the current file (written out and synced) and starts the next one. Synced under
+  // every policy, kNo included: one sync per file_bytes of log costs little, and it means a
+  // power cut can only tear the newest file, whose damaged tail replay truncates; a torn older
+  // file would stop Open with Corruption.
+  Status Rotate() {
+    SLOTKV_RETURN_IF_ERROR(WriteBuffer());
+    if (unsynced) SLOTKV_RETURN_IF_ERROR(SyncCurrent());
+    Status st = CreateFile(current_no + 1);
+    if (!st.ok()) return Fail(std::move(st));
+    return Status::OK();
+  }
+
+  Status Replay(uint32_t file_no, bool newest, const Visitor& visit);
+};
+
+}  // namespace slotkv::wal
