@@ -396,8 +396,9 @@ bool Connection::CrossProtocolAttack() {
 
 void Connection::Dispatch() {
   command::ServerState& state = server_->state();
-  if (CrossProtocolAttack()) return;
   command::Admission a = command::Admit(state, client_, args_);
+  // Neither is a command: looked at only on the unknown-command path, not for every request.
+  if (a.spec == nullptr && CrossProtocolAttack()) return;
   last_command_ = a.spec ? std::move(a.full_name) : "NULL";
   if (!a.run) {
     if (a.refused) {
