@@ -597,15 +597,13 @@ Status ChunkStore::SyncAll() {
   return Status::OK();
 }
 
-bool ChunkStore::SyncHandles(std::vector<int>* fds, uint64_t* dir_version) const {
+bool ChunkStore::SyncHandles(std::vector<File*>* files, uint64_t* dir_version) const {
   const Impl& m = *impl_;
   if (!m.unsynced_big.empty()) return false;  // SyncAll syncs them and forgets them
   *dir_version = m.dir.Unsynced();
-  const int data = m.data->NativeHandle();
-  const int meta = m.meta->NativeHandle();
-  if (data < 0 || meta < 0) return false;
-  fds->push_back(data);
-  fds->push_back(meta);
+  if (m.data->NativeHandle() < 0 || m.meta->NativeHandle() < 0) return false;
+  files->push_back(m.data.get());
+  files->push_back(m.meta.get());
   return true;
 }
 

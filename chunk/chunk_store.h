@@ -109,13 +109,13 @@ class ChunkStore {
   // Syncs every file written so far (chunks.dat, segments.meta, big files, the directory)
   // whatever Options::fsync says: a store opened without fsync is made durable at chosen points.
   Status SyncAll();
-  // The descriptors of the files SyncAll syncs, appended to *fds, for a caller that syncs them
-  // itself (through io_uring). *dir_version is 0 when the directory is durable, else the
+  // The files SyncAll syncs, appended to *files, for a caller that syncs them itself (through
+  // io_uring: File::RingSync). *dir_version is 0 when the directory is durable, else the
   // version to hand to DirSynced once the caller has synced the directory too (files were
-  // created since the last SyncAll or DirSynced, or since Open). False, with *fds unchanged,
-  // when SyncAll must run instead: a file has no descriptor (not a posix file), or a big-value file is
-  // not synced yet.
-  bool SyncHandles(std::vector<int>* fds, uint64_t* dir_version) const;
+  // created since the last SyncAll or DirSynced, or since Open). False, with *files
+  // unchanged, when SyncAll must run instead: a file has no descriptor (a memory file), or a
+  // big-value file is not synced yet.
+  bool SyncHandles(std::vector<File*>* files, uint64_t* dir_version) const;
   // The directory was synced after SyncHandles gave dir_version: files created before it are
   // durable by name.
   void DirSynced(uint64_t dir_version);

@@ -635,17 +635,20 @@ Status BucketStore::SyncAll() {
   return Status::OK();
 }
 
-bool BucketStore::SyncHandles(std::vector<int>* fds, uint64_t* dir_version) const {
+bool BucketStore::SyncHandles(std::vector<File*>* files, uint64_t* dir_version) const {
   const Impl& s = *impl_;
   *dir_version = s.dir.Unsynced();
-  const size_t start = fds->size();
+  const size_t start = files->size();
   for (const auto& file : s.page_files) {
-    if (file) fds->push_back(file->NativeHandle());
+    if (file) files->push_back(file.get());
   }
-  fds->push_back(s.depth_file->NativeHandle());
-  fds->push_back(s.count_file->NativeHandle());
-  if (std::find(fds->begin() + start, fds->end(), -1) == fds->end()) return true;
-  fds->resize(start);
+  files->push_back(s.depth_file.get());
+  files->push_back(s.count_file.get());
+  if (std::none_of(files->begin() + static_cast<ptrdiff_t>(start), files->end(),
+                   [](const File* f) { return f->NativeHandle() < 0; })) {
+    return true;
+  }
+  files->resize(start);
   return false;
 }
 

@@ -86,12 +86,12 @@ class BucketStore {
   // Syncs every page file, the depth and count files and the directory, whatever
   // Options::fsync says. REQUIRES: after Sync() (which writes depths and counts).
   Status SyncAll();
-  // The descriptors of the files SyncAll syncs, appended to *fds, for a caller that syncs them
-  // itself (through io_uring). *dir_version is 0 when the directory is durable, else the
+  // The files SyncAll syncs, appended to *files, for a caller that syncs them itself (through
+  // io_uring: File::RingSync). *dir_version is 0 when the directory is durable, else the
   // version to hand to DirSynced once the caller has synced the directory too (files were
-  // created since the last SyncAll or DirSynced, or since Open). False, with *fds unchanged,
-  // when SyncAll must run instead: a file has no descriptor (not a posix file).
-  bool SyncHandles(std::vector<int>* fds, uint64_t* dir_version) const;
+  // created since the last SyncAll or DirSynced, or since Open). False, with *files unchanged,
+  // when SyncAll must run instead: a file has no descriptor (a memory file).
+  bool SyncHandles(std::vector<File*>* files, uint64_t* dir_version) const;
   // The directory was synced after SyncHandles gave dir_version: files created before it are
   // durable by name.
   void DirSynced(uint64_t dir_version);

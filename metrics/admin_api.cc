@@ -88,6 +88,8 @@ void SlotJson(const SlotSnapshot& s, Json& j) {
   j.Key("slot").Uint(s.slot).Key("worker").Int(s.worker).Key("keys").Uint(s.keys);
   j.Key("wal_entries").Uint(t.wal_entries).Key("wal_bytes").Uint(t.wal_bytes);
   j.Key("wal_truncated_bytes").Uint(t.wal_truncated_bytes);
+  j.Key("failed").Uint(t.failed).Key("write_failures").Uint(t.write_failures);
+  j.Key("recoveries").Uint(t.recoveries);
   j.Key("disk_bytes").Uint(t.disk_bytes);
   j.Key("user_bytes_written").Uint(t.user_bytes_written);
   j.Key("disk_bytes_written").Uint(t.disk_bytes_written);
@@ -180,6 +182,16 @@ bool HostAllowed(std::string_view host) {
 
 }  // namespace
 
+// 200 {"status":"ok"}; 503 {"status":"failing","failed_slots":N} while slots refuse writes
+// after an I/O failure (reads still work: the process is up, the data is not writable).
+HttpResponse AdminApi::Health() const {
+  const int64_t failed = backend_->failed_slots();
+  if (failed == 0) return Ok();
+  Json j;
+  j.BeginObject().Key("status").String("failing").Key("failed_slots").Int(failed).EndObject();
+  return JsonReply(503, j.str());
+}
+
 HttpResponse AdminApi::Handle(const HttpRequest& req) {
   const std::string& path = req.path;
   const std::string& m = req.method;
@@ -216,7 +228,7 @@ HttpResponse AdminApi::Handle(const HttpRequest& req) {
   }
   if (route == Route::kNone) return Error(404, "not found");
   const bool host_ok = HostAllowed(req.host);  // checked by the routes that change something
-  if (route == Route::kHealth) return only("GET") ? Ok() : Error(405, "method not allowed");
+  if (route == Route::kHealth) return only("GET") ? Health() : Error(405, "method not allowed");
   switch (route) {
     case Route::kMetrics: {
       if (!only("GET")) break;

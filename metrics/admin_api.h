@@ -47,6 +47,8 @@ class AdminBackend {
   virtual std::string Save() = 0;
   virtual std::string requirepass() const = 0;
   virtual bool metrics_auth() const = 0;
+  // Engine slots refusing writes after an I/O failure (ServerState::failed_slots).
+  virtual int64_t failed_slots() const = 0;
 };
 
 class AdminApi {
@@ -56,6 +58,7 @@ class AdminApi {
 
  private:
   bool Authorized(const HttpRequest& request) const;
+  HttpResponse Health() const;
   AdminBackend* backend_;
 };
 

@@ -34,6 +34,7 @@ class FakeBackend : public AdminBackend {
     if (it == config.end()) return std::nullopt;
     return it->second;
   }
+  int64_t failed_slots() const override { return failed; }
   std::string ConfigSet(const std::string& name, const std::string& value) override {
     if (value == "bad") return "ERR CONFIG SET failed";
     config[name] = value;
@@ -50,6 +51,7 @@ class FakeBackend : public AdminBackend {
   std::string pass;
   bool metrics_auth_on = true;
   std::string last_section;
+  int64_t failed = 0;
   int saves = 0;
 };
 
@@ -88,6 +90,11 @@ TEST_CASE("admin api: routes, methods and JSON replies") {
   AdminApi api(&b);
   CHECK(api.Handle(Req("GET", "/health")).body == R"({"status":"ok"})");
   CHECK(api.Handle(Req("POST", "/health")).status == 405);
+  b.failed = 3;
+  HttpResponse failing = api.Handle(Req("GET", "/health"));
+  CHECK(failing.status == 503);
+  CHECK(failing.body == R"({"status":"failing","failed_slots":3})");
+  b.failed = 0;
   CHECK(api.Handle(Req("GET", "/nope")).status == 404);
   CHECK(api.Handle(Req("GET", "/nope")).body == R"({"error":"not found"})");
   HttpResponse slots = api.Handle(Req("GET", "/slots"));

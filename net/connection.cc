@@ -29,6 +29,7 @@ struct RemoteItem {
   uint32_t slot;
   uint64_t seq;
   std::string reply;
+  command::WriteTrace trace;  // what it wrote: its reply waits for their commit
   bool done = false;  // run (reply set)
   int tries = 0;      // no-wait runs that missed
 };
@@ -82,7 +83,7 @@ bool RunRead(command::ServerState& state, const CommandSpec& spec, std::vector<s
              const std::string& name, int* tries, std::string* reply,
              std::vector<BlockedRead>* blocked) {
   if (*tries >= kNoWaitTries) {
-    *reply = command::Execute(state, spec, args, slot, db, protocol, addr, name);
+    *reply = command::Execute(state, spec, args, slot, db, protocol, addr, name, nullptr);
     return true;
   }
   if (command::TryExecute(state, spec, args, slot, db, protocol, addr, name, reply, blocked)) {
@@ -97,8 +98,10 @@ void DriveBatches(Server* server, uint64_t client);
 // Runs one item of a batch now, whatever holds its slot: it is its turn (SlotLocks::Defer).
 void RunItemInTurn(Server* server, const std::shared_ptr<RemoteBatch>& batch, size_t i) {
   RemoteItem& item = batch->items[i];
+  item.trace.mark = server->state().write_failures.Mark();
   item.reply = command::Execute(server->state(), *item.spec, item.args, item.slot, batch->db,
-                                batch->protocol, batch->conn->addr(), batch->client_name);
+                                batch->protocol, batch->conn->addr(), batch->client_name,
+                                &item.trace);
   item.done = true;
   const uint64_t client = batch->conn->id();
   server->Post(CurrentWorker(), [server, client] { DriveBatches(server, client); });
@@ -135,8 +138,10 @@ Step StepBatch(Server* server, Worker& worker, const std::shared_ptr<RemoteBatch
         continue;
       }
     } else {
+      item.trace.mark = state.write_failures.Mark();
       item.reply = command::Execute(state, *item.spec, item.args, item.slot, batch.db,
-                                    batch.protocol, batch.conn->addr(), batch.client_name);
+                                    batch.protocol, batch.conn->addr(), batch.client_name,
+                                    &item.trace);
     }
     item.done = true;
   }
@@ -156,12 +161,10 @@ void FinishBatch(Server* server, const std::shared_ptr<RemoteBatch>& batch) {
     server->Post(batch->home, [batch] { batch->conn->OnRemoteDone(batch); });
     return;
   }
-  server->worker(CurrentWorker()).AfterCommit([server, batch](const Status& st) {
-    if (!st.ok()) {
-      std::string error = command::ErrorLine(command::StatusError(st));
-      for (RemoteItem& item : batch->items) {
-        if (item.spec->flags & command::kWrite) item.reply = error;
-      }
+  server->worker(CurrentWorker()).AfterCommit([server, batch] {
+    for (RemoteItem& item : batch->items) {
+      Status st = server->state().write_failures.Outcome(item.trace);
+      if (!st.ok()) item.reply = command::ErrorLine(command::StatusError(st));
     }
     server->Post(batch->home, [batch] { batch->conn->OnRemoteDone(batch); });
   });
@@ -453,12 +456,14 @@ void Connection::RunLocal(const CommandSpec& spec, uint32_t slot, uint64_t seq) 
     }
     return;
   }
+  command::WriteTrace trace;
+  trace.mark = server_->state().write_failures.Mark();
   std::string reply = command::Execute(server_->state(), spec, args_, slot, client_.db,
-                                       client_.protocol, addr_, client_.name);
+                                       client_.protocol, addr_, client_.name, &trace);
   if (spec.flags & command::kWrite) {
     // Held until the worker's group commit: pending_ keeps later replies behind it.
     SetReply(pending_[seq - pending_base_], std::move(reply));
-    local_writes_.push_back(seq);
+    local_writes_.emplace_back(seq, std::move(trace));
   } else {
     Complete(seq, std::move(reply));
   }
@@ -479,7 +484,7 @@ void Connection::QueueRemote(const CommandSpec& spec, uint32_t slot, int owner, 
     batch->protocol = client_.protocol;
     batch->client_name = client_.name;
   }
-  batch->items.push_back({&spec, std::move(args_), slot, seq, {}});
+  batch->items.push_back({&spec, std::move(args_), slot, seq, {}, {}});
   args_ = {};
 }
 
@@ -497,11 +502,11 @@ void Connection::PostBatches() {
 
 void Connection::CommitLocal() {
   if (local_writes_.empty()) return;
-  worker_->AfterCommit([self = shared_from_this(), seqs = std::move(local_writes_)](
-                           const Status& st) {
+  worker_->AfterCommit([self = shared_from_this(), writes = std::move(local_writes_)] {
     if (self->closed_) return;
-    for (uint64_t seq : seqs) {
+    for (const auto& [seq, trace] : writes) {
       Pending& p = self->pending_[seq - self->pending_base_];
+      Status st = self->server_->state().write_failures.Outcome(trace);
       if (!st.ok()) self->SetReply(p, command::ErrorLine(command::StatusError(st)));
       p.done = true;
     }

@@ -143,7 +143,8 @@ class Connection : public std::enable_shared_from_this<Connection> {
   bool async_sync_done_ = false;
   bool starting_ = false;  // inside StartAsync: a task ending now ends synchronously
   std::vector<std::shared_ptr<RemoteBatch>> batches_;  // [worker], being filled
-  std::vector<uint64_t> local_writes_;  // writes run here, waiting for the group commit
+  // Writes run here, waiting for the group commit: their places and what they wrote.
+  std::vector<std::pair<uint64_t, command::WriteTrace>> local_writes_;
   // Read-only commands run here whose reads missed the page cache, waiting for a fetch; while
   // any waits, requests that are not such reads are held (held_: the one parsed into args_).
   struct ParkedRead {

@@ -73,7 +73,7 @@ void Server::Fetch(std::vector<BlockedRead> reads, std::function<void()> done) {
   worker(current()).Fetch(std::move(reads), std::move(done));
 }
 
-void Server::AfterCommit(std::function<void(const Status&)> done) {
+void Server::AfterCommit(std::function<void()> done) {
   worker(current()).AfterCommit(std::move(done));
 }
 

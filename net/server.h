@@ -52,7 +52,7 @@ class Server : public command::Executor, public command::ClientRegistry {
   void CancelTimer(uint64_t id) override;
   bool async_reads() const override;
   void Fetch(std::vector<BlockedRead> reads, std::function<void()> done) override;
-  void AfterCommit(std::function<void(const Status&)> done) override;
+  void AfterCommit(std::function<void()> done) override;
 
   // command::ClientRegistry
   std::vector<command::ClientInfo> ListLocal() override;

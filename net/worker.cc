@@ -65,7 +65,7 @@ void Worker::Adopt(boost::asio::ip::tcp::socket socket, uint64_t id) {
 
 void Worker::Forget(uint64_t client_id) { connections_.erase(client_id); }
 
-void Worker::AfterCommit(std::function<void(const Status&)> fn) {
+void Worker::AfterCommit(std::function<void()> fn) {
   after_commit_.push_back(std::move(fn));
   if (commit_posted_) return;
   commit_posted_ = true;
@@ -75,9 +75,7 @@ void Worker::AfterCommit(std::function<void(const Status&)> fn) {
 // The commit of one turn: its waiters run once every dirty slot's commit is durable.
 struct Worker::CommitRound {
   size_t left = 1;
-  Status first;
-  std::vector<slot::Slot*> failed;
-  std::vector<std::function<void(const Status&)>> waiting;
+  std::vector<std::function<void()>> waiting;
 };
 
 void Worker::CommitNow() {
@@ -91,10 +89,8 @@ void Worker::CommitNow() {
   for (slot::Slot* s : slots) {
     // With appendfsync always the fsync goes through the ring: this loop goes on serving.
     s->CommitThen([this, round, s](const Status& st) {
-      if (!st.ok()) {
-        round->failed.push_back(s);
-        if (round->first.ok()) round->first = st;
-      }
+      // Recorded before any waiter runs; the slot refuses writes from now on, until it recovers.
+      if (!st.ok()) server_->state().write_failures.Record(s, st);
       EndCommit(round);
     });
   }
@@ -103,28 +99,7 @@ void Worker::CommitNow() {
 
 void Worker::EndCommit(const std::shared_ptr<CommitRound>& round) {
   if (--round->left > 0) return;
-  // A slot whose commit failed stays dirty (as ServerState::CommitDirty keeps it): its log
-  // refuses from now on, so every later commit on this worker fails too. Unless it was closed
-  // (FLUSHDB) meanwhile.
-  std::vector<slot::Slot*>& dirty = (*server_->state().dirty)[static_cast<size_t>(index_)];
-  for (slot::Slot* s : round->failed) {
-    if (OwnsOpen(s) && std::find(dirty.begin(), dirty.end(), s) == dirty.end()) {
-      dirty.push_back(s);
-    }
-  }
-  for (auto& fn : round->waiting) fn(round->first);
-}
-
-bool Worker::OwnsOpen(const slot::Slot* slot) const {
-  command::Keyspace& ks = *server_->state().keyspace;
-  for (uint32_t s = static_cast<uint32_t>(index_); s < ks.slots();
-       s += static_cast<uint32_t>(server_->workers())) {
-    for (uint32_t db = 0; db < ks.databases(); ++db) {
-      Result<slot::Slot*> open = ks.Get(s, db, false);
-      if (open.ok() && *open == slot) return true;
-    }
-  }
-  return false;
+  for (auto& fn : round->waiting) fn();
 }
 
 void Worker::Fetch(std::vector<BlockedRead> reads, std::function<void()> done) {
@@ -225,22 +200,44 @@ void Worker::CancelTimer(uint64_t id) {
   timers_.erase(it);
 }
 
-// Commit makes everysec's fsync happen even when no request arrives.
+// Commit makes everysec's fsync happen even when no request arrives. A failed slot is tried
+// again instead (TryRecover).
 void Worker::CommitOwned() {
-  command::Keyspace& ks = *server_->state().keyspace;
+  command::ServerState& state = server_->state();
+  command::Keyspace& ks = *state.keyspace;
+  std::unordered_set<const slot::Slot*> failed;
   for (uint32_t s = static_cast<uint32_t>(index_); s < ks.slots();
        s += static_cast<uint32_t>(server_->workers())) {
     for (uint32_t db = 0; db < ks.databases(); ++db) {
       Result<slot::Slot*> slot = ks.Get(s, db, false);
       if (!slot.ok() || *slot == nullptr) continue;
+      if (!(*slot)->failure().ok()) {
+        if (!TryRecover(*slot, s, db)) failed.insert(*slot);
+        continue;
+      }
       ks.AdoptCache(*slot);
       Status st = ks.AdoptFsync(*slot);
       if (st.ok()) st = (*slot)->Commit();
-      if (!st.ok()) {
-        std::fprintf(stderr, "commit of slot %u db %u: %s\n", s, db, st.ToString().c_str());
-      }
+      if (!st.ok()) state.write_failures.Record(*slot, st);
     }
   }
+  state.failed_slots += static_cast<int64_t>(failed.size()) -
+                        static_cast<int64_t>(failed_slots_.size());
+  failed_slots_ = std::move(failed);
+}
+
+bool Worker::TryRecover(slot::Slot* slot, uint32_t s, uint32_t db) {
+  const Status failure = slot->failure();
+  if (!failed_slots_.contains(slot)) {
+    std::fprintf(stderr, "slot %u db %u: writes refused until the disk recovers: %s\n", s, db,
+                 failure.ToString().c_str());
+  }
+  if (!slot->Recover().ok()) return false;  // the fault lasts (or I/O is in flight)
+  // What the slot took and did not acknowledge went with its old state: each writer still
+  // waiting learns it from this record (before it runs), whichever commit it waits for.
+  server_->state().write_failures.Record(slot, failure);
+  std::fprintf(stderr, "slot %u db %u: recovered (reopened), writes taken again\n", s, db);
+  return true;
 }
 
 }  // namespace slotkv::net

@@ -16,6 +16,7 @@
 #include <memory>
 #include <thread>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "core/base/io_ring.h"
@@ -51,14 +52,15 @@ class Worker {
   void Adopt(boost::asio::ip::tcp::socket socket, uint64_t id);
   void Forget(uint64_t client_id);
 
-  // Group commit: runs fn(status of the commit) once this worker has committed its dirty slots.
+  // Group commit: runs fn() once this worker has committed its dirty slots (a writer then
+  // asks ServerState::write_failures about the slots it wrote).
   // The commit runs in a handler posted behind the work already queued, so the writes of every
   // request handled in this turn of the event loop share one WAL write (and fsync). With
   // appendfsync always and the ring up, the fsyncs go through the ring and fn runs from their
   // completion: the loop serves other requests meanwhile, and commits of later turns share the
   // next fsync of each log (wal::Log::CommitThen).
   // REQUIRES: on this worker.
-  void AfterCommit(std::function<void(const Status&)> fn);
+  void AfterCommit(std::function<void()> fn);
   // Whether read-only commands here run with no-wait reads (the ring is up).
   bool async_reads() const { return ring_ != nullptr; }
   // Fetches reads through the ring, then runs done on this worker. REQUIRES: async_reads(); on
@@ -83,12 +85,13 @@ class Worker {
   void ScheduleCommit();
   void ExpireStep();
   void CommitOwned();
+  // Reopens a failed slot (slot::Slot::Recover); whether it did. Says when a slot is first
+  // seen failed and when it recovers.
+  bool TryRecover(slot::Slot* slot, uint32_t s, uint32_t db);
   void CloseIdleClients();
   void CommitNow();
   struct CommitRound;
   void EndCommit(const std::shared_ptr<CommitRound>& round);
-  // Whether slot is one of this worker's open database slots.
-  bool OwnsOpen(const slot::Slot* slot) const;
   void WatchRing();
 
   Server* server_;
@@ -102,12 +105,14 @@ class Worker {
   boost::asio::steady_timer commit_timer_{io_};
   std::thread thread_;
   std::unordered_map<uint64_t, std::shared_ptr<Connection>> connections_;
-  std::vector<std::function<void(const Status&)>> after_commit_;
+  std::vector<std::function<void()>> after_commit_;
   bool commit_posted_ = false;
   std::unordered_map<uint64_t, std::unique_ptr<boost::asio::steady_timer>> timers_;
   uint64_t next_timer_id_ = 0;
   std::unordered_map<uint64_t, std::deque<std::shared_ptr<RemoteBatch>>> remote_queues_;
   std::unique_ptr<IoRing> ring_;
+  // The slots CommitOwned found failed last time (ServerState::failed_slots counts them).
+  std::unordered_set<const slot::Slot*> failed_slots_;
   // A duplicate of the ring's eventfd, watched by the loop (asio closes its own descriptor).
   std::unique_ptr<boost::asio::posix::stream_descriptor> ring_event_;
 };

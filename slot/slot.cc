@@ -70,6 +70,21 @@ Result<uint64_t> ReadSeqLimit(Fs* fs, const std::string& path) {
 
 constexpr size_t kMaxCachedValue = 64 << 10;
 
+// Recover's test: a write of this size into a scratch file of the slot, removed at once. A disk
+// that is still full refuses it, so a failed slot is not reopened only to fail again.
+constexpr size_t kProbeBytes = 64 << 10;
+
+Status ProbeWritable(Fs* fs, const std::string& dir) {
+  const std::string path = JoinPath(dir, "probe.tmp");
+  Status st;
+  {
+    SLOTKV_ASSIGN_OR_RETURN(std::unique_ptr<File> file, fs->Open(path));
+    st = file->Write(0, std::string(kProbeBytes, '\0'));
+  }
+  Status removed = fs->Remove(path);
+  return st.ok() ? removed : st;
+}
+
 }  // namespace
 
 Slot::Slot(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
@@ -195,7 +210,10 @@ uint32_t Slot::Impl::Track(const wal::Record& record, const wal::LogPos& pos, ui
 
 Status Slot::Impl::LogWrite(wal::RecordKind kind, std::string_view key, uint64_t hash,
                             std::string_view value, ValueType type, int64_t expire_at_ms) {
-  SLOTKV_ASSIGN_OR_RETURN(uint64_t seq, NextSeq());
+  SLOTKV_RETURN_IF_ERROR(Refusal());
+  Result<uint64_t> next = NextSeq();
+  if (!next.ok()) return Fail(next.status());
+  const uint64_t seq = *next;
   wal::Record& record = scratch;
   record.kind = kind;
   record.seq = seq;
@@ -305,22 +323,24 @@ Result<bool> Slot::Delete(std::string_view key) {
 
 Status Slot::Commit() {
   Impl& s = *impl_;
+  SLOTKV_RETURN_IF_ERROR(s.Refusal());
   if (!s.held) {
-    SLOTKV_RETURN_IF_ERROR(s.CloseUnit());
-    SLOTKV_RETURN_IF_ERROR(s.PublishDue());
+    SLOTKV_RETURN_IF_ERROR(s.Fail(s.CloseUnit()));
+    SLOTKV_RETURN_IF_ERROR(s.Fail(s.PublishDue()));
   }
-  return s.log->Commit();  // held: the units before the held one
+  return s.Fail(s.log->Commit());  // held: the units before the held one
 }
 
 void Slot::CommitThen(std::function<void(const Status&)> done) {
   Impl& s = *impl_;
-  Status st;
-  if (!s.held) st = s.CloseUnit();
-  if (st.ok() && !s.held) st = s.PublishDue();
+  Status st = s.Refusal();
+  if (st.ok() && !s.held) st = s.Fail(s.CloseUnit());
+  if (st.ok() && !s.held) st = s.Fail(s.PublishDue());
   if (!st.ok()) {
     done(st);
     return;
   }
+  // A failure of the ring's write or fsync is the log's: Refusal adopts it at the next call.
   s.log->CommitThen(std::move(done));
 }
 
@@ -358,17 +378,18 @@ Status Slot::SetFsyncPolicy(wal::FsyncPolicy fsync) {
   Impl& s = *impl_;
   if (s.options.fsync == fsync) return Status::OK();
   if (s.held) return Status::Busy("slot: a unit is held open");
+  SLOTKV_RETURN_IF_ERROR(s.Refusal());
   if (s.options.memory) {
     s.options.fsync = fsync;
     return Status::OK();
   }
   // Everything written so far becomes durable first, so no flush is left half under each rule.
-  SLOTKV_RETURN_IF_ERROR(s.chunks->SyncAll());
-  SLOTKV_RETURN_IF_ERROR(s.buckets->SyncAll());
-  SLOTKV_RETURN_IF_ERROR(s.CloseUnit());
-  SLOTKV_RETURN_IF_ERROR(s.PublishMarks());
+  SLOTKV_RETURN_IF_ERROR(s.Fail(s.chunks->SyncAll()));
+  SLOTKV_RETURN_IF_ERROR(s.Fail(s.buckets->SyncAll()));
+  SLOTKV_RETURN_IF_ERROR(s.Fail(s.CloseUnit()));
+  SLOTKV_RETURN_IF_ERROR(s.Fail(s.PublishMarks()));
   s.log->EndUnit();
-  SLOTKV_RETURN_IF_ERROR(s.log->Sync());
+  SLOTKV_RETURN_IF_ERROR(s.Fail(s.log->Sync()));
   s.options.fsync = fsync;
   s.log->set_fsync(fsync);
   s.buckets->set_fsync(s.FsyncEachFlush());
@@ -429,9 +450,34 @@ void Slot::SetCacheBudget(size_t bytes) {
 
 size_t Slot::cache_budget() const { return impl_->cache_budget; }
 
+Status Slot::failure() const {
+  const Impl& s = *impl_;
+  if (!s.failure.ok()) return s.failure;
+  return !s.log->failure().ok() ? s.log->failure() : s.publish_failure;
+}
+
+Status Slot::Recover() {
+  Impl& s = *impl_;
+  if (failure().ok()) return Status::OK();
+  if (s.held) return Status::Busy("slot: a unit is held open");
+  if (!s.log->idle() || s.publishing) return Status::Busy("slot: io_uring I/O in flight");
+  if (!s.options.memory) SLOTKV_RETURN_IF_ERROR(ProbeWritable(s.options.fs, s.options.dir));
+  // The open replays the log from the file: the records of failed commits, never written or
+  // written in part (a torn tail, cut), are gone with the old state.
+  SLOTKV_ASSIGN_OR_RETURN(std::unique_ptr<Slot> fresh, Open(s.options));
+  Impl& f = *fresh->impl_;
+  f.counters = s.counters;  // cumulative: they go on (the cut tails of earlier logs too)
+  f.counters.wal_truncated_bytes += s.log->truncated_tail_bytes();
+  ++f.counters.recoveries;
+  if (s.cache_budget > 0) fresh->SetCacheBudget(s.cache_budget);
+  impl_ = std::move(fresh->impl_);
+  return Status::OK();
+}
+
 SlotStats Slot::Stats() const {
   const Impl& s = *impl_;
   SlotStats stats = s.counters;
+  stats.failed = failure().ok() ? 0 : 1;
   stats.disk_bytes_written = s.log->stats().bytes_written +
                              s.buckets->stats().page_bytes_written +
                              s.chunks->stats().bytes_written;
@@ -439,7 +485,7 @@ SlotStats Slot::Stats() const {
   stats.wal_entries = s.wal_entries;
   stats.wal_map_bytes = s.map_bytes;
   stats.wal_bytes = s.log->total_bytes();
-  stats.wal_truncated_bytes = s.log->truncated_tail_bytes();
+  stats.wal_truncated_bytes += s.log->truncated_tail_bytes();
   const keybucket::BucketStoreStats& b = s.buckets->stats();
   const chunk::ChunkStoreStats& c = s.chunks->stats();
   stats.bucket_splits = b.splits;

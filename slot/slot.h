@@ -99,6 +99,9 @@ struct SlotStats {
   uint64_t wal_map_bytes = 0;       // memory of those group maps
   uint64_t wal_bytes = 0;
   uint64_t wal_truncated_bytes = 0;  // torn tails cut from the newest log file at open
+  uint64_t failed = 0;          // 1 while writes are refused after an I/O failure (failure())
+  uint64_t write_failures = 0;  // commits, flushes and syncs that failed
+  uint64_t recoveries = 0;      // reopens after a failure (Recover)
   uint64_t flushes = 0;
   uint64_t flush_usec = 0;          // time spent in group flushes
   uint64_t publishes = 0;           // flush marks published after a sync of the data files
@@ -130,6 +133,9 @@ struct SlotStats {
     wal_map_bytes += o.wal_map_bytes;
     wal_bytes += o.wal_bytes;
     wal_truncated_bytes += o.wal_truncated_bytes;
+    failed += o.failed;
+    write_failures += o.write_failures;
+    recoveries += o.recoveries;
     flushes += o.flushes;
     flush_usec += o.flush_usec;
     publishes += o.publishes;
@@ -217,6 +223,18 @@ class Slot {
   // Persists every group and syncs: afterwards the log holds nothing that replay would need.
   // Busy while held.
   Status Flush();
+
+  // Failures. A commit, flush or sync that fails stops the slot's writes: from then on Put,
+  // Delete, Commit, CommitThen, Flush and SetFsyncPolicy refuse with Unavailable (its message
+  // is the failure's), so nothing written before the failure is acknowledged by a later
+  // commit and nothing more piles up in memory; reads go on. OK while the slot is healthy.
+  Status failure() const;
+  // Reopens a failed slot from its files, as a restart would: what its failed commits carried
+  // (never acknowledged) is dropped, what was acknowledged is read back from the log, and
+  // writes are taken again. First a 64 KiB write to a scratch file must succeed: while the
+  // fault lasts (a disk still full), its error or the open's (the slot stays failed); Busy
+  // while held or while io_uring I/O of the slot is in flight. OK on a healthy slot.
+  Status Recover();
 
   wal::FsyncPolicy fsync_policy() const;
   // Changes the fsync policy while open (CONFIG SET appendfsync). Leaving a deferring policy

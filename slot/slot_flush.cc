@@ -339,11 +339,11 @@ Status Slot::Impl::PublishMarks() {
 
 bool Slot::Impl::StartPublish() {
   IoRing* ring = IoRing::Current();
-  std::vector<int> fds;
+  std::vector<File*> files;
   uint64_t chunk_dir = 0;
   uint64_t bucket_dir = 0;
-  if (ring == nullptr || !chunks->SyncHandles(&fds, &chunk_dir) ||
-      !buckets->SyncHandles(&fds, &bucket_dir)) {
+  if (ring == nullptr || !chunks->SyncHandles(&files, &chunk_dir) ||
+      !buckets->SyncHandles(&files, &bucket_dir)) {
     return false;
   }
   // Files created since the directory was last synced (after Open, a split's deeper page
@@ -352,14 +352,14 @@ bool Slot::Impl::StartPublish() {
   if (chunk_dir != 0 || bucket_dir != 0) {
     dir_fd = options.fs->OpenDir(options.dir);
     if (dir_fd < 0) return false;
-    fds.push_back(dir_fd);
   }
   auto p = std::make_shared<PublishInFlight>();
   p->slot = this;
   p->marks.swap(pending_marks);
   publishing = p;
   last_publish_us = clock->MonotonicUs();
-  ring->SyncAll(fds, [p, chunk_dir, bucket_dir](int error) {
+  // One answer for the fsyncs of the files (and of the directory).
+  auto finish = [p, chunk_dir, bucket_dir](int error) {
     Impl* s = p->slot;
     if (s == nullptr) return;
     s->publishing.reset();
@@ -371,8 +371,13 @@ bool Slot::Impl::StartPublish() {
                                              std::strerror(error))
                            : s->FinishPublish(p->marks);
     if (!st.ok() && s->publish_failure.ok()) s->publish_failure = std::move(st);
-  });
-  if (dir_fd >= 0) close(dir_fd);  // the ring synced a duplicate
+  };
+  auto parts = JoinAnswers(files.size() + (dir_fd >= 0 ? 1 : 0), std::move(finish));
+  for (size_t i = 0; i < files.size(); ++i) files[i]->RingSync(*ring, std::move(parts[i]));
+  if (dir_fd >= 0) {
+    ring->Sync(dir_fd, std::move(parts.back()));
+    close(dir_fd);  // the ring syncs a duplicate
+  }
   return true;
 }
 
@@ -461,6 +466,12 @@ Status Slot::Impl::EnforceWalLimit() {
 Status Slot::Flush() {
   Impl& s = *impl_;
   if (s.held) return Status::Busy("slot: a unit is held open");
+  SLOTKV_RETURN_IF_ERROR(s.Refusal());
+  return s.Fail(s.FlushAll());
+}
+
+Status Slot::Impl::FlushAll() {
+  Impl& s = *this;
   SLOTKV_RETURN_IF_ERROR(s.CloseUnit());
   for (uint32_t g = 0; g < s.groups.size(); ++g) SLOTKV_RETURN_IF_ERROR(s.FlushGroup(g));
   // Also records the expiry flags that steps cleared since the last group flush.

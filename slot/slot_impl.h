@@ -95,6 +95,7 @@ struct Slot::Impl {
   int64_t last_publish_us = 0;
   std::shared_ptr<PublishInFlight> publishing;  // nullptr when no publish is in flight
   Status publish_failure;  // sticky: a failed publish fsync leaves the data files unknown
+  Status failure;  // Slot::failure() when the log's and the publish's are OK
   wal::Record scratch;            // reused by writes, so a Put allocates nothing for it
   // Groups written since the last commit (Group::due): a flush may only take records of closed
   // units, so a due flush waits for the commit that closes the writer's unit.
@@ -115,6 +116,30 @@ struct Slot::Impl {
     return expire_at_ms != 0 && expire_at_ms <= clock->NowMs();
   }
 
+  // Slot::failure(): this slot's, the log's or the publish's.
+  const Status& Failure() const {
+    if (!failure.ok()) return failure;
+    if (!log->failure().ok()) return log->failure();
+    return publish_failure;
+  }
+  // The refusal of every write-side call once the slot failed (Unavailable, its message the
+  // failure's), else OK. A failure the log or a publish met in an io_uring completion becomes
+  // the slot's (and is counted) here.
+  Status Refusal() {
+    if (failure.ok()) {
+      const Status& met = !log->failure().ok() ? log->failure() : publish_failure;
+      Fail(met).PermitUnchecked();  // it is the refusal below
+    }
+    return failure.ok() ? Status::OK() : Status::Unavailable(failure.ToString());
+  }
+  // Records st (unless OK, Busy or a refusal) as the slot's failure when it has none yet,
+  // counting it; returns st.
+  Status Fail(Status st) {
+    if (st.ok() || st.IsBusy() || st.IsUnavailable()) return st;
+    ++counters.write_failures;
+    if (failure.ok()) failure = st;
+    return st;
+  }
   // Hands out the next sequence number, recording a new limit on disk when needed.
   Result<uint64_t> NextSeq();
   // Records a logged Put or Delete (hash = KeyHash(record.key)) in its group map, for writes and
@@ -142,6 +167,8 @@ struct Slot::Impl {
   Status FlushDue(uint32_t g);
   // Persists group g (see slot.h), voiding a publish in flight (CancelPublish).
   Status FlushGroup(uint32_t g);
+  // Slot::Flush's work.
+  Status FlushAll();
   // Flushes groups that pin the oldest log file when the log is within a file of wal_max_bytes
   // (paced by wal_pace_bytes) or over it.
   Status EnforceWalLimit();

@@ -5,6 +5,7 @@
 #include <memory>
 #include <string>
 
+#include "core/base/fault_fs.h"
 #include "core/base/fs.h"
 #include "core/base/io_ring.h"
 #include "core/base/temp_dir.h"
@@ -15,10 +16,12 @@ namespace {
 
 // A slot directory on the real file system, an io_uring made current as on a worker, and a
 // slot that has published once already (through the ring, the directory with the files: the
-// first publish after Open syncs it too) and then flushed again.
+// first publish after Open syncs it too) and then flushed again. Through FaultFs, which can fail
+// the ring's fsyncs as it fails others.
 struct RingSlot {
   TempDir dir{"slotkv-slot-test"};  // removed last, after the destructor's body
-  std::unique_ptr<Fs> fs = NewPosixFs();
+  std::unique_ptr<Fs> posix = NewPosixFs();
+  FaultFs fs{posix.get()};
   std::unique_ptr<IoRing> ring;
   ManualClock clock;
   SlotOptions options;
@@ -30,7 +33,7 @@ struct RingSlot {
     ring = IoRing::Create(16, &why);
     REQUIRE_MESSAGE(ring != nullptr, why);
     IoRing::SetCurrent(ring.get());
-    options = SmallOptions(fs.get(), &clock);
+    options = SmallOptions(&fs, &clock);
     options.dir = JoinPath(dir.path(), "slot-0000");
     options.fsync = wal::FsyncPolicy::kEverySec;
     slot = OpenOrDie(options);
@@ -144,6 +147,29 @@ TEST_CASE("a slot closed with a publish in flight replays what it had not publis
   t.CheckAll();
   t.Write(50);
   REQUIRE(t.slot->Commit().ok());
+  t.Reopen();
+  t.CheckAll();
+}
+
+TEST_CASE("a publish whose ring fsync fails stops the slot's writes until it recovers") {
+  RingSlot t;
+  t.ring->DrainForTest();  // no publish in flight
+  t.WriteUntilFlushes(t.Stats().flushes + 1);  // marks to publish
+  t.fs.OnlyPaths("chunks");  // a data file of the publish, not the log
+  t.fs.FailNthSync(1);
+  const uint64_t publishes = t.Stats().publishes;
+  t.CommitAfterASecond();  // submits the publish: its first fsync fails
+  t.ring->DrainForTest();
+  CHECK(t.Stats().publishes == publishes);
+  Status refused = t.slot->Put("after", "x", ValueType::kString);
+  CHECK(refused.IsUnavailable());
+  CHECK(refused.message() == "IO error: publish: fdatasync: Input/output error");
+  CHECK(t.slot->failure().ToString() == "IO error: publish: fdatasync: Input/output error");
+  CHECK(t.Stats().failed == 1);
+  t.CheckAll();  // reads go on
+  REQUIRE(t.slot->Recover().ok());
+  t.Write(50);
+  t.CheckAll();
   t.Reopen();
   t.CheckAll();
 }

@@ -226,7 +226,7 @@ TEST_CASE("a damaged bucket page reads as Corruption, never as wrong data") {
   CHECK(got.status().IsCorruption());
 }
 
-TEST_CASE("a failed fsync fails the commit and every later write until reopened") {
+TEST_CASE("a failed fsync fails the commit and every later write until recovered") {
   MemFs base;
   FaultFs fs(&base);
   ManualClock clock;
@@ -239,9 +239,13 @@ TEST_CASE("a failed fsync fails the commit and every later write until reopened"
     REQUIRE(slot->Put("a", "2", ValueType::kString).ok());
     Status s = slot->Commit();
     CHECK(s.IsIOError());
+    CHECK(slot->failure().IsIOError());
     Status again = slot->Put("b", "1", ValueType::kString);
-    if (again.ok()) again = slot->Commit();
-    CHECK(again.IsIOError());
+    CHECK(again.IsUnavailable());
+    CHECK(again.message().find(s.ToString()) != std::string_view::npos);
+    CHECK(slot->Commit().IsUnavailable());
+    CHECK(slot->Flush().IsUnavailable());
+    CHECK(slot->Stats().failed == 1);
   }
   fs.Clear();
   auto slot = OpenOrDie(options);
@@ -263,6 +267,85 @@ TEST_CASE("a full disk fails the write with the device's message") {
   }
   REQUIRE(s.IsIOError());
   CHECK(s.message().find("No space left on device") != std::string_view::npos);
+}
+
+// The whole course of a full disk: the failing write's commit fails, later writes are refused
+// up front, reads go on, Recover fails or refails while the disk is full and takes writes again
+// once there is room; every acknowledged write is there, after a restart too.
+TEST_CASE("a slot on a full disk refuses writes, keeps reads and recovers when there is room") {
+  MemFs base;
+  FaultFs fs(&base);
+  ManualClock clock;
+  SlotOptions options = SmallOptions(&fs, &clock);
+  std::map<std::string, std::string> acked;
+  auto slot = OpenOrDie(options);
+  auto write = [&](const std::string& key, const std::string& value) {
+    Status st = slot->Put(key, value, ValueType::kString);
+    if (st.ok()) st = slot->Commit();
+    if (st.ok()) acked[key] = value;
+    return st;
+  };
+  for (int i = 0; i < 50; ++i) REQUIRE(write("k" + std::to_string(i), ValueFor(i, 0, 60)).ok());
+  fs.SetSpaceLimit(3000);
+  Status st;
+  std::string failed_key, failed_value;  // its commit failed: it may read either value
+  for (int i = 0; i < 1000 && st.ok(); ++i) {
+    failed_key = "k" + std::to_string(i % 200);
+    failed_value = ValueFor(i, 1, 60);
+    st = write(failed_key, failed_value);
+  }
+  REQUIRE(st.IsIOError());
+  auto check = [&] {
+    for (const auto& [key, value] : acked) {
+      const std::string got = GetOrDie(*slot, key);
+      if (key == failed_key && got == failed_value) continue;
+      CHECK(got == value);
+    }
+  };
+  CHECK(slot->Stats().failed == 1);
+  CHECK(slot->Stats().write_failures == 1);
+  Status refused = write("other", "x");
+  CHECK(refused.IsUnavailable());
+  CHECK(refused.message().find("No space left on device") != std::string_view::npos);
+  check();
+  // Still full: Recover refuses (its probe write fails), and writes stay refused.
+  for (int tries = 0; tries < 3; ++tries) {
+    CHECK(slot->Recover().IsIOError());
+    CHECK(write("again", "x").IsUnavailable());
+  }
+  check();
+  fs.Clear();
+  REQUIRE(slot->Recover().ok());
+  CHECK(slot->failure().ok());
+  CHECK(slot->Stats().failed == 0);
+  CHECK(slot->Stats().recoveries >= 1);
+  for (int j = 0; j < 300; ++j) {
+    REQUIRE(write("k" + std::to_string(j % 200), ValueFor(j, 2, 60)).ok());
+  }
+  for (const auto& [key, value] : acked) CHECK(GetOrDie(*slot, key) == value);
+  slot.reset();
+  slot = OpenOrDie(options);
+  for (const auto& [key, value] : acked) CHECK(GetOrDie(*slot, key) == value);
+}
+
+TEST_CASE("Recover is Busy while a unit is held and a no-op on a healthy slot") {
+  MemFs base;
+  FaultFs fs(&base);
+  ManualClock clock;
+  auto slot = OpenOrDie(SmallOptions(&fs, &clock));
+  CHECK(slot->Recover().ok());
+  REQUIRE(slot->Put("a", "1", ValueType::kString).ok());
+  REQUIRE(slot->Commit().ok());
+  fs.FailNthSync(1);
+  REQUIRE(slot->Put("a", "2", ValueType::kString).ok());
+  REQUIRE_FALSE(slot->Commit().ok());
+  fs.Clear();
+  slot->Hold();
+  CHECK(slot->Recover().IsBusy());
+  slot->Unhold();
+  CHECK(slot->Recover().ok());
+  REQUIRE(slot->Put("b", "1", ValueType::kString).ok());
+  CHECK(slot->Commit().ok());
 }
 
 // Overwrites that make flushes compact, with the n-th write to the files whose path contains
@@ -293,17 +376,23 @@ bool FailOneFlushWrite(const std::string& part, int n) {
       for (int i = 0; i < 400; ++i) {
         const std::string key = "k" + std::to_string(i);
         const std::string value = ValueFor(i, version, 24 + static_cast<size_t>(i * 7) % 90);
-        REQUIRE(slot->Put(key, value, ValueType::kString).ok());
+        Status put = slot->Put(key, value, ValueType::kString);
+        if (put.IsUnavailable()) {  // the failure before: the slot reopens (the fault fired once)
+          REQUIRE(slot->Recover().ok());
+          put = slot->Put(key, value, ValueType::kString);
+        }
+        REQUIRE(put.ok());
         Status st = slot->Commit();
         if (st.ok()) {
           allowed[key] = {value};
         } else {
-          fired = true;  // its record is committed with the next commit, or not
+          fired = true;  // its record may have reached the file, or not
           allowed[key].push_back(value);
         }
       }
     }
     fs.Clear();
+    REQUIRE(slot->Recover().ok());
     Status flushed = slot->Flush();
     REQUIRE_MESSAGE(flushed.ok(), flushed.ToString());
     check(*slot);

@@ -83,6 +83,7 @@ Status Slot::Impl::ExpiredKeys(uint32_t b, std::vector<LiveKey>* doomed) {
 Result<size_t> Slot::ActiveExpireStep(
     size_t max_buckets, const std::function<void(std::string_view)>& on_expired) {
   Impl& s = *impl_;
+  if (!s.Refusal().ok()) return 0;  // a failed slot deletes nothing until it recovers
   // Nothing here has an expiry time: nothing to look at (the common case costs nothing).
   if (s.buckets->ttl_bucket_count() == 0 && s.groups_with_ttl == 0) return 0;
   const uint32_t buckets = s.buckets->bucket_count();

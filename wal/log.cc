@@ -351,12 +351,13 @@ Status Log::Impl::RemoveBefore(uint32_t file_no) {
     if (!removable(no)) break;
     if (dir_fd >= 0) {
       files.erase(it);
-      ring->Unlink(dir_fd, FileName(no), [path = PathOf(no)](int error) {
-        // A file left behind is taken again at the next Open (its records are covered).
-        if (error != 0 && error != ENOENT) {
-          std::fprintf(stderr, "wal: removing %s: %s\n", path.c_str(), std::strerror(error));
-        }
-      });
+      options.fs->RingUnlink(
+          *ring, dir_fd, options.dir, FileName(no), [path = PathOf(no)](int error) {
+            // A file left behind is taken again at the next Open (its records are covered).
+            if (error != 0 && error != ENOENT) {
+              std::fprintf(stderr, "wal: removing %s: %s\n", path.c_str(), std::strerror(error));
+            }
+          });
     } else {
       st = options.fs->Remove(PathOf(no));
       if (!st.ok()) break;
@@ -396,7 +397,8 @@ uint64_t Log::total_bytes() const {
 }
 
 uint64_t Log::truncated_tail_bytes() const { return impl_->truncated_tail_bytes; }
-bool Log::failed() const { return !impl_->failure.ok(); }
+const Status& Log::failure() const { return impl_->failure; }
+bool Log::idle() const { return !impl_->ring_sync->inflight && !impl_->ring_write->bytes; }
 const LogStats& Log::stats() const { return impl_->stats; }
 
 }  // namespace slotkv::wal

@@ -131,7 +131,10 @@ class Log {
   // Bytes of all files, buffered bytes included.
   uint64_t total_bytes() const;
   uint64_t truncated_tail_bytes() const;
-  bool failed() const;
+  // The first write or sync error (sticky; OK while none).
+  const Status& failure() const;
+  // Whether no write or fsync of this log is in flight through the io_uring.
+  bool idle() const;
   const LogStats& stats() const;
 
  private:

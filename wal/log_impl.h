@@ -120,8 +120,8 @@ struct Log::Impl {
     rw.offset = Current().size;
     rw.settled = false;
     Current().size += rw.bytes->size();
-    ring->Write(Current().file->NativeHandle(), rw.offset, rw.bytes,
-                [rw = ring_write, ring](int error) { OnRingWritten(rw, ring, error); });
+    Current().file->RingWrite(*ring, rw.offset, rw.bytes,
+                              [rw = ring_write, ring](int error) { OnRingWritten(rw, ring, error); });
   }
 
   // A ring write completed: its waiters learn the outcome, and those of the next one get it
@@ -171,8 +171,7 @@ struct Log::Impl {
     ++stats.syncs;
     unsynced = false;
     last_sync_us = clock->MonotonicUs();
-    ring->Sync(Current().file->NativeHandle(),
-               [rs = ring_sync](int error) { OnRingSynced(rs, error); });
+    Current().file->RingSync(*ring, [rs = ring_sync](int error) { OnRingSynced(rs, error); });
   }
 
   // A ring fsync completed: its waiters learn the outcome, and those of the next one get it
@@ -183,6 +182,7 @@ struct Log::Impl {
     Status st = rs->error != 0 ? Status::IOError(std::string("wal: fdatasync: ") +
                                                  std::strerror(rs->error))
                                : rs->closed;
+    if (!st.ok() && rs->log != nullptr) rs->log->Fail(st).PermitUnchecked();  // sticky now
     std::vector<std::function<void(const Status&)>> done = std::move(rs->current);
     rs->current.clear();
     if (!rs->next.empty()) {

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "core/base/clock.h"
+#include "core/base/fault_fs.h"
 #include "core/base/fs.h"
 #include "core/base/io_ring.h"
 #include "core/base/temp_dir.h"
@@ -282,8 +283,82 @@ TEST_CASE("a failed ring write fails the log") {
   std::signal(SIGXFSZ, old_handler);
   REQUIRE(answer.got.size() == 1);
   CHECK(answer.got[0].find("big:IO error: wal: write:") == 0);
-  CHECK((*log)->failed());
+  CHECK(!(*log)->failure().ok());
   CHECK(!(*log)->Append(Put(2, "b", "2")).ok());
+  IoRing::SetCurrent(nullptr);
+}
+
+// FaultFs over the posix file system: its faults reach what goes through the ring.
+TEST_CASE("injected faults reach the ring's writes, fsyncs and unlinks") {
+  auto visit = [](const Record&, const LogPos&) { return Status::OK(); };
+  struct Case {
+    const char* name;
+    FsyncPolicy fsync;
+    std::function<void(FaultFs&)> arm;
+    const char* error;
+  };
+  const std::vector<Case> cases = {
+      {"write", FsyncPolicy::kNo, [](FaultFs& f) { f.FailNthWrite(1); },
+       "IO error: wal: write: Input/output error"},
+      {"short", FsyncPolicy::kNo, [](FaultFs& f) { f.ShortNthWrite(1, 7); },
+       "IO error: wal: write: Input/output error"},
+      {"full", FsyncPolicy::kNo, [](FaultFs& f) { f.SetSpaceLimit(10); },
+       "IO error: wal: write: No space left on device"},
+      {"fsync", FsyncPolicy::kAlways, [](FaultFs& f) { f.FailNthSync(1); },
+       "IO error: wal: fdatasync: Input/output error"},
+  };
+  for (const Case& c : cases) {
+    CAPTURE(c.name);
+    RingLogEnv env(c.fsync);
+    FaultFs fault(env.fs.get());
+    env.options.fs = &fault;
+    IoRing* ring = env.ring.get();
+    IoRing::SetCurrent(ring);
+    Answers answer;
+    {
+      auto log = Log::Open(env.options, visit);
+      REQUIRE(log.ok());
+      REQUIRE((*log)->Append(Put(1, "a", "1")).ok());
+      (*log)->CommitThen(answer("ok"));
+      ring->DrainForTest();
+      c.arm(fault);
+      REQUIRE((*log)->Append(Put(2, "b", std::string(100, 'x'))).ok());
+      (*log)->CommitThen(answer("faulty"));
+      CHECK(answer.got.size() == 1);  // answered from the ring, not at once
+      ring->DrainForTest();
+      REQUIRE(answer.got.size() == 2);
+      CHECK(answer.got[0] == "ok:OK");
+      CHECK(answer.got[1] == std::string("faulty:") + c.error);
+      CHECK((*log)->failure().ToString() == c.error);
+      CHECK(!(*log)->Append(Put(3, "c", "3")).ok());
+    }
+    ring->DrainForTest();
+    fault.Clear();
+    IoRing::SetCurrent(nullptr);
+    const std::vector<uint64_t> seqs = ReplayedSeqs(env.options);
+    CHECK(!seqs.empty());
+    CHECK(seqs.front() == 1);  // a torn tail (the short write) is cut at open
+  }
+  // An unlink that fails leaves the file for the next open; the log goes on.
+  RingLogEnv env(FsyncPolicy::kEverySec);
+  FaultFs fault(env.fs.get());
+  env.options.fs = &fault;
+  env.options.file_bytes = 200;
+  IoRing::SetCurrent(env.ring.get());
+  auto log = Log::Open(env.options, visit);
+  REQUIRE(log.ok());
+  for (uint64_t seq = 1; seq <= 20; ++seq) {
+    REQUIRE((*log)->Append(Put(seq, "k" + std::to_string(seq), std::string(60, 'x'))).ok());
+    REQUIRE((*log)->Commit().ok());
+  }
+  REQUIRE((*log)->Sync().ok());
+  const size_t before = LogFilesIn(env.options.dir);
+  REQUIRE(before > 2);
+  fault.FailNthRemove(1);
+  REQUIRE((*log)->RemoveFilesBeforeWhenDurable((*log)->current_file_no()).ok());
+  env.ring->DrainForTest();
+  CHECK(LogFilesIn(env.options.dir) == 2);  // one unlink refused, the others done
+  CHECK((*log)->failure().ok());
   IoRing::SetCurrent(nullptr);
 }
 

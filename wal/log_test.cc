@@ -24,7 +24,7 @@ TEST_CASE("open on an empty dir creates wal-000001.log") {
   CHECK(log->oldest_file_no() == 1);
   CHECK(log->total_bytes() == 0);
   CHECK(log->truncated_tail_bytes() == 0);
-  CHECK_FALSE(log->failed());
+  CHECK(log->failure().ok());
 }
 
 TEST_CASE("records of every kind replay in order with their positions") {
@@ -545,7 +545,7 @@ TEST_CASE("a failed write is sticky: later appends, commits and syncs are refuse
   Status st = log->Commit();
   CHECK(st.IsIOError());
   CHECK(st.message() == "injected write failure");
-  CHECK(log->failed());
+  CHECK(!log->failure().ok());
   fault.Clear();
   auto pos = log->Append(Put(3, "k", "v"));
   REQUIRE_FALSE(pos.ok());
@@ -556,7 +556,7 @@ TEST_CASE("a failed write is sticky: later appends, commits and syncs are refuse
   Replayed replayed;
   log = env.Open(&replayed);
   CHECK(Seqs(replayed) == Range(1, 1));
-  CHECK_FALSE(log->failed());
+  CHECK(log->failure().ok());
 }
 
 TEST_CASE("a failed sync is sticky") {
@@ -569,7 +569,7 @@ TEST_CASE("a failed sync is sticky") {
   Status st = log->Commit();
   CHECK(st.IsIOError());
   CHECK(st.message() == "injected fsync failure");
-  CHECK(log->failed());
+  CHECK(!log->failure().ok());
   CHECK(log->Append(Put(2, "k", "v")).status().message() == "injected fsync failure");
   CHECK(log->Commit().IsIOError());
   CHECK(log->Sync().message() == "injected fsync failure");
@@ -590,7 +590,7 @@ TEST_CASE("a short write fails and reopen truncates the torn tail") {
     fault.ShortNthWrite(1, 21);
     Status st = log->Commit();
     CHECK(st.IsIOError());
-    CHECK(log->failed());
+    CHECK(!log->failure().ok());
     CHECK(log->Append(Put(8, "k", "v")).status().IsIOError());
   }
   fault.Clear();

@@ -3,7 +3,10 @@
 #include "core/base/fault_fs.h"
 
 #include <algorithm>
+#include <cerrno>
 #include <mutex>
+
+#include "core/base/io_ring.h"
 
 namespace slotkv {
 
@@ -13,6 +16,7 @@ struct FaultFs::State {
   int short_write_in = 0;
   size_t short_write_bytes = 0;
   int fail_sync_in = 0;
+  int fail_remove_in = 0;
   bool space_limited = false;
   uint64_t space_left = 0;
   std::string only_paths;  // faults hit only files whose path contains it
@@ -21,8 +25,11 @@ struct FaultFs::State {
   uint64_t reads = 0;
 
   // What the next write of n bytes to path should do: write all, write `*partial` bytes then
-  // fail, or fail at once.
-  Status OnWrite(const std::string& path, size_t n, size_t* partial) {
+  // fail, or fail at once (with *error the errno a ring write would get).
+  Status OnWrite(const std::string& path, size_t n, size_t* partial, int* error = nullptr) {
+    int ignored;
+    if (error == nullptr) error = &ignored;
+    *error = EIO;
     std::lock_guard lock(mu);
     ++writes;
     *partial = n;
@@ -38,9 +45,19 @@ struct FaultFs::State {
     if (space_limited) {
       if (n > space_left) {
         *partial = 0;
+        *error = ENOSPC;
         return Status::IOError("write: No space left on device");
       }
       space_left -= n;
+    }
+    return Status::OK();
+  }
+
+  Status OnRemove(const std::string& path) {
+    std::lock_guard lock(mu);
+    if (path.find(only_paths) == std::string::npos) return Status::OK();
+    if (fail_remove_in > 0 && --fail_remove_in == 0) {
+      return Status::IOError("injected remove failure");
     }
     return Status::OK();
   }
@@ -93,6 +110,32 @@ class FaultFile : public File {
     return base_->Sync();
   }
 
+  // The ring's I/O meets the same faults: a fault is answered from the ring (IoRing::Fail),
+  // after the part a short write writes.
+  int NativeHandle() const override { return base_->NativeHandle(); }
+  void RingWrite(IoRing& ring, uint64_t offset, std::shared_ptr<const std::string> bytes,
+                 std::function<void(int error)> done) override {
+    size_t partial;
+    int error;
+    Status fault = state_->OnWrite(path_, bytes->size(), &partial, &error);
+    if (fault.ok()) {
+      base_->RingWrite(ring, offset, std::move(bytes), std::move(done));
+      return;
+    }
+    if (partial > 0) {
+      Status st = base_->Write(offset, std::string_view(*bytes).substr(0, partial));
+      st.PermitUnchecked();  // the write fails either way
+    }
+    ring.Fail(error, std::move(done));
+  }
+  void RingSync(IoRing& ring, std::function<void(int error)> done) override {
+    if (!state_->OnSync(path_).ok()) {
+      ring.Fail(EIO, std::move(done));
+      return;
+    }
+    base_->RingSync(ring, std::move(done));
+  }
+
   Status Truncate(uint64_t size) override { return base_->Truncate(size); }
   Status PunchHole(uint64_t offset, uint64_t len) override {
     return base_->PunchHole(offset, len);
@@ -127,6 +170,11 @@ void FaultFs::FailNthSync(int n) {
   state_->fail_sync_in = n;
 }
 
+void FaultFs::FailNthRemove(int n) {
+  std::lock_guard lock(state_->mu);
+  state_->fail_remove_in = n;
+}
+
 void FaultFs::SetSpaceLimit(uint64_t bytes) {
   std::lock_guard lock(state_->mu);
   state_->space_limited = true;
@@ -144,6 +192,7 @@ void FaultFs::Clear() {
   state_->fail_write_in = 0;
   state_->short_write_in = 0;
   state_->fail_sync_in = 0;
+  state_->fail_remove_in = 0;
   state_->space_limited = false;
 }
 
@@ -172,10 +221,23 @@ Status FaultFs::CreateDirs(const std::string& dir) { return base_->CreateDirs(di
 Result<std::vector<std::string>> FaultFs::List(const std::string& dir) {
   return base_->List(dir);
 }
-Status FaultFs::Remove(const std::string& path) { return base_->Remove(path); }
+Status FaultFs::Remove(const std::string& path) {
+  SLOTKV_RETURN_IF_ERROR(state_->OnRemove(path));
+  return base_->Remove(path);
+}
 Status FaultFs::Rename(const std::string& from, const std::string& to) {
   return base_->Rename(from, to);
 }
 Status FaultFs::SyncDir(const std::string& dir) { return base_->SyncDir(dir); }
+int FaultFs::OpenDir(const std::string& dir) { return base_->OpenDir(dir); }
+
+void FaultFs::RingUnlink(IoRing& ring, int dir_fd, const std::string& dir, std::string name,
+                         std::function<void(int error)> done) {
+  if (!state_->OnRemove(JoinPath(dir, name)).ok()) {
+    ring.Fail(EIO, std::move(done));
+    return;
+  }
+  base_->RingUnlink(ring, dir_fd, dir, std::move(name), std::move(done));
+}
 
 }  // namespace slotkv

@@ -1,5 +1,7 @@
 // FaultFs: wraps another Fs and fails chosen calls, so tests can check that every layer turns an
-// I/O failure into the right Status. Counters cover all files opened through this Fs.
+// I/O failure into the right Status. Counters cover all files opened through this Fs. Its files
+// and directories have the base's descriptors, so I/O through the io_uring (File::RingWrite,
+// RingSync, Fs::RingUnlink) is possible, and meets the same faults.
 // Thread-safe.
 #pragma once
 
@@ -21,8 +23,10 @@ class FaultFs : public Fs {
   void FailNthWrite(int n);
   // The n-th Write/Append from now writes only `bytes` bytes, then fails with IOError.
   void ShortNthWrite(int n, size_t bytes);
-  // The n-th Sync from now fails with IOError.
+  // The n-th Sync (or ring fsync) from now fails with IOError (EIO).
   void FailNthSync(int n);
+  // The n-th Remove (or ring unlink) from now fails with IOError (EIO) and removes nothing.
+  void FailNthRemove(int n);
   // Writes fail with IOError "No space left on device" once `bytes` more bytes were written
   // (the write that crosses the limit writes nothing).
   void SetSpaceLimit(uint64_t bytes);
@@ -43,6 +47,9 @@ class FaultFs : public Fs {
   Status Remove(const std::string& path) override;
   Status Rename(const std::string& from, const std::string& to) override;
   Status SyncDir(const std::string& dir) override;
+  int OpenDir(const std::string& dir) override;
+  void RingUnlink(IoRing& ring, int dir_fd, const std::string& dir, std::string name,
+                  std::function<void(int error)> done) override;
 
   struct State;
 

@@ -1,6 +1,22 @@
 #include "core/base/fs.h"
 
+#include "core/base/io_ring.h"
+
 namespace slotkv {
+
+void File::RingWrite(IoRing& ring, uint64_t offset, std::shared_ptr<const std::string> bytes,
+                     std::function<void(int error)> done) {
+  ring.Write(NativeHandle(), offset, std::move(bytes), std::move(done));
+}
+
+void File::RingSync(IoRing& ring, std::function<void(int error)> done) {
+  ring.Sync(NativeHandle(), std::move(done));
+}
+
+void Fs::RingUnlink(IoRing& ring, int dir_fd, const std::string& dir, std::string name,
+                    std::function<void(int error)> done) {
+  ring.Unlink(dir_fd, std::move(name), std::move(done));
+}
 
 std::string JoinPath(std::string_view dir, std::string_view name) {
   std::string path(dir);

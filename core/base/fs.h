@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -16,6 +17,8 @@
 #include "core/base/status.h"
 
 namespace slotkv {
+
+class IoRing;
 
 // One read of a batch (File::ReadMany).
 struct ReadRequest {
@@ -52,9 +55,15 @@ class File {
   // Hints that reads will be random, so the OS should not read ahead; a no-op where the
   // implementation has no such notion.
   virtual void AdviseRandomAccess() {}
-  // The OS file descriptor, for I/O submitted elsewhere (IoRing::Sync); -1 when the file has
-  // none (memory files, fault-injecting wrappers: their I/O stays in the calls above).
+  // The OS file descriptor, for I/O submitted elsewhere (the Ring calls below); -1 when the
+  // file has none (memory files): its I/O stays in the calls above.
   virtual int NativeHandle() const { return -1; }
+  // Write and Sync through the calling worker's io_uring: done(0 or the errno) from a later
+  // IoRing::Reap. Wrappers override them to see that I/O too (FaultFs).
+  // REQUIRES: NativeHandle() >= 0.
+  virtual void RingWrite(IoRing& ring, uint64_t offset, std::shared_ptr<const std::string> bytes,
+                         std::function<void(int error)> done);
+  virtual void RingSync(IoRing& ring, std::function<void(int error)> done);
 };
 
 class Fs {
@@ -75,9 +84,12 @@ class Fs {
   // Makes the creations, removals and renames in dir durable.
   [[nodiscard]] virtual Status SyncDir(const std::string& dir) = 0;
   // A descriptor of dir, owned by the caller, for work submitted elsewhere on dir (IoRing: its
-  // fsync, unlinks of its files); -1 where the file system has none (memory, fault-injecting
-  // wrappers).
+  // fsync, unlinks of its files); -1 where the file system has none (memory).
   virtual int OpenDir(const std::string& dir) { return -1; }
+  // Removes the file `name` of dir through the calling worker's io_uring, dir_fd being
+  // OpenDir(dir): done(0 or the errno) from a later IoRing::Reap.
+  virtual void RingUnlink(IoRing& ring, int dir_fd, const std::string& dir, std::string name,
+                          std::function<void(int error)> done);
 
   // Reads a whole file; NotFound when it does not exist.
   [[nodiscard]] Result<std::string> ReadFile(const std::string& path);

@@ -77,48 +77,76 @@ void IoRing::Fetch(std::vector<BlockedRead> reads, std::function<void()> done) {
   SubmitQueued();
 }
 
-void IoRing::Sync(int fd, std::function<void(int error)> done) {
-  auto op = std::make_unique<Op>();
-  op->read.fd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
-  op->on_done = std::move(done);
-  queued_.push_back(std::move(op));
-  SubmitQueued();
-}
+namespace {
 
-void IoRing::Write(int fd, uint64_t offset, std::shared_ptr<const std::string> bytes,
-                   std::function<void(int error)> done) {
-  auto op = std::make_unique<Op>();
-  op->read.fd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
-  op->read.offset = offset;
-  op->read.n = bytes->size();
-  op->bytes = std::move(bytes);
-  op->on_done = std::move(done);
-  queued_.push_back(std::move(op));
-  SubmitQueued();
-}
+// A duplicate of fd for the kernel to hold while the operation is in flight (fd may close
+// meanwhile); -1 with errno set when none can be made (EMFILE).
+int Duplicate(int fd) { return fcntl(fd, F_DUPFD_CLOEXEC, 0); }
 
-void IoRing::Unlink(int dir_fd, std::string name, std::function<void(int error)> done) {
-  auto op = std::make_unique<Op>();
-  op->read.fd = fcntl(dir_fd, F_DUPFD_CLOEXEC, 0);
-  op->unlink_name = std::move(name);
-  op->on_done = std::move(done);
-  queued_.push_back(std::move(op));
-  SubmitQueued();
-}
+int ErrnoOf(ssize_t rc) { return rc < 0 ? errno : 0; }
 
-void IoRing::SyncAll(const std::vector<int>& fds, std::function<void(int error)> done) {
+}  // namespace
+
+std::vector<std::function<void(int error)>> JoinAnswers(size_t parts,
+                                                        std::function<void(int error)> done) {
   struct Join {
     size_t left;
     int error = 0;
     std::function<void(int)> done;
   };
-  auto join = std::make_shared<Join>(Join{fds.size(), 0, std::move(done)});
-  for (int fd : fds) {
-    Sync(fd, [join](int error) {
+  auto join = std::make_shared<Join>(Join{parts, 0, std::move(done)});
+  std::vector<std::function<void(int error)>> answers;
+  for (size_t i = 0; i < parts; ++i) {
+    answers.emplace_back([join](int error) {
       if (error != 0 && join->error == 0) join->error = error;
       if (--join->left == 0) join->done(join->error);
     });
   }
+  return answers;
+}
+
+void IoRing::Sync(int fd, std::function<void(int error)> done) {
+  auto op = std::make_unique<Op>();
+  op->on_done = std::move(done);
+  op->read.fd = Duplicate(fd);
+  if (op->read.fd < 0) op->outcome = ErrnoOf(fdatasync(fd));
+  Answer(std::move(op));
+}
+
+void IoRing::Write(int fd, uint64_t offset, std::shared_ptr<const std::string> bytes,
+                   std::function<void(int error)> done) {
+  auto op = std::make_unique<Op>();
+  op->read.offset = offset;
+  op->read.n = bytes->size();
+  op->bytes = std::move(bytes);
+  op->on_done = std::move(done);
+  op->read.fd = Duplicate(fd);
+  if (op->read.fd < 0) {
+    const ssize_t n = pwrite(fd, op->bytes->data(), op->read.n, static_cast<off_t>(offset));
+    op->outcome = n < 0 ? errno : static_cast<size_t>(n) < op->read.n ? ENOSPC : 0;
+  }
+  Answer(std::move(op));
+}
+
+void IoRing::Unlink(int dir_fd, std::string name, std::function<void(int error)> done) {
+  auto op = std::make_unique<Op>();
+  op->unlink_name = std::move(name);
+  op->on_done = std::move(done);
+  op->read.fd = Duplicate(dir_fd);
+  if (op->read.fd < 0) op->outcome = ErrnoOf(unlinkat(dir_fd, op->unlink_name.c_str(), 0));
+  Answer(std::move(op));
+}
+
+void IoRing::Fail(int error, std::function<void(int error)> done) {
+  auto op = std::make_unique<Op>();
+  op->on_done = std::move(done);
+  op->outcome = error;
+  Answer(std::move(op));
+}
+
+void IoRing::Answer(std::unique_ptr<Op> op) {
+  queued_.push_back(std::move(op));
+  SubmitQueued();
 }
 
 void IoRing::DrainForTest() {
@@ -136,7 +164,9 @@ void IoRing::SubmitQueued() {
     if (sqe == nullptr) break;
     Op* op = queued_.front().release();
     queued_.pop_front();
-    if (!op->unlink_name.empty()) {
+    if (op->outcome >= 0) {
+      io_uring_prep_nop(sqe);
+    } else if (!op->unlink_name.empty()) {
       io_uring_prep_unlinkat(sqe, op->read.fd, op->unlink_name.c_str(), 0);
     } else if (op->bytes) {
       io_uring_prep_write(sqe, op->read.fd, op->bytes->data(), static_cast<unsigned>(op->read.n),
@@ -169,8 +199,10 @@ void IoRing::Reap() {
     io_uring_cqe_seen(&ring_, cqe);
     --inflight_;
     if (op->read.fd >= 0) close(op->read.fd);
-    if (op->on_done) {
-      int error = op->read.fd < 0 ? EBADF : (res < 0 ? -res : 0);
+    if (op->outcome >= 0) {
+      answered.emplace_back(std::move(op->on_done), op->outcome);
+    } else if (op->on_done) {
+      int error = res < 0 ? -res : 0;
       if (op->bytes && res >= 0 && static_cast<size_t>(res) < op->read.n) error = ENOSPC;
       answered.emplace_back(std::move(op->on_done), error);
     } else if (--op->batch->left == 0) {

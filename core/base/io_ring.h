@@ -23,6 +23,11 @@
 
 namespace slotkv {
 
+// One answer for several ring operations: the parts callbacks returned, to give one to each
+// operation; done(0 or the first errno) runs once all of them were called. REQUIRES: parts > 0.
+std::vector<std::function<void(int error)>> JoinAnswers(size_t parts,
+                                                        std::function<void(int error)> done);
+
 class IoRing {
  public:
   // A ring of depth entries, or nullptr with the reason in *why when the kernel refuses
@@ -52,9 +57,11 @@ class IoRing {
   // worker for a 4 MiB WAL file. Relative to the directory, not a path: a directory renamed
   // meanwhile (FLUSHDB's trash) keeps its files apart from a new one of the same name.
   void Unlink(int dir_fd, std::string name, std::function<void(int error)> done);
-  // Sync of every fd, then done once with 0 or the errno of the first that failed, after the
-  // last completes. REQUIRES: !fds.empty().
-  void SyncAll(const std::vector<int>& fds, std::function<void(int error)> done);
+  // Calls done(error) from a later Reap, as a failed operation would (no I/O): a fault
+  // injected into ring I/O (FaultFs) is answered the way the kernel answers.
+  void Fail(int error, std::function<void(int error)> done);
+  // Where Write, Sync and Unlink cannot take a duplicate of the descriptor (EMFILE), they do
+  // their work here, synchronously, and still answer from a later Reap.
   // Takes the completed operations, submits queued ones, then runs the callbacks of the fetches
   // and syncs now complete (they may submit again).
   void Reap();
@@ -84,11 +91,14 @@ class IoRing {
     std::shared_ptr<const std::string> bytes;
     std::string unlink_name;  // set for an unlink (read.fd is its directory)
     std::function<void(int error)> on_done;
+    int outcome = -1;  // >= 0: done already (Fail, or run here): a no-op answers it
   };
 
   IoRing() = default;
   // Moves queued ops into the submission queue while it has room, and submits.
   void SubmitQueued();
+  // Queues op, answered op->outcome by a no-op (0 or an errno).
+  void Answer(std::unique_ptr<Op> op);
 
   io_uring ring_{};
   int event_fd_ = -1;

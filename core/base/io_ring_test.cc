@@ -3,6 +3,7 @@
 
 #include <doctest/doctest.h>
 #include <fcntl.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/uio.h>
 #include <unistd.h>
@@ -168,15 +169,74 @@ struct RingOnFile {
   ~RingOnFile() { close(fd); }
 };
 
-TEST_CASE_FIXTURE(RingOnFile, "SyncAll answers once, after the last fsync, with the first error") {
+TEST_CASE_FIXTURE(RingOnFile, "JoinAnswers answers once, after the last part, with the first error") {
   std::vector<int> answers;
-  ring->SyncAll({fd, fd, fd}, [&](int error) { answers.push_back(error); });  // one queued
+  auto parts = JoinAnswers(3, [&](int error) { answers.push_back(error); });
+  for (auto& part : parts) ring->Sync(fd, part);  // one queued: the ring has 2 entries
   CHECK(answers.empty());
   ring->DrainForTest();
   CHECK(answers == std::vector<int>{0});
-  ring->SyncAll({fd, -1}, [&](int error) { answers.push_back(error); });
+  parts = JoinAnswers(2, [&](int error) { answers.push_back(error); });
+  ring->Sync(fd, parts[0]);
+  ring->Sync(-1, parts[1]);
   ring->DrainForTest();
   CHECK(answers == std::vector<int>{0, EBADF});
+}
+
+TEST_CASE_FIXTURE(RingOnFile, "Fail answers from a later Reap, never at once") {
+  std::vector<int> answers;
+  ring->Fail(ENOSPC, [&](int error) { answers.push_back(error); });
+  CHECK(answers.empty());
+  ring->DrainForTest();
+  CHECK(answers == std::vector<int>{ENOSPC});
+}
+
+// With no descriptor left to duplicate (EMFILE), the operations run synchronously and still
+// answer from Reap.
+TEST_CASE_FIXTURE(RingOnFile, "without spare descriptors Write, Sync and Unlink still work") {
+  TempDir dir{"slotkv-io-ring-emfile"};
+  const std::string victim = dir.path() + "/victim";
+  int made = open(victim.c_str(), O_CREAT | O_WRONLY, 0644);
+  REQUIRE(made >= 0);
+  close(made);
+  int dir_fd = open(dir.path().c_str(), O_RDONLY | O_DIRECTORY);
+  REQUIRE(dir_fd >= 0);
+  rlimit saved{};
+  REQUIRE(getrlimit(RLIMIT_NOFILE, &saved) == 0);
+  // Every descriptor below the highest one open is in use or not: find the highest, and allow
+  // no more than that.
+  int highest = std::max(fd, dir_fd);
+  for (int probe = highest + 1; probe < highest + 64; ++probe) {
+    if (fcntl(probe, F_GETFD) != -1) highest = probe;
+  }
+  std::vector<int> holes;  // fill the free numbers below it, so no duplicate can be made
+  for (;;) {
+    const int d = dup(fd);
+    if (d < 0 || d > highest) {
+      if (d >= 0) close(d);
+      break;
+    }
+    holes.push_back(d);
+  }
+  rlimit low = saved;
+  low.rlim_cur = static_cast<rlim_t>(highest + 1);
+  REQUIRE(setrlimit(RLIMIT_NOFILE, &low) == 0);
+  CHECK(fcntl(fd, F_DUPFD_CLOEXEC, 0) == -1);
+  std::vector<int> answers;
+  auto bytes = std::make_shared<const std::string>("no spare fd");
+  ring->Write(fd, 10, bytes, [&](int error) { answers.push_back(error); });
+  ring->Sync(fd, [&](int error) { answers.push_back(error); });
+  ring->Unlink(dir_fd, "victim", [&](int error) { answers.push_back(error); });
+  CHECK(answers.empty());
+  ring->DrainForTest();
+  REQUIRE(setrlimit(RLIMIT_NOFILE, &saved) == 0);
+  for (int d : holes) close(d);
+  close(dir_fd);
+  CHECK(answers == std::vector<int>{0, 0, 0});
+  std::string back(bytes->size(), '\0');
+  CHECK(pread(fd, back.data(), back.size(), 10) == static_cast<ssize_t>(back.size()));
+  CHECK(back == *bytes);
+  CHECK(access(victim.c_str(), F_OK) != 0);
 }
 
 TEST_CASE_FIXTURE(RingOnFile, "Write puts bytes at the offset, answers from Reap; bad fd fails") {

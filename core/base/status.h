@@ -24,6 +24,8 @@ class [[nodiscard]] Status {
     kInvalidArgument = 4,
     kNotSupported = 5,
     kBusy = 6,
+    // Refused because an earlier I/O failure stopped writes (the message says which).
+    kUnavailable = 7,
   };
 
   Status() = default;
@@ -44,6 +46,7 @@ class [[nodiscard]] Status {
   }
   static Status NotSupported(std::string_view msg) { return Status(Code::kNotSupported, msg); }
   static Status Busy(std::string_view msg) { return Status(Code::kBusy, msg); }
+  static Status Unavailable(std::string_view msg) { return Status(Code::kUnavailable, msg); }
 
   bool ok() const { return rep_ == nullptr; }
   Code code() const { return rep_ ? rep_->code : Code::kOk; }
@@ -53,6 +56,7 @@ class [[nodiscard]] Status {
   bool IsInvalidArgument() const { return code() == Code::kInvalidArgument; }
   bool IsNotSupported() const { return code() == Code::kNotSupported; }
   bool IsBusy() const { return code() == Code::kBusy; }
+  bool IsUnavailable() const { return code() == Code::kUnavailable; }
 
   // The message alone ("" when OK).
   std::string_view message() const { return rep_ ? std::string_view(rep_->msg) : ""; }
@@ -77,7 +81,7 @@ inline std::string Status::ToString() const {
   if (ok()) return "OK";
   static constexpr const char* kNames[] = {"OK",          "NotFound",         "Corruption",
                                            "IO error",    "Invalid argument", "Not supported",
-                                           "Busy"};
+                                           "Busy",        "Unavailable"};
   return std::string(kNames[static_cast<int>(rep_->code)]) + ": " + rep_->msg;
 }
 

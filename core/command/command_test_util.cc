@@ -109,8 +109,11 @@ void ThreadExecutor::Fetch(std::vector<BlockedRead> reads, std::function<void()>
   Post(current(), std::move(done));
 }
 
-void ThreadExecutor::AfterCommit(std::function<void(const Status&)> done) {
-  Post(current(), [this, done = std::move(done)] { done(commit_ ? commit_() : Status::OK()); });
+void ThreadExecutor::AfterCommit(std::function<void()> done) {
+  Post(current(), [this, done = std::move(done)] {
+    if (commit_) commit_().PermitUnchecked();  // failures are recorded for each writer
+    done();
+  });
 }
 
 void ThreadExecutor::Post(int w, std::function<void()> fn) {
@@ -120,9 +123,12 @@ void ThreadExecutor::Post(int w, std::function<void()> fn) {
   q.cv.notify_one();
 }
 
-CommandFixture::CommandFixture(int workers, uint32_t slots) {
+CommandFixture::CommandFixture(int workers, uint32_t slots, Fs* fs) {
   KeyspaceOptions ko;
-  ko.memory = true;
+  ko.memory = fs == nullptr;
+  ko.fs = fs;
+  ko.dir = "/data";
+  ko.slot.fsync = wal::FsyncPolicy::kAlways;
   ko.slots = slots;
   ko.databases = static_cast<uint32_t>(config_.GetInt("databases"));
   ko.slot.clock = &clock_;
@@ -218,9 +224,12 @@ CommandFixture::PendingReply CommandFixture::Submit(std::vector<std::string> arg
       executor_->Post(executor_->OwnerOf(slot), [this, spec, shared_args, done, slot, db,
                                                  protocol, name] {
         auto run = [this, spec, shared_args, done, slot, db, protocol, name] {
+          WriteTrace trace;
+          trace.mark = state_.write_failures.Mark();
           std::string reply = Execute(state_, *spec, *shared_args, slot, db, protocol,
-                                      "127.0.0.1:1", name);
-          Status st = state_.CommitDirty();
+                                      "127.0.0.1:1", name, &trace);
+          state_.CommitDirty().PermitUnchecked();  // recorded in write_failures
+          Status st = state_.write_failures.Outcome(trace);
           done->Set(st.ok() ? reply : "-" + StatusError(st) + "\r\n");
         };
         txn::SlotLocks& locks = keyspace_->locks();

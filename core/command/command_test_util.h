@@ -45,7 +45,7 @@ class ThreadExecutor : public Executor {
   void Fetch(std::vector<BlockedRead> reads, std::function<void()> done) override;
   void set_async_reads(bool on) { async_reads_ = on; }
   // Posts done to the calling worker, which runs the commit set by set_commit first.
-  void AfterCommit(std::function<void(const Status&)> done) override;
+  void AfterCommit(std::function<void()> done) override;
   void set_commit(std::function<Status()> commit) { commit_ = std::move(commit); }
   size_t regions_fetched() const { return regions_fetched_.load(); }
 
@@ -71,7 +71,8 @@ class ThreadExecutor : public Executor {
 
 class CommandFixture : public ClientRegistry {
  public:
-  explicit CommandFixture(int workers = 2, uint32_t slots = 8);
+  // fs: the data's file system (dir /data, appendfsync always); nullptr: pure-memory mode.
+  explicit CommandFixture(int workers = 2, uint32_t slots = 8, Fs* fs = nullptr);
   ~CommandFixture() override;
 
   // Runs one request for the fixture's client and returns its raw reply.

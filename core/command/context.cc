@@ -12,16 +12,12 @@ namespace slotkv::command {
 Status ServerState::CommitDirty() {
   std::vector<slot::Slot*>& slots = (*dirty)[static_cast<size_t>(executor->current())];
   Status first;
-  std::vector<slot::Slot*> failed;
-  for (slot::Slot* s : slots) {
+  for (slot::Slot* s : std::exchange(slots, {})) {
     Status st = s->Commit();
     if (st.ok()) continue;
-    // It stays dirty: its log refuses from now on, so every later commit on this worker fails
-    // too and no write made before the failure is acknowledged by a later "successful" commit.
-    failed.push_back(s);
+    write_failures.Record(s, st);  // the slot refuses writes from now on, until it recovers
     if (first.ok()) first = std::move(st);
   }
-  slots = std::move(failed);
   return first;
 }
 
@@ -54,7 +50,17 @@ void ServerState::RefreshLive() {
 
 void AsyncContext::CommitHere() {
   if (server.blocking) server.blocking->ServeReady();
-  Status st = server.CommitDirty();
+  server.CommitDirty().PermitUnchecked();  // each writer learns its own slots' outcome:
+  NoteOutcome();
+}
+
+void AsyncContext::Absorb(const AsyncContext& sub) {
+  for (const slot::Slot* s : sub.trace.slots) trace.Add(s);
+  if (!sub.commit_status.ok() && commit_status.ok()) commit_status = sub.commit_status;
+}
+
+void AsyncContext::NoteOutcome() {
+  Status st = server.write_failures.Outcome(trace);
   if (!st.ok() && commit_status.ok()) commit_status = std::move(st);
 }
 
@@ -191,7 +197,7 @@ Task AsyncContext::LockSlots(std::vector<uint32_t> slots) {
   for (uint32_t s : ordered) co_await ToSlot(s);
 }
 
-void AsyncContext::ReleaseHere(std::function<void(const Status&)> done) {
+void AsyncContext::ReleaseHere(std::function<void()> done) {
   Executor& ex = *server.executor;
   const int w = ex.current();
   // The units close: the worker's next group commit writes each as one unit (with what others
@@ -210,7 +216,6 @@ void AsyncContext::ReleaseHere(std::function<void(const Status&)> done) {
 // A holder's slots being given back on several workers at once; the last one resumes the task.
 struct AsyncContext::ReleaseRound {
   std::atomic<int> left{0};
-  std::vector<Status> failures;  // [worker]
   std::coroutine_handle<> task;
   void Done() {
     if (left.fetch_sub(1) == 1) task.resume();
@@ -238,7 +243,6 @@ bool AsyncContext::ReleaseHeld(std::coroutine_handle<> h) {
     if (!holder->units[static_cast<size_t>(w)].empty()) involved[static_cast<size_t>(w)] = true;
   }
   auto round = std::make_shared<ReleaseRound>();
-  round->failures.resize(static_cast<size_t>(workers));
   round->task = h;
   round_ = round;
   // One count for this call, so the task cannot resume before every part is under way.
@@ -247,10 +251,7 @@ bool AsyncContext::ReleaseHeld(std::coroutine_handle<> h) {
   for (int w = 0; w < workers; ++w) {
     if (!involved[static_cast<size_t>(w)]) continue;
     auto part = [this, round, w] {
-      ReleaseHere([round, w](const Status& st) {
-        round->failures[static_cast<size_t>(w)] = st;
-        round->Done();
-      });
+      ReleaseHere([round] { round->Done(); });
     };
     if (w == here) {
       part();
@@ -268,9 +269,7 @@ Task AsyncContext::Finish() {
                             [](const auto& u) { return !u.empty(); })) {
     // Units to commit first, on every worker involved at once; the reply waits for them.
     co_await ReleaseHeldAwait{this};
-    for (Status& st : round_->failures) {
-      if (!st.ok() && commit_status.ok()) commit_status = std::move(st);
-    }
+    NoteOutcome();
     round_.reset();
   } else if (holder) {
     // Nothing to commit (its writes were, when it left each worker; those here are committed

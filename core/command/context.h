@@ -190,8 +190,14 @@ struct ServerState {
   std::atomic<uint32_t> notify_flags{0};  // notify-keyspace-events (conf::NotifyClass bits)
   void RefreshLive();
 
-  // Commits the calling worker's dirty slots. The first failure is returned; a slot that failed
-  // stays in the list (its log refuses writes until restart), so later commits fail too.
+  // Failed commits, so each waiter learns its own slots' outcome (write_failures.h).
+  WriteFailures write_failures;
+  // Engine slots refusing writes after an I/O failure, as the workers' once-a-second check
+  // finds them (INFO persistence, /health).
+  std::atomic<int64_t> failed_slots{0};
+  // Commits the calling worker's dirty slots and empties the list. A failure is recorded in
+  // write_failures (the slot refuses writes from now on, until it recovers); the first one is
+  // returned.
   Status CommitDirty();
 };
 
@@ -231,7 +237,9 @@ class AsyncContext {
   AsyncContext(std::vector<std::string> args, int protocol, ServerState* server,
                ClientState* client, int home)
       : args(std::move(args)), reply(protocol), server(*server), client(client), home(home),
-        db(client ? client->db : 0) {}
+        db(client ? client->db : 0) {
+    trace.mark = server->write_failures.Mark();
+  }
 
   std::vector<std::string> args;
   Reply reply;
@@ -239,7 +247,9 @@ class AsyncContext {
   ClientState* client;  // valid on the home worker only
   int home;
   uint32_t db;
-  Status commit_status;  // first failed commit: the reply becomes an error
+  Status commit_status;  // a commit of a slot it wrote failed: the reply becomes an error
+  // Where it started and the engine slots it wrote (every Store it makes notes them).
+  WriteTrace trace;
   // A blocking command's wait (blocking.h): set on the home worker before the task first
   // leaves it, so the connection can stop the wait when it closes.
   std::shared_ptr<Waiter> waiter;
@@ -260,14 +270,18 @@ class AsyncContext {
   // The client's database in slot s. REQUIRES: running on s's owner.
   Store StoreOf(uint32_t s, uint32_t database) {
     Store store(server.keyspace, s, database,
-                &(*server.dirty)[static_cast<size_t>(server.executor->current())]);
+                &(*server.dirty)[static_cast<size_t>(server.executor->current())], &trace);
     store.set_observer(observer);
     return store;
   }
   Store StoreOf(uint32_t s) { return StoreOf(s, db); }
   // Serves the clients blocked on keys this worker's writes readied, then commits the current
-  // worker's writes; remembers the first failure.
+  // worker's writes; NoteOutcome.
   void CommitHere();
+  // Sets commit_status when a slot the task wrote failed since it started.
+  void NoteOutcome();
+  // Takes in what a sub-task (a command EXEC or a script ran) wrote and its failed commit.
+  void Absorb(const AsyncContext& sub);
 
   // Makes this task a holder of whole slots (EXEC, FLUSHALL); with units, its writes to each
   // engine slot stay one open WAL unit until Finish. REQUIRES: it holds nothing yet.
@@ -317,7 +331,7 @@ class AsyncContext {
   void Depart();
   // Closes the units held on the calling worker, gives back its slots, and calls done with
   // the status of the worker's group commit that writes the units. REQUIRES: holder.
-  void ReleaseHere(std::function<void(const Status&)> done);
+  void ReleaseHere(std::function<void()> done);
   // Gives back what holder h holds of s (on s's owner) and posts what that hands over.
   static void ReleaseSlot(ServerState& server, uint32_t s, txn::Holder* h);
 

@@ -43,6 +43,7 @@ std::string InvalidExpire(std::string_view command) {
 
 std::string StatusError(const Status& status) {
   if (status.IsInvalidArgument()) return "ERR " + std::string(status.message());
+  if (status.IsUnavailable()) return std::string(kErrWriteFailed) + std::string(status.message());
   return "ERR " + status.ToString();
 }
 

@@ -63,6 +63,9 @@ inline constexpr std::string_view kErrKeyTooLong = "ERR key too long (slotkv kee
 inline constexpr std::string_view kErrExpireOptions =
     "ERR NX and XX, GT or LT options at the same time are not compatible";
 
+// A write refused (or whose commit failed) because an I/O failure stopped writes to its slot,
+// followed by the failure (as Redis's "MISCONF Errors writing to the AOF file: ...").
+inline constexpr std::string_view kErrWriteFailed = "MISCONF Errors writing to disk: ";
 inline constexpr std::string_view kErrNotInMulti = "ERR Command not allowed inside a transaction";
 inline constexpr std::string_view kErrNestedMulti = "ERR MULTI calls can not be nested";
 inline constexpr std::string_view kErrExecNoMulti = "ERR EXEC without MULTI";
@@ -88,7 +91,8 @@ std::string UnknownCommand(std::string_view name, const std::string* args, size_
 std::string UnknownSubcommand(std::string_view command, std::string_view sub);
 // "ERR invalid expire time in 'set' command"
 std::string InvalidExpire(std::string_view command);
-// The reply to a storage failure: "-ERR <status>" (IOError and Corruption keep their text).
+// The reply to a storage failure: "ERR <status>" (IOError and Corruption keep their text);
+// Unavailable (a write refused after an I/O failure) is "MISCONF Errors writing to disk: ...".
 std::string StatusError(const Status& status);
 
 }  // namespace slotkv::command

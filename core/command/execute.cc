@@ -19,10 +19,11 @@ namespace {
 // Runs spec; false (nothing recorded, no reply) when no_wait is given and a read missed.
 bool Run(ServerState& state, const CommandSpec& spec, std::vector<std::string>& args,
          uint32_t slot, uint32_t db, int protocol, const std::string& client_addr,
-         const std::string& client_name, std::string* out, NoWaitReads* no_wait) {
+         const std::string& client_name, std::string* out, NoWaitReads* no_wait,
+         WriteTrace* trace) {
   int64_t start = NowUs();
   Store store(state.keyspace, slot, db,
-              &(*state.dirty)[static_cast<size_t>(state.executor->current())]);
+              &(*state.dirty)[static_cast<size_t>(state.executor->current())], trace);
   CommandNotifier notifier(state, &spec, &args);
   store.set_observer(&notifier);
   Reply reply(protocol);
@@ -42,9 +43,10 @@ bool Run(ServerState& state, const CommandSpec& spec, std::vector<std::string>& 
 
 std::string Execute(ServerState& state, const CommandSpec& spec,
                     std::vector<std::string>& args, uint32_t slot, uint32_t db, int protocol,
-                    const std::string& client_addr, const std::string& client_name) {
+                    const std::string& client_addr, const std::string& client_name,
+                    WriteTrace* trace) {
   std::string reply;
-  Run(state, spec, args, slot, db, protocol, client_addr, client_name, &reply, nullptr);
+  Run(state, spec, args, slot, db, protocol, client_addr, client_name, &reply, nullptr, trace);
   return reply;
 }
 
@@ -54,7 +56,7 @@ bool TryExecute(ServerState& state, const CommandSpec& spec, std::vector<std::st
                 std::vector<BlockedRead>* blocked) {
   return RunWithoutWaiting(state, blocked, [&] {
     Run(state, spec, args, slot, db, protocol, client_addr, client_name, reply,
-        NoWaitReads::Current());
+        NoWaitReads::Current(), nullptr);
   });
 }
 

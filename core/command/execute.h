@@ -16,10 +16,13 @@ int64_t NowUs();
 
 // Runs a one-key command on the calling worker (the owner of slot) and returns its reply
 // bytes. The writes join the worker's dirty slots: the caller commits them before the reply
-// leaves. REQUIRES: spec.run; on the owner of slot.
+// leaves, and asks write_failures for their outcome with *trace, which the slots written are
+// added to (its mark taken before; nullptr for a command that writes nothing).
+// REQUIRES: spec.run; on the owner of slot.
 std::string Execute(ServerState& state, const CommandSpec& spec,
                     std::vector<std::string>& args, uint32_t slot, uint32_t db, int protocol,
-                    const std::string& client_addr, const std::string& client_name);
+                    const std::string& client_addr, const std::string& client_name,
+                    WriteTrace* trace);
 
 // Execute for a read-only command whose reads must not wait for the disk (NoWaitReads). When
 // one would, the run is dropped (no reply, nothing counted; the command changed no data) and

@@ -32,10 +32,11 @@ class Executor {
   // Reads the regions into the OS page cache in the background, then runs done on the calling
   // worker (never before returning). REQUIRES: async_reads(); !reads.empty().
   virtual void Fetch(std::vector<BlockedRead> reads, std::function<void()> done) = 0;
-  // Runs done(status) on the calling worker once its group commit, behind the work already
-  // queued there, has made the writes made there so far durable (per appendfsync): the commit
-  // a turn's replies wait for. REQUIRES: on a worker.
-  virtual void AfterCommit(std::function<void(const Status&)> done) = 0;
+  // Runs done() on the calling worker once its group commit, behind the work already queued
+  // there, has made the writes made there so far durable (per appendfsync) or failed: the
+  // commit a turn's replies wait for. A writer then asks ServerState::write_failures for the
+  // outcome of the slots it wrote. REQUIRES: on a worker.
+  virtual void AfterCommit(std::function<void()> done) = 0;
   // The worker that owns slot s: every request for s runs there.
   int OwnerOf(uint32_t slot) const { return static_cast<int>(slot % workers()); }
 };

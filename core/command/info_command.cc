@@ -272,6 +272,12 @@ void PersistenceSection(const ServerState& state, const EngineTotals& engine, st
   Field(out, "aof_enabled", state.config->Get("storage") == "memory" ? 0 : 1);
   Field(out, "aof_rewrite_in_progress", 0);
   Field(out, "aof_rewrite_scheduled", 0);
+  // As Redis after a failed AOF write: writes get MISCONF while a slot is failed.
+  const int64_t failed = state.failed_slots.load();
+  Field(out, "aof_last_write_status", failed == 0 ? "ok" : "err");
+  Field(out, "slotkv_failed_slots", failed);
+  Field(out, "slotkv_write_failures", state.write_failures.count());
+  Field(out, "slotkv_slot_recoveries", engine.stats.recoveries);
   Field(out, "slotkv_wal_entries", engine.stats.wal_entries);
   Field(out, "slotkv_wal_bytes", engine.stats.wal_bytes);
   Field(out, "slotkv_wal_truncated_bytes", engine.stats.wal_truncated_bytes);

@@ -205,7 +205,7 @@ Status Store::Put(std::string_view key, std::string_view value, ValueType type,
     created = !before.has_value();
   }
   SLOTKV_RETURN_IF_ERROR(s->Put(key, value, type, expire_at_ms));
-  if (std::find(dirty_->begin(), dirty_->end(), s) == dirty_->end()) dirty_->push_back(s);
+  NoteWrite(s);
   keyspace_->watched().Touch(slot_, db_, key);
   if (observed) observer_->OnPut(db_, key, created);
   KeyWatcher* watcher = keyspace_->watcher();
@@ -222,13 +222,18 @@ Result<bool> Store::Delete(std::string_view key) {
   keyspace_->AdoptCache(s);
   JoinUnit(s);
   SLOTKV_ASSIGN_OR_RETURN(bool removed, s->Delete(key));
-  if (std::find(dirty_->begin(), dirty_->end(), s) == dirty_->end()) dirty_->push_back(s);
+  NoteWrite(s);
   // As Redis's DEL: only a key that was there touches its watchers.
   if (removed) {
     keyspace_->watched().Touch(slot_, db_, key);
     if (observer_ && observer_->active()) observer_->OnDelete(db_, key);
   }
   return removed;
+}
+
+void Store::NoteWrite(slot::Slot* s) {
+  if (std::find(dirty_->begin(), dirty_->end(), s) == dirty_->end()) dirty_->push_back(s);
+  if (trace_ != nullptr) trace_->Add(s);
 }
 
 Result<slot::ScanResult> Store::Scan(uint64_t cursor, size_t count) {

@@ -26,6 +26,7 @@
 #include "core/base/clock.h"
 #include "core/base/fs.h"
 #include "core/base/status.h"
+#include "core/command/write_failures.h"
 #include "core/txn/slot_locks.h"
 #include "core/txn/watched_keys.h"
 #include "slot/slot.h"
@@ -155,21 +156,22 @@ class Keyspace {
 };
 
 // The keys of one database in one slot, as a command sees them. Writes go to the slot's WAL
-// buffer and the slot joins `dirty`; the worker commits its dirty slots before any reply of the
+// buffer and the slot joins `dirty` (and the command's WriteTrace, when given); the worker commits its dirty slots before any reply of the
 // batch leaves (group commit). A write while a transaction holds the slot (txn::Holder) holds
 // the engine slot's unit open for the holder, which commits it when it ends; every write marks
 // the key's WATCHers dirty.
 // Thread rule: used on the slot's owner only, for the duration of one command step.
 class Store {
  public:
-  Store(Keyspace* keyspace, uint32_t slot, uint32_t db, std::vector<slot::Slot*>* dirty)
-      : keyspace_(keyspace), slot_(slot), db_(db), dirty_(dirty) {}
+  Store(Keyspace* keyspace, uint32_t slot, uint32_t db, std::vector<slot::Slot*>* dirty,
+        WriteTrace* trace = nullptr)
+      : keyspace_(keyspace), slot_(slot), db_(db), dirty_(dirty), trace_(trace) {}
 
   uint32_t slot() const { return slot_; }
   uint32_t db() const { return db_; }
   // The same slot in another database (MOVE, COPY ... DB).
   Store InDb(uint32_t db) const {
-    Store other(keyspace_, slot_, db, dirty_);
+    Store other(keyspace_, slot_, db, dirty_, trace_);
     other.observer_ = observer_;
     return other;
   }
@@ -201,10 +203,13 @@ class Store {
   Result<slot::Slot*> Open(bool create);
   // Before a write to s: a transaction holding this slot keeps s's unit open (Slot::Hold).
   void JoinUnit(slot::Slot* s);
+  // After a write to s: s joins dirty_ and the trace.
+  void NoteWrite(slot::Slot* s);
   Keyspace* keyspace_;
   uint32_t slot_;
   uint32_t db_;
   std::vector<slot::Slot*>* dirty_;
+  WriteTrace* trace_;
   KeyObserver* observer_ = nullptr;
 };
 

@@ -112,7 +112,7 @@ TEST_CASE("pure-memory mode keeps data per database and frees it on clear") {
 namespace slotkv::command {
 namespace {
 
-TEST_CASE("a failed commit keeps failing: no later commit acknowledges the lost write") {
+TEST_CASE("a failed commit reaches the writers of its slot; later writes there are refused") {
   MemFs mem;
   FaultFs fs(&mem);
   KeyspaceOptions o = Options(&fs);
@@ -135,13 +135,20 @@ TEST_CASE("a failed commit keeps failing: no later commit acknowledges the lost 
   };
   const uint32_t s = (*ks)->SlotOfKey("k");
   on_worker([&] {
-    Store store(ks->get(), s, 0, &dirty[0]);
+    WriteTrace trace{state.write_failures.Mark(), {}};
+    Store store(ks->get(), s, 0, &dirty[0], &trace);
     REQUIRE(store.Put("k", "v", ValueType::kString, 0).ok());
     REQUIRE(state.CommitDirty().ok());
+    CHECK(state.write_failures.Outcome(trace).ok());
     REQUIRE(store.Put("k", "v2", ValueType::kString, 0).ok());
     fs.FailNthSync(1);
     CHECK(state.CommitDirty().IsIOError());
-    CHECK(state.CommitDirty().IsIOError());  // nothing new written, still a failure
+    CHECK(dirty[0].empty());
+    CHECK(state.write_failures.Outcome(trace).IsUnavailable());
+    // No later commit can acknowledge the lost write: the slot takes nothing more.
+    CHECK(store.Put("k", "v3", ValueType::kString, 0).IsUnavailable());
+    CHECK(state.CommitDirty().ok());
+    CHECK(state.write_failures.Outcome(trace).IsUnavailable());
   });
 }
 

@@ -160,7 +160,8 @@ std::string ScriptRun::Call(std::vector<std::string> args, int resp) {
   if (spec->run) {
     const uint32_t s = server.keyspace->SlotOfKey(args[static_cast<size_t>(spec->first_key)]);
     if (server.executor->OwnerOf(s) == worker_) {
-      return Execute(server, *spec, args, s, client_.db, resp, client_.addr, client_.name);
+      return Execute(server, *spec, args, s, client_.db, resp, client_.addr, client_.name,
+                     &ctx_.trace);
     }
     slot_ = s;
   }
@@ -177,7 +178,7 @@ Task RunForScript(AsyncContext& ctx, ScriptRun& run, std::string* reply) {
   if (spec.run) {
     co_await ctx.ToSlot(run.slot());  // held
     *reply = Execute(ctx.server, spec, run.args(), run.slot(), run.client().db, run.resp(),
-                     run.client().addr, run.client().name);
+                     run.client().addr, run.client().name, &ctx.trace);
     co_return;
   }
   AsyncContext sub(std::move(run.args()), run.resp(), &ctx.server, &run.client(), run.worker());
@@ -185,7 +186,7 @@ Task RunForScript(AsyncContext& ctx, ScriptRun& run, std::string* reply) {
   sub.holder = ctx.holder;
   sub.no_block = true;
   co_await RunAsync(spec, sub);
-  if (!sub.commit_status.ok() && ctx.commit_status.ok()) ctx.commit_status = sub.commit_status;
+  ctx.Absorb(sub);
   *reply = std::move(sub.reply.buffer());
 }
 

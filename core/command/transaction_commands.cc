@@ -128,7 +128,8 @@ Task RunQueued(AsyncContext& ctx, ExecState& st, QueuedCommand& cmd) {
         ctx.server.keyspace->SlotOfKey(cmd.args[static_cast<size_t>(spec.first_key)]);
     co_await ctx.ToSlot(slot);  // held since the start
     ctx.reply.buffer() +=
-        Execute(ctx.server, spec, cmd.args, slot, st.db, st.protocol, st.addr, st.name);
+        Execute(ctx.server, spec, cmd.args, slot, st.db, st.protocol, st.addr, st.name,
+                &ctx.trace);
     co_return;
   }
   // A coroutine command starts on the client's worker, as it would alone; it shares the
@@ -140,7 +141,7 @@ Task RunQueued(AsyncContext& ctx, ExecState& st, QueuedCommand& cmd) {
   sub.no_block = true;
   const int64_t start = NowUs();
   co_await RunAsync(spec, sub);
-  if (!sub.commit_status.ok() && ctx.commit_status.ok()) ctx.commit_status = sub.commit_status;
+  ctx.Absorb(sub);
   RecordCall(ctx.server, spec, sub.args, NowUs() - start, sub.reply.errors() > 0, st.addr,
              st.name);
   ctx.reply.buffer() += sub.reply.buffer();
@@ -171,7 +172,8 @@ void RunOwnedHere(AsyncContext& ctx, ExecState& st, const std::vector<uint32_t>&
     if (ex.OwnerOf(slots[i]) != ex.current()) continue;
     QueuedCommand& cmd = st.queued[i];
     (*replies)[i] =
-        Execute(ctx.server, *cmd.spec, cmd.args, slots[i], st.db, st.protocol, st.addr, st.name);
+        Execute(ctx.server, *cmd.spec, cmd.args, slots[i], st.db, st.protocol, st.addr, st.name,
+                &ctx.trace);
   }
 }
 

@@ -36,7 +36,7 @@ CHALLENGE = 'Basic realm="slotkv"'
 PASSWORD = "secret"
 
 SLOT_FIELDS = ("slot", "worker", "keys", "wal_entries", "wal_bytes", "wal_truncated_bytes",
-               "disk_bytes",
+               "failed", "write_failures", "recoveries", "disk_bytes",
                "user_bytes_written", "disk_bytes_written", "flushes", "flush_usec",
                "publishes", "publish_wait_usec",
                "bucket_splits", "chunk_segments_used", "chunk_segments_free", "compacted_bytes",
@@ -46,7 +46,8 @@ SLOT_FIELDS = ("slot", "worker", "keys", "wal_entries", "wal_bytes", "wal_trunca
 
 # /metrics families with label slot only, and with labels slot and cache
 SLOT_METRICS = ("slotkv_slot_keys", "slotkv_slot_wal_entries", "slotkv_slot_wal_bytes",
-                "slotkv_slot_wal_truncated_bytes_total",
+                "slotkv_slot_wal_truncated_bytes_total", "slotkv_slot_failed",
+                "slotkv_slot_write_failures_total", "slotkv_slot_recoveries_total",
                 "slotkv_slot_disk_bytes", "slotkv_slot_user_bytes_written_total",
                 "slotkv_slot_disk_bytes_written_total", "slotkv_slot_flushes_total",
                 "slotkv_slot_flush_seconds_total", "slotkv_slot_publishes_total",
@@ -825,6 +826,9 @@ def test_metrics_match_slots(h, rc):
     plain = {"slotkv_slot_keys": "keys", "slotkv_slot_wal_entries": "wal_entries",
              "slotkv_slot_wal_bytes": "wal_bytes", "slotkv_slot_disk_bytes": "disk_bytes",
              "slotkv_slot_wal_truncated_bytes_total": "wal_truncated_bytes",
+             "slotkv_slot_failed": "failed",
+             "slotkv_slot_write_failures_total": "write_failures",
+             "slotkv_slot_recoveries_total": "recoveries",
              "slotkv_slot_user_bytes_written_total": "user_bytes_written",
              "slotkv_slot_disk_bytes_written_total": "disk_bytes_written",
              "slotkv_slot_flushes_total": "flushes",
