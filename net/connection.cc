@@ -43,6 +43,12 @@ struct RemoteBatch {
   int protocol = 2;
   std::string client_name;  // for SLOWLOG entries
   std::vector<RemoteItem> items;
+  // Parts (SendPart): the items before `sent` went home; `unsent_bytes` are the replies of
+  // those run since. Owner's.
+  size_t sent = 0;
+  size_t unsent_bytes = 0;
+  // The connection closed while a part was on its way: what was not run is dropped.
+  std::atomic<bool> abandoned{false};
 };
 
 // A running coroutine command and its context.
@@ -103,11 +109,17 @@ void RunItemInTurn(Server* server, const std::shared_ptr<RemoteBatch>& batch, si
                                 batch->protocol, batch->conn->addr(), batch->client_name,
                                 &item.trace);
   item.done = true;
+  batch->unsent_bytes += item.reply.size();
   const uint64_t client = batch->conn->id();
   server->Post(CurrentWorker(), [server, client] { DriveBatches(server, client); });
 }
 
-enum class Step { kDone, kFetch, kDeferred };
+enum class Step { kDone, kFetch, kDeferred, kPart };
+
+// Reply bytes a batch may hold on its owner before what it has goes home (kPart): a client that
+// pipelines 1000 GETs of a 512 MB value to another worker's slot must not make the owner build
+// 512 GB of replies. The connection pauses at the same size of unsent replies.
+constexpr size_t kBatchReplyBytes = kPauseOutputBytes;
 
 // Runs the batch's items from the first not yet run. A read that misses the page cache does
 // not wait: the reads after it (up to the next command that is not a read) still run, and
@@ -123,6 +135,11 @@ Step StepBatch(Server* server, Worker& worker, const std::shared_ptr<RemoteBatch
   for (size_t i = 0; i < batch.items.size(); ++i) {
     RemoteItem& item = batch.items[i];
     if (item.done) continue;
+    if (batch.abandoned.load(std::memory_order_relaxed)) {
+      item.done = true;  // its client is gone: dropped, as Redis drops a closed client's input
+      continue;
+    }
+    if (!waiting && batch.unsent_bytes >= kBatchReplyBytes) return Step::kPart;
     const bool parkable = Parkable(*item.spec);
     if (waiting && !parkable) break;
     const std::string_view key = item.args[static_cast<size_t>(item.spec->first_key)];
@@ -144,29 +161,42 @@ Step StepBatch(Server* server, Worker& worker, const std::shared_ptr<RemoteBatch
                                     &item.trace);
     }
     item.done = true;
+    batch.unsent_bytes += item.reply.size();
   }
   return waiting ? Step::kFetch : Step::kDone;
 }
 
-// The replies go home: those of a batch with writes once the owner's group commit is done (a
-// write whose commit failed replies the failure); those of a read-only batch at once, as a
-// local read's reply is (waiting for the commit handler was a second trip through the owner's
-// queue: at 50M keys, remote GETs that read no disk waited 0.9 ms (median) against 13 us for
-// local ones).
-void FinishBatch(Server* server, const std::shared_ptr<RemoteBatch>& batch) {
-  const bool writes = std::any_of(batch->items.begin(), batch->items.end(), [](const RemoteItem& i) {
-    return (i.spec->flags & command::kWrite) != 0;
-  });
+// The replies of the items run since the last part go home (all that are left when last):
+// those of writes once the owner's group commit is done (a write whose slot failed replies
+// the failure); those of reads at once, as a local read's reply is (waiting for the commit
+// handler was a second trip through the owner's queue: at 50M keys, remote GETs that read no
+// disk waited 0.9 ms (median) against 13 us for local ones). A part that is not the last is
+// followed by the rest once the client has taken it (Connection::OnRemoteItems resumes it).
+void SendItems(Server* server, const std::shared_ptr<RemoteBatch>& batch, bool last) {
+  std::vector<RemoteItem>& items = batch->items;
+  size_t end = batch->sent;
+  while (end < items.size() && items[end].done) ++end;
+  const size_t begin = std::exchange(batch->sent, end);
+  batch->unsent_bytes = 0;
+  auto deliver = [batch, begin, end, last] {
+    batch->conn->OnRemoteItems(batch, begin, end, last);
+  };
+  const bool writes = std::any_of(items.begin() + static_cast<ptrdiff_t>(begin),
+                                  items.begin() + static_cast<ptrdiff_t>(end),
+                                  [](const RemoteItem& i) {
+                                    return (i.spec->flags & command::kWrite) != 0;
+                                  });
   if (!writes) {
-    server->Post(batch->home, [batch] { batch->conn->OnRemoteDone(batch); });
+    server->Post(batch->home, std::move(deliver));
     return;
   }
-  server->worker(CurrentWorker()).AfterCommit([server, batch] {
-    for (RemoteItem& item : batch->items) {
+  server->worker(CurrentWorker()).AfterCommit([server, batch, begin, end, deliver] {
+    for (size_t i = begin; i < end; ++i) {
+      RemoteItem& item = batch->items[i];
       Status st = server->state().write_failures.Outcome(item.trace);
       if (!st.ok()) item.reply = command::ErrorLine(command::StatusError(st));
     }
-    server->Post(batch->home, [batch] { batch->conn->OnRemoteDone(batch); });
+    server->Post(batch->home, deliver);
   });
 }
 
@@ -188,9 +218,19 @@ void DriveBatches(Server* server, uint64_t client) {
       worker.Fetch(std::move(blocked), [server, client] { DriveBatches(server, client); });
       return;
     }
-    FinishBatch(server, batch);
+    if (step == Step::kPart) {
+      SendItems(server, batch, /*last=*/false);  // ResumeBatch comes back here
+      return;
+    }
+    SendItems(server, batch, /*last=*/true);
     queues.find(client)->second.pop_front();
   }
+}
+
+// The client took a part of batch: the rest runs on (on the batch's owner).
+void ResumeBatch(Server* server, const std::shared_ptr<RemoteBatch>& batch) {
+  const uint64_t client = batch->conn->id();
+  server->Post(batch->owner, [server, client] { DriveBatches(server, client); });
 }
 
 // Runs a batch on its owner, behind the batches of the same client still waiting there.
@@ -307,6 +347,7 @@ void Connection::Process() {
     in_pos_ = 0;
   }
   ReleaseLargeBuffer(&in_);  // after a large request
+  ResumeParts();
   PostBatches();
   CommitLocal();
   FetchParked();
@@ -515,13 +556,35 @@ void Connection::CommitLocal() {
   local_writes_.clear();
 }
 
-void Connection::OnRemoteDone(const std::shared_ptr<RemoteBatch>& batch) {
-  --remote_inflight_;
-  if (batch->owner == worker_->index()) --self_batches_;
-  if (closed_) return;
-  for (RemoteItem& item : batch->items) Complete(item.seq, std::move(item.reply));
+void Connection::OnRemoteItems(const std::shared_ptr<RemoteBatch>& batch, size_t begin,
+                               size_t end, bool last) {
+  if (last) {
+    --remote_inflight_;
+    if (batch->owner == worker_->index()) --self_batches_;
+  } else {
+    parts_taken_.push_back(batch);
+  }
+  if (closed_) {
+    ResumeParts();
+    return;
+  }
+  for (size_t i = begin; i < end; ++i) {
+    Complete(batch->items[i].seq, std::move(batch->items[i].reply));
+  }
   FlushReplies();
   Process();
+}
+
+void Connection::ResumeParts() {
+  if (parts_taken_.empty()) return;
+  // What can be sent: replies waiting behind a request still running (maybe the rest of one of
+  // these batches) cannot, and waiting for them would wait forever.
+  if (!closed_ && out_.size() + out_next_.size() >= kPauseOutputBytes) return;
+  for (const auto& batch : parts_taken_) {
+    if (closed_) batch->abandoned = true;
+    ResumeBatch(server_, batch);
+  }
+  parts_taken_.clear();
 }
 
 void Connection::StartAsync(const CommandSpec& spec, uint64_t seq) {
@@ -689,6 +752,7 @@ void Connection::Close() {
   server_->connected_counter().fetch_sub(1, std::memory_order_relaxed);
   command::DiscardTransaction(server_->state(), client_);
   command::UnsubscribeAll(server_->state(), client_, worker_->index());
+  ResumeParts();  // abandoned: their owners drop what they did not run
   worker_->Forget(client_.id);  // `this` lives on in the handlers that hold it
 }
 

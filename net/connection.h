@@ -72,8 +72,11 @@ class Connection : public std::enable_shared_from_this<Connection> {
   // Writes a Pub/Sub message (after the replies of the requests read so far).
   // REQUIRES: on this worker.
   void Deliver(const pubsub::Message& message);
-  // A remote batch came back / a coroutine ended. REQUIRES: on this worker.
-  void OnRemoteDone(const std::shared_ptr<RemoteBatch>& batch);
+  // Items [begin, end) of a remote batch came back: all it had left when last, else a part
+  // (the owner holds the rest until this client has taken it: ResumeParts). A coroutine
+  // ended. REQUIRES: on this worker.
+  void OnRemoteItems(const std::shared_ptr<RemoteBatch>& batch, size_t begin, size_t end,
+                     bool last);
   void OnAsyncDone(AsyncCall* call);
 
  private:
@@ -160,6 +163,12 @@ class Connection : public std::enable_shared_from_this<Connection> {
   bool held_ = false;
   const command::CommandSpec* held_spec_ = nullptr;  // the held request's row
   int self_batches_ = 0;  // batches posted to this worker's own slots, not yet answered
+  // Remote batches whose owners wait until this client's sendable replies fall below the
+  // pause size before they run the rest (kBatchReplyBytes).
+  std::vector<std::shared_ptr<RemoteBatch>> parts_taken_;
+  // Lets those batches go on when the client's sendable replies allow (all of them,
+  // abandoned, once it is closed).
+  void ResumeParts();
 
   std::string out_;       // being written
   std::string out_next_;  // queued while a write is in flight
