@@ -100,7 +100,10 @@ Result<Meta> DecodeMeta(std::string_view meta) {
     return Status::Corruption(std::string(kMetaName) + ": unknown version " +
                               std::to_string(version));
   }
-  if (bucket_count == 0) return Status::Corruption(std::string(kMetaName) + ": zero buckets");
+  if (bucket_count == 0 || bucket_count > kMaxBucketCount) {
+    return Status::Corruption(std::string(kMetaName) + ": bad bucket count " +
+                              std::to_string(bucket_count));
+  }
   return Meta{version, bucket_count};
 }
 
@@ -345,7 +348,9 @@ Result<std::unique_ptr<BucketStore>> BucketStore::Open(const BucketStoreOptions&
     bucket_count = decoded.bucket_count;
     version = decoded.version;
   } else {
-    if (options.bucket_count == 0) return Status::InvalidArgument("bucket_count is 0");
+    if (options.bucket_count == 0 || options.bucket_count > kMaxBucketCount) {
+      return Status::InvalidArgument("bucket_count " + std::to_string(options.bucket_count));
+    }
     bucket_count = options.bucket_count;
     SLOTKV_RETURN_IF_ERROR(fs->WriteFileAtomic(meta_path, EncodeMeta(bucket_count)));
   }

@@ -31,10 +31,14 @@
 
 namespace slotkv::keybucket {
 
+// The most buckets a store is created with: a count read from buckets.meta above it is
+// Corruption (never an allocation of what damage says).
+inline constexpr uint32_t kMaxBucketCount = 1u << 30;
+
 struct BucketStoreOptions {
   Fs* fs = nullptr;              // must outlive the store
   std::string dir;               // the slot directory (exists)
-  uint32_t bucket_count = 1024;  // used only when the store is created
+  uint32_t bucket_count = 1024;  // used only when the store is created; <= kMaxBucketCount
   size_t page_cache_bytes = 16 << 20;
   bool fsync = true;             // Sync() calls File::Sync (false for pure-memory mode)
 };

@@ -533,6 +533,25 @@ TEST_CASE("expiry flags follow writes, persist with Sync and leave the counts al
   CHECK_FALSE(env.store->bucket_has_ttl(b));
 }
 
+TEST_CASE("a bucket count past what the writer makes is corruption, checksum or not") {
+  Env env(4);
+  env.store.reset();
+  for (uint32_t count : {0u, kMaxBucketCount + 1, 0xffffffffu}) {
+    CAPTURE(count);
+    std::string meta("SKVB", 4);
+    PutFixed32(&meta, 2);
+    PutFixed32(&meta, count);
+    PutFixed32(&meta, Checksum(meta));
+    REQUIRE(env.fs->WriteFileAtomic(std::string(kDir) + "/buckets.meta", meta).ok());
+    BucketStoreOptions options;
+    options.fs = env.fs;
+    options.dir = kDir;
+    Result<std::unique_ptr<BucketStore>> opened = BucketStore::Open(options);
+    REQUIRE(opened.status().IsCorruption());
+    CHECK(opened.status().message() == "buckets.meta: bad bucket count " + std::to_string(count));
+  }
+}
+
 TEST_CASE("a version 1 store opens with every bucket that holds cells flagged, as version 2") {
   Env env(8);
   env.Add(Cells(0, 5));  // no expiry times, and some of the 8 buckets stay empty

@@ -112,7 +112,8 @@ Result<std::unique_ptr<Slot>> Slot::Open(const SlotOptions& options) {
   bucket_options.fs = fs;
   bucket_options.dir = options.dir;
   bucket_options.bucket_count = static_cast<uint32_t>(
-      std::min<uint64_t>((wanted + per_group - 1) / per_group * per_group, 1u << 30));
+      std::min<uint64_t>((wanted + per_group - 1) / per_group * per_group,
+                         keybucket::kMaxBucketCount));
   bucket_options.page_cache_bytes = options.page_cache_bytes;
   bucket_options.fsync = fsync;
   SLOTKV_ASSIGN_OR_RETURN(impl->buckets, keybucket::BucketStore::Open(bucket_options));
