@@ -2,7 +2,9 @@
 # Installs every Debian package slotkv needs to build, test and run. Idempotent: packages already
 # present are skipped, so a second run makes no network call. redis-server is for the integration
 # suites (checked against real Redis) and the benchmarks (slotkv beside Redis in one run);
-# prometheus (the server, /usr/bin/prometheus) for test_prometheus.py, which scrapes /metrics.
+# prometheus (the server, /usr/bin/prometheus) for test_prometheus.py, which scrapes /metrics;
+# clang and libclang-rt-14-dev (libFuzzer and the sanitizer runtimes for clang) for
+# scripts/fuzz.sh.
 set -euo pipefail
 
 packages=(
@@ -11,6 +13,7 @@ packages=(
   prometheus-cpp-dev libcpp-httplib-dev libzookeeper-mt-dev doctest-dev
   liblua5.1-0-dev lua-cjson-dev lua-bitop-dev nettle-dev liblzf-dev
   redis-tools redis-server python3-redis python3-pytest prometheus
+  clang libclang-rt-14-dev
 )
 
 missing=()

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
-# Installs what is missing, builds, and runs every test through ctest: a Release build, then an
-# ASan+UBSan build of the same tests. Exits non-zero on any failure.
-# SLOTKV_SKIP_ASAN=1 skips the sanitizer build (quicker local runs).
+# Installs what is missing, builds, and runs every test through ctest: a Release build, then the
+# fuzz targets for 30 s each (scripts/fuzz.sh), then an ASan+UBSan build of the same tests.
+# Exits non-zero on any failure.
+# SLOTKV_SKIP_ASAN=1 skips the sanitizer build, SLOTKV_SKIP_FUZZ=1 the fuzzing (quicker local
+# runs).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -18,6 +20,9 @@ run_suite() {  # build-dir, extra cmake args...
 }
 
 run_suite build/release -DCMAKE_BUILD_TYPE=Release
+if [ "${SLOTKV_SKIP_FUZZ:-0}" != 1 ]; then
+  ./scripts/fuzz.sh
+fi
 if [ "${SLOTKV_SKIP_ASAN:-0}" != 1 ]; then
   run_suite build/asan -DCMAKE_BUILD_TYPE=Debug -DSLOTKV_SANITIZE=ON
 fi

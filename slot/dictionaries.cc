@@ -200,7 +200,11 @@ bool Dictionaries::Compress(std::string_view key, std::string_view value, std::s
 Status Dictionaries::Decompress(std::string_view stored, std::string* out) const {
   uint32_t id = 0;
   uint64_t size = 0;
-  if (!GetVarint32(&stored, &id) || !GetVarint64(&stored, &size) || size > (1ull << 32)) {
+  // The declared size is allocated (and zeroed) before zstd reads a byte, so it must be one the
+  // frame can produce: a block yields at most ZSTD_BLOCKSIZE_MAX bytes and takes at least 4
+  // (header and one RLE byte). A damaged size asked for up to 4 GiB from any frame.
+  if (!GetVarint32(&stored, &id) || !GetVarint64(&stored, &size) || size > (1ull << 32) ||
+      size > uint64_t{stored.size()} * (ZSTD_BLOCKSIZE_MAX / 4)) {
     return Status::Corruption("compressed value: bad header");
   }
   Dict* dict = id < kMaxDicts ? dicts_[id].load(std::memory_order_acquire) : nullptr;

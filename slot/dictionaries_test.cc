@@ -2,6 +2,7 @@
 
 #include <doctest/doctest.h>
 
+#include "core/base/coding.h"
 #include "core/base/mem_fs.h"
 #include "slot/slot_test_util.h"
 
@@ -166,6 +167,31 @@ TEST_CASE("dictionaries: a missing dictionary or a damaged value is Corruption")
   Status st = d->Decompress(stored, &back);
   CHECK(st.IsCorruption());
   CHECK(st.ToString().find("dictionary 1") != std::string::npos);
+}
+
+// Found by test/fuzz/dict_frame_fuzz: a damaged size made Decompress allocate and zero up to
+// 4 GiB before zstd looked at the frame.
+TEST_CASE("dictionaries: a size the frame cannot produce is Corruption, nothing allocated") {
+  MemFs fs;
+  auto d = Dictionaries::Open(Small(&fs)).value();
+  std::string stored;
+  REQUIRE(d->Compress("user:1", std::string(300, 'a') + UserValue(1), &stored));
+  std::string_view frame = stored;
+  uint32_t id = 0;
+  uint64_t size = 0;
+  REQUIRE((GetVarint32(&frame, &id) && GetVarint64(&frame, &size) && id == 0));
+  std::string lying;
+  PutVarint32(&lying, 0);
+  PutVarint64(&lying, 1 << 30);  // 1 GiB from a frame of a few dozen bytes
+  lying += frame;
+  std::string back;
+  CHECK(d->Decompress(lying, &back).IsCorruption());
+  CHECK(back.capacity() < (1 << 20));
+  // zstd's best ratio (one repeated byte, RLE blocks) still fits the bound.
+  const std::string same(1 << 20, 'a');
+  REQUIRE(d->Compress("user:2", same, &stored));
+  REQUIRE(d->Decompress(stored, &back).ok());
+  CHECK(back == same);
 }
 
 TEST_CASE("dictionaries: a damaged dictionary file stops the open") {

@@ -34,7 +34,13 @@
 //
 // Decoding order matters for what a torn tail looks like: a short input or a length running
 // past the input is kIncomplete before anything else is checked, so a record cut anywhere reads
-// as incomplete, never as corrupt.
+// as incomplete, never as corrupt. It matters for cost too: the body's layout is checked before
+// its checksum, because replay's search past a damaged record (log_replay.cc, NextWholeRecord)
+// tries a record at every offset of a torn tail. With the checksum first, every offset whose
+// length fit the rest of the file cost a hash of that length: cubic in the tail's size, 6.8 s
+// to cut a 16 MB value torn in half (minutes at 64 MB, days at 512 MB). With the layout first,
+// all but a rare offset cost a few reads (a value crafted to hold records' layouts at many
+// offsets still costs their hashes).
 #include "wal/record.h"
 
 #include <algorithm>
@@ -48,10 +54,13 @@ namespace {
 // kind + seq: the smallest body.
 constexpr size_t kMinBody = 1 + 8;
 
-bool ParseBody(std::string_view body, Record* record) {
+// Checks the layout of body and fills *record but for its key and value, which it leaves as
+// views into body. Reads a few bytes, never all of a key or value.
+bool ParseBody(std::string_view body, Record* record, std::string_view* key,
+               std::string_view* value) {
   if (body.size() < kMinBody) return false;
   const uint8_t kind = static_cast<uint8_t>(body[0]) & ~kMoreBit;
-  Record r;
+  Record& r = *record;
   r.more = (static_cast<uint8_t>(body[0]) & kMoreBit) != 0;
   body.remove_prefix(1);
   if (!GetFixed64(&body, &r.seq)) return false;
@@ -62,23 +71,17 @@ bool ParseBody(std::string_view body, Record* record) {
       r.type_tag = static_cast<uint8_t>(body[0]);
       body.remove_prefix(1);
       uint64_t expire = 0;
-      std::string_view key, value;
-      if (!GetFixed64(&body, &expire) || !GetLengthPrefixed(&body, &key) ||
-          !GetLengthPrefixed(&body, &value)) {
+      if (!GetFixed64(&body, &expire) || !GetLengthPrefixed(&body, key) ||
+          !GetLengthPrefixed(&body, value)) {
         return false;
       }
       r.expire_at_ms = static_cast<int64_t>(expire);
-      r.key.assign(key);
-      r.value.assign(value);
       break;
     }
-    case static_cast<uint8_t>(RecordKind::kDelete): {
+    case static_cast<uint8_t>(RecordKind::kDelete):
       r.kind = RecordKind::kDelete;
-      std::string_view key;
-      if (!GetLengthPrefixed(&body, &key)) return false;
-      r.key.assign(key);
+      if (!GetLengthPrefixed(&body, key)) return false;
       break;
-    }
     case static_cast<uint8_t>(RecordKind::kGroupFlushed):
     case static_cast<uint8_t>(RecordKind::kGroupFlushing):
       r.kind = static_cast<RecordKind>(kind);
@@ -87,9 +90,7 @@ bool ParseBody(std::string_view body, Record* record) {
     default:
       return false;
   }
-  if (!body.empty()) return false;  // trailing bytes inside the body
-  *record = std::move(r);
-  return true;
+  return body.empty();  // no trailing bytes inside the body
 }
 
 }  // namespace
@@ -137,11 +138,19 @@ DecodeResult DecodeRecord(std::string_view in, Record* record, size_t* consumed)
   const uint32_t length = DecodeFixed32(in.data() + 4);
   if (length > in.size() - kRecordHeaderSize) return DecodeResult::kIncomplete;
   if (length > kMaxRecordBody) return DecodeResult::kCorrupt;
+  // The layout first: it costs a few reads where the checksum reads every byte.
+  Record r;
+  std::string_view key, value;
+  if (!ParseBody(in.substr(kRecordHeaderSize, length), &r, &key, &value)) {
+    return DecodeResult::kCorrupt;
+  }
   const uint32_t crc = DecodeFixed32(in.data());
   if (crc != Checksum(in.substr(4, 4 + static_cast<size_t>(length)))) {
     return DecodeResult::kCorrupt;
   }
-  if (!ParseBody(in.substr(kRecordHeaderSize, length), record)) return DecodeResult::kCorrupt;
+  r.key.assign(key);
+  r.value.assign(value);
+  *record = std::move(r);
   *consumed = kRecordHeaderSize + length;
   return DecodeResult::kOk;
 }

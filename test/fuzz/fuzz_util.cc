@@ -1,0 +1,86 @@
+#include "test/fuzz/fuzz_util.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+
+#include "chunk/record.h"
+#include "core/base/coding.h"
+#include "core/base/hash.h"
+
+namespace slotkv::fuzz {
+
+void Fail(const char* file, int line, const char* condition, std::string_view detail) {
+  std::fprintf(stderr, "%s:%d: fuzz check failed: %s", file, line, condition);
+  if (!detail.empty())
+    std::fprintf(stderr, " (%.*s)", static_cast<int>(detail.size()), detail.data());
+  std::fprintf(stderr, "\n");
+  std::abort();
+}
+
+std::vector<std::string> SplitWalFiles(std::string_view files) {
+  std::vector<std::string> out;
+  while (out.size() + 1 < kMaxWalFiles) {
+    const size_t sep = files.find(kWalFileSeparator);
+    if (sep == std::string_view::npos) break;
+    out.emplace_back(files.substr(0, sep));
+    files.remove_prefix(sep + kWalFileSeparator.size());
+  }
+  out.emplace_back(files);
+  return out;
+}
+
+std::string JoinWalFiles(uint8_t flags, const std::vector<std::string>& files) {
+  std::string out(1, static_cast<char>(flags));
+  for (size_t i = 0; i < files.size(); ++i) {
+    if (i > 0) out += kWalFileSeparator;
+    out += files[i];
+  }
+  return out;
+}
+
+void RepairWalChecksums(std::string* file) {
+  constexpr size_t kHeader = 8;
+  size_t off = 0;
+  while (off + kHeader <= file->size()) {
+    const std::string_view header(file->data() + off, kHeader);
+    // Zero fill stays zero fill: replay treats it apart from records.
+    if (chunk::IsAllZero(header)) break;
+    const uint32_t length = DecodeFixed32(header.data() + 4);
+    if (length > file->size() - off - kHeader) break;
+    EncodeFixed32(file->data() + off,
+                  Checksum(std::string_view(*file).substr(off + 4, 4 + size_t{length})));
+    off += kHeader + length;
+  }
+}
+
+void RepairChunkChecksums(std::string* region) {
+  size_t pos = 0;
+  while (pos < region->size()) {
+    std::string_view rest = std::string_view(*region).substr(pos);
+    if (chunk::IsAllZero(rest) || rest.size() < 4) break;
+    std::string_view body = rest.substr(4);
+    uint64_t hash = 0;
+    std::string_view value;
+    if (!GetFixed64(&body, &hash) || !GetLengthPrefixed(&body, &value)) break;
+    const size_t len = rest.size() - body.size();
+    EncodeFixed32(region->data() + pos, Checksum(rest.substr(4, len - 4)));
+    pos += len;
+  }
+}
+
+void RepairSegmentChecksums(std::string* meta) {
+  constexpr size_t kEntry = 32;
+  for (size_t off = 0; off + kEntry <= meta->size(); off += kEntry) {
+    const std::string_view entry(meta->data() + off, kEntry);
+    if (chunk::IsAllZero(entry)) continue;
+    EncodeFixed32(meta->data() + off, Checksum(entry.substr(4)));
+  }
+}
+
+void RepairPageChecksum(std::string* page) {
+  if (page->size() < 4 || chunk::IsAllZero(*page)) return;
+  EncodeFixed32(page->data(), Checksum(std::string_view(*page).substr(4)));
+}
+
+}  // namespace slotkv::fuzz
