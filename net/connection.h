@@ -160,6 +160,13 @@ class Connection : public std::enable_shared_from_this<Connection> {
   std::vector<ParkedRead> parked_;
   std::vector<BlockedRead> to_fetch_;  // regions the parked commands missed, not yet fetched
   bool fetching_ = false;
+  // The fetch of the parked reads completed and some still wait to run (RunParked stopped
+  // at the output budget).
+  bool fetched_ = false;
+  // Runs the parked reads in order once fetched, while the replies they make and the client's
+  // sendable output stay under the pause size (at least one runs); the rest run from Process
+  // once the client took its replies.
+  void RunParked();
   bool held_ = false;
   const command::CommandSpec* held_spec_ = nullptr;  // the held request's row
   int self_batches_ = 0;  // batches posted to this worker's own slots, not yet answered
