@@ -472,6 +472,7 @@ Status Slot::Recover() {
   ++f.counters.recoveries;
   if (s.cache_budget > 0) fresh->SetCacheBudget(s.cache_budget);
   impl_ = std::move(fresh->impl_);
+  if (impl_->options.on_failure) impl_->options.on_failure(Status::OK());
   return Status::OK();
 }
 

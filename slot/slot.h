@@ -72,6 +72,9 @@ struct SlotOptions {
   size_t value_cache_bytes = 8 << 20;
   size_t page_cache_bytes = 8 << 20;
   size_t chunk_cache_bytes = 4 << 20;
+  // Told the failure when the slot fails (Slot::failure) and OK when it recovers, on the
+  // owner: the keyspace refuses writes to a failed slot before they run. Empty: nobody.
+  std::function<void(const Status&)> on_failure;
 };
 
 // Metadata of a live key, known without reading its value.

@@ -137,7 +137,10 @@ struct Slot::Impl {
   Status Fail(Status st) {
     if (st.ok() || st.IsBusy() || st.IsUnavailable()) return st;
     ++counters.write_failures;
-    if (failure.ok()) failure = st;
+    if (failure.ok()) {
+      failure = st;
+      if (options.on_failure) options.on_failure(failure);
+    }
     return st;
   }
   // Hands out the next sequence number, recording a new limit on disk when needed.

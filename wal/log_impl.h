@@ -120,8 +120,9 @@ struct Log::Impl {
     rw.offset = Current().size;
     rw.settled = false;
     Current().size += rw.bytes->size();
-    Current().file->RingWrite(*ring, rw.offset, rw.bytes,
-                              [rw = ring_write, ring](int error) { OnRingWritten(rw, ring, error); });
+    Current().file->RingWrite(
+        *ring, rw.offset, rw.bytes,
+        [rw = ring_write, ring](int error) { OnRingWritten(rw, ring, error); });
   }
 
   // A ring write completed: its waiters learn the outcome, and those of the next one get it

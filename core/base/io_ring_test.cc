@@ -169,7 +169,7 @@ struct RingOnFile {
   ~RingOnFile() { close(fd); }
 };
 
-TEST_CASE_FIXTURE(RingOnFile, "JoinAnswers answers once, after the last part, with the first error") {
+TEST_CASE_FIXTURE(RingOnFile, "JoinAnswers answers once, after the last part, the first error") {
   std::vector<int> answers;
   auto parts = JoinAnswers(3, [&](int error) { answers.push_back(error); });
   for (auto& part : parts) ring->Sync(fd, part);  // one queued: the ring has 2 entries

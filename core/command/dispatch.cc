@@ -83,6 +83,17 @@ Admission Admit(ServerState& server, ClientState& client, std::vector<std::strin
                       "allowed in this context",
                   args);
   }
+  // As Redis's MISCONF check: a write to a slot that refuses writes after an I/O failure is
+  // refused before it runs (also in MULTI: EXEC then aborts), so no multi-key write is applied
+  // in part to its healthy slots.
+  if ((spec->flags & kWrite) && server.keyspace->AnyRefusal()) {
+    for (size_t k : CommandTable::Keys(*spec, args)) {
+      const uint32_t s = server.keyspace->SlotOfKey(args[k]);
+      if (std::optional<std::string> why = server.keyspace->Refusal(s, client.db)) {
+        return Refuse(server, client, spec, std::string(kErrWriteFailed) + *why, args);
+      }
+    }
+  }
   Admission a;
   a.spec = spec;
   a.full_name = CommandTable::FullName(*spec, args);

@@ -49,7 +49,9 @@ Keyspace::Keyspace(const KeyspaceOptions& options)
       fsync_(static_cast<int>(options.slot.fsync)),
       cache_budget_(options.cache_budget),
       locks_(options.slots, options.workers),
-      watched_(options.slots) {}
+      watched_(options.slots),
+      refusing_(new std::atomic<bool>[entries_.size()]()),
+      refusal_text_(entries_.size()) {}
 
 Keyspace::~Keyspace() = default;
 
@@ -115,10 +117,26 @@ Result<std::unique_ptr<slot::Slot>> Keyspace::OpenSlot(uint32_t s, uint32_t db) 
   so.clock = clock_;
   so.fsync = fsync();
   so.dictionaries = dictionaries_.get();
+  const size_t index = s * options_.databases + db;
+  so.on_failure = [this, index](const Status& failure) { SetRefusal(index, failure); };
   SLOTKV_ASSIGN_OR_RETURN(std::unique_ptr<slot::Slot> slot, slot::Slot::Open(so));
   open_slots_.fetch_add(1);
   AdoptCache(slot.get());
   return slot;
+}
+
+void Keyspace::SetRefusal(size_t index, const Status& failure) {
+  std::lock_guard lock(refusal_mu_);
+  const bool refusing = !failure.ok();
+  refusal_text_[index] = refusing ? failure.ToString() : std::string();
+  if (refusing_[index].exchange(refusing) != refusing) refusing_count_ += refusing ? 1 : -1;
+}
+
+std::optional<std::string> Keyspace::Refusal(uint32_t s, uint32_t db) const {
+  const size_t index = s * options_.databases + db;
+  if (!refusing_[index].load(std::memory_order_acquire)) return std::nullopt;
+  std::lock_guard lock(refusal_mu_);
+  return refusal_text_[index];
 }
 
 Result<slot::Slot*> Keyspace::Get(uint32_t s, uint32_t db, bool create) {
@@ -144,6 +162,7 @@ Status Keyspace::Drop(uint32_t s, uint32_t db) {
   Entry& e = entries_[s * options_.databases + db];
   if (!e.slot) return Status::OK();
   e.slot.reset();
+  SetRefusal(s * options_.databases + db, Status::OK());  // a new slot starts healthy
   open_slots_.fetch_sub(1);
   if (options_.memory) {
     e.mem_fs.reset();

@@ -18,6 +18,7 @@
 #include <atomic>
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -131,7 +132,16 @@ class Keyspace {
   txn::WatchedKeys& watched() { return watched_; }
   int workers() const { return options_.workers; }
 
+  // The failure of database db of slot s while it refuses writes after an I/O failure
+  // (slot::Slot::failure), for refusing a write before it runs (dispatch's Admit); nullopt
+  // while it takes writes. Any thread.
+  std::optional<std::string> Refusal(uint32_t s, uint32_t db) const;
+  // Whether any database slot refuses writes now. Any thread.
+  bool AnyRefusal() const { return refusing_count_.load(std::memory_order_relaxed) > 0; }
+
  private:
+  // SlotOptions::on_failure of entry index.
+  void SetRefusal(size_t index, const Status& failure);
   explicit Keyspace(const KeyspaceOptions& options);
   std::string DbDir(uint32_t s, uint32_t db) const;
   Result<std::unique_ptr<slot::Slot>> OpenSlot(uint32_t s, uint32_t db);
@@ -153,13 +163,17 @@ class Keyspace {
   std::atomic<uint64_t> open_slots_{0};  // database slots open now
   txn::SlotLocks locks_;
   txn::WatchedKeys watched_;
+  std::unique_ptr<std::atomic<bool>[]> refusing_;  // [s * databases + db]
+  std::atomic<int> refusing_count_{0};
+  mutable std::mutex refusal_mu_;
+  std::vector<std::string> refusal_text_;  // [s * databases + db], under refusal_mu_
 };
 
 // The keys of one database in one slot, as a command sees them. Writes go to the slot's WAL
-// buffer and the slot joins `dirty` (and the command's WriteTrace, when given); the worker commits its dirty slots before any reply of the
-// batch leaves (group commit). A write while a transaction holds the slot (txn::Holder) holds
-// the engine slot's unit open for the holder, which commits it when it ends; every write marks
-// the key's WATCHers dirty.
+// buffer and the slot joins `dirty` (and the command's WriteTrace, when given); the worker
+// commits its dirty slots before any reply of the batch leaves (group commit). A write while a
+// transaction holds the slot (txn::Holder) holds the engine slot's unit open for the holder,
+// which commits it when it ends; every write marks the key's WATCHers dirty.
 // Thread rule: used on the slot's owner only, for the duration of one command step.
 class Store {
  public:

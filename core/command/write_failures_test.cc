@@ -63,13 +63,26 @@ TEST_CASE("a failing slot refuses its writes with MISCONF; the worker's other sl
   CHECK(f.Run({"SET", good, "2"}) == "+OK\r\n");
   CHECK(f.Run({"SET", bad2, "x"}).rfind("-MISCONF Errors writing to disk: ", 0) == 0);
   CHECK(f.Run({"INCR", good}) == ":3\r\n");
-  // A multi-key write that reaches the failed slot fails; reads of it go on.
-  CHECK(f.Run({"MSET", good, "4", bad2, "4"}).rfind("-MISCONF ", 0) == 0);
+  // A multi-key write that reaches the failed slot is refused before it runs: nothing of it
+  // is applied to the healthy slot. In MULTI too (EXEC aborts). Reads go on.
+  CHECK(f.Run({"MSET", good, "4", bad2, "4"}).rfind("-MISCONF Errors writing to disk: IO", 0) ==
+        0);
+  CHECK(f.Run({"GET", good}) == "$1\r\n3\r\n");
+  CHECK(f.Run({"MULTI"}) == "+OK\r\n");
+  CHECK(f.Run({"SET", good, "5"}) == "+QUEUED\r\n");
+  CHECK(f.Run({"SET", bad2, "5"}).rfind("-MISCONF ", 0) == 0);
+  CHECK(f.Run({"EXEC"}).rfind("-EXECABORT ", 0) == 0);
+  CHECK(f.Run({"GET", good}) == "$1\r\n3\r\n");
   CHECK(f.Run({"GET", bad2}) == "$-1\r\n");
   const std::string got = f.Run({"GET", bad});
   CHECK((got == "$1\r\n1\r\n" || got == "$1\r\n2\r\n"));
   CHECK(f.Run({"DEL", good}) == ":1\r\n");
   CHECK(f.Run({"EXISTS", good}) == ":0\r\n");
+  // FLUSHALL drops the failed slot's files: its new slot takes writes.
+  fs.Clear();
+  CHECK(f.Run({"FLUSHALL"}) == "+OK\r\n");
+  CHECK(f.Run({"SET", bad2, "6"}) == "+OK\r\n");
+  CHECK(f.Run({"MSET", good, "6", bad2, "7"}) == "+OK\r\n");
 }
 
 }  // namespace
