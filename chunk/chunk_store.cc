@@ -528,17 +528,8 @@ Status ChunkStore::ReadSegment(uint32_t segment, std::vector<ChunkRecord>* recor
     SLOTKV_RETURN_IF_ERROR(m.ReadAt(uint64_t{head} * m.segment_bytes,
                                     fill > 0 ? fill : m.RunBytes(length), &region));
   }
-  size_t pos = 0;
-  while (pos < region.size()) {
-    const std::string_view rest = std::string_view(region).substr(pos);
-    if (IsAllZero(rest.substr(0, kMinRecordBytes)) && IsAllZero(rest)) break;
-    RecordView rec;
-    size_t len = 0;
-    Status s = DecodeRecord(rest, &rec, &len);
-    if (!s.ok()) {
-      return Status::Corruption(std::string(s.message()) + " in run of segment " +
-                                std::to_string(head) + " at byte " + std::to_string(pos));
-    }
+  size_t at = 0;
+  Status s = ForEachRecord(region, &at, [&](const RecordView& rec, size_t pos, size_t len) {
     records->push_back(
         ChunkRecord{.key_hash = rec.key_hash,
                     .value = std::string(rec.value),
@@ -546,7 +537,10 @@ Status ChunkStore::ReadSegment(uint32_t segment, std::vector<ChunkRecord>* recor
                                     .segment = head + static_cast<uint32_t>(pos / m.segment_bytes),
                                     .offset = static_cast<uint32_t>(pos % m.segment_bytes),
                                     .length = static_cast<uint32_t>(len)}});
-    pos += len;
+  });
+  if (!s.ok()) {
+    return Status::Corruption(std::string(s.message()) + " in run of segment " +
+                              std::to_string(head) + " at byte " + std::to_string(at));
   }
   return Status::OK();
 }

@@ -63,4 +63,22 @@ bool IsAllZero(std::string_view data) {
   return std::all_of(data.begin(), data.end(), [](char c) { return c == '\0'; });
 }
 
+Status ForEachRecord(std::string_view run, size_t* at,
+                     const std::function<void(const RecordView&, size_t, size_t)>& fn) {
+  size_t pos = 0;
+  while (pos < run.size()) {
+    const std::string_view rest = run.substr(pos);
+    if (IsAllZero(rest.substr(0, kMinRecordBytes)) && IsAllZero(rest)) break;
+    RecordView rec;
+    size_t len = 0;
+    if (Status s = DecodeRecord(rest, &rec, &len); !s.ok()) {
+      *at = pos;
+      return s;
+    }
+    fn(rec, pos, len);
+    pos += len;
+  }
+  return Status::OK();
+}
+
 }  // namespace slotkv::chunk

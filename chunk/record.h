@@ -4,6 +4,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <string_view>
 
@@ -34,5 +35,11 @@ Status DecodeRecord(std::string_view in, RecordView* record, size_t* length);
 
 // True when every byte of data is zero (an empty view counts): how a segment's records end.
 bool IsAllZero(std::string_view data);
+
+// Calls fn(record, offset, length) for each record of a run's bytes in order, up to the zeros
+// an unfinished run ends with. A record that does not decode ends the walk with DecodeRecord's
+// Corruption, and *at set to its offset.
+Status ForEachRecord(std::string_view run, size_t* at,
+                     const std::function<void(const RecordView&, size_t, size_t)>& fn);
 
 }  // namespace slotkv::chunk
