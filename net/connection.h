@@ -13,10 +13,11 @@
 // memory (after three misses it waits for the disk). Later reads keep running meanwhile, and
 // their misses join the same fetch (a pipeline of cold GETs is one batch of reads); any other
 // request is held until the parked reads are done, so it cannot change what they return.
-// Owners do the same for posted batches: a batch whose read waits stops there (the reads after
-// it still try), and later batches of the same client queue behind it (Worker::remote_queues). Writes are committed by
-// the worker that made them before their replies are released: the worker commits once per
-// turn of its event loop for every connection (Worker::AfterCommit).
+// Owners do the same for posted batches (net/remote_batch.h): a batch whose read waits stops
+// there (the reads after it still try), and later batches of the same client queue behind it
+// (Worker::remote_queues). Writes are committed by the worker that made them before their
+// replies are released: the worker commits once per turn of its event loop for every
+// connection (Worker::AfterCommit).
 //
 // Backpressure: a client with more than 1 MiB of unsent replies or 10k unfinished requests (or
 // 1 MiB of requests held back behind a running coroutine command) is not read until it

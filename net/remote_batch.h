@@ -1,0 +1,79 @@
+// Requests of one connection run on another worker: the connection (net/connection.cc) puts
+// the requests for one owner's slots into a RemoteBatch and posts it there (RunBatch); the owner
+// runs each client's batches in order (reads that miss the page cache wait for a fetch, items
+// whose slot a transaction holds wait for their turn) and sends the replies home, writes after
+// their group commit. A batch holding more than kPauseOutputBytes of replies sends them home as
+// a part and runs the rest only once the client has taken them (ResumeBatch), so a client that
+// pipelines big reads to another worker's keys and reads nothing holds about one reply there.
+//
+// Thread rule: a batch is filled and answered on its home worker, run on its owner; the two never
+// touch it at once (each hands it over with a post).
+#pragma once
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/base/no_wait_reads.h"
+#include "core/command/command_table.h"
+#include "core/command/context.h"
+
+namespace slotkv::net {
+
+class Connection;
+class Server;
+
+// Unsent reply bytes at which a connection stops reading its client, and the replies a batch
+// may hold on its owner before they go home as a part.
+inline constexpr size_t kPauseOutputBytes = 1 << 20;
+
+// One request posted to its slot's owner, with its reply on the way back.
+struct RemoteItem {
+  const command::CommandSpec* spec;
+  std::vector<std::string> args;
+  uint32_t slot;
+  uint64_t seq;
+  std::string reply;
+  command::WriteTrace trace;  // what it wrote: its reply waits for their commit
+  bool done = false;  // run (reply set)
+  int tries = 0;      // no-wait runs that missed
+};
+
+// Requests of one connection for one owner, run there in order and committed once.
+struct RemoteBatch {
+  std::shared_ptr<Connection> conn;
+  int home = 0;
+  int owner = 0;
+  uint32_t db = 0;
+  int protocol = 2;
+  std::string client_name;  // for SLOWLOG entries
+  std::vector<RemoteItem> items;
+  // Parts (SendPart): the items before `sent` went home; `unsent_bytes` are the replies of
+  // those run since. Owner's.
+  size_t sent = 0;
+  size_t unsent_bytes = 0;
+  // The connection closed while a part was on its way: what was not run is dropped.
+  std::atomic<bool> abandoned{false};
+};
+
+// Whether spec may run with no-wait reads and wait for a fetch (it changes no data).
+bool Parkable(const command::CommandSpec& spec);
+
+// Runs a parkable command: with no-wait reads while *tries < kNoWaitTries (a miss counts a try,
+// adds its regions to *blocked and returns false), then waiting for the disk.
+bool RunRead(command::ServerState& state, const command::CommandSpec& spec,
+             std::vector<std::string>& args, uint32_t slot, uint32_t db, int protocol,
+             const std::string& addr, const std::string& name, int* tries, std::string* reply,
+             std::vector<BlockedRead>* blocked);
+
+// Runs a batch on its owner, behind the batches of the same client still waiting there.
+// REQUIRES: on batch->owner.
+void RunBatch(Server* server, const std::shared_ptr<RemoteBatch>& batch);
+
+// The client took a part of batch: the rest runs on (posted to the batch's owner).
+void ResumeBatch(Server* server, const std::shared_ptr<RemoteBatch>& batch);
+
+}  // namespace slotkv::net
