@@ -47,7 +47,7 @@ class AdminBackend {
   virtual std::string Save() = 0;
   virtual std::string requirepass() const = 0;
   virtual bool metrics_auth() const = 0;
-  // Engine slots refusing writes after an I/O failure (ServerState::failed_slots).
+  // Engine slots refusing writes after an I/O failure (Keyspace::refusals).
   virtual int64_t failed_slots() const = 0;
 };
 

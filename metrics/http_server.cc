@@ -77,7 +77,7 @@ class ServerBackend : public AdminBackend {
   std::string Save() override { return ErrorText(RunAdminCommand(state_, {"SAVE"})); }
   std::string requirepass() const override { return state_.config->Get("requirepass"); }
   bool metrics_auth() const override { return state_.config->GetBool("metrics-auth"); }
-  int64_t failed_slots() const override { return state_.failed_slots.load(); }
+  int64_t failed_slots() const override { return state_.keyspace->refusals(); }
 
  private:
   command::ServerState& state_;

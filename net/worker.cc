@@ -201,18 +201,17 @@ void Worker::CancelTimer(uint64_t id) {
 }
 
 // Commit makes everysec's fsync happen even when no request arrives. A failed slot is tried
-// again instead (TryRecover).
+// again instead.
 void Worker::CommitOwned() {
   command::ServerState& state = server_->state();
   command::Keyspace& ks = *state.keyspace;
-  std::unordered_set<const slot::Slot*> failed;
   for (uint32_t s = static_cast<uint32_t>(index_); s < ks.slots();
        s += static_cast<uint32_t>(server_->workers())) {
     for (uint32_t db = 0; db < ks.databases(); ++db) {
       Result<slot::Slot*> slot = ks.Get(s, db, false);
       if (!slot.ok() || *slot == nullptr) continue;
       if (!(*slot)->failure().ok()) {
-        if (!TryRecover(*slot, s, db)) failed.insert(*slot);
+        TryRecover(*slot);
         continue;
       }
       ks.AdoptCache(*slot);
@@ -221,23 +220,14 @@ void Worker::CommitOwned() {
       if (!st.ok()) state.write_failures.Record(*slot, st);
     }
   }
-  state.failed_slots += static_cast<int64_t>(failed.size()) -
-                        static_cast<int64_t>(failed_slots_.size());
-  failed_slots_ = std::move(failed);
 }
 
-bool Worker::TryRecover(slot::Slot* slot, uint32_t s, uint32_t db) {
+void Worker::TryRecover(slot::Slot* slot) {
   const Status failure = slot->failure();
-  if (!failed_slots_.contains(slot)) {
-    std::fprintf(stderr, "slot %u db %u: writes refused until the disk recovers: %s\n", s, db,
-                 failure.ToString().c_str());
-  }
-  if (!slot->Recover().ok()) return false;  // the fault lasts (or I/O is in flight)
+  if (!slot->Recover().ok()) return;  // the fault lasts (or I/O is in flight): next second
   // What the slot took and did not acknowledge went with its old state: each writer still
   // waiting learns it from this record (before it runs), whichever commit it waits for.
   server_->state().write_failures.Record(slot, failure);
-  std::fprintf(stderr, "slot %u db %u: recovered (reopened), writes taken again\n", s, db);
-  return true;
 }
 
 }  // namespace slotkv::net

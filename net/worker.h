@@ -16,7 +16,6 @@
 #include <memory>
 #include <thread>
 #include <unordered_map>
-#include <unordered_set>
 #include <vector>
 
 #include "core/base/io_ring.h"
@@ -85,9 +84,8 @@ class Worker {
   void ScheduleCommit();
   void ExpireStep();
   void CommitOwned();
-  // Reopens a failed slot (slot::Slot::Recover); whether it did. Says when a slot is first
-  // seen failed and when it recovers.
-  bool TryRecover(slot::Slot* slot, uint32_t s, uint32_t db);
+  // Reopens a failed slot (slot::Slot::Recover) when the fault is gone.
+  void TryRecover(slot::Slot* slot);
   void CloseIdleClients();
   void CommitNow();
   struct CommitRound;
@@ -111,8 +109,6 @@ class Worker {
   uint64_t next_timer_id_ = 0;
   std::unordered_map<uint64_t, std::deque<std::shared_ptr<RemoteBatch>>> remote_queues_;
   std::unique_ptr<IoRing> ring_;
-  // The slots CommitOwned found failed last time (ServerState::failed_slots counts them).
-  std::unordered_set<const slot::Slot*> failed_slots_;
   // A duplicate of the ring's eventfd, watched by the loop (asio closes its own descriptor).
   std::unique_ptr<boost::asio::posix::stream_descriptor> ring_event_;
 };

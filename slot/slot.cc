@@ -460,6 +460,9 @@ Status Slot::failure() const {
 Status Slot::Recover() {
   Impl& s = *impl_;
   if (failure().ok()) return Status::OK();
+  // A failure met in an io_uring completion becomes the slot's (on_failure is told) even when
+  // no write came since.
+  s.Refusal().PermitUnchecked();
   if (s.held) return Status::Busy("slot: a unit is held open");
   if (!s.log->idle() || s.publishing) return Status::Busy("slot: io_uring I/O in flight");
   if (!s.options.memory) SLOTKV_RETURN_IF_ERROR(ProbeWritable(s.options.fs, s.options.dir));

@@ -192,9 +192,6 @@ struct ServerState {
 
   // Failed commits, so each waiter learns its own slots' outcome (write_failures.h).
   WriteFailures write_failures;
-  // Engine slots refusing writes after an I/O failure, as the workers' once-a-second check
-  // finds them (INFO persistence, /health).
-  std::atomic<int64_t> failed_slots{0};
   // Commits the calling worker's dirty slots and empties the list. A failure is recorded in
   // write_failures (the slot refuses writes from now on, until it recovers); the first one is
   // returned.

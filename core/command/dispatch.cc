@@ -86,7 +86,7 @@ Admission Admit(ServerState& server, ClientState& client, std::vector<std::strin
   // As Redis's MISCONF check: a write to a slot that refuses writes after an I/O failure is
   // refused before it runs (also in MULTI: EXEC then aborts), so no multi-key write is applied
   // in part to its healthy slots.
-  if ((spec->flags & kWrite) && server.keyspace->AnyRefusal()) {
+  if ((spec->flags & kWrite) && server.keyspace->refusals() > 0) {
     for (size_t k : CommandTable::Keys(*spec, args)) {
       const uint32_t s = server.keyspace->SlotOfKey(args[k]);
       if (std::optional<std::string> why = server.keyspace->Refusal(s, client.db)) {

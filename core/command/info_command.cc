@@ -273,7 +273,7 @@ void PersistenceSection(const ServerState& state, const EngineTotals& engine, st
   Field(out, "aof_rewrite_in_progress", 0);
   Field(out, "aof_rewrite_scheduled", 0);
   // As Redis after a failed AOF write: writes get MISCONF while a slot is failed.
-  const int64_t failed = state.failed_slots.load();
+  const int64_t failed = state.keyspace->refusals();
   Field(out, "aof_last_write_status", failed == 0 ? "ok" : "err");
   Field(out, "slotkv_failed_slots", failed);
   Field(out, "slotkv_write_failures", state.write_failures.count());

@@ -129,7 +129,16 @@ void Keyspace::SetRefusal(size_t index, const Status& failure) {
   std::lock_guard lock(refusal_mu_);
   const bool refusing = !failure.ok();
   refusal_text_[index] = refusing ? failure.ToString() : std::string();
-  if (refusing_[index].exchange(refusing) != refusing) refusing_count_ += refusing ? 1 : -1;
+  if (refusing_[index].exchange(refusing) == refusing) return;
+  refusing_count_ += refusing ? 1 : -1;
+  const auto s = static_cast<unsigned>(index / options_.databases);
+  const auto db = static_cast<unsigned>(index % options_.databases);
+  if (refusing) {
+    std::fprintf(stderr, "slot %u db %u: writes refused until the disk recovers: %s\n", s, db,
+                 refusal_text_[index].c_str());
+  } else {
+    std::fprintf(stderr, "slot %u db %u: takes writes again\n", s, db);
+  }
 }
 
 std::optional<std::string> Keyspace::Refusal(uint32_t s, uint32_t db) const {

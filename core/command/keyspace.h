@@ -136,11 +136,11 @@ class Keyspace {
   // (slot::Slot::failure), for refusing a write before it runs (dispatch's Admit); nullopt
   // while it takes writes. Any thread.
   std::optional<std::string> Refusal(uint32_t s, uint32_t db) const;
-  // Whether any database slot refuses writes now. Any thread.
-  bool AnyRefusal() const { return refusing_count_.load(std::memory_order_relaxed) > 0; }
+  // Database slots refusing writes now (INFO persistence, /health). Any thread.
+  int refusals() const { return refusing_count_.load(std::memory_order_relaxed); }
 
  private:
-  // SlotOptions::on_failure of entry index.
+  // SlotOptions::on_failure of entry index; logs each change.
   void SetRefusal(size_t index, const Status& failure);
   explicit Keyspace(const KeyspaceOptions& options);
   std::string DbDir(uint32_t s, uint32_t db) const;
