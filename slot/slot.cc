@@ -384,17 +384,21 @@ Status Slot::SetFsyncPolicy(wal::FsyncPolicy fsync) {
     s.options.fsync = fsync;
     return Status::OK();
   }
+  return s.Fail(s.ChangeFsync(fsync));
+}
+
+Status Slot::Impl::ChangeFsync(wal::FsyncPolicy fsync) {
   // Everything written so far becomes durable first, so no flush is left half under each rule.
-  SLOTKV_RETURN_IF_ERROR(s.Fail(s.chunks->SyncAll()));
-  SLOTKV_RETURN_IF_ERROR(s.Fail(s.buckets->SyncAll()));
-  SLOTKV_RETURN_IF_ERROR(s.Fail(s.CloseUnit()));
-  SLOTKV_RETURN_IF_ERROR(s.Fail(s.PublishMarks()));
-  s.log->EndUnit();
-  SLOTKV_RETURN_IF_ERROR(s.Fail(s.log->Sync()));
-  s.options.fsync = fsync;
-  s.log->set_fsync(fsync);
-  s.buckets->set_fsync(s.FsyncEachFlush());
-  s.chunks->set_fsync(s.FsyncEachFlush());
+  SLOTKV_RETURN_IF_ERROR(chunks->SyncAll());
+  SLOTKV_RETURN_IF_ERROR(buckets->SyncAll());
+  SLOTKV_RETURN_IF_ERROR(CloseUnit());
+  SLOTKV_RETURN_IF_ERROR(PublishMarks());
+  log->EndUnit();
+  SLOTKV_RETURN_IF_ERROR(log->Sync());
+  options.fsync = fsync;
+  log->set_fsync(fsync);
+  buckets->set_fsync(FsyncEachFlush());
+  chunks->set_fsync(FsyncEachFlush());
   return Status::OK();
 }
 
@@ -451,11 +455,7 @@ void Slot::SetCacheBudget(size_t bytes) {
 
 size_t Slot::cache_budget() const { return impl_->cache_budget; }
 
-Status Slot::failure() const {
-  const Impl& s = *impl_;
-  if (!s.failure.ok()) return s.failure;
-  return !s.log->failure().ok() ? s.log->failure() : s.publish_failure;
-}
+Status Slot::failure() const { return impl_->Failure(); }
 
 Status Slot::Recover() {
   Impl& s = *impl_;

@@ -126,12 +126,11 @@ struct Slot::Impl {
   // failure's), else OK. A failure the log or a publish met in an io_uring completion becomes
   // the slot's (and is counted) here.
   Status Refusal() {
-    if (failure.ok()) {
-      const Status& met = !log->failure().ok() ? log->failure() : publish_failure;
-      Fail(met).PermitUnchecked();  // it is the refusal below
-    }
+    if (failure.ok()) Fail(Failure()).PermitUnchecked();  // it is the refusal below
     return failure.ok() ? Status::OK() : Status::Unavailable(failure.ToString());
   }
+  // SetFsyncPolicy's work on a slot on disk.
+  Status ChangeFsync(wal::FsyncPolicy fsync);
   // Records st (unless OK, Busy or a refusal) as the slot's failure when it has none yet,
   // counting it; returns st.
   Status Fail(Status st) {
