@@ -7,11 +7,18 @@
 // The grouping decides which log records a GroupFlushed record covers, so it can never change
 // for an existing slot; the options' value is used only at creation.
 //
-// slot.seq, the sequence-number floor:
-//   seq_file := limit:fixed64 crc32:fixed32      crc32 = Checksum(limit bytes)
-// No sequence number above `limit` was handed out before the file was last written, so after a
-// restart numbering continues above max(limit, newest seq in the log) even when every log file
-// was removed. Rewritten (atomically) once per 2^20 sequence numbers.
+// slot.seq, the sequence-number limit and the stream floor (version 2):
+//   seq_file := limit:fixed64 floor:fixed64 crc32:fixed32   crc32 = Checksum(the 16 bytes)
+//   (version 1, still read: limit:fixed64 crc32:fixed32 = Checksum(limit bytes); floor = 0)
+// No sequence number above `limit` was handed out (by Put/Delete, or taken by Apply) before the
+// file was last written, so after a restart numbering continues above max(limit, newest seq in
+// the log) even when every log file was removed. `floor` is a stream_seq the slot is known to
+// have reached: the highest seq of a Put or Delete in the log files removed so far (written,
+// durably, before they are removed), or SlotOptions::seq_floor; at open stream_seq =
+// max(floor, seq of every Put and Delete replayed), never above the truth. Rewritten
+// (atomically) once per 2^20 sequence numbers and before log files are removed.
+// Example: limit 1048577, floor 5000 is 01 00 10 00 00 00 00 00, 88 13 00 00 00 00 00 00, then
+// the checksum of those 16 bytes (20 bytes in all).
 #include "slot/slot.h"
 
 #include <algorithm>
@@ -58,14 +65,25 @@ Result<uint32_t> LoadBucketsPerGroup(Fs* fs, const std::string& dir, uint32_t wa
   return DecodeFixed32(meta.data() + 8);
 }
 
-Result<uint64_t> ReadSeqLimit(Fs* fs, const std::string& path) {
-  if (!fs->Exists(path)) return uint64_t{0};
+struct SeqFile {
+  uint64_t limit = 0;
+  uint64_t floor = 0;
+};
+
+Result<SeqFile> ReadSeqFile(Fs* fs, const std::string& path) {
+  if (!fs->Exists(path)) return SeqFile{};
   SLOTKV_ASSIGN_OR_RETURN(std::string data, fs->ReadFile(path));
-  if (data.size() != 12 || Checksum(std::string_view(data.data(), 8)) !=
-                               DecodeFixed32(data.data() + 8)) {
+  if (data.size() != 12 && data.size() != 20) {
     return Status::Corruption(path + ": damaged sequence file");
   }
-  return DecodeFixed64(data.data());
+  const size_t body = data.size() - 4;
+  if (Checksum(std::string_view(data.data(), body)) != DecodeFixed32(data.data() + body)) {
+    return Status::Corruption(path + ": damaged sequence file");
+  }
+  SeqFile seq;
+  seq.limit = DecodeFixed64(data.data());
+  if (body == 16) seq.floor = DecodeFixed64(data.data() + 8);
+  return seq;
 }
 
 constexpr size_t kMaxCachedValue = 64 << 10;
@@ -92,6 +110,7 @@ Slot::~Slot() = default;
 
 Slot::Impl::~Impl() {
   if (publishing) publishing->slot = nullptr;  // its completions find the slot gone
+  if (tap) tap->slot = nullptr;
 }
 
 Result<std::unique_ptr<Slot>> Slot::Open(const SlotOptions& options) {
@@ -100,7 +119,9 @@ Result<std::unique_ptr<Slot>> Slot::Open(const SlotOptions& options) {
   impl->clock = options.clock ? options.clock : SystemClock();
   Fs* fs = options.fs;
   SLOTKV_RETURN_IF_ERROR(fs->CreateDirs(options.dir));
-  SLOTKV_ASSIGN_OR_RETURN(impl->seq_limit, ReadSeqLimit(fs, JoinPath(options.dir, kSeqFile)));
+  SLOTKV_ASSIGN_OR_RETURN(SeqFile seq_file, ReadSeqFile(fs, JoinPath(options.dir, kSeqFile)));
+  impl->seq_limit = seq_file.limit;
+  impl->seq_floor = seq_file.floor;
 
   const bool fsync = impl->FsyncEachFlush();
   SLOTKV_ASSIGN_OR_RETURN(
@@ -139,9 +160,12 @@ Result<std::unique_ptr<Slot>> Slot::Open(const SlotOptions& options) {
   log_options.ring_writes = options.wal_ring_writes;
   log_options.clock = impl->clock;
   Impl* state = impl.get();
-  // Per group, the seq of a flush that started (kGroupFlushing) and has no mark yet.
+  // Per group, the seq of a flush that started (kGroupFlushing) and has no mark yet, and where
+  // the group's latest kGroupFlushing record is (what a mark covers, see slot_flush.cc).
   std::vector<std::optional<uint64_t>> flushing(impl->groups.size());
-  auto replay = [state, &flushing](const wal::Record& record, const wal::LogPos& pos) -> Status {
+  std::vector<std::optional<wal::LogPos>> flushing_pos(impl->groups.size());
+  auto replay = [state, &flushing, &flushing_pos](const wal::Record& record,
+                                                  const wal::LogPos& pos) -> Status {
     state->last_seq = std::max(state->last_seq, record.seq);
     if (record.kind == wal::RecordKind::kGroupFlushed ||
         record.kind == wal::RecordKind::kGroupFlushing) {
@@ -152,17 +176,30 @@ Result<std::unique_ptr<Slot>> Slot::Open(const SlotOptions& options) {
       std::optional<uint64_t>& started = flushing[record.group];
       if (record.kind == wal::RecordKind::kGroupFlushing) {
         started = record.seq;
+        flushing_pos[record.group] = pos;
         return Status::OK();
       }
       if (started && record.seq >= *started) started.reset();
-      state->DropFlushed(record.group, record.seq);
+      // No kGroupFlushing before the mark: it is in a removed file, before every record here.
+      if (flushing_pos[record.group]) state->DropFlushed(record.group, *flushing_pos[record.group]);
       return Status::OK();
     }
     state->Track(record, pos, KeyHash(record.key));
     return Status::OK();
   };
   SLOTKV_ASSIGN_OR_RETURN(impl->log, wal::Log::Open(log_options, replay));
-  impl->last_seq = std::max(impl->last_seq, impl->seq_limit);
+  impl->last_seq = std::max({impl->last_seq, impl->seq_limit, options.seq_floor});
+  if (options.seq_floor > impl->seq_floor) {  // kept for the opens that do not pass it
+    impl->seq_floor = options.seq_floor;
+    impl->seq_limit = std::max(impl->seq_limit, options.seq_floor);
+    SLOTKV_RETURN_IF_ERROR(impl->WriteSeqFile());
+  }
+  impl->stream_seq = std::max(impl->stream_seq, impl->seq_floor);
+  if (options.on_commit) {
+    impl->tap = std::make_shared<Impl::CommitTap>();
+    impl->tap->slot = impl.get();
+    impl->tap->open_seq = impl->tap->closed_seq = impl->stream_seq;
+  }
   // A crash may have come between such a flush's page sync and its count write.
   for (uint32_t g = 0; g < flushing.size(); ++g) {
     if (!flushing[g]) continue;
@@ -174,15 +211,47 @@ Result<std::unique_ptr<Slot>> Slot::Open(const SlotOptions& options) {
 }
 
 Result<uint64_t> Slot::Impl::NextSeq() {
-  if (last_seq + 1 > seq_limit) {
-    uint64_t limit = last_seq + kSeqStep;
-    std::string data;
-    PutFixed64(&data, limit);
-    PutFixed32(&data, Checksum(data));
-    SLOTKV_RETURN_IF_ERROR(options.fs->WriteFileAtomic(JoinPath(options.dir, kSeqFile), data));
-    seq_limit = limit;
+  SLOTKV_RETURN_IF_ERROR(UseSeq(last_seq + 1));
+  return last_seq;
+}
+
+Status Slot::Impl::UseSeq(uint64_t seq) {
+  if (seq > seq_limit) {
+    const uint64_t before = seq_limit;
+    seq_limit = seq - 1 + kSeqStep;
+    Status st = WriteSeqFile();
+    if (!st.ok()) {
+      seq_limit = before;
+      return st;
+    }
   }
-  return ++last_seq;
+  last_seq = std::max(last_seq, seq);
+  return Status::OK();
+}
+
+Status Slot::Impl::WriteSeqFile() {
+  std::string data;
+  PutFixed64(&data, seq_limit);
+  PutFixed64(&data, seq_floor);
+  PutFixed32(&data, Checksum(data));
+  return options.fs->WriteFileAtomic(JoinPath(options.dir, kSeqFile), data);
+}
+
+Status Slot::Impl::RaiseFloorBefore(uint32_t file_no) {
+  uint64_t floor = seq_floor;
+  auto end = file_seqs.lower_bound(file_no);
+  for (auto it = file_seqs.begin(); it != end; ++it) floor = std::max(floor, it->second);
+  if (floor > seq_floor) {
+    const uint64_t before = seq_floor;
+    seq_floor = floor;
+    Status st = WriteSeqFile();
+    if (!st.ok()) {
+      seq_floor = before;
+      return st;
+    }
+  }
+  file_seqs.erase(file_seqs.begin(), end);
+  return Status::OK();
 }
 
 uint32_t Slot::Impl::Track(const wal::Record& record, const wal::LogPos& pos, uint64_t hash) {
@@ -206,15 +275,25 @@ uint32_t Slot::Impl::Track(const wal::Record& record, const wal::LogPos& pos, ui
   NoteTtl(group, entry);
   group.bytes += pos.size;
   group.oldest_file = std::min(group.oldest_file, pos.file_no);
+  stream_seq = std::max(stream_seq, record.seq);
+  uint64_t& file_seq = file_seqs[pos.file_no];
+  file_seq = std::max(file_seq, record.seq);
   return g;
 }
 
 Status Slot::Impl::LogWrite(wal::RecordKind kind, std::string_view key, uint64_t hash,
-                            std::string_view value, ValueType type, int64_t expire_at_ms) {
+                            std::string_view value, ValueType type, int64_t expire_at_ms,
+                            std::optional<uint64_t> applied_seq) {
   SLOTKV_RETURN_IF_ERROR(Refusal());
-  Result<uint64_t> next = NextSeq();
-  if (!next.ok()) return Fail(next.status());
-  const uint64_t seq = *next;
+  uint64_t seq = 0;
+  if (applied_seq) {
+    SLOTKV_RETURN_IF_ERROR(Fail(UseSeq(*applied_seq)));
+    seq = *applied_seq;
+  } else {
+    Result<uint64_t> next = NextSeq();
+    if (!next.ok()) return Fail(next.status());
+    seq = *next;
+  }
   wal::Record& record = scratch;
   record.kind = kind;
   record.seq = seq;
@@ -225,6 +304,8 @@ Status Slot::Impl::LogWrite(wal::RecordKind kind, std::string_view key, uint64_t
   log->BeginUnit();  // the writes up to the next commit are one unit
   SLOTKV_ASSIGN_OR_RETURN(wal::LogPos pos, log->Append(record));
   const uint32_t g = Track(record, pos, hash);
+  TapRecord(record);
+  unit_open = true;
   wal_pace_bytes += pos.size;
   // While the key is in its group map its value is read back from the log; a cached older
   // version must not resurface once the group is flushed.
@@ -239,6 +320,8 @@ Status Slot::Impl::LogWrite(wal::RecordKind kind, std::string_view key, uint64_t
 
 Status Slot::Impl::CloseUnit() {
   log->EndUnit();
+  TapEndUnit();
+  unit_open = false;
   size_t i = 0;
   Status st;
   for (; i < due.size() && st.ok(); ++i) {
@@ -302,6 +385,25 @@ Status Slot::Put(std::string_view key, std::string_view value, ValueType type,
   return s.LogWrite(wal::RecordKind::kPut, key, KeyHash(key), value, type, expire_at_ms);
 }
 
+Status Slot::Apply(const wal::Record& record) {
+  Impl& s = *impl_;
+  if (record.kind != wal::RecordKind::kPut && record.kind != wal::RecordKind::kDelete) {
+    return Status::InvalidArgument("slot: Apply takes a Put or a Delete record");
+  }
+  if (record.key.size() > kMaxKeyBytes) return Status::InvalidArgument("key too long");
+  const uint64_t hash = KeyHash(record.key);
+  if (record.kind == wal::RecordKind::kDelete) {
+    return s.LogWrite(wal::RecordKind::kDelete, record.key, hash, {}, ValueType::kString, 0,
+                      record.seq);
+  }
+  s.counters.user_bytes_written += record.key.size() + record.value.size();
+  // Stored as the master stored it: a compressed value keeps its tag (kCompressedTag).
+  return s.LogWrite(wal::RecordKind::kPut, record.key, hash, record.value,
+                    static_cast<ValueType>(record.type_tag), record.expire_at_ms, record.seq);
+}
+
+uint64_t Slot::stream_seq() const { return impl_->stream_seq; }
+
 Result<bool> Slot::Delete(std::string_view key) {
   Impl& s = *impl_;
   uint64_t hash = KeyHash(key);
@@ -329,7 +431,9 @@ Status Slot::Commit() {
     SLOTKV_RETURN_IF_ERROR(s.Fail(s.CloseUnit()));
     SLOTKV_RETURN_IF_ERROR(s.Fail(s.PublishDue()));
   }
-  return s.Fail(s.log->Commit());  // held: the units before the held one
+  SLOTKV_RETURN_IF_ERROR(s.Fail(s.log->Commit()));  // held: the units before the held one
+  s.TapWritten();
+  return Status::OK();
 }
 
 void Slot::CommitThen(std::function<void(const Status&)> done) {
@@ -342,6 +446,13 @@ void Slot::CommitThen(std::function<void(const Status&)> done) {
     return;
   }
   // A failure of the ring's write or fsync is the log's: Refusal adopts it at the next call.
+  if (s.tap) {
+    // The units it writes are told before the writer hears of them.
+    done = [tap = s.tap, id = s.TapTake(), done = std::move(done)](const Status& st) {
+      Impl::CommitTap::Done(tap, id, st);
+      done(st);
+    };
+  }
   s.log->CommitThen(std::move(done));
 }
 
@@ -351,6 +462,8 @@ void Slot::Hold() {
   // What was written before is its own unit, which the commits during the hold write: those
   // writes were made (and will be acknowledged) apart from the holder's.
   s.log->EndUnit();
+  s.TapEndUnit();
+  s.unit_open = false;
   s.held = true;
   s.log->Hold();
 }
@@ -384,7 +497,9 @@ Status Slot::SetFsyncPolicy(wal::FsyncPolicy fsync) {
     s.options.fsync = fsync;
     return Status::OK();
   }
-  return s.Fail(s.ChangeFsync(fsync));
+  SLOTKV_RETURN_IF_ERROR(s.Fail(s.ChangeFsync(fsync)));
+  s.TapWritten();  // ChangeFsync synced every closed unit
+  return Status::OK();
 }
 
 Status Slot::Impl::ChangeFsync(wal::FsyncPolicy fsync) {

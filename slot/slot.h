@@ -75,6 +75,23 @@ struct SlotOptions {
   // Told the failure when the slot fails (Slot::failure) and OK when it recovers, on the
   // owner: the keyspace refuses writes to a failed slot before they run. Empty: nobody.
   std::function<void(const Status&)> on_failure;
+  // The commit tap, for the replication stream of the slot. Told, on the owner, the Put and
+  // Delete records (Put, Delete, Apply, active expiry) of each commit once its log write
+  // succeeded: units, the bytes of whole WAL units encoded as the log encodes them
+  // (wal::EncodeRecord; every record of a unit but its last carries wal::kMoreBit; flush
+  // records are left out), and the slot's stream_seq after them. Every record is told exactly
+  // once, in log order: commits are told in the order they were made (a Commit that finishes
+  // while an earlier CommitThen's write is in flight is told after it), a CommitThen before its
+  // done runs, a held unit with the commit after Unhold. Never told: the records of a failed
+  // commit, of the commits after it and of writes not yet committed when the slot fails
+  // (Recover drops them; a replica must then resync), and what completes after the slot is
+  // closed. A commit without such records tells nothing. Must not call the slot's write side.
+  // Empty: no copy is made.
+  std::function<void(std::string units, uint64_t stream_seq)> on_commit;
+  // A slot opened with it numbers its writes above it and reports stream_seq() >= it, now and
+  // after later opens (recorded in slot.seq): a database slot re-created after FLUSHDB is given
+  // the old slot's stream_seq, so a stream's positions never go back.
+  uint64_t seq_floor = 0;
 };
 
 // Metadata of a live key, known without reading its value.
@@ -189,6 +206,15 @@ class Slot {
              int64_t expire_at_ms = 0);
   // Removes key; returns whether a live key was removed. Buffered: see Commit.
   Result<bool> Delete(std::string_view key);
+  // Writes record (a kPut or kDelete of the master's stream, as on_commit told it there) with
+  // its own seq instead of a new one: a replica applying its master's writes. Otherwise as Put
+  // or Delete (buffered until Commit, in the open unit, held with it, tapped, refused while
+  // failed); a Put's value and type tag are stored as given (no compression), a Delete is
+  // logged even when the key is absent. Records may come with a seq lower than earlier ones
+  // (a full sync interleaving the stream): the later call wins for the key, now and after a
+  // restart (the log's order decides, never the seq). Later Puts are numbered above every seq
+  // applied. InvalidArgument for another kind or a key longer than kMaxKeyBytes.
+  Status Apply(const wal::Record& record);
   // Makes the buffered writes reach the OS, and the disk per the fsync policy. Acknowledge
   // writes only after this returns OK.
   Status Commit();
@@ -238,6 +264,12 @@ class Slot {
   // fault lasts (a disk still full), its error or the open's (the slot stays failed); Busy
   // while held or while io_uring I/O of the slot is in flight. OK on a healthy slot.
   Status Recover();
+
+  // The highest seq of a Put or Delete this slot holds (Put, Delete, Apply; writes not yet
+  // committed included), at least SlotOptions::seq_floor. Exact across reopens: never above
+  // what the slot holds, and not below it either once log files were removed (slot.seq keeps
+  // the floor of what they held); after Recover, what the log kept.
+  uint64_t stream_seq() const;
 
   wal::FsyncPolicy fsync_policy() const;
   // Changes the fsync policy while open (CONFIG SET appendfsync). Leaving a deferring policy

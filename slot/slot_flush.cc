@@ -8,16 +8,24 @@
 //   4. bucket writes + Sync
 //   5. chunk Commit      frees segments only once no durable page points at them
 //   6. log GroupFlushed  replay may now skip the group's older records
-// A crash anywhere before 6 replays the group's records and redoes the flush; cells carry
-// sequence numbers, so a redo never lets an older write win.
+// A crash anywhere before 6 replays the group's records and redoes the flush, which writes the
+// same cells again: the group map holds the newest write of each key in log order.
+//
+// The log's order decides, never the seq: Slot::Apply writes the master's seqs, which may come
+// lower than ones applied before, and the later write wins. So the merge lets the map's entry
+// replace a cell whatever their seqs, and replay drops, at a mark of group g, the entries
+// logged before g's latest kGroupFlushing record (a flush persists exactly the map it found
+// when it logged that record, and a mark is logged only once every flush before it is durable,
+// so also the latest's), not the entries with seq <= the mark's. A mark whose kGroupFlushing
+// was in a removed file drops nothing: every record left was logged after that flush started.
 //
 // With appendfsync always every step syncs. Otherwise (everysec, no) the data files are not
 // synced per flush, so steps 5 and 6 wait: PublishMarks syncs every data file, then commits
 // the chunk frees, then logs the pending marks, once a second with everysec and always before
 // log files are removed. A power cut then loses at most what the log lost, and never leaves a
 // page pointing at a freed segment. A flush that moved values syncs them before step 4, since
-// they exist nowhere else. Replay drops only the entries a mark covers (seq <= the mark's),
-// since a late mark can follow newer writes of its group.
+// they exist nowhere else. Replay drops only the entries a mark covers (logged before the
+// group's kGroupFlushing record), since a late mark can follow newer writes of its group.
 //
 // On a worker the publish does not block it: StartPublish submits the fsyncs to the worker's
 // io_uring and FinishPublish commits and logs when they complete. Meanwhile no flush runs
@@ -203,7 +211,6 @@ Status Slot::Impl::FlushGroup(uint32_t g) {
     BucketCells& bc = bucket_cells[b];
     size_t at = bc.Position(hash, key);
     Cell* old = at == BucketCells::kNone || bc.removed[at] ? nullptr : &bc.cells[at];
-    if (old && old->seq > entry.seq) continue;  // a redo after a crash: pages are newer
     if (old) {
       SLOTKV_RETURN_IF_ERROR(release(*old));
       bc.removed[at] = true;
@@ -315,8 +322,14 @@ Status Slot::Impl::RemoveObsoleteLogFiles() {
   // The marks of the flushes that freed these files (and the data they vouch for) must be
   // durable before the records they cover disappear.
   if (publishing) return Status::OK();                       // FinishPublish comes back here
+  // From FinishPublish (an io_uring completion) between a write and its commit: the commit and
+  // sync below would close the writer's unit in the log, cutting it in two. The next flush's
+  // call removes the files.
+  if (unit_open && !held) return Status::OK();
   if (!pending_marks.empty() && StartPublish()) return Status::OK();  // as it does for this one
   SLOTKV_RETURN_IF_ERROR(PublishMarks());
+  // The stream position those files vouch for outlives them (slot.cc, slot.seq).
+  SLOTKV_RETURN_IF_ERROR(RaiseFloorBefore(oldest));
   if (options.memory) {
     SLOTKV_RETURN_IF_ERROR(log->Commit());
     return log->RemoveFilesBefore(oldest);
@@ -402,8 +415,12 @@ void Slot::Impl::CancelPublish() {
   publishing.reset();
 }
 
-void Slot::Impl::DropFlushed(uint32_t g, uint64_t seq) {
+void Slot::Impl::DropFlushed(uint32_t g, const wal::LogPos& flushing) {
   // A mark published late may follow newer writes of its group in the log: keep those.
+  auto before = [&flushing](const wal::LogPos& pos) {
+    return pos.file_no < flushing.file_no ||
+           (pos.file_no == flushing.file_no && pos.offset < flushing.offset);
+  };
   Group& group = groups[g];
   struct Kept {
     std::string key;
@@ -412,7 +429,7 @@ void Slot::Impl::DropFlushed(uint32_t g, uint64_t seq) {
   };
   std::vector<Kept> kept;
   group.map.ForEach([&](std::string_view key, uint64_t hash, const MapEntry& entry) {
-    if (entry.seq > seq) kept.push_back({std::string(key), hash, entry});
+    if (!before(entry.pos)) kept.push_back({std::string(key), hash, entry});
   });
   wal_entries -= group.map.size() - kept.size();
   ResetGroup(group);
@@ -467,7 +484,9 @@ Status Slot::Flush() {
   Impl& s = *impl_;
   if (s.held) return Status::Busy("slot: a unit is held open");
   SLOTKV_RETURN_IF_ERROR(s.Refusal());
-  return s.Fail(s.FlushAll());
+  SLOTKV_RETURN_IF_ERROR(s.Fail(s.FlushAll()));
+  s.TapWritten();  // FlushAll synced every closed unit
+  return Status::OK();
 }
 
 Status Slot::Impl::FlushAll() {
@@ -481,6 +500,7 @@ Status Slot::Impl::FlushAll() {
   SLOTKV_RETURN_IF_ERROR(s.options.memory ? s.log->Commit() : s.log->Sync());
   // Every record is in bucket and chunk files now: a fresh log file lets all the old ones go.
   SLOTKV_RETURN_IF_ERROR(s.log->StartNewFile());
+  SLOTKV_RETURN_IF_ERROR(s.RaiseFloorBefore(s.log->current_file_no()));
   return s.log->RemoveFilesBefore(s.log->current_file_no());
 }
 

@@ -3,7 +3,10 @@
 #pragma once
 
 #include <cstdint>
+#include <deque>
+#include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -68,6 +71,35 @@ struct Slot::Impl {
     std::vector<wal::Record> marks;
   };
 
+  // The commit tap (SlotOptions::on_commit): copies of the Put and Delete records the slot logs,
+  // kept in units as the log keeps them and handed to on_commit once a commit that writes them
+  // succeeded, commits in the order they were made. Shared with the completions of CommitThen,
+  // which may come after the slot is gone (then nothing is reported). See slot_tap.cc.
+  struct CommitTap {
+    // Records taken by a commit (its bytes captured when its write started), waiting for it and
+    // for every commit before it.
+    struct Taken {
+      uint64_t id = 0;
+      std::string units;
+      uint64_t stream_seq = 0;  // the stream position after units
+      bool written = false;     // its commit succeeded
+    };
+
+    Impl* slot = nullptr;             // nullptr once the slot is gone
+    std::string open;                 // records of the open unit, more bits not yet set
+    std::vector<size_t> open_starts;  // where each of them starts in open
+    uint64_t open_seq = 0;            // stream position after open (a running max)
+    std::string closed;               // whole units no commit has taken yet
+    uint64_t closed_seq = 0;          // stream position after closed
+    std::deque<Taken> taken;          // in commit order
+    uint64_t next_id = 1;
+
+    // The commit of id (Slot::Impl::TapTake) ended with st: on success the entries
+    // now at the front that are written go to on_commit; on failure that entry and every later
+    // one are dropped, with the units not taken yet.
+    static void Done(const std::shared_ptr<CommitTap>& tap, uint64_t id, const Status& st);
+  };
+
   ~Impl();
 
   SlotOptions options;
@@ -84,6 +116,13 @@ struct Slot::Impl {
 
   uint64_t last_seq = 0;
   uint64_t seq_limit = 0;  // recorded in slot.seq: no seq above it was handed out before
+  // Recorded in slot.seq: the highest seq of a Put or Delete in the log files removed so far
+  // (or SlotOptions::seq_floor).
+  uint64_t seq_floor = 0;
+  uint64_t stream_seq = 0;  // Slot::stream_seq()
+  // Per live log file, the highest seq of a Put or Delete in it (the floor of its removal).
+  std::map<uint32_t, uint64_t> file_seqs;
+  std::shared_ptr<CommitTap> tap;  // null without SlotOptions::on_commit
   uint64_t wal_entries = 0;
   uint32_t expire_cursor = 0;
   uint32_t groups_with_ttl = 0;  // groups with Group::ttl set
@@ -101,6 +140,7 @@ struct Slot::Impl {
   // units, so a due flush waits for the commit that closes the writer's unit.
   std::vector<uint32_t> due;
   bool held = false;  // Slot::Hold: the open unit stays open through commits
+  bool unit_open = false;  // a write since the slot last closed the log's unit
   SlotStats counters;      // the cumulative counters; Stats() fills in the rest
 
   uint32_t GroupOfBucket(uint32_t bucket) const { return bucket / options.buckets_per_group; }
@@ -140,17 +180,27 @@ struct Slot::Impl {
       failure = st;
       if (options.on_failure) options.on_failure(failure);
     }
+    TapDrop();  // what was not written is never reported; Recover starts a new tap
     return st;
   }
   // Hands out the next sequence number, recording a new limit on disk when needed.
   Result<uint64_t> NextSeq();
+  // Takes seq as handed out (Slot::Apply): raises the limit on disk when seq passes it.
+  Status UseSeq(uint64_t seq);
+  // Writes slot.seq with seq_limit and seq_floor (atomically, durably).
+  Status WriteSeqFile();
+  // Before the log files numbered below file_no are removed: raises seq_floor to the highest
+  // seq of a Put or Delete in them and records it in slot.seq.
+  Status RaiseFloorBefore(uint32_t file_no);
   // Records a logged Put or Delete (hash = KeyHash(record.key)) in its group map, for writes and
   // replay alike; returns the group.
   uint32_t Track(const wal::Record& record, const wal::LogPos& pos, uint64_t hash);
   // Logs a Put or Delete of key (hash = KeyHash(key)) into the open unit, tracks it, drops the
-  // key's cached value and notes the group for CloseUnit. Buffered until Commit.
+  // key's cached value, copies it into the tap and notes the group for CloseUnit. The record
+  // takes the next sequence number, or `seq` when given (Slot::Apply). Buffered until Commit.
   Status LogWrite(wal::RecordKind kind, std::string_view key, uint64_t hash,
-                  std::string_view value, ValueType type, int64_t expire_at_ms);
+                  std::string_view value, ValueType type, int64_t expire_at_ms,
+                  std::optional<uint64_t> seq = std::nullopt);
   // Corruption unless record is the write entry names.
   Status CheckRecord(std::string_view key, const MapEntry& entry, const wal::Record& record) const;
   // Caches the newest value of key (or drops the cached one when value is too large to keep).
@@ -196,8 +246,9 @@ struct Slot::Impl {
   // Voids the publish in flight, if any: its marks return to pending_marks, to be published
   // after a later sync covers the flushes that come meanwhile.
   void CancelPublish();
-  // Replay of a GroupFlushed mark: drops group g's entries with seq <= seq.
-  void DropFlushed(uint32_t g, uint64_t seq);
+  // Replay of a GroupFlushed mark: drops group g's entries logged before `flushing`, the
+  // position of the group's latest kGroupFlushing record (see slot_flush.cc).
+  void DropFlushed(uint32_t g, const wal::LogPos& flushing);
   // Fills *live with bucket b's keys that exist now; expired ones too when with_expired.
   Status BucketKeys(uint32_t b, bool with_expired, std::vector<LiveKey>* live);
   // Whether group g has reached its flush threshold (entries per page, or bytes).
@@ -222,6 +273,18 @@ struct Slot::Impl {
   // Sizes the caches to what the group maps leave of cache_budget, but at least an eighth of
   // it: 40% values, 40% bucket pages, 20% chunk segments. Evicts what no longer fits.
   void SizeCaches();
+  // The commit tap (slot_tap.cc); each a no-op without on_commit.
+  // Copies a logged Put or Delete into the open unit of the tap.
+  void TapRecord(const wal::Record& record);
+  // The log closed the open unit: so does the tap (more bits set on all its records but the
+  // last).
+  void TapEndUnit();
+  // A commit starts its write: takes the closed units; its id for CommitTap::Done.
+  uint64_t TapTake();
+  // A synchronous commit path wrote every closed unit: takes and reports them.
+  void TapWritten();
+  // A failure: drops the units no commit took.
+  void TapDrop();
   // SizeCaches when the maps grew or shrank by more than 1/32 of cache_budget since it last
   // ran (never before SetCacheBudget).
   void MaybeSizeCaches();
