@@ -442,9 +442,10 @@ void Connection::FlushReplies() {
 // past the hard limit, or past the soft one for soft_seconds in a row, the client goes.
 bool Connection::OverOutputLimit() {
   command::ServerState& state = server_->state();
-  const conf::OutputLimit limit = client_.subscribed() ? state.pubsub_output_limit.Get()
-                                                      : state.normal_output_limit.Get();
-  const int64_t unsent = static_cast<int64_t>(out_.size() + out_next_.size() + pending_bytes_);
+  const conf::OutputLimit limit = client_.replica      ? state.replica_output_limit.Get()
+                                  : client_.subscribed() ? state.pubsub_output_limit.Get()
+                                                         : state.normal_output_limit.Get();
+  const int64_t unsent = static_cast<int64_t>(Unsent());
   if (limit.hard > 0 && unsent > limit.hard) return true;
   if (limit.soft <= 0 || unsent <= limit.soft) {
     over_soft_since_ms_ = 0;
@@ -456,8 +457,21 @@ bool Connection::OverOutputLimit() {
 }
 
 void Connection::Deliver(const pubsub::Message& message) {
+  Push(command::EncodeMessage(message, client_.protocol));
+}
+
+void Connection::MakeFeed(std::shared_ptr<std::atomic<int64_t>> unsent,
+                          std::function<void()> on_close) {
+  client_.replica = true;
+  feed_unsent_ = std::move(unsent);
+  on_feed_close_ = std::move(on_close);
+  NoteUnsent();
+}
+
+void Connection::Push(std::string bytes) {
   if (closed_) return;
-  Complete(AddPending(), command::EncodeMessage(message, client_.protocol));
+  Complete(AddPending(), std::move(bytes));
+  NoteUnsent();
   // The messages that reach this worker meanwhile go out in the same write (Redis writes a
   // subscriber's buffer once per event loop turn): one send for many publishes.
   if (flush_posted_) return;
@@ -491,6 +505,7 @@ void Connection::Write() {
         }
         WorkerStats::Add((*self->server_->state().stats)[self->worker_->index()]->net_output_bytes,
                          n);
+        self->NoteUnsent();
         if (!self->out_next_.empty()) {
           self->Write();
         } else if (self->close_after_flush_) {
@@ -513,6 +528,7 @@ void Connection::Close() {
   command::DiscardTransaction(server_->state(), client_);
   command::UnsubscribeAll(server_->state(), client_, worker_->index());
   ResumeParts();  // abandoned: their owners drop what they did not run
+  if (on_feed_close_) std::exchange(on_feed_close_, nullptr)();
   worker_->Forget(client_.id);  // `this` lives on in the handlers that hold it
 }
 
@@ -531,7 +547,7 @@ bool Connection::Unblock(bool error) {
 }
 
 bool Connection::IdleTimedOut(int64_t now_ms, int64_t timeout_s) const {
-  if (closed_ || client_.subscribed() || async_ != nullptr) return false;
+  if (closed_ || client_.subscribed() || client_.replica || async_ != nullptr) return false;
   return now_ms - last_active_ms_ > timeout_s * 1000;
 }
 
@@ -558,6 +574,7 @@ command::ClientInfo Connection::Info() const {
   info.multi = client_.in_multi ? static_cast<int64_t>(client_.queued.size()) : -1;
   info.watch_dirty = client_.watch && client_.watch->dirty.load();
   info.lib_ver = client_.lib_ver;
+  info.replica = client_.replica;
   return info;
 }
 

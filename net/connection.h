@@ -73,6 +73,10 @@ class Connection : public std::enable_shared_from_this<Connection> {
   // Writes a Pub/Sub message (after the replies of the requests read so far).
   // REQUIRES: on this worker.
   void Deliver(const pubsub::Message& message);
+  // Makes it a replica's link (command::ClientRegistry::MakeFeedLocal); Push writes the
+  // streams' bytes (after the replies of the requests read so far). REQUIRES: on this worker.
+  void MakeFeed(std::shared_ptr<std::atomic<int64_t>> unsent, std::function<void()> on_close);
+  void Push(std::string bytes);
   // Items [begin, end) of a remote batch came back: all it had left when last, else a part
   // (the owner holds the rest until this client has taken it: ResumeParts). A coroutine
   // ended. REQUIRES: on this worker.
@@ -185,6 +189,14 @@ class Connection : public std::enable_shared_from_this<Connection> {
   bool close_after_flush_ = false;
   bool closed_ = false;
   int64_t over_soft_since_ms_ = 0;  // past the soft output limit since then (0: not past it)
+  // A replica's link: its unsent output bytes, kept for the streams' producers, and what runs
+  // when it closes.
+  std::shared_ptr<std::atomic<int64_t>> feed_unsent_;
+  std::function<void()> on_feed_close_;
+  size_t Unsent() const { return out_.size() + out_next_.size() + pending_bytes_; }
+  void NoteUnsent() {
+    if (feed_unsent_) feed_unsent_->store(static_cast<int64_t>(Unsent()));
+  }
 };
 
 }  // namespace slotkv::net

@@ -7,6 +7,7 @@
 #include "conf/config.h"
 #include "metrics/http_server.h"
 #include "net/server.h"
+#include "repl/replication.h"
 
 // jemalloc's options (read at its start): freed pages go back to the OS within about a second,
 // by its background thread, rather than after 10 s when some allocation happens to run the
@@ -48,11 +49,19 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "slotkv-server: %s\n", std::string(st.message()).c_str());
     return 1;
   }
-  auto server = slotkv::net::Server::Start(&config, argv[0]);
+  std::unique_ptr<slotkv::repl::Replication> replication;
+  auto server = slotkv::net::Server::Start(
+      &config, argv[0], [&replication](slotkv::command::ServerState& state) {
+        auto installed = slotkv::repl::Replication::Install(&state);
+        if (!installed.ok()) return installed.status();
+        replication = std::move(installed).value();
+        return slotkv::Status::OK();
+      });
   if (!server.ok()) {
     std::fprintf(stderr, "slotkv-server: cannot start: %s\n", server.status().ToString().c_str());
     return 1;
   }
+  replication->Start();
   std::unique_ptr<slotkv::metrics::HttpServer> http;
   if (const int http_port = static_cast<int>(config.GetInt("http-port")); http_port > 0) {
     auto started =

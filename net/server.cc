@@ -10,8 +10,8 @@
 #include <cstdio>
 #include <latch>
 #include <mutex>
-#include <random>
 
+#include "core/base/hash.h"
 #include "net/connection.h"
 #include "net/open_files.h"
 #include "net/worker.h"
@@ -30,15 +30,6 @@ struct Server::Listener {
 };
 
 namespace {
-
-std::string RandomRunId() {
-  std::random_device rd;
-  std::mt19937_64 rng(rd());
-  static constexpr char kHex[] = "0123456789abcdef";
-  std::string id(40, '0');
-  for (char& c : id) c = kHex[rng() % 16];
-  return id;
-}
 
 wal::FsyncPolicy FsyncOf(const std::string& name) {
   if (name == "always") return wal::FsyncPolicy::kAlways;
@@ -77,7 +68,8 @@ void Server::AfterCommit(std::function<void()> done) {
   worker(current()).AfterCommit(std::move(done));
 }
 
-Result<std::unique_ptr<Server>> Server::Start(conf::Config* config, std::string executable) {
+Result<std::unique_ptr<Server>> Server::Start(conf::Config* config, std::string executable,
+                                              const Install& install) {
   std::unique_ptr<Server> server(new Server());
   Server& s = *server;
   s.config_ = config;
@@ -86,6 +78,7 @@ Result<std::unique_ptr<Server>> Server::Start(conf::Config* config, std::string 
 
   command::KeyspaceOptions ko;
   ko.dir = config->Get("dir");
+  ko.streams = static_cast<bool>(install);
   ko.memory = config->Get("storage") == "memory";
   if (!ko.memory) {
     s.fs_ = NewPosixFs();
@@ -151,13 +144,14 @@ Result<std::unique_ptr<Server>> Server::Start(conf::Config* config, std::string 
                                                      ko.dir + "/functions.rdb");
   SLOTKV_RETURN_IF_ERROR(s.functions_->Open());
   st.functions = s.functions_.get();
+  st.fs = ko.memory ? nullptr : s.fs_.get();
   st.blocking = s.blocking_.get();
   s.keyspace_->set_watcher(s.blocking_.get());
   st.stats = &s.stats_;
   st.dirty = &s.dirty_;
   st.start_ms = st.keyspace->clock()->NowMs();
   st.last_save_s = st.start_ms / 1000;
-  st.run_id = RandomRunId();
+  st.run_id = RandomHexId();
   st.executable = std::move(executable);
   st.shutdown = [&s] { s.RequestShutdown(); };
   st.RefreshLive();
@@ -166,6 +160,7 @@ Result<std::unique_ptr<Server>> Server::Start(conf::Config* config, std::string 
   for (int i = 0; i < workers; ++i) {
     s.workers_.push_back(std::make_unique<Worker>(&s, i, async_reads));
   }
+  if (install) SLOTKV_RETURN_IF_ERROR(install(st));
   s.listener_ = std::make_unique<Listener>(s.workers_[0]->io());
   SLOTKV_RETURN_IF_ERROR(s.Listen());
   st.tcp_port = s.port_;
@@ -305,6 +300,23 @@ int Server::KillLocal(const std::function<bool(const command::ClientInfo&)>& mat
   }
   for (auto& conn : victims) conn->Close();
   return static_cast<int>(victims.size());
+}
+
+bool Server::MakeFeedLocal(uint64_t id, std::shared_ptr<std::atomic<int64_t>> unsent,
+                           std::function<void()> on_close) {
+  const auto& conns = workers_[static_cast<size_t>(current())]->connections();
+  auto it = conns.find(id);
+  if (it == conns.end()) return false;
+  it->second->MakeFeed(std::move(unsent), std::move(on_close));
+  return true;
+}
+
+bool Server::PushLocal(uint64_t id, std::string bytes) {
+  const auto& conns = workers_[static_cast<size_t>(current())]->connections();
+  auto it = conns.find(id);
+  if (it == conns.end()) return false;
+  it->second->Push(std::move(bytes));
+  return true;
 }
 
 bool Server::UnblockLocal(uint64_t id, bool error) {

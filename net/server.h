@@ -33,9 +33,13 @@ class Worker;
 
 class Server : public command::Executor, public command::ClientRegistry {
  public:
+  // What runs once the server state is complete, before the workers start: the layers above
+  // (repl/) install themselves there. With one, the slots report their commits (streams).
+  using Install = std::function<Status(command::ServerState&)>;
   // Opens the keyspace of config's dir, binds the port and starts the workers.
   // InvalidArgument / IOError naming what failed (a bad option, a port in use, a damaged file).
-  static Result<std::unique_ptr<Server>> Start(conf::Config* config, std::string executable);
+  static Result<std::unique_ptr<Server>> Start(conf::Config* config, std::string executable,
+                                               const Install& install = {});
   ~Server() override;
 
   // Blocks until SHUTDOWN or SIGTERM/SIGINT, then persists every slot and stops the workers.
@@ -59,6 +63,9 @@ class Server : public command::Executor, public command::ClientRegistry {
   int KillLocal(const std::function<bool(const command::ClientInfo&)>& match) override;
   bool UnblockLocal(uint64_t id, bool error) override;
   int64_t connected() const override { return connected_.load(std::memory_order_relaxed); }
+  bool MakeFeedLocal(uint64_t id, std::shared_ptr<std::atomic<int64_t>> unsent,
+                     std::function<void()> on_close) override;
+  bool PushLocal(uint64_t id, std::string bytes) override;
 
   // Called by connections.
   command::ServerState& state() { return state_; }

@@ -8,6 +8,7 @@
 
 #include "conf/config.h"
 #include "core/command/notify.h"
+#include "core/command/replication.h"
 #include "net/connection.h"
 #include "net/server.h"
 
@@ -155,6 +156,8 @@ void Worker::CloseIdleClients() {
 void Worker::ExpireStep() {
   constexpr size_t kBucketsPerStep = 16;
   command::ServerState& state = server_->state();
+  // A replica's keys expire by its master's deletes (reads already treat them as missing).
+  if (state.replication != nullptr && state.replication->is_replica()) return;
   command::Keyspace& ks = *state.keyspace;
   for (uint32_t s = static_cast<uint32_t>(index_); s < ks.slots();
        s += static_cast<uint32_t>(server_->workers())) {

@@ -181,7 +181,9 @@ Result<std::unique_ptr<Slot>> Slot::Open(const SlotOptions& options) {
       }
       if (started && record.seq >= *started) started.reset();
       // No kGroupFlushing before the mark: it is in a removed file, before every record here.
-      if (flushing_pos[record.group]) state->DropFlushed(record.group, *flushing_pos[record.group]);
+      if (flushing_pos[record.group]) {
+        state->DropFlushed(record.group, *flushing_pos[record.group]);
+      }
       return Status::OK();
     }
     state->Track(record, pos, KeyHash(record.key));

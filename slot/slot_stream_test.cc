@@ -58,6 +58,19 @@ struct Tapped {
 
 using Keys = std::vector<std::string>;
 
+// A tapped slot on a MemFs, as most cases here start.
+struct TapFixture {
+  TapFixture() : options(SmallOptions(&fs, &clock)) {
+    tapped.Attach(&options);
+    slot = OpenOrDie(options);
+  }
+  MemFs fs;
+  ManualClock clock;
+  SlotOptions options;
+  Tapped tapped;
+  std::unique_ptr<Slot> slot;
+};
+
 wal::Record PutRecord(std::string key, std::string value, uint64_t seq) {
   wal::Record r;
   r.kind = wal::RecordKind::kPut;
@@ -83,13 +96,7 @@ uint64_t SeqOf(Slot& slot, const std::string& key) {
   return (*meta)->seq;
 }
 
-TEST_CASE("the tap tells each commit's records as whole units") {
-  MemFs fs;
-  ManualClock clock;
-  SlotOptions options = SmallOptions(&fs, &clock);
-  Tapped tapped;
-  tapped.Attach(&options);
-  auto slot = OpenOrDie(options);
+TEST_CASE_FIXTURE(TapFixture, "the tap tells each commit's records as whole units") {
   REQUIRE(slot->Put("a", "1", ValueType::kString).ok());
   REQUIRE(slot->Put("b", "2", ValueType::kHash, 123).ok());
   REQUIRE(slot->Delete("a").ok());
@@ -126,13 +133,7 @@ TEST_CASE("the tap tells each commit's records as whole units") {
   CHECK(tapped.calls[1].stream_seq == 4);
 }
 
-TEST_CASE("the tap leaves flush records out and tells a flush's commit once") {
-  MemFs fs;
-  ManualClock clock;
-  SlotOptions options = SmallOptions(&fs, &clock);
-  Tapped tapped;
-  tapped.Attach(&options);
-  auto slot = OpenOrDie(options);
+TEST_CASE_FIXTURE(TapFixture, "the tap leaves flush records out and tells a flush's commit once") {
   Keys want;
   for (int i = 0; i < 400; ++i) {
     const std::string key = "k" + std::to_string(i);
@@ -152,13 +153,7 @@ TEST_CASE("the tap leaves flush records out and tells a flush's commit once") {
   CHECK(tapped.calls.back().stream_seq == 401);
 }
 
-TEST_CASE("a held unit is told with the commit after Unhold, apart from earlier writes") {
-  MemFs fs;
-  ManualClock clock;
-  SlotOptions options = SmallOptions(&fs, &clock);
-  Tapped tapped;
-  tapped.Attach(&options);
-  auto slot = OpenOrDie(options);
+TEST_CASE_FIXTURE(TapFixture, "a held unit is told with the commit after Unhold, not before") {
   REQUIRE(slot->Put("before", "1", ValueType::kString).ok());
   slot->Hold();
   REQUIRE(slot->Put("h1", "1", ValueType::kString).ok());
@@ -182,13 +177,7 @@ TEST_CASE("a held unit is told with the commit after Unhold, apart from earlier 
   CHECK(tapped.calls[1].stream_seq == 4);
 }
 
-TEST_CASE("CommitThen without an io_uring tells the records before done runs") {
-  MemFs fs;
-  ManualClock clock;
-  SlotOptions options = SmallOptions(&fs, &clock);
-  Tapped tapped;
-  tapped.Attach(&options);
-  auto slot = OpenOrDie(options);
+TEST_CASE_FIXTURE(TapFixture, "CommitThen without an io_uring tells the records before done runs") {
   REQUIRE(slot->Put("a", "1", ValueType::kString).ok());
   bool answered = false;
   slot->CommitThen([&](const Status& st) {
@@ -273,13 +262,7 @@ TEST_CASE("a failed commit is never told; after Recover only new records are") {
   CHECK(GetOrDie(*slot, "b") == "<absent>");
 }
 
-TEST_CASE("active expiry's deletes are told with the commit after it") {
-  MemFs fs;
-  ManualClock clock;
-  SlotOptions options = SmallOptions(&fs, &clock);
-  Tapped tapped;
-  tapped.Attach(&options);
-  auto slot = OpenOrDie(options);
+TEST_CASE_FIXTURE(TapFixture, "active expiry's deletes are told with the commit after it") {
   REQUIRE(slot->Put("t", "1", ValueType::kString, clock.NowMs() + 1000).ok());
   REQUIRE(slot->Put("p", "1", ValueType::kString).ok());
   REQUIRE(slot->Commit().ok());
@@ -310,13 +293,7 @@ TEST_CASE("a slot without on_commit writes as before") {
   CHECK(GetOrDie(*slot, "b") == "2");
 }
 
-TEST_CASE("Apply writes with the master's seq and later Puts number above it") {
-  MemFs fs;
-  ManualClock clock;
-  SlotOptions options = SmallOptions(&fs, &clock);
-  Tapped tapped;
-  tapped.Attach(&options);
-  auto slot = OpenOrDie(options);
+TEST_CASE_FIXTURE(TapFixture, "Apply writes with the master's seq and later Puts number above it") {
   REQUIRE(slot->Apply(PutRecord("a", "1", 100)).ok());
   REQUIRE(slot->Apply(PutRecord("b", "1", 90)).ok());
   REQUIRE(slot->Apply(DeleteRecord("never-there", 95)).ok());  // logged all the same

@@ -24,8 +24,10 @@ namespace slotkv::wal {
 enum class RecordKind : uint8_t {
   kPut = 1,
   kDelete = 2,
-  // Every record of `group` with seq <= this record's seq is persisted in buckets and chunks:
-  // replay drops them.
+  // The flush of `group` that started at the group's last kGroupFlushing record is persisted
+  // in buckets and chunks: replay drops the group's records logged before that record (the
+  // log's order decides, never the seq: a replica applies its master's seqs, which may go
+  // down).
   kGroupFlushed = 3,
   // A flush of `group` starts: its bucket pages may change before their counts do, so replay
   // recounts the group's buckets unless a kGroupFlushed with this seq or later follows.

@@ -2,12 +2,23 @@
 
 #include <xxhash.h>
 
+#include <random>
+
 namespace slotkv {
 
 uint64_t KeyHash(std::string_view key) { return XXH3_64bits(key.data(), key.size()); }
 
 uint32_t Checksum(std::string_view data) {
   return static_cast<uint32_t>(XXH3_64bits(data.data(), data.size()));
+}
+
+std::string RandomHexId() {
+  std::random_device rd;
+  std::mt19937_64 rng((uint64_t{rd()} << 32) ^ rd());
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string id(40, '0');
+  for (char& c : id) c = kHex[rng() % 16];
+  return id;
 }
 
 uint16_t Crc16(std::string_view data) {

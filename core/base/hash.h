@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <string_view>
 
 namespace slotkv {
@@ -15,6 +16,9 @@ uint32_t Checksum(std::string_view data);
 
 // CRC16-CCITT (XMODEM), the function Redis Cluster uses.
 uint16_t Crc16(std::string_view data);
+
+// 40 random lowercase hex characters: a run id or a replication id, as Redis makes them.
+std::string RandomHexId();
 
 // The Redis Cluster slot of key, 0..16383: CRC16 of the key, or of its hash tag: the bytes
 // between the first '{' and the next '}' when that span is non-empty.

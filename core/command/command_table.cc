@@ -106,6 +106,7 @@ std::unique_ptr<CommandTable> BuildCommandTable() {
   RegisterPubSubCommands(*table);
   RegisterScriptCommands(*table);
   RegisterFunctionCommands(*table);
+  RegisterReplicationCommands(*table);
   return table;
 }
 

@@ -128,5 +128,6 @@ void RegisterTransactionCommands(CommandTable& table);
 void RegisterPubSubCommands(CommandTable& table);
 void RegisterScriptCommands(CommandTable& table);
 void RegisterFunctionCommands(CommandTable& table);
+void RegisterReplicationCommands(CommandTable& table);
 
 }  // namespace slotkv::command

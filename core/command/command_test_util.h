@@ -111,6 +111,12 @@ class CommandFixture : public ClientRegistry {
   // The fixture's one client is never blocked while another request runs.
   bool UnblockLocal(uint64_t, bool) override { return false; }
   int64_t connected() const override { return 1; }
+  // The fixture has no replica links.
+  bool MakeFeedLocal(uint64_t, std::shared_ptr<std::atomic<int64_t>>,
+                     std::function<void()>) override {
+    return false;
+  }
+  bool PushLocal(uint64_t, std::string) override { return false; }
 
  private:
   PendingReply Submit(std::vector<std::string> args, ClientState& client, int home);

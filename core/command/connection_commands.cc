@@ -7,6 +7,7 @@
 #include "core/command/args.h"
 #include "core/command/command_table.h"
 #include "core/command/dispatch.h"
+#include "core/command/replication.h"
 
 namespace slotkv::command {
 namespace {
@@ -132,7 +133,8 @@ Task Hello(AsyncContext& ctx) {
   reply.Bulk("mode");
   reply.Bulk("standalone");
   reply.Bulk("role");
-  reply.Bulk("master");
+  const bool replica = ctx.server.replication && ctx.server.replication->is_replica();
+  reply.Bulk(replica ? "replica" : "master");
   reply.Bulk("modules");
   reply.Array(0);
   ctx.reply.buffer() = std::move(reply.buffer());
@@ -162,10 +164,11 @@ Task Reset(AsyncContext& ctx) {
   co_return;
 }
 
-// CLIENT LIST's flags, in Redis's order (networking.c): P pubsub, x MULTI, b blocked,
-// d a watched key changed; N none.
+// CLIENT LIST's flags, in Redis's order (networking.c): S a replica's link, P pubsub, x MULTI,
+// b blocked, d a watched key changed; N none.
 std::string Flags(const ClientInfo& c) {
   std::string f;
+  if (c.replica) f += 'S';
   if (c.pubsub()) f += 'P';
   if (c.multi >= 0) f += 'x';
   if (c.blocked) f += 'b';
@@ -180,9 +183,10 @@ bool KnownType(std::string_view type) {
 
 // Whether c is of CLIENT LIST / CLIENT KILL's TYPE type (normal, pubsub, master, replica).
 bool OfType(const ClientInfo& c, std::string_view type) {
-  if (Is(type, "pubsub")) return c.pubsub();
-  if (Is(type, "normal")) return !c.pubsub();
-  return false;  // no masters or replicas yet
+  if (Is(type, "pubsub")) return c.pubsub() && !c.replica;
+  if (Is(type, "replica") || Is(type, "slave")) return c.replica;
+  if (Is(type, "master")) return false;  // the link to a master is not a served connection
+  return !c.pubsub() && !c.replica;      // normal
 }
 
 std::string FormatClient(const ClientInfo& c) {

@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "core/command/blocking.h"
+#include "core/command/replication.h"
 
 namespace slotkv::command {
 
@@ -22,6 +23,7 @@ Status ServerState::CommitDirty() {
 }
 
 void ServerState::RefreshLive() {
+  if (replication != nullptr) replication->Refresh();
   auth_required = !config->Get("requirepass").empty();
   protected_mode = config->GetBool("protected-mode");
   idle_timeout_s = config->GetInt("timeout");
@@ -31,6 +33,7 @@ void ServerState::RefreshLive() {
   const std::string limits = config->Get("client-output-buffer-limit");
   normal_output_limit.Set(conf::ClientOutputLimit(limits, "normal"));
   pubsub_output_limit.Set(conf::ClientOutputLimit(limits, "pubsub"));
+  replica_output_limit.Set(conf::ClientOutputLimit(limits, "slave"));
   slowlog_slower_than = config->GetInt("slowlog-log-slower-than");
   slowlog_max_len = config->GetInt("slowlog-max-len");
   hz = config->GetInt("hz");

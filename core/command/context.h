@@ -43,6 +43,7 @@ namespace slotkv::command {
 
 class Blocking;
 class CommandTable;
+class Replication;
 class Waiter;
 struct CommandSpec;
 
@@ -69,6 +70,7 @@ struct ClientState {
   int protocol = 2;
   bool authenticated = false;
   bool close_after_reply = false;  // QUIT: close once this reply is written
+  bool replica = false;  // a replica's link (SLOTKV.SYNC): carries the replication streams
   std::string name;
   std::string lib_name;
   std::string lib_ver;
@@ -114,6 +116,7 @@ struct ClientInfo {
   size_t ssubs = 0;
   int64_t multi = -1;     // commands queued in MULTI (-1: not in MULTI)
   bool watch_dirty = false;  // a watched key changed (flags=d)
+  bool replica = false;   // a replica's link (flags=S): carries the replication streams
   bool pubsub() const { return subs + psubs + ssubs > 0; }  // CLIENT KILL TYPE pubsub
 };
 
@@ -132,6 +135,14 @@ class ClientRegistry {
   virtual bool UnblockLocal(uint64_t id, bool error) = 0;
   // Connections of all workers right now.
   virtual int64_t connected() const = 0;
+  // Makes client id of the calling worker a replica's link: listed as one (flags=S, CLIENT
+  // KILL TYPE replica), PushLocal writes to it, *unsent follows its unsent output bytes, and
+  // on_close runs on this worker when it closes. False when it is gone.
+  virtual bool MakeFeedLocal(uint64_t id, std::shared_ptr<std::atomic<int64_t>> unsent,
+                             std::function<void()> on_close) = 0;
+  // Appends bytes to the output of feed id of the calling worker (after the replies of the
+  // requests read so far). False when it is gone.
+  virtual bool PushLocal(uint64_t id, std::string bytes) = 0;
 };
 
 // Server-wide state shared by every worker. Members are set before the workers start.
@@ -146,6 +157,8 @@ struct ServerState {
   pubsub::Registry* pubsub = nullptr;  // every worker's subscriptions
   script::Scripts* scripts = nullptr;  // the script cache, each worker's interpreters
   script::Functions* functions = nullptr;  // FUNCTION's libraries
+  Replication* replication = nullptr;  // role, streams, WAIT (replication.h); may be null
+  Fs* fs = nullptr;  // the data dir's file system (nullptr in pure-memory mode)
   std::vector<std::unique_ptr<WorkerStats>>* stats = nullptr;  // [worker]
   // [worker]: slots written by that worker's commands and not yet committed.
   std::vector<std::vector<slot::Slot*>>* dirty = nullptr;
@@ -169,7 +182,7 @@ struct ServerState {
   std::atomic<int64_t> maxclients{0};
   std::atomic<int64_t> proto_max_bulk_len{0};
   std::atomic<int64_t> query_buffer_limit{0};
-  // client-output-buffer-limit of the normal and pubsub classes.
+  // client-output-buffer-limit of the normal, pubsub and replica classes.
   struct LiveOutputLimit {
     std::atomic<int64_t> hard{0};
     std::atomic<int64_t> soft{0};
@@ -183,6 +196,7 @@ struct ServerState {
   };
   LiveOutputLimit normal_output_limit;
   LiveOutputLimit pubsub_output_limit;
+  LiveOutputLimit replica_output_limit;
   std::atomic<int64_t> slowlog_slower_than{0};
   std::atomic<int64_t> slowlog_max_len{0};
   std::atomic<int64_t> hz{10};

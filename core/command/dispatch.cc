@@ -4,6 +4,7 @@
 
 #include "core/command/args.h"
 #include "core/command/errors.h"
+#include "core/command/replication.h"
 #include "core/command/reply.h"
 #include "core/pubsub/registry.h"
 #include "core/script/scripts.h"
@@ -93,6 +94,12 @@ Admission Admit(ServerState& server, ClientState& client, std::vector<std::strin
         return Refuse(server, client, spec, std::string(kErrWriteFailed) + *why, args);
       }
     }
+  }
+  // As Redis's processCommand: NOREPLICAS on a master short of good replicas, READONLY on a
+  // read-only replica.
+  if ((spec->flags & kWrite) && server.replication != nullptr) {
+    const std::string_view why = server.replication->RefuseWrite();
+    if (!why.empty()) return Refuse(server, client, spec, std::string(why), args);
   }
   Admission a;
   a.spec = spec;

@@ -19,6 +19,10 @@ inline constexpr std::string_view kErrWrongType =
 inline constexpr std::string_view kErrNoSuchKey = "ERR no such key";
 inline constexpr std::string_view kErrDbIndex = "ERR DB index is out of range";
 inline constexpr std::string_view kErrNoAuth = "NOAUTH Authentication required.";
+// Replication (repl/): a write on a read-only replica, on a master short of good replicas.
+inline constexpr std::string_view kErrReadOnlyReplica =
+    "READONLY You can't write against a read only replica.";
+inline constexpr std::string_view kErrNoReplicas = "NOREPLICAS Not enough good replicas to write.";
 // Sent to a client protected mode refuses, then the connection closes (Redis 7.0.15's words,
 // typo included, so clients that match on them keep working).
 inline constexpr std::string_view kErrProtectedMode =

@@ -18,6 +18,7 @@
 #include "core/command/args.h"
 #include "core/command/blocking.h"
 #include "core/command/command_table.h"
+#include "core/command/replication.h"
 #include "core/command/server_family.h"
 
 namespace slotkv::command {
@@ -324,6 +325,10 @@ void StatsSection(const ServerState& state, const EngineTotals& engine, std::str
 }
 
 void ReplicationSection(const ServerState& state, const EngineTotals&, std::string& out) {
+  if (state.replication != nullptr) {
+    out += state.replication->Info();
+    return;
+  }
   Field(out, "role", "master");
   Field(out, "connected_slaves", 0);
   Field(out, "master_failover_state", "no-failover");

@@ -119,6 +119,12 @@ Result<std::unique_ptr<slot::Slot>> Keyspace::OpenSlot(uint32_t s, uint32_t db) 
   so.dictionaries = dictionaries_.get();
   const size_t index = s * options_.databases + db;
   so.on_failure = [this, index](const Status& failure) { SetRefusal(index, failure); };
+  so.seq_floor = e.seq_floor;
+  if (options_.streams) {
+    so.on_commit = [this, s, db](std::string units, uint64_t seq) {
+      if (stream_listener_ != nullptr) stream_listener_->OnUnits(s, db, std::move(units), seq);
+    };
+  }
   SLOTKV_ASSIGN_OR_RETURN(std::unique_ptr<slot::Slot> slot, slot::Slot::Open(so));
   open_slots_.fetch_add(1);
   AdoptCache(slot.get());
@@ -167,8 +173,22 @@ Status Keyspace::RemoveTree(const std::string& dir) {
   return fs->Remove(dir);
 }
 
-Status Keyspace::Drop(uint32_t s, uint32_t db) {
+uint64_t Keyspace::StreamOffset(uint32_t s, uint32_t db) const {
+  const Entry& e = entries_[s * options_.databases + db];
+  return e.slot ? std::max(e.slot->stream_seq(), e.seq_floor) : e.seq_floor;
+}
+
+void Keyspace::SetStreamFloor(uint32_t s, uint32_t db, uint64_t seq) {
   Entry& e = entries_[s * options_.databases + db];
+  e.seq_floor = std::max(e.seq_floor, seq);
+}
+
+Status Keyspace::Drop(uint32_t s, uint32_t db, std::optional<uint64_t> floor) {
+  Entry& e = entries_[s * options_.databases + db];
+  e.seq_floor = floor ? *floor : StreamOffset(s, db) + 1;
+  if (stream_listener_ != nullptr && options_.streams) {
+    stream_listener_->OnClear(s, db, e.seq_floor);
+  }
   if (!e.slot) return Status::OK();
   e.slot.reset();
   SetRefusal(s * options_.databases + db, Status::OK());  // a new slot starts healthy
@@ -259,6 +279,23 @@ Result<bool> Store::Delete(std::string_view key) {
   return removed;
 }
 
+Status Store::Apply(const wal::Record& record) {
+  SLOTKV_ASSIGN_OR_RETURN(slot::Slot * s, Open(true));
+  SLOTKV_RETURN_IF_ERROR(keyspace_->AdoptFsync(s));
+  keyspace_->AdoptCache(s);
+  JoinUnit(s);
+  SLOTKV_RETURN_IF_ERROR(s->Apply(record));
+  NoteWrite(s);
+  keyspace_->watched().Touch(slot_, db_, record.key);
+  const auto type = static_cast<ValueType>(record.type_tag);
+  KeyWatcher* watcher = keyspace_->watcher();
+  if (watcher && record.kind == wal::RecordKind::kPut &&
+      (type == ValueType::kList || type == ValueType::kZSet)) {
+    watcher->OnCollectionWrite(db_, record.key);
+  }
+  return Status::OK();
+}
+
 void Store::NoteWrite(slot::Slot* s) {
   if (std::find(dirty_->begin(), dirty_->end(), s) == dirty_->end()) dirty_->push_back(s);
   if (trace_ != nullptr) trace_->Add(s);
@@ -276,9 +313,9 @@ Result<uint64_t> Store::KeyCount() {
   return s->KeyCount();
 }
 
-Status Store::Clear() {
+Status Store::Clear(std::optional<uint64_t> floor) {
   SLOTKV_ASSIGN_OR_RETURN(slot::Slot * s, Open(false));
-  if (!s) return Status::OK();
+  if (!s) return floor ? keyspace_->Drop(slot_, db_, floor) : Status::OK();
   keyspace_->watched().TouchFlushed(slot_, db_, [s](std::string_view key) {
     Result<std::optional<slot::KeyMeta>> meta = s->GetMeta(key);
     return !meta.ok() || meta->has_value();
@@ -289,7 +326,7 @@ Status Store::Clear() {
     auto& units = holder->units[slot_ % static_cast<uint32_t>(keyspace_->workers())];
     units.erase(std::remove(units.begin(), units.end(), s), units.end());
   }
-  return keyspace_->Drop(slot_, db_);
+  return keyspace_->Drop(slot_, db_, floor);
 }
 
 }  // namespace slotkv::command

@@ -42,6 +42,19 @@ class KeyWatcher {
   virtual void OnCollectionWrite(uint32_t db, std::string_view key) = 0;
 };
 
+// Told, on the owner, of what each engine slot commits: the replication streams (repl/), one per
+// database of a slot.
+class StreamListener {
+ public:
+  virtual ~StreamListener() = default;
+  // Database db of slot s wrote units (its Put and Delete records, wal::Record encoding, whole
+  // units) and its stream offset is now seq (slot::Slot::stream_seq).
+  virtual void OnUnits(uint32_t s, uint32_t db, std::string units, uint64_t seq) = 0;
+  // Database db of slot s was emptied (FLUSHDB, FLUSHALL, a replica's full sync); its offset
+  // stays seq.
+  virtual void OnClear(uint32_t s, uint32_t db, uint64_t seq) = 0;
+};
+
 // Told of every write a command makes through a Store, and of its readers' misses (keyspace
 // notifications).
 class KeyObserver {
@@ -72,6 +85,8 @@ struct KeyspaceOptions {
   size_t compress_max_bytes = 1 << 20;  // 0 = no upper bound
   size_t compress_group_chars = 8;
   slot::SlotOptions slot;      // template for every slot (fs, dir, memory are filled in)
+  // Slots report their commits to the stream listener (set_stream_listener): replication.
+  bool streams = false;
 };
 
 class Keyspace {
@@ -91,8 +106,17 @@ class Keyspace {
   // one (create=true).
   Result<slot::Slot*> Get(uint32_t s, uint32_t db, bool create);
   // Removes every key of database db in slot s (FLUSHDB): the slot's files are renamed away
-  // atomically, then deleted.
-  Status Drop(uint32_t s, uint32_t db);
+  // atomically, then deleted. Its stream offset becomes floor (by default one past the old
+  // one: the emptying is an event of the stream) and the stream listener is told; the
+  // database's next slot numbers its writes above it.
+  Status Drop(uint32_t s, uint32_t db, std::optional<uint64_t> floor = std::nullopt);
+  // The stream offset of database db of slot s: its slot's stream_seq, or the floor a dropped
+  // one left. On the owner (or before the workers start).
+  uint64_t StreamOffset(uint32_t s, uint32_t db) const;
+  // Raises that offset to at least seq (a replica that synced an empty stream of its master).
+  void SetStreamFloor(uint32_t s, uint32_t db, uint64_t seq);
+  // Where slots report their commits (KeyspaceOptions::streams); set before the workers start.
+  void set_stream_listener(StreamListener* listener) { stream_listener_ = listener; }
 
   // The fsync policy of every slot (CONFIG SET appendfsync). Any thread may set it; a slot
   // adopts it (AdoptFsync, on its owner) before its next write and at the periodic commit.
@@ -150,7 +174,9 @@ class Keyspace {
   struct Entry {
     std::unique_ptr<Fs> mem_fs;  // pure-memory mode only
     std::unique_ptr<slot::Slot> slot;
+    uint64_t seq_floor = 0;  // the stream offset a dropped slot left
   };
+  StreamListener* stream_listener_ = nullptr;
   KeyspaceOptions options_;
   Clock* clock_;
   // Before entries_: the slots use it until they are destroyed.
@@ -208,10 +234,14 @@ class Store {
   // InvalidArgument("key too long ...") past slot::Slot::kMaxKeyBytes.
   Status Put(std::string_view key, std::string_view value, ValueType type, int64_t expire_at_ms);
   Result<bool> Delete(std::string_view key);
+  // Writes a replicated record (kPut or kDelete) with its master's seq (slot::Slot::Apply),
+  // telling watchers, WATCH and blocked clients as Put and Delete do.
+  Status Apply(const wal::Record& record);
   Result<slot::ScanResult> Scan(uint64_t cursor, size_t count);
   Result<uint64_t> KeyCount();
-  // Removes every key of this database in this slot.
-  Status Clear();
+  // Removes every key of this database in this slot; its stream offset becomes floor
+  // (Keyspace::Drop).
+  Status Clear(std::optional<uint64_t> floor = std::nullopt);
 
  private:
   Result<slot::Slot*> Open(bool create);

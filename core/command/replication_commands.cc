@@ -1,0 +1,98 @@
+// The replication family: REPLICAOF / SLAVEOF, ROLE, WAIT, and the two commands of a slotkv
+// replica's link, SLOTKV.SYNC (start the streams) and SLOTKV.ACK (acknowledge them). The work is
+// repl/'s (command::Replication); without it this node answers as a master with no replicas.
+#include "core/command/args.h"
+#include "core/command/command_table.h"
+#include "core/command/errors.h"
+#include "core/command/replication.h"
+
+namespace slotkv::command {
+namespace {
+
+Task ReplicaOf(AsyncContext& ctx) {
+  if (ctx.server.replication == nullptr) {
+    ctx.reply.Error("ERR replication is not available here");
+    co_return;
+  }
+  ctx.server.replication->ReplicaOf(ctx);
+  co_return;
+}
+
+Task Role(AsyncContext& ctx) {
+  if (ctx.server.replication != nullptr) {
+    ctx.server.replication->Role(ctx.reply);
+    co_return;
+  }
+  ctx.reply.Array(3);
+  ctx.reply.Bulk("master");
+  ctx.reply.Integer(0);
+  ctx.reply.Array(0);
+  co_return;
+}
+
+// WAIT numreplicas timeout, with Redis's argument errors.
+Task Wait(AsyncContext& ctx) {
+  std::optional<int64_t> replicas = IntArg(ctx.args[1], ctx.reply);
+  if (!replicas) co_return;
+  std::optional<int64_t> timeout = ParseInt64(ctx.args[2]);
+  if (!timeout) {
+    ctx.reply.Error("ERR timeout is not an integer or out of range");
+    co_return;
+  }
+  if (*timeout < 0) {
+    ctx.reply.Error("ERR timeout is negative");
+    co_return;
+  }
+  if (ctx.server.replication == nullptr) {
+    ctx.reply.Integer(0);
+    co_return;
+  }
+  co_await ctx.server.replication->Wait(ctx, *replicas, *timeout);
+}
+
+Task Sync(AsyncContext& ctx) {
+  if (ctx.server.replication == nullptr) {
+    ctx.reply.Error("ERR replication is not available here");
+    co_return;
+  }
+  ctx.server.replication->Sync(ctx);
+  co_return;
+}
+
+Task Ack(AsyncContext& ctx) {
+  if (ctx.server.replication != nullptr) ctx.server.replication->Ack(ctx);
+  co_return;
+}
+
+}  // namespace
+
+void RegisterReplicationCommands(CommandTable& t) {
+  t.Add({.name = "replicaof", .arity = 3, .flags = kAdmin | kNoScript | kStale,
+         .run_async = ReplicaOf, .group = "server",
+         .summary = "Configures a server as replica of another, or promotes it to a master.",
+         .since = "5.0.0", .acl = "admin slow dangerous"});
+  t.Add({.name = "slaveof", .arity = 3, .flags = kAdmin | kNoScript | kStale,
+         .run_async = ReplicaOf, .group = "server",
+         .summary = "Sets a Redis server as a replica of another, or promotes it to being a "
+                    "master.",
+         .since = "1.0.0", .acl = "admin slow dangerous"});
+  t.Add({.name = "role", .arity = 1, .flags = kNoScript | kLoading | kStale | kFast,
+         .run_async = Role, .group = "server",
+         .summary = "Returns the replication role.", .since = "2.8.12",
+         .acl = "admin fast dangerous"});
+  t.Add({.name = "wait", .arity = 3, .flags = kNoScript, .run_async = Wait,
+         .group = "generic",
+         .summary = "Blocks until the asynchronous replication of all preceding write commands "
+                    "sent by the connection is completed.",
+         .since = "3.0.0", .acl = "slow connection"});
+  t.Add({.name = "slotkv.sync", .arity = -6, .flags = kAdmin | kNoScript | kNoMulti | kStale,
+         .run_async = Sync, .group = "server",
+         .summary = "Starts a slotkv replica's link: the replication streams of every slot.",
+         .since = "7.0.0", .acl = "admin slow dangerous"});
+  t.Add({.name = "slotkv.ack", .arity = -1, .flags = kAdmin | kNoScript | kStale | kFast,
+         .run_async = Ack, .group = "server",
+         .summary = "A slotkv replica acknowledges the streams it applied (no reply).",
+         .since = "7.0.0", .acl = "admin fast dangerous"});
+}
+
+}  // namespace slotkv::command

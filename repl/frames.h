@@ -1,0 +1,46 @@
+// The replication protocol of slotkv, spoken on the normal port (as Kvrocks does: Redis's own
+// PSYNC and RDB transfer do not fit a store of per-slot streams).
+//
+// A replica connects, authenticates (masterauth) and sends
+//   SLOTKV.SYNC <listening-port> <announce-ip|-> <slots> <databases> <replid|?>
+//               [<slot> <db> <offset>]...
+// naming the replication id its data came from and the offset of each stream (database of a
+// slot) it holds data of. From then on the connection carries frames, each a RESP array of bulk
+// strings (what a client sends as a command, so the replica reads them with net::RespParser):
+//   HELLO <replid> <slots> <databases>   the reply to SLOTKV.SYNC: who the master is
+//   CONT <slot> <db> <offset>            partial resync: the stream continues after offset
+//   FULL <slot> <db>                     full sync: the replica empties the stream, DATA follow
+//   DATA <slot> <db> <records>           snapshot: the stream's live keys as wal::Record kPut
+//   SYNCED <slot> <db> <offset>          the snapshot is complete; the stream is at offset
+//   UNIT <slot> <db> <offset> <records>  committed units (wal::Record encoding, whole units)
+//   CLEAR <slot> <db> <offset>           the stream was emptied (FLUSHDB, FLUSHALL)
+//   PING                                 keepalive
+//   GETACK                               the replica acknowledges now (WAIT)
+// Per stream the frames keep the master's order; UNIT frames of a stream in full sync are
+// interleaved with its DATA, each reflecting the master at the moment it was sent, so applying
+// them in order ends equal to the master. The replica acknowledges with
+//   SLOTKV.ACK [<slot> <db> <offset>]...
+// (no reply) once a second, after GETACK, and whenever a stream comes online, each offset
+// applied and committed. Offsets are the streams' sequence numbers (slot::Slot::stream_seq).
+#pragma once
+
+#include <cstdint>
+#include <initializer_list>
+#include <string>
+#include <string_view>
+
+namespace slotkv::repl {
+
+// The frame (or command) of these arguments: a RESP array of bulk strings.
+std::string EncodeFrame(std::initializer_list<std::string_view> args);
+// Appends one more bulk to a frame being built by hand: "*<n>\r\n" then AppendBulk n times.
+void AppendBulk(std::string* out, std::string_view arg);
+
+// The frame with a stream's slot, db and offset as decimal arguments after name.
+std::string StreamFrame(std::string_view name, uint32_t slot, uint32_t db, uint64_t offset);
+std::string StreamFrame(std::string_view name, uint32_t slot, uint32_t db);
+// UNIT <slot> <db> <offset> <records>, DATA <slot> <db> <records>.
+std::string UnitFrame(uint32_t slot, uint32_t db, uint64_t offset, std::string_view records);
+std::string DataFrame(uint32_t slot, uint32_t db, std::string_view records);
+
+}  // namespace slotkv::repl

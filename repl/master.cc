@@ -1,0 +1,499 @@
+#include "repl/master.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <utility>
+
+#include "core/base/hash.h"
+#include "core/command/args.h"
+#include "repl/frames.h"
+#include "wal/record.h"
+
+namespace slotkv::repl {
+
+using command::AsyncContext;
+using command::Waiter;
+
+struct Master::Stream {
+  Backlog backlog;
+  std::vector<std::shared_ptr<Feed>> feeds;  // attached: they get every frame
+  uint64_t generation = 0;  // emptied so many times (a full sync restarts its scan)
+  bool suspended = false;   // this node's own full sync of the stream is running
+};
+
+struct Master::FullSync {
+  std::shared_ptr<Feed> feed;
+  uint32_t s = 0;
+  uint32_t db = 0;
+  uint64_t cursor = 0;
+  uint64_t generation = 0;
+};
+
+struct Master::WaitCall {
+  std::shared_ptr<Waiter> waiter;
+  std::vector<uint64_t> target;
+  int64_t replicas = 0;
+  int home = 0;
+};
+
+Feed::Feed(uint64_t client, int worker, size_t streams)
+    : client(client),
+      worker(worker),
+      unsent(std::make_shared<std::atomic<int64_t>>(0)),
+      acked(new std::atomic<uint64_t>[streams]()) {}
+
+Master::Master(command::ServerState* state)
+    : state_(state),
+      databases_(state->keyspace->databases()),
+      offsets_(new std::atomic<uint64_t>[size_t{state->keyspace->slots()} *
+                                          state->keyspace->databases()]()),
+      outboxes_(static_cast<size_t>(state->executor->workers())),
+      replid_(RandomHexId()) {
+  command::Keyspace& ks = *state->keyspace;
+  const auto capacity = static_cast<size_t>(state->config->GetInt("repl-backlog-size"));
+  for (uint32_t s = 0; s < ks.slots(); ++s) {
+    for (uint32_t db = 0; db < databases_; ++db) {
+      const uint64_t offset = ks.StreamOffset(s, db);
+      offsets_[Index(s, db)] = offset;
+      streams_.push_back(std::make_unique<Stream>());
+      streams_.back()->backlog = Backlog(offset, capacity);
+    }
+  }
+}
+
+Master::~Master() = default;
+
+void Master::OnUnits(uint32_t s, uint32_t db, std::string units, uint64_t seq) {
+  const size_t i = Index(s, db);
+  offsets_[i] = seq;
+  Stream& st = *streams_[i];
+  if (st.suspended) return;
+  std::string frame = UnitFrame(s, db, seq, units);
+  std::erase_if(st.feeds, [](const auto& f) { return f->closed.load(); });
+  for (const auto& feed : st.feeds) Send(feed, frame);
+  const size_t before = st.backlog.bytes();
+  st.backlog.Append(seq, std::move(frame));
+  backlog_bytes_ += st.backlog.bytes() - before;
+}
+
+void Master::OnClear(uint32_t s, uint32_t db, uint64_t seq) {
+  const size_t i = Index(s, db);
+  offsets_[i] = seq;
+  Stream& st = *streams_[i];
+  ++st.generation;
+  if (st.suspended) return;
+  std::string frame = StreamFrame("CLEAR", s, db, seq);
+  std::erase_if(st.feeds, [](const auto& f) { return f->closed.load(); });
+  for (const auto& feed : st.feeds) Send(feed, frame);
+  const size_t before = st.backlog.bytes();
+  st.backlog.Append(seq, std::move(frame));
+  backlog_bytes_ += st.backlog.bytes() - before;
+}
+
+void Master::Sync(AsyncContext& ctx) {
+  command::ServerState& server = ctx.server;
+  const std::vector<std::string>& a = ctx.args;
+  std::optional<int64_t> port = ParseInt64(a[1]);
+  std::optional<int64_t> slots = ParseInt64(a[3]);
+  std::optional<int64_t> dbs = ParseInt64(a[4]);
+  if (!port || !slots || !dbs || (a.size() - 6) % 3 != 0) {
+    ctx.reply.Error(command::kErrSyntax);
+    return;
+  }
+  if (*slots != server.keyspace->slots() || *dbs != databases_) {
+    ctx.reply.Error("ERR the replica has " + a[3] + " slots and " + a[4] +
+                    " databases, this master " + std::to_string(server.keyspace->slots()) +
+                    " and " + std::to_string(databases_) + ": they must be equal");
+    return;
+  }
+  std::vector<uint64_t> from(streams_.size(), 0);
+  for (size_t k = 6; k < a.size(); k += 3) {
+    std::optional<int64_t> s = ParseInt64(a[k]);
+    std::optional<int64_t> db = ParseInt64(a[k + 1]);
+    std::optional<int64_t> off = ParseInt64(a[k + 2]);
+    if (!s || !db || !off || *s < 0 || *s >= *slots || *db < 0 || *db >= *dbs || *off < 0) {
+      ctx.reply.Error(command::kErrSyntax);
+      return;
+    }
+    from[Index(static_cast<uint32_t>(*s), static_cast<uint32_t>(*db))] =
+        static_cast<uint64_t>(*off);
+  }
+  const int home = ctx.home;
+  auto feed = std::make_shared<Feed>(ctx.client->id, home, streams_.size());
+  const std::string& addr = ctx.client->addr;
+  feed->ip = a[2] != "-" ? a[2] : addr.substr(0, addr.rfind(':'));
+  feed->port = static_cast<int>(*port);
+  feed->waiting = static_cast<int>(streams_.size());
+  feed->last_ack_ms = server.keyspace->clock()->NowMs();
+  for (size_t i = 0; i < streams_.size(); ++i) feed->acked[i] = from[i];
+  const bool made = server.clients->MakeFeedLocal(ctx.client->id, feed->unsent, [this, feed] {
+    feed->closed = true;
+    Forget(feed.get());
+  });
+  if (!made) return;
+  {
+    std::lock_guard lock(mu_);
+    feeds_.push_back(feed);
+  }
+  const std::string replid = a[5];
+  std::fprintf(stderr, "repl: replica %s:%d starts its link (replid %s)\n", feed->ip.c_str(),
+               feed->port, replid.c_str());
+  ctx.reply.buffer() = EncodeFrame({"HELLO", this->replid(), a[3], a[4]});
+  command::Executor& ex = *server.executor;
+  for (int w = 0; w < ex.workers(); ++w) {
+    ex.Post(w, [this, feed, w, replid, from] {
+      command::Keyspace& ks = *state_->keyspace;
+      const auto workers = static_cast<uint32_t>(state_->executor->workers());
+      for (uint32_t s = static_cast<uint32_t>(w); s < ks.slots(); s += workers) {
+        for (uint32_t db = 0; db < databases_; ++db) {
+          Attach(feed, s, db, replid, from[Index(s, db)]);
+        }
+      }
+    });
+  }
+}
+
+void Master::Attach(const std::shared_ptr<Feed>& feed, uint32_t s, uint32_t db,
+                    const std::string& replid, uint64_t offset) {
+  if (feed->closed) return;
+  const size_t i = Index(s, db);
+  Stream& st = *streams_[i];
+  st.feeds.push_back(feed);
+  if (Continues(replid, i, offset) && st.backlog.Covers(offset)) {
+    Send(feed, StreamFrame("CONT", s, db, offset));
+    st.backlog.ForEachAfter(offset, [&](std::string_view f) { Send(feed, std::string(f)); });
+    --feed->waiting;
+    return;
+  }
+  Send(feed, StreamFrame("FULL", s, db));
+  auto job = std::make_shared<FullSync>();
+  job->feed = feed;
+  job->s = s;
+  job->db = db;
+  job->generation = st.generation;
+  state_->executor->Post(state_->executor->current(), [this, job] { Step(job); });
+}
+
+void Master::Step(const std::shared_ptr<FullSync>& job) {
+  constexpr size_t kKeysPerStep = 128;
+  Feed& feed = *job->feed;
+  if (feed.closed) return;
+  command::Executor& ex = *state_->executor;
+  if (feed.Outstanding() > kFeedWindow) {
+    ex.RunAfter(2, [this, job] { Step(job); });
+    return;
+  }
+  const size_t i = Index(job->s, job->db);
+  Stream& st = *streams_[i];
+  if (job->generation != st.generation) {  // emptied meanwhile: CLEAR went out, start over
+    job->generation = st.generation;
+    job->cursor = 0;
+  }
+  Result<slot::Slot*> slot = state_->keyspace->Get(job->s, job->db, false);
+  Status status = slot.status();
+  uint64_t next = 0;
+  if (status.ok() && *slot != nullptr) {
+    Result<slot::ScanResult> scan = (*slot)->Scan(job->cursor, kKeysPerStep);
+    status = scan.status();
+    if (status.ok()) {
+      next = scan->next_cursor;
+      std::vector<std::string_view> keys;
+      for (const slot::ScanItem& item : scan->items) keys.push_back(item.key);
+      std::vector<std::optional<std::string>> values;
+      std::vector<slot::KeyMeta> metas;
+      if (!keys.empty()) status = (*slot)->MultiGet(keys, &values, &metas);
+      std::string records;
+      for (size_t k = 0; status.ok() && k < keys.size(); ++k) {
+        if (!values[k]) continue;  // gone or expired since the scan saw it
+        wal::Record r;
+        r.kind = wal::RecordKind::kPut;
+        r.seq = metas[k].seq;
+        r.type_tag = static_cast<uint8_t>(metas[k].type);
+        r.expire_at_ms = metas[k].expire_at_ms;
+        r.key.assign(keys[k]);
+        r.value = std::move(*values[k]);
+        wal::EncodeRecord(r, &records);
+      }
+      if (!records.empty()) Send(job->feed, DataFrame(job->s, job->db, records));
+    }
+  }
+  if (!status.ok()) {
+    std::fprintf(stderr, "repl: full sync of db %u slot %u to %s:%d failed: %s\n", job->db,
+                 job->s, feed.ip.c_str(), feed.port, status.ToString().c_str());
+    feed.closed = true;
+    const uint64_t id = feed.client;
+    ex.Post(feed.worker, [this, id] {
+      state_->clients->KillLocal([id](const command::ClientInfo& c) { return c.id == id; });
+    });
+    return;
+  }
+  if (next == 0) {
+    Send(job->feed, StreamFrame("SYNCED", job->s, job->db, offsets_[i].load()));
+    --feed.waiting;
+    return;
+  }
+  job->cursor = next;
+  ex.Post(ex.current(), [this, job] { Step(job); });
+}
+
+void Master::Send(const std::shared_ptr<Feed>& feed, std::string frame) {
+  const int w = state_->executor->current();
+  Outbox& box = outboxes_[static_cast<size_t>(w)];
+  if (!box.frames.empty() && box.frames.back().first == feed) {
+    box.frames.back().second += frame;
+  } else {
+    box.frames.emplace_back(feed, std::move(frame));
+  }
+  if (box.posted) return;
+  box.posted = true;
+  state_->executor->Post(w, [this, w] { FlushOutbox(w); });
+}
+
+void Master::FlushOutbox(int w) {
+  Outbox& box = outboxes_[static_cast<size_t>(w)];
+  box.posted = false;
+  auto frames = std::move(box.frames);
+  box.frames.clear();
+  for (auto& [feed, bytes] : frames) {
+    if (feed->closed) continue;
+    const auto n = static_cast<int64_t>(bytes.size());
+    feed->queued += n;
+    state_->executor->Post(feed->worker, [this, feed, n, bytes = std::move(bytes)]() mutable {
+      feed->queued -= n;
+      if (!feed->closed) state_->clients->PushLocal(feed->client, std::move(bytes));
+    });
+  }
+}
+
+void Master::Ack(AsyncContext& ctx) {
+  std::shared_ptr<Feed> feed;
+  {
+    std::lock_guard lock(mu_);
+    for (const auto& f : feeds_) {
+      if (f->client == ctx.client->id) feed = f;
+    }
+  }
+  if (!feed) return;  // not a replica's link: nothing to acknowledge
+  const std::vector<std::string>& a = ctx.args;
+  for (size_t k = 1; k + 2 < a.size(); k += 3) {
+    std::optional<int64_t> s = ParseInt64(a[k]);
+    std::optional<int64_t> db = ParseInt64(a[k + 1]);
+    std::optional<int64_t> off = ParseInt64(a[k + 2]);
+    if (!s || !db || !off || *s < 0 || *db < 0 || *off < 0 ||
+        Index(static_cast<uint32_t>(*s), static_cast<uint32_t>(*db)) >= streams_.size()) {
+      continue;
+    }
+    feed->acked[Index(static_cast<uint32_t>(*s), static_cast<uint32_t>(*db))] =
+        static_cast<uint64_t>(*off);
+  }
+  feed->last_ack_ms = ctx.server.keyspace->clock()->NowMs();
+  CheckWaits();
+}
+
+int Master::CountAcked(const std::vector<uint64_t>& target) const {
+  int n = 0;
+  for (const auto& f : feeds_) {
+    if (f->closed || !f->online()) continue;
+    bool all = true;
+    for (size_t i = 0; i < target.size() && all; ++i) all = f->acked[i].load() >= target[i];
+    n += all ? 1 : 0;
+  }
+  return n;
+}
+
+void Master::CheckWaits() {
+  std::lock_guard lock(mu_);
+  for (const auto& call : waits_) {
+    if (CountAcked(call->target) < call->replicas) continue;
+    std::shared_ptr<Waiter> waiter = call->waiter;
+    if (waiter->RequestStop(Waiter::Stop::kTimeout)) {
+      state_->executor->Post(call->home, [waiter] { waiter->handle().resume(); });
+    }
+  }
+}
+
+command::Task Master::Wait(AsyncContext& ctx, int64_t replicas, int64_t timeout_ms) {
+  auto call = std::make_shared<WaitCall>();
+  call->target.resize(streams_.size());
+  for (size_t i = 0; i < streams_.size(); ++i) call->target[i] = offsets_[i].load();
+  call->replicas = replicas;
+  call->home = ctx.home;
+  int acked = 0;
+  std::vector<std::shared_ptr<Feed>> feeds;
+  {
+    std::lock_guard lock(mu_);
+    acked = CountAcked(call->target);
+    feeds = feeds_;
+  }
+  if (acked >= replicas || ctx.no_block) {
+    ctx.reply.Integer(acked);
+    co_return;
+  }
+  for (const auto& f : feeds) Send(f, EncodeFrame({"GETACK"}));
+  command::Executor& ex = *ctx.server.executor;
+  call->waiter = std::make_shared<Waiter>(ValueType::kString, ctx.db);
+  ctx.waiter = call->waiter;
+  const uint32_t gen = call->waiter->NewRound();
+  {
+    std::lock_guard lock(mu_);
+    waits_.push_back(call);
+  }
+  uint64_t timer = 0;
+  if (timeout_ms > 0) {
+    timer = ex.RunAfter(timeout_ms, [waiter = call->waiter] {
+      if (waiter->RequestStop(Waiter::Stop::kTimeout)) waiter->handle().resume();
+    });
+  }
+  call->waiter->set_blocked(true);
+  CheckWaits();  // acknowledgements that came in between
+  co_await command::ParkWaiter{call->waiter.get(), gen};
+  call->waiter->set_blocked(false);
+  if (timer != 0) ex.CancelTimer(timer);
+  {
+    std::lock_guard lock(mu_);
+    std::erase(waits_, call);
+    acked = CountAcked(call->target);
+  }
+  if (call->waiter->stop() != Waiter::Stop::kCancelled) ctx.reply.Integer(acked);
+}
+
+void Master::Tick(int64_t timeout_s, bool ping) {
+  std::vector<std::shared_ptr<Feed>> feeds;
+  {
+    std::lock_guard lock(mu_);
+    feeds = feeds_;
+  }
+  const int64_t now = state_->keyspace->clock()->NowMs();
+  for (const auto& f : feeds) {
+    if (now - f->last_ack_ms.load() > timeout_s * 1000) {
+      std::fprintf(stderr, "repl: replica %s:%d silent for %llds: closing its link\n",
+                   f->ip.c_str(), f->port, static_cast<long long>(timeout_s));
+      f->closed = true;
+      const uint64_t id = f->client;
+      state_->executor->Post(f->worker, [this, id] {
+        state_->clients->KillLocal([id](const command::ClientInfo& c) { return c.id == id; });
+      });
+    } else if (ping) {
+      Send(f, EncodeFrame({"PING"}));
+    }
+  }
+  const auto capacity = static_cast<size_t>(state_->config->GetInt("repl-backlog-size"));
+  command::Executor& ex = *state_->executor;
+  for (int w = 0; w < ex.workers(); ++w) {
+    ex.Post(w, [this, w, capacity] {
+      const auto workers = static_cast<size_t>(state_->executor->workers());
+      for (size_t i = 0; i < streams_.size(); ++i) {
+        if ((i / databases_) % workers == static_cast<size_t>(w)) {
+          streams_[i]->backlog.set_capacity(capacity);
+        }
+      }
+    });
+  }
+}
+
+void Master::CloseFeeds() {
+  std::vector<std::shared_ptr<Feed>> feeds;
+  {
+    std::lock_guard lock(mu_);
+    feeds = feeds_;
+  }
+  for (const auto& f : feeds) {
+    f->closed = true;
+    const uint64_t id = f->client;
+    state_->executor->Post(f->worker, [this, id] {
+      state_->clients->KillLocal([id](const command::ClientInfo& c) { return c.id == id; });
+    });
+  }
+}
+
+void Master::Forget(const Feed* feed) {
+  std::lock_guard lock(mu_);
+  std::erase_if(feeds_, [feed](const auto& f) { return f.get() == feed; });
+  std::fprintf(stderr, "repl: replica %s:%d link closed\n", feed->ip.c_str(), feed->port);
+}
+
+std::string Master::replid() const {
+  std::lock_guard lock(mu_);
+  return replid_;
+}
+
+std::string Master::replid2() const {
+  std::lock_guard lock(mu_);
+  return replid2_.empty() ? std::string(40, '0') : replid2_;
+}
+
+void Master::Promote(const std::string& new_id) {
+  std::lock_guard lock(mu_);
+  replid2_ = replid_;
+  second_offsets_.resize(streams_.size());
+  for (size_t i = 0; i < streams_.size(); ++i) second_offsets_[i] = offsets_[i].load();
+  replid_ = new_id;
+}
+
+void Master::Adopt(const std::string& id) {
+  std::lock_guard lock(mu_);
+  if (id == replid_) return;
+  replid_ = id;
+  replid2_.clear();
+  second_offsets_.clear();
+}
+
+bool Master::Continues(const std::string& id, size_t stream, uint64_t offset) const {
+  std::lock_guard lock(mu_);
+  if (id == replid_) return true;
+  return !replid2_.empty() && id == replid2_ && offset <= second_offsets_[stream];
+}
+
+void Master::Suspend(uint32_t s, uint32_t db) { streams_[Index(s, db)]->suspended = true; }
+
+void Master::Resume(uint32_t s, uint32_t db, uint64_t offset) {
+  Stream& st = *streams_[Index(s, db)];
+  st.suspended = false;
+  const size_t before = st.backlog.bytes();
+  st.backlog.Reset(offset);
+  backlog_bytes_ -= before;
+  offsets_[Index(s, db)] = offset;
+}
+
+uint64_t Master::offset() const {
+  uint64_t sum = 0;
+  for (size_t i = 0; i < streams_.size(); ++i) sum += offsets_[i].load();
+  return sum;
+}
+
+bool Master::has_second() const {
+  std::lock_guard lock(mu_);
+  return !replid2_.empty();
+}
+
+uint64_t Master::second_offset() const {
+  std::lock_guard lock(mu_);
+  uint64_t sum = 0;
+  for (uint64_t o : second_offsets_) sum += o;
+  return sum + 1;
+}
+
+std::vector<FeedInfo> Master::Feeds() const {
+  std::lock_guard lock(mu_);
+  const int64_t now = state_->keyspace->clock()->NowMs();
+  std::vector<FeedInfo> out;
+  for (const auto& f : feeds_) {
+    if (f->closed) continue;
+    FeedInfo info;
+    info.ip = f->ip;
+    info.port = f->port;
+    info.online = f->online();
+    for (size_t i = 0; i < streams_.size(); ++i) info.offset += f->acked[i].load();
+    info.lag_s = std::max<int64_t>(0, (now - f->last_ack_ms.load()) / 1000);
+    out.push_back(std::move(info));
+  }
+  return out;
+}
+
+int Master::GoodReplicas(int64_t max_lag_s) const {
+  int n = 0;
+  for (const FeedInfo& f : Feeds()) n += f.online && f.lag_s <= max_lag_s ? 1 : 0;
+  return n;
+}
+
+}  // namespace slotkv::repl

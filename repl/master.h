@@ -1,0 +1,151 @@
+// Master: the master side of replication. Every database of every slot is a stream; its owner
+// worker keeps the stream's backlog and its replicas' links (feeds), and pushes each committed
+// batch to them right after the local commit (command::StreamListener, told by the slots).
+//
+// A replica's SLOTKV.SYNC (repl/frames.h) makes its connection a feed; then each worker, for
+// each stream it owns, continues the stream from the replica's offset when the replication id
+// matches and the backlog covers it (CONT, then the backlog's frames), or starts a full sync of
+// that stream alone (FULL, then the stream's keys in DATA frames, a bounded step per turn of
+// the worker's loop, interleaved with the live UNITs, then SYNCED). A full sync waits while
+// the feed has more than kFeedWindow bytes unsent, so a slow replica costs bounded memory.
+//
+// Frames for one feed made in one turn of a worker go in one post to the feed's worker (the
+// outbox); posts are FIFO per pair of workers, so each stream's frames keep their order.
+//
+// Replication ids (as Redis's): `replid` names the history this node's streams continue;
+// after a promotion the old one is `replid2`, accepted up to the offsets the streams had then
+// (second offsets), so the other replicas of the old master continue here.
+//
+// Thread rule: a stream's state belongs to its owner worker; feeds, ids and WAIT calls are
+// shared (atomics, a mutex).
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "core/command/blocking.h"
+#include "core/command/context.h"
+#include "repl/backlog.h"
+
+namespace slotkv::repl {
+
+// A replica's link as the master sees it.
+struct Feed {
+  Feed(uint64_t client, int worker, size_t streams);
+  uint64_t client;  // the connection's id
+  int worker;       // the connection's worker
+  std::string ip;   // as INFO replication lists it
+  int port = 0;
+  // Unsent output bytes of the connection (kept by it) and bytes posted to it, not yet there.
+  std::shared_ptr<std::atomic<int64_t>> unsent;
+  std::atomic<int64_t> queued{0};
+  std::unique_ptr<std::atomic<uint64_t>[]> acked;  // [stream]: offset the replica applied
+  std::atomic<int> waiting{0};  // streams not attached yet or in full sync
+  std::atomic<int64_t> last_ack_ms{0};
+  std::atomic<bool> closed{false};
+  int64_t Outstanding() const { return queued.load() + unsent->load(); }
+  bool online() const { return waiting.load() == 0; }
+};
+
+// What INFO replication and ROLE show of a replica.
+struct FeedInfo {
+  std::string ip;
+  int port = 0;
+  bool online = false;
+  uint64_t offset = 0;  // sum of its acknowledged offsets
+  int64_t lag_s = 0;    // since its last acknowledgement
+};
+
+class Master : public command::StreamListener {
+ public:
+  static constexpr int64_t kFeedWindow = 16 << 20;
+
+  // Offsets and backlogs start from the keyspace's streams. REQUIRES: before the workers start.
+  explicit Master(command::ServerState* state);
+  ~Master() override;
+
+  // command::StreamListener (on the owner).
+  void OnUnits(uint32_t s, uint32_t db, std::string units, uint64_t seq) override;
+  void OnClear(uint32_t s, uint32_t db, uint64_t seq) override;
+
+  // SLOTKV.SYNC (on the client's worker): replies HELLO and attaches every stream.
+  void Sync(command::AsyncContext& ctx);
+  // SLOTKV.ACK (on the client's worker).
+  void Ack(command::AsyncContext& ctx);
+  // WAIT numreplicas timeout.
+  command::Task Wait(command::AsyncContext& ctx, int64_t replicas, int64_t timeout_ms);
+  // Asks every feed to acknowledge now (GETACK), and pings them; closes those silent for more
+  // than timeout_s. Called once a second.
+  void Tick(int64_t timeout_s, bool ping);
+  // Closes every feed (a role change: their replicas start over).
+  void CloseFeeds();
+
+  // The replication ids. Promote: the current id becomes the second one, valid up to the
+  // streams' offsets now, and new_id the current one. Adopt: a replica takes its master's id.
+  std::string replid() const;
+  std::string replid2() const;
+  void Promote(const std::string& new_id);
+  void Adopt(const std::string& id);
+  // Whether a replica whose data came from history id at offset of stream i may continue.
+  bool Continues(const std::string& id, size_t stream, uint64_t offset) const;
+
+  // A stream being full-synced on this node (a replica's): its units are not history a
+  // replica of ours could continue from until Resume, which restarts its backlog at offset.
+  // On the owner.
+  void Suspend(uint32_t s, uint32_t db);
+  void Resume(uint32_t s, uint32_t db, uint64_t offset);
+
+  // The sum of the streams' offsets: INFO's master_repl_offset (monotonic).
+  uint64_t offset() const;
+  uint64_t second_offset() const;  // the sum at the last promotion (-1 in INFO when none)
+  bool has_second() const;
+  uint64_t stream_offset(size_t stream) const { return offsets_[stream].load(); }
+  size_t streams() const { return streams_.size(); }
+  std::vector<FeedInfo> Feeds() const;
+  // Replicas that acknowledged within max_lag_s seconds (min-replicas-to-write).
+  int GoodReplicas(int64_t max_lag_s) const;
+  // Backlog bytes over all streams (INFO repl_backlog_histlen). Racy reads; display only.
+  uint64_t backlog_bytes() const { return backlog_bytes_.load(); }
+
+ private:
+  struct Stream;
+  struct FullSync;
+  struct WaitCall;
+  size_t Index(uint32_t s, uint32_t db) const { return size_t{s} * databases_ + db; }
+  // On the owner of (s, db): continue or fully sync the stream for feed.
+  void Attach(const std::shared_ptr<Feed>& feed, uint32_t s, uint32_t db,
+              const std::string& replid, uint64_t offset);
+  void Step(const std::shared_ptr<FullSync>& job);
+  // Queues frame for feed from the calling worker (sent at the end of its turn).
+  void Send(const std::shared_ptr<Feed>& feed, std::string frame);
+  void FlushOutbox(int w);
+  // Replicas whose acknowledged offsets reach target in every stream.
+  int CountAcked(const std::vector<uint64_t>& target) const;
+  void CheckWaits();
+  void Forget(const Feed* feed);
+
+  command::ServerState* state_;
+  uint32_t databases_;
+  std::vector<std::unique_ptr<Stream>> streams_;  // [s * databases + db], owner only
+  std::unique_ptr<std::atomic<uint64_t>[]> offsets_;  // [stream], written by the owner
+  std::atomic<uint64_t> backlog_bytes_{0};
+
+  struct Outbox {
+    std::vector<std::pair<std::shared_ptr<Feed>, std::string>> frames;
+    bool posted = false;
+  };
+  std::vector<Outbox> outboxes_;  // [worker], that worker only
+
+  mutable std::mutex mu_;
+  std::vector<std::shared_ptr<Feed>> feeds_;         // guarded by mu_
+  std::vector<std::shared_ptr<WaitCall>> waits_;     // guarded by mu_
+  std::string replid_;                               // guarded by mu_
+  std::string replid2_;                              // guarded by mu_
+  std::vector<uint64_t> second_offsets_;             // guarded by mu_; empty: no replid2
+};
+
+}  // namespace slotkv::repl

@@ -1,0 +1,339 @@
+#include "repl/replication.h"
+
+#include <cstdio>
+#include <sstream>
+
+#include "core/base/hash.h"
+#include "core/command/args.h"
+#include "core/command/errors.h"
+
+namespace slotkv::repl {
+namespace {
+
+constexpr std::string_view kStateHeader = "# slotkv replication state\n";
+constexpr char kStateFile[] = "/replication.state";
+
+std::optional<int> ParsePort(std::string_view s) {
+  std::optional<int64_t> port = ParseInt64(s);
+  if (!port || *port < 0 || *port > 65535) return std::nullopt;
+  return static_cast<int>(*port);
+}
+
+void Field(std::string& out, std::string_view name, std::string_view value) {
+  out.append(name);
+  out += ':';
+  out.append(value);
+  out += "\r\n";
+}
+void Field(std::string& out, std::string_view name, int64_t value) {
+  Field(out, name, std::to_string(value));
+}
+
+constexpr std::string_view StateName(Link::State s) {
+  switch (s) {
+    case Link::State::kConnect: return "connect";
+    case Link::State::kConnecting: return "connecting";
+    case Link::State::kHandshake: return "handshake";
+    case Link::State::kSync: return "sync";
+    case Link::State::kConnected: return "connected";
+  }
+  return "connect";
+}
+
+}  // namespace
+
+Result<SavedRole> ParseReplicaOf(std::string_view value) {
+  SavedRole role;
+  std::istringstream in{std::string(value)};
+  std::string host;
+  std::string port;
+  std::string extra;
+  in >> host >> port >> extra;
+  if (host.empty()) return role;
+  std::optional<int> p = ParsePort(port);
+  if (!p || !extra.empty()) {
+    return Status::InvalidArgument("replicaof '" + std::string(value) + "': want <host> <port>");
+  }
+  role.host = host;
+  role.port = *p;
+  return role;
+}
+
+Result<SavedRole> ParseState(std::string_view text) {
+  SavedRole role;
+  std::istringstream in{std::string(text)};
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.empty() || line[0] == '#') continue;
+    const size_t space = line.find(' ');
+    const std::string name = line.substr(0, space);
+    const std::string value = space == std::string::npos ? "" : line.substr(space + 1);
+    if (name == "replicaof") {
+      SLOTKV_ASSIGN_OR_RETURN(SavedRole r, ParseReplicaOf(value));
+      role.host = r.host;
+      role.port = r.port;
+    } else if (name == "master-replid" && value.size() == 40) {
+      role.master_replid = value;
+    } else {
+      return Status::InvalidArgument("replication.state: bad line '" + line + "'");
+    }
+  }
+  return role;
+}
+
+std::string FormatState(const SavedRole& role) {
+  std::string out(kStateHeader);
+  if (!role.host.empty()) out += "replicaof " + role.host + " " + std::to_string(role.port) + "\n";
+  if (!role.master_replid.empty()) out += "master-replid " + role.master_replid + "\n";
+  return out;
+}
+
+Replication::Replication(command::ServerState* state)
+    : state_(state), master_(std::make_unique<Master>(state)) {}
+
+Replication::~Replication() { Stop(); }
+
+Result<std::unique_ptr<Replication>> Replication::Install(command::ServerState* state) {
+  std::unique_ptr<Replication> r(new Replication(state));
+  SLOTKV_ASSIGN_OR_RETURN(r->role_, ParseReplicaOf(state->config->Get("replicaof")));
+  const std::string path = state->config->Get("dir") + kStateFile;
+  if (state->fs != nullptr && state->fs->Exists(path)) {
+    SLOTKV_ASSIGN_OR_RETURN(std::string text, state->fs->ReadFile(path));
+    SLOTKV_ASSIGN_OR_RETURN(SavedRole saved, ParseState(text));
+    if (r->role_.host.empty()) r->role_.host = saved.host, r->role_.port = saved.port;
+    r->role_.master_replid = saved.master_replid;
+  }
+  // A replica's data continues its master's history: it keeps that id (a master's history
+  // starts anew with each start, so its replicas sync in full).
+  if (!r->role_.host.empty() && !r->role_.master_replid.empty()) {
+    r->master_->Adopt(r->role_.master_replid);
+  }
+  r->replica_ = !r->role_.host.empty();
+  r->Refresh();
+  state->replication = r.get();
+  state->keyspace->set_stream_listener(r->master_.get());
+  return r;
+}
+
+void Replication::Start() {
+  {
+    std::lock_guard lock(mu_);
+    if (!role_.host.empty()) StartLink(role_.host, role_.port);
+  }
+  command::Executor& ex = *state_->executor;
+  ex.Post(0, [this] { Tick(); });
+}
+
+void Replication::Tick() {
+  if (stopped_) return;
+  conf::Config& config = *state_->config;
+  const int64_t now = state_->keyspace->clock()->NowMs();
+  const bool ping = now - last_ping_ms_ >= config.GetInt("repl-ping-replica-period") * 1000;
+  if (ping) last_ping_ms_ = now;
+  master_->Tick(config.GetInt("repl-timeout"), ping);
+  good_replicas_ = master_->GoodReplicas(config.GetInt("min-replicas-max-lag"));
+  state_->executor->RunAfter(1000, [this] { Tick(); });
+}
+
+void Replication::Stop() {
+  stopped_ = true;
+  std::lock_guard lock(mu_);
+  if (link_) link_->Stop();
+}
+
+void Replication::Refresh() {
+  read_only_ = state_->config->GetBool("replica-read-only");
+  min_replicas_ = state_->config->GetInt("min-replicas-to-write");
+}
+
+std::string_view Replication::RefuseWrite() const {
+  if (replica_.load()) return read_only_.load() ? command::kErrReadOnlyReplica : "";
+  if (min_replicas_.load() > 0 && good_replicas_.load() < min_replicas_.load()) {
+    return command::kErrNoReplicas;
+  }
+  return "";
+}
+
+void Replication::StartLink(const std::string& host, int port) {
+  if (link_) {
+    link_->Stop();
+    partial_ = link_->Partial();
+    retired_.push_back(std::move(link_));
+  }
+  Link::Options options;
+  options.host = host;
+  options.port = port;
+  options.replid = role_.master_replid.empty() ? master_->replid() : role_.master_replid;
+  options.partial = partial_;
+  options.on_master_id = [this](const std::string& id) {
+    master_->Adopt(id);
+    std::lock_guard lock(mu_);
+    if (role_.master_replid == id) return;
+    role_.master_replid = id;
+    Status st = Save();
+    if (!st.ok()) {
+      std::fprintf(stderr, "repl: cannot save the replication state: %s\n",
+                   st.ToString().c_str());
+    }
+  };
+  link_ = std::make_unique<Link>(state_, master_.get(), std::move(options));
+  link_->Start();
+}
+
+Status Replication::Save() {
+  if (state_->fs == nullptr) return Status::OK();
+  return state_->fs->WriteFileAtomic(state_->config->Get("dir") + kStateFile,
+                                     FormatState(role_));
+}
+
+void Replication::ReplicaOf(command::AsyncContext& ctx) {
+  const std::string& host = ctx.args[1];
+  if (command::Is(host, "no") && command::Is(ctx.args[2], "one")) {
+    std::unique_ptr<Link> old;
+    {
+      std::lock_guard lock(mu_);
+      if (replica_) {
+        old = std::move(link_);
+        role_ = SavedRole();
+        replica_ = false;
+        Status st = Save();
+        if (!st.ok()) {
+          ctx.reply.Error("ERR " + st.ToString());
+          return;
+        }
+      }
+    }
+    if (old) {
+      old->Stop();
+      std::lock_guard lock(mu_);
+      partial_ = old->Partial();
+      retired_.push_back(std::move(old));
+      master_->Promote(RandomHexId());
+      std::fprintf(stderr, "repl: MASTER MODE enabled (REPLICAOF NO ONE)\n");
+    }
+    ctx.reply.Ok();
+    return;
+  }
+  if (ctx.client != nullptr && ctx.client->replica) {
+    ctx.reply.Error("ERR Command is not valid when client is a replica.");
+    return;
+  }
+  std::optional<int> port = ParsePort(ctx.args[2]);
+  if (!port) {
+    ctx.reply.Error("ERR Invalid master port");
+    return;
+  }
+  std::lock_guard lock(mu_);
+  if (replica_ && role_.host == host && role_.port == *port) {
+    ctx.reply.SimpleString("OK Already connected to specified master");
+    return;
+  }
+  const bool was_master = !replica_;
+  role_.host = host;
+  role_.port = *port;
+  if (was_master) role_.master_replid = master_->replid();  // our own history continues
+  Status st = Save();
+  if (!st.ok()) {
+    ctx.reply.Error("ERR " + st.ToString());
+    return;
+  }
+  replica_ = true;
+  master_->CloseFeeds();  // no chained replicas yet: ours start over
+  std::fprintf(stderr, "repl: REPLICAOF %s:%d enabled\n", host.c_str(), *port);
+  StartLink(host, *port);
+  ctx.reply.Ok();
+}
+
+void Replication::Role(command::Reply& reply) {
+  std::lock_guard lock(mu_);
+  if (replica_ && link_) {
+    reply.Array(5);
+    reply.Bulk("slave");
+    reply.Bulk(role_.host);
+    reply.Integer(role_.port);
+    reply.Bulk(StateName(link_->state()));
+    reply.Integer(link_->up() ? static_cast<int64_t>(link_->offset()) : -1);
+    return;
+  }
+  const std::vector<FeedInfo> feeds = master_->Feeds();
+  reply.Array(3);
+  reply.Bulk("master");
+  reply.Integer(static_cast<int64_t>(master_->offset()));
+  reply.Array(feeds.size());
+  for (const FeedInfo& f : feeds) {
+    reply.Array(3);
+    reply.Bulk(f.ip);
+    reply.Bulk(std::to_string(f.port));
+    reply.Bulk(std::to_string(f.offset));
+  }
+}
+
+std::string Replication::Info() {
+  std::string out;
+  std::lock_guard lock(mu_);
+  const int64_t now = state_->keyspace->clock()->NowMs();
+  if (replica_ && link_) {
+    const bool up = link_->up();
+    Field(out, "role", "slave");
+    Field(out, "master_host", role_.host);
+    Field(out, "master_port", role_.port);
+    Field(out, "master_link_status", up ? "up" : "down");
+    Field(out, "master_last_io_seconds_ago",
+          up ? (now - link_->last_io_ms()) / 1000 : int64_t{-1});
+    Field(out, "master_sync_in_progress", link_->syncing() > 0 ? 1 : 0);
+    Field(out, "slave_read_repl_offset", static_cast<int64_t>(link_->offset()));
+    Field(out, "slave_repl_offset", static_cast<int64_t>(link_->offset()));
+    if (!up) Field(out, "master_link_down_since_seconds", (now - link_->down_since_ms()) / 1000);
+    Field(out, "slave_priority", state_->config->GetInt("replica-priority"));
+    Field(out, "slave_read_only", read_only_.load() ? 1 : 0);
+    Field(out, "replica_announced", 1);
+  } else {
+    Field(out, "role", "master");
+  }
+  const std::vector<FeedInfo> feeds = master_->Feeds();
+  Field(out, "connected_slaves", static_cast<int64_t>(feeds.size()));
+  for (size_t i = 0; i < feeds.size(); ++i) {
+    const FeedInfo& f = feeds[i];
+    Field(out, "slave" + std::to_string(i),
+          "ip=" + f.ip + ",port=" + std::to_string(f.port) +
+              ",state=" + (f.online ? "online" : "wait_bgsave") +
+              ",offset=" + std::to_string(f.offset) + ",lag=" + std::to_string(f.lag_s));
+  }
+  if (!replica_ && min_replicas_.load() > 0) {
+    Field(out, "min_slaves_good_slaves", good_replicas_.load());
+  }
+  Field(out, "master_failover_state", "no-failover");
+  Field(out, "master_replid", master_->replid());
+  Field(out, "master_replid2", master_->replid2());
+  Field(out, "master_repl_offset", static_cast<int64_t>(master_->offset()));
+  Field(out, "second_repl_offset",
+        master_->has_second() ? static_cast<int64_t>(master_->second_offset()) : -1);
+  Field(out, "repl_backlog_active", 1);
+  Field(out, "repl_backlog_size", state_->config->GetInt("repl-backlog-size"));
+  Field(out, "repl_backlog_histlen", static_cast<int64_t>(master_->backlog_bytes()));
+  return out;
+}
+
+command::Task Replication::Wait(command::AsyncContext& ctx, int64_t replicas,
+                                int64_t timeout_ms) {
+  if (replica_) {
+    ctx.reply.Error(
+        "ERR WAIT cannot be used with replica instances. Please also note that since Redis 4.0 "
+        "if a replica is configured to be writable (which is not the default) writes to "
+        "replicas are just local and are not propagated.");
+    co_return;
+  }
+  co_await master_->Wait(ctx, replicas, timeout_ms);
+}
+
+void Replication::Sync(command::AsyncContext& ctx) {
+  if (replica_) {
+    ctx.reply.Error("ERR this node is a replica; slotkv has no chained replicas yet");
+    return;
+  }
+  master_->Sync(ctx);
+}
+
+void Replication::Ack(command::AsyncContext& ctx) { master_->Ack(ctx); }
+
+}  // namespace slotkv::repl

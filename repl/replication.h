@@ -1,0 +1,90 @@
+// Replication: this node's role and everything the commands ask of replication
+// (command::Replication). It owns the master side of the streams (Master: every node keeps
+// backlogs, so a promoted replica continues its peers' streams) and, on a replica, the link to
+// the master (Link).
+//
+// The role survives a restart: REPLICAOF writes it to dir/replication.state, read at start
+// when the replicaof option is empty:
+//   state := "# slotkv replication state\n" ["replicaof " host " " port "\n"]
+//            ["master-replid " id "\n"]
+// (master-replid: the master id a replica's data came from, so that it continues after a
+// restart.) In pure-memory mode nothing is kept.
+//
+// Not yet: chained replicas (a replica refuses SLOTKV.SYNC), FAILOVER, stale-data refusal.
+//
+// Thread rule: any thread; the link is replaced under a mutex.
+#pragma once
+
+#include <atomic>
+#include <memory>
+#include <mutex>
+#include <string>
+
+#include "core/command/replication.h"
+#include "repl/link.h"
+#include "repl/master.h"
+
+namespace slotkv::repl {
+
+// The role a node starts with: empty host for a master.
+struct SavedRole {
+  std::string host;
+  int port = 0;
+  std::string master_replid;  // of the data a replica holds ("" unknown)
+};
+// Parses dir/replication.state (or the replicaof option: "host port"). InvalidArgument on a
+// malformed one.
+Result<SavedRole> ParseState(std::string_view text);
+std::string FormatState(const SavedRole& role);
+Result<SavedRole> ParseReplicaOf(std::string_view value);
+
+class Replication : public command::Replication {
+ public:
+  // Reads the role, makes the master side and installs itself (ServerState::replication, the
+  // keyspace's stream listener). REQUIRES: before the workers start.
+  static Result<std::unique_ptr<Replication>> Install(command::ServerState* state);
+  ~Replication() override;
+
+  // Once the workers run: the link of a replica, the once-a-second tick.
+  void Start();
+  // Stops the link (shutdown).
+  void Stop();
+
+  // command::Replication
+  std::string_view RefuseWrite() const override;
+  bool is_replica() const override { return replica_.load(); }
+  void Refresh() override;
+  void ReplicaOf(command::AsyncContext& ctx) override;
+  void Role(command::Reply& reply) override;
+  std::string Info() override;
+  command::Task Wait(command::AsyncContext& ctx, int64_t replicas, int64_t timeout_ms) override;
+  void Sync(command::AsyncContext& ctx) override;
+  void Ack(command::AsyncContext& ctx) override;
+
+  Master& master() { return *master_; }
+
+ private:
+  explicit Replication(command::ServerState* state);
+  // Starts a link to host:port, replacing any. REQUIRES: mu_ held.
+  void StartLink(const std::string& host, int port);
+  // Writes dir/replication.state. REQUIRES: mu_ held.
+  Status Save();
+  void Tick();
+
+  command::ServerState* state_;
+  std::unique_ptr<Master> master_;
+  std::atomic<bool> replica_{false};
+  std::atomic<bool> read_only_{true};
+  std::atomic<int64_t> min_replicas_{0};
+  std::atomic<int> good_replicas_{0};
+  std::atomic<bool> stopped_{false};
+  int64_t last_ping_ms_ = 0;  // worker 0's
+  mutable std::mutex mu_;
+  SavedRole role_;            // guarded by mu_
+  std::unique_ptr<Link> link_;  // guarded by mu_
+  // Stopped links: jobs they posted to the workers may still run, so they are kept.
+  std::vector<std::unique_ptr<Link>> retired_;  // guarded by mu_
+  std::vector<bool> partial_;   // guarded by mu_: streams a stopped link left in full sync
+};
+
+}  // namespace slotkv::repl

@@ -1,0 +1,846 @@
+"""Replication: REPLICAOF / SLAVEOF (replies and errors), ROLE on masters and replicas, INFO
+replication fields, WAIT, full sync of every type (TTLs, several dbs, a 1 MB value, thousands of
+keys), the write stream after the sync (MULTI/EXEC, FLUSHDB, RENAME, EXPIRE/PERSIST, MSET over many
+slots), read-only replicas (READONLY), expiry on replicas, REPLICAOF NO ONE and resync back, a
+replica restart (slotkv: the role persists and the streams CONTINUE), kill -9 of the master under
+a writer, a 100k-key full sync under a writer, and promoting one of two replicas.
+
+One master with two replicas is shared by the tests that leave it as it was; tests that stop,
+kill or promote servers start their own (and stop them when they end). About 7 s against
+redis-server 7.0.15 (11 s on a busy 2-core machine); every wait is bounded (30-60 s).
+
+Against redis the servers run with `repl-diskless-sync-delay 0` (Redis 7 waits 5 s before each
+full sync by default, for more replicas to join it); slotkv gets no extra options.
+"""
+
+import re
+import threading
+import time
+
+import pytest
+import redis
+
+from conftest import Error, Simple, arity, err, is_redis, is_redis_aof, start_server, wait_until
+
+SYNC_TIMEOUT = 30.0      # a full sync or a reconnect, on a loaded 2-core machine
+READONLY = "READONLY You can't write against a read only replica."
+BAD_PORT = "ERR Invalid master port"
+NOT_INT = "ERR value is not an integer or out of range"
+ALREADY = b"OK Already connected to specified master"
+LINK_STATES = {b"connect", b"connecting", b"handshake", b"sync", b"connected"}
+HEX40 = re.compile(r"^[0-9a-f]{40}$")
+SLAVE_LINE = re.compile(r"^ip=127\.0\.0\.1,port=(\d+),state=online,offset=(\d+),lag=(\d+)$")
+DBS = range(16)
+# The data loaded before the replicas of the shared master attach (test_full_sync_...).
+PRELOAD_DBS = (0, 3, 7)
+MANY = 3000
+BIG = 1 << 20
+
+# Only redis needs an option (see the docstring); the tests are the same for both servers.
+SERVER_ARGS = ["--repl-diskless-sync-delay", "0"] if is_redis() else []
+
+
+# ---------------------------------------------------------------------------------------------
+# helpers
+
+
+def start(data_dir=None, port=None):
+    return start_server(SERVER_ARGS, data_dir, port)
+
+
+class Servers:
+    """Servers a single test starts: all cleaned up when it ends (a module holds few at once)."""
+
+    def __init__(self):
+        self.made = []
+
+    def __call__(self):
+        s = start()
+        self.made.append(s)
+        return s
+
+    def cleanup(self):
+        for s in self.made:
+            s.cleanup()
+
+
+@pytest.fixture
+def servers():
+    made = Servers()
+    yield made
+    made.cleanup()
+
+
+def cmd(server, *args, db=0):
+    c = server.client(db=db)
+    try:
+        return c.execute_command(*args)
+    finally:
+        c.connection_pool.disconnect()
+
+
+def role(server):
+    return cmd(server, "ROLE")
+
+
+def info_pairs(server, section="replication"):
+    """INFO <section> as [(field, value), ...] in the server's order (str)."""
+    text = cmd(server, "INFO", section).decode()
+    pairs = []
+    for line in text.split("\r\n"):
+        if not line or line.startswith("#"):
+            continue
+        key, _, value = line.partition(":")
+        pairs.append((key, value))
+    return pairs
+
+
+def info(server, section="replication"):
+    return dict(info_pairs(server, section))
+
+
+def replicaof(replica, master):
+    return cmd(replica, "REPLICAOF", "127.0.0.1", master.port)
+
+
+def linked(replica, master):
+    """True once ROLE on the replica says connected to master and the master lists it online."""
+    try:
+        got = role(replica)
+        if got[0] != b"slave" or got[2] != master.port or got[3] != b"connected":
+            return False
+        slaves = [v for k, v in info_pairs(master) if re.match(r"^slave\d+$", k)]
+        return any(("port=%d," % replica.port) in v and "state=online" in v for v in slaves)
+    except (redis.ConnectionError, redis.TimeoutError, redis.ResponseError):
+        return False
+
+
+def wait_linked(replica, master, timeout=SYNC_TIMEOUT):
+    assert wait_until(lambda: linked(replica, master), timeout=timeout, interval=0.1), (
+        "replica %d never linked to master %d: ROLE %r\nreplica log:\n%s"
+        % (replica.port, master.port, safe(lambda: role(replica)), replica.log()[-3000:]))
+
+
+def link(replica, master):
+    assert replicaof(replica, master) == b"OK"
+    wait_linked(replica, master)
+
+
+def safe(fn):
+    try:
+        return fn()
+    except Exception as e:  # noqa: BLE001 - only for failure messages
+        return e
+
+
+def scan_keys(c):
+    keys, cursor = [], b"0"
+    while True:
+        cursor, batch = c.execute_command("SCAN", cursor, "COUNT", 1000)
+        keys.extend(batch)
+        if cursor == b"0":
+            return keys
+
+
+def snapshot(server, dbs=DBS):
+    """{(db, key): (type, value, pttl)} over the dbs: SCAN, TYPE, a typed read and PTTL."""
+    out = {}
+    for db in dbs:
+        c = server.client(db=db)
+        try:
+            keys = sorted(set(scan_keys(c)))
+            if not keys:
+                continue
+            pipe = c.pipeline(transaction=False)
+            for k in keys:
+                pipe.execute_command("TYPE", k)
+            types = pipe.execute()
+            pipe = c.pipeline(transaction=False)
+            for k, t in zip(keys, types):
+                if t == b"string":
+                    pipe.execute_command("GET", k)
+                elif t == b"hash":
+                    pipe.execute_command("HGETALL", k)
+                elif t == b"list":
+                    pipe.execute_command("LRANGE", k, 0, -1)
+                elif t == b"set":
+                    pipe.execute_command("SMEMBERS", k)
+                elif t == b"zset":
+                    pipe.execute_command("ZRANGE", k, 0, -1, "WITHSCORES")
+                else:
+                    pipe.execute_command("TYPE", k)  # gone between SCAN and TYPE, or unused type
+                pipe.execute_command("PTTL", k)
+            replies = pipe.execute()
+        finally:
+            c.connection_pool.disconnect()
+        for i, (k, t) in enumerate(zip(keys, types)):
+            value, pttl = replies[2 * i], replies[2 * i + 1]
+            if t == b"hash":
+                value = dict(zip(value[::2], value[1::2]))
+            elif t == b"set":
+                value = sorted(value)
+            if t == b"none" or pttl == -2:
+                continue  # expired or deleted while we looked
+            out[(db, k)] = (t, value, pttl)
+    return out
+
+
+def differences(a, b, ttl_tolerance_ms=5000):
+    """What differs between two snapshots (a few examples), [] if they match."""
+    out = []
+    for k in sorted(set(a) | set(b)):
+        if k not in a or k not in b:
+            out.append(("only on %s" % ("first" if k in a else "second"), k))
+        else:
+            (ta, va, pa), (tb, vb, pb) = a[k], b[k]
+            if (ta, va) != (tb, vb):
+                out.append(("value", k, (ta, short(va)), (tb, short(vb))))
+            elif (pa == -1) != (pb == -1) or abs(pa - pb) > ttl_tolerance_ms:
+                out.append(("ttl", k, pa, pb))
+        if len(out) >= 5:
+            break
+    return out
+
+
+def short(v):
+    r = repr(v)
+    return r if len(r) < 200 else r[:200] + "...(%d chars)" % len(r)
+
+
+def assert_same(master, replica, dbs=DBS, timeout=SYNC_TIMEOUT):
+    """Waits until both servers hold the same keys, types, values and TTLs (within 5 s)."""
+    last = []
+
+    def same():
+        last[:] = differences(snapshot(master, dbs), snapshot(replica, dbs))
+        return not last
+
+    assert wait_until(same, timeout=timeout, interval=0.2), (
+        "replica %d differs from master %d: %r" % (replica.port, master.port, last))
+
+
+def string_dump(server):
+    """Every key of db 0 with its (string) value: SCAN, then MGET in batches."""
+    c = server.client()
+    try:
+        keys = sorted(set(scan_keys(c)))
+        out = {}
+        for i in range(0, len(keys), 1000):
+            batch = keys[i:i + 1000]
+            out.update(zip(batch, c.execute_command("MGET", *batch)))
+        return out
+    finally:
+        c.connection_pool.disconnect()
+
+
+class Writer(threading.Thread):
+    """Writes to a server until stopped, riding out restarts; `acked` holds what it confirmed."""
+
+    def __init__(self, server, prefix, keyspace=None):
+        super().__init__(daemon=True)
+        self.server, self.prefix, self.keyspace = server, prefix, keyspace
+        self.stop = threading.Event()
+        self.acked = {}
+        self.errors = []
+        self.count = 0
+
+    def run(self):
+        c = self.server.client(socket_timeout=10)
+        i = 0
+        while not self.stop.is_set():
+            i += 1
+            key = b"%s:%d" % (self.prefix, i)
+            value = b"v%d" % i
+            try:
+                pipe = c.pipeline(transaction=False)
+                pipe.execute_command("SET", key, value)
+                if self.keyspace and i % 3 == 0:  # also rewrite and delete preloaded keys
+                    pipe.execute_command("SET", b"k:%d" % (i * 7 % self.keyspace), value)
+                    pipe.execute_command("DEL", b"k:%d" % (i * 13 % self.keyspace))
+                pipe.execute_command("INCR", b"%s:count" % self.prefix)
+                pipe.execute()
+                self.acked[key] = value
+                self.count += 1
+            except (redis.ConnectionError, redis.TimeoutError, OSError):
+                time.sleep(0.02)  # the server is down or restarting
+            except redis.ResponseError as e:
+                if not str(e).startswith("LOADING"):
+                    self.errors.append(str(e))
+                time.sleep(0.02)
+        c.connection_pool.disconnect()
+
+    def wait_count(self, n, timeout=SYNC_TIMEOUT):
+        assert wait_until(lambda: self.count >= n, timeout=timeout), (self.count, self.errors)
+
+    def finish(self):
+        self.stop.set()
+        self.join(30)
+        assert not self.is_alive()
+        assert not self.errors, self.errors[:5]
+
+
+# ---------------------------------------------------------------------------------------------
+# the shared master and its two replicas
+
+
+def preload(master):
+    """Every type, TTLs, three dbs, a 1 MB value and MANY plain keys (checked in the tests)."""
+    c = master.client()
+    pipe = c.pipeline(transaction=False)
+    for db in PRELOAD_DBS:
+        pipe.execute_command("SELECT", db)
+        pipe.execute_command("SET", "str", "plain %d" % db)
+        pipe.execute_command("SET", "str:ex", "with ex", "EX", 1000)
+        pipe.execute_command("SET", "str:px", "with px", "PX", 2000000)
+        pipe.execute_command("HSET", "hash", *[x for i in range(100)
+                                               for x in ("f%d" % i, "v%d" % (i * db))])
+        pipe.execute_command("EXPIRE", "hash", 5000)
+        pipe.execute_command("RPUSH", "list", *["item%d" % i for i in range(50)])
+        pipe.execute_command("SADD", "set", *["m%d" % i for i in range(60)])
+        pipe.execute_command("ZADD", "zset", *[x for i in range(40)
+                                               for x in (str(i * 1.5 - 7), "z%d" % i)])
+        pipe.execute_command("SET", "db", str(db))
+    pipe.execute_command("SELECT", 0)
+    pipe.execute_command("SET", "big", b"0123456789abcdef" * (BIG // 16))
+    assert all(rep is not None for rep in pipe.execute())
+    for i in range(0, MANY, 500):
+        pipe = c.pipeline(transaction=False)
+        for j in range(i, min(i + 500, MANY)):
+            pipe.execute_command("SET", "many:%d" % j, "value %d" % j)
+        pipe.execute()
+    c.connection_pool.disconnect()
+
+
+@pytest.fixture(scope="module")
+def cluster(make_server):
+    """(master, replica1, replica2), preloaded, both replicas linked and online."""
+    master = make_server(SERVER_ARGS)
+    preload(master)
+    replicas = [make_server(SERVER_ARGS), make_server(SERVER_ARGS)]
+    for rep in replicas:
+        assert replicaof(rep, master) == b"OK"
+    for rep in replicas:
+        wait_linked(rep, master)
+    return master, replicas[0], replicas[1]
+
+
+@pytest.fixture
+def shared(cluster):
+    """The shared trio, checked to be still linked (a failed test may not leave it broken)."""
+    master, r1, r2 = cluster
+    for s in cluster:
+        assert s.running(), "server %d died; log:\n%s" % (s.port, s.log()[-3000:])
+    wait_linked(r1, master)
+    wait_linked(r2, master)
+    return cluster
+
+
+# ---------------------------------------------------------------------------------------------
+# REPLICAOF replies and errors
+
+
+def test_replicaof_replies(servers, shared):
+    master = shared[0]
+    s = servers()
+    c = s.client()
+    assert c.execute_command("REPLICAOF", "127.0.0.1", master.port) == b"OK"
+    assert c.execute_command("REPLICAOF", "127.0.0.1", master.port) == ALREADY
+    assert c.execute_command("SLAVEOF", "127.0.0.1", str(master.port)) == ALREADY  # alias
+    wait_linked(s, master)
+    assert c.execute_command("REPLICAOF", "127.0.0.1", master.port) == ALREADY
+    assert c.execute_command("REPLICAOF", "NO", "ONE") == b"OK"
+    assert role(s)[0] == b"master"
+    assert c.execute_command("REPLICAOF", "no", "one") == b"OK"  # already a master: still OK
+    assert c.execute_command("SLAVEOF", "127.0.0.1", master.port) == b"OK"
+    assert c.execute_command("SLAVEOF", "NO", "ONE") == b"OK"
+    # the master forgets a replica that left
+    assert wait_until(lambda: info(master)["connected_slaves"] == "2", timeout=SYNC_TIMEOUT)
+
+
+def test_replicaof_errors(server, r):
+    for port in ("abc", "-1", "65536", "70000", "1x", ""):
+        assert err(r, "REPLICAOF", "127.0.0.1", port) == BAD_PORT, port
+    assert err(r, "SLAVEOF", "127.0.0.1", "abc") == BAD_PORT
+    assert err(r, "REPLICAOF", "NO", "TWO") == BAD_PORT  # not NO ONE: a host and a bad port
+    assert err(r, "REPLICAOF") == arity("replicaof")
+    assert err(r, "REPLICAOF", "127.0.0.1") == arity("replicaof")
+    assert err(r, "REPLICAOF", "NO") == arity("replicaof")
+    assert err(r, "REPLICAOF", "NO", "ONE", "x") == arity("replicaof")
+    assert err(r, "SLAVEOF", "NO") == arity("slaveof")
+    assert r.execute_command("ROLE")[0] == b"master"  # nothing changed
+    assert err(r, "ROLE", "x") == arity("role")
+
+
+# ---------------------------------------------------------------------------------------------
+# ROLE and INFO replication
+
+
+def test_role_shapes(shared):
+    master, r1, r2 = shared
+    got = role(master)
+    assert len(got) == 3 and got[0] == b"master" and isinstance(got[1], int) and got[1] >= 0
+    assert sorted(e[1] for e in got[2]) == sorted(b"%d" % s.port for s in (r1, r2))
+    for entry in got[2]:
+        assert len(entry) == 3 and entry[0] == b"127.0.0.1", entry
+        assert entry[2].isdigit() and int(entry[2]) <= got[1], entry
+    for rep in (r1, r2):
+        got = role(rep)
+        assert got[:4] == [b"slave", b"127.0.0.1", master.port, b"connected"], got
+        assert len(got) == 5 and isinstance(got[4], int) and got[4] >= 0, got
+
+
+def test_info_replication_on_master(shared):
+    master, r1, r2 = shared
+    pairs = info_pairs(master)
+    fields = dict(pairs)
+    order = ["role", "connected_slaves", "slave0", "slave1", "master_replid", "master_replid2",
+             "master_repl_offset", "second_repl_offset"]
+    keys = [k for k, _ in pairs]
+    assert keys[0] == "role" and fields["role"] == "master", pairs
+    assert [k for k in keys if k in order] == order, keys
+    assert fields["connected_slaves"] == "2"
+    ports = set()
+    for name in ("slave0", "slave1"):
+        m = SLAVE_LINE.match(fields[name])
+        assert m, fields[name]
+        ports.add(int(m.group(1)))
+    assert ports == {r1.port, r2.port}
+    assert HEX40.match(fields["master_replid"]), fields["master_replid"]
+    assert HEX40.match(fields["master_replid2"]), fields["master_replid2"]
+    assert int(fields["master_repl_offset"]) >= 0
+    int(fields["second_repl_offset"])
+    assert HEX40.match(info(master, "server")["run_id"])
+
+    before = int(fields["master_repl_offset"])
+    cmd(master, "SET", "info:grow", "x" * 100)
+    after = int(info(master)["master_repl_offset"])
+    assert after > before, (before, after)
+
+
+def test_info_replication_on_replica(shared):
+    master, r1, r2 = shared
+    for rep in (r1, r2):
+        pairs = info_pairs(rep)
+        fields = dict(pairs)
+        assert pairs[0] == ("role", "slave"), pairs
+        order = ["role", "master_host", "master_port", "master_link_status",
+                 "slave_repl_offset", "slave_priority", "slave_read_only", "connected_slaves",
+                 "master_replid", "master_repl_offset"]
+        assert [k for k, _ in pairs if k in order] == order, pairs
+        assert fields["master_host"] == "127.0.0.1"
+        assert fields["master_port"] == str(master.port)
+        assert fields["master_link_status"] == "up"
+        assert int(fields["slave_repl_offset"]) >= 0
+        assert fields["slave_priority"] == "100"
+        assert fields["slave_read_only"] == "1"
+        assert fields["connected_slaves"] == "0"
+        assert "master_link_down_since_seconds" not in fields  # only while the link is down
+        assert HEX40.match(info(rep, "server")["run_id"])
+    assert info(r1, "server")["run_id"] != info(master, "server")["run_id"]
+
+
+def test_replica_offsets_reach_the_master_offset(shared):
+    master, r1, r2 = shared
+    c = master.client()
+    for i in range(50):
+        c.execute_command("SET", "offset:%d" % i, "v" * i)
+    c.connection_pool.disconnect()
+
+    def caught_up():
+        target = int(info(master)["master_repl_offset"])
+        return all(int(info(rep)["slave_repl_offset"]) == target for rep in (r1, r2))
+
+    assert wait_until(caught_up, timeout=SYNC_TIMEOUT, interval=0.1), (
+        info(master)["master_repl_offset"], info(r1)["slave_repl_offset"],
+        info(r2)["slave_repl_offset"])
+
+
+# ---------------------------------------------------------------------------------------------
+# data: the full sync and the stream after it
+
+
+def test_full_sync_copies_everything(shared):
+    master, r1, r2 = shared
+    for rep in (r1, r2):
+        assert_same(master, rep)
+        for db in PRELOAD_DBS:
+            assert cmd(rep, "GET", "str", db=db) == b"plain %d" % db
+            assert cmd(rep, "GET", "db", db=db) == b"%d" % db
+            assert 900 <= cmd(rep, "TTL", "str:ex", db=db) <= 1000
+            assert 1900 <= cmd(rep, "TTL", "str:px", db=db) <= 2000
+            assert 4900 <= cmd(rep, "TTL", "hash", db=db) <= 5000
+            assert cmd(rep, "TTL", "list", db=db) == -1
+            assert cmd(rep, "HGET", "hash", "f7", db=db) == b"v%d" % (7 * db)
+            assert cmd(rep, "LLEN", "list", db=db) == 50
+            assert cmd(rep, "SCARD", "set", db=db) == 60
+            assert cmd(rep, "ZSCORE", "zset", "z3", db=db) == b"-2.5"
+        assert cmd(rep, "STRLEN", "big") == BIG
+        assert cmd(rep, "GET", "big")[-16:] == b"0123456789abcdef"
+        assert cmd(rep, "GET", "many:%d" % (MANY - 1)) == b"value %d" % (MANY - 1)
+        assert cmd(rep, "DBSIZE", db=1) == 0
+
+
+def test_writes_stream_to_replicas(shared):
+    master, r1, r2 = shared
+    c = master.client()
+    x = c.execute_command
+    assert x("SET", "s:a", "1") == b"OK"
+    x("SET", "s:gone", "x")
+    assert x("DEL", "s:gone") == 1
+    assert x("INCR", "s:counter") == 1
+    assert x("INCRBY", "s:counter", 41) == 42
+    assert x("HSET", "s:hash", "a", "1", "b", "2") == 2
+    assert x("HDEL", "s:hash", "a") == 1
+    assert x("LPUSH", "s:list", "a", "b", "c") == 3
+    assert x("RPOP", "s:list") == b"a"
+    assert x("SADD", "s:set", "x", "y") == 2
+    assert x("ZADD", "s:zset", 1, "one", 2.5, "two") == 2
+    assert x("ZINCRBY", "s:zset", 1, "one") == b"2"
+    x("SET", "s:exp", "v")
+    assert x("EXPIRE", "s:exp", 1000) == 1
+    x("SET", "s:persist", "v", "EX", 1000)
+    assert x("PERSIST", "s:persist") == 1
+    x("SET", "s:old", "renamed value")
+    assert x("RENAME", "s:old", "s:new") == b"OK"
+    assert x("MSET", *[v for i in range(64) for v in ("s:m:%d" % i, "m%d" % i)]) == b"OK"
+    pipe = c.pipeline(transaction=True)  # MULTI ... EXEC
+    pipe.execute_command("SET", "s:tx1", "a")
+    pipe.execute_command("INCR", "s:counter")
+    pipe.execute_command("LPUSH", "s:txlist", "z")
+    assert pipe.execute() == [b"OK", 43, 1]
+    # FLUSHDB on one db only
+    assert cmd(master, "MSET", "f1", "1", "f2", "2", db=5) == b"OK"
+    cmd(master, "SET", "kept", "yes", db=6)
+    for rep in (r1, r2):
+        assert wait_until(lambda: cmd(rep, "DBSIZE", db=5) == 2, timeout=SYNC_TIMEOUT)
+    assert cmd(master, "FLUSHDB", db=5) == b"OK"
+    c.connection_pool.disconnect()
+
+    for rep in (r1, r2):
+        assert_same(master, rep)
+        assert cmd(rep, "GET", "s:counter") == b"43"
+        assert cmd(rep, "EXISTS", "s:gone", "s:old") == 0
+        assert cmd(rep, "GET", "s:new") == b"renamed value"
+        assert cmd(rep, "HGETALL", "s:hash") == [b"b", b"2"]
+        assert cmd(rep, "LRANGE", "s:list", 0, -1) == [b"c", b"b"]
+        assert cmd(rep, "ZSCORE", "s:zset", "one") == b"2"
+        assert 990 <= cmd(rep, "TTL", "s:exp") <= 1000
+        assert cmd(rep, "TTL", "s:persist") == -1
+        assert cmd(rep, "MGET", "s:m:0", "s:m:63") == [b"m0", b"m63"]
+        assert cmd(rep, "GET", "s:tx1") == b"a"
+        assert cmd(rep, "DBSIZE", db=5) == 0
+        assert cmd(rep, "GET", "kept", db=6) == b"yes"
+
+
+def test_replica_is_read_only(shared):
+    master, r1, r2 = shared
+    cmd(master, "SET", "ro:key", "v")
+    cmd(master, "HSET", "ro:hash", "f", "v")
+    assert wait_until(lambda: cmd(r1, "EXISTS", "ro:key", "ro:hash") == 2, timeout=SYNC_TIMEOUT)
+    c = r1.client()
+    for args in (("SET", "ro:key", "x"), ("SET", "ro:new", "x"), ("DEL", "ro:key"),
+                 ("INCR", "ro:n"), ("HSET", "ro:hash", "f", "x"), ("LPUSH", "ro:l", "a"),
+                 ("EXPIRE", "ro:key", 10), ("FLUSHDB",), ("FLUSHALL",),
+                 ("MSET", "a", "1", "b", "2")):
+        assert err(c, *args) == READONLY, args
+    # a write queued in MULTI is refused at once, and EXEC then aborts
+    with r1.raw() as raw:
+        assert raw.command("MULTI") == Simple(b"OK")
+        assert raw.command("SET", "ro:key", "x") == Error(READONLY.encode())
+        assert raw.command("EXEC") == Error(
+            b"EXECABORT Transaction discarded because of previous errors.")
+    # reads, PING, INFO and PUBLISH work
+    assert c.execute_command("GET", "ro:key") == b"v"
+    assert c.execute_command("HGET", "ro:hash", "f") == b"v"
+    assert c.execute_command("PING") == b"PONG"
+    assert b"role:slave" in c.execute_command("INFO", "replication")
+    assert c.execute_command("PUBLISH", "ro:channel", "hello") == 0
+    assert c.execute_command("EXISTS", "ro:new") == 0
+    c.connection_pool.disconnect()
+
+
+def test_expired_keys_read_as_missing_on_replicas(shared):
+    master, r1, r2 = shared
+    c = master.client()
+    c.execute_command("SET", "exp:long", "v", "PX", 100000)
+    t0 = time.monotonic()
+    c.execute_command("SET", "exp:short", "v", "PX", 300)
+    c.execute_command("WAIT", 2, 250)  # same connection: waits for the two SETs, at most 250 ms
+    c.connection_pool.disconnect()
+    for rep in (r1, r2):
+        assert wait_until(lambda: cmd(rep, "EXISTS", "exp:long") == 1, timeout=SYNC_TIMEOUT)
+        if time.monotonic() < t0 + 0.2:  # still well before the expiry: the replica has it
+            assert 0 < cmd(rep, "PTTL", "exp:short") <= 300
+    # the key expires on the master 300 ms after it got the SET; right then the replicas too
+    # report it missing (Redis 7 replicas check the time; they do not wait for the master's DEL)
+    time.sleep(max(0.0, t0 + 0.35 - time.monotonic()))
+    for rep in (r1, r2):
+        assert cmd(rep, "GET", "exp:short") is None
+        assert cmd(rep, "EXISTS", "exp:short") == 0
+        assert cmd(rep, "GET", "exp:long") == b"v"
+        assert 90000 < cmd(rep, "PTTL", "exp:long") <= 100000
+    assert cmd(master, "GET", "exp:short") is None
+    for rep in (r1, r2):  # and it goes away for good
+        assert wait_until(lambda: cmd(rep, "DBSIZE") == cmd(master, "DBSIZE"),
+                          timeout=SYNC_TIMEOUT, interval=0.1)
+
+
+# ---------------------------------------------------------------------------------------------
+# WAIT
+
+
+def test_wait_counts_replicas(shared):
+    master, r1, r2 = shared
+    c = master.client(socket_timeout=30)
+    c.execute_command("SET", "wait:a", "1")
+    assert c.execute_command("WAIT", 1, 5000) in (1, 2)
+    c.execute_command("SET", "wait:b", "2")
+    assert c.execute_command("WAIT", 2, 5000) == 2
+    c.execute_command("SET", "wait:c", "3")
+    t0 = time.monotonic()
+    assert c.execute_command("WAIT", 3, 200) == 2  # only two replicas: waits the timeout
+    assert 0.15 <= time.monotonic() - t0 < 5.0
+    t0 = time.monotonic()
+    got = c.execute_command("WAIT", 0, 0)
+    assert isinstance(got, int) and 0 <= got <= 2
+    assert time.monotonic() - t0 < 1.0
+    assert cmd(r1, "GET", "wait:c") == b"3" and cmd(r2, "GET", "wait:c") == b"3"
+    c.connection_pool.disconnect()
+
+
+def test_wait_errors(shared):
+    master, r1, r2 = shared
+    c = master.client()
+    assert err(c, "WAIT") == arity("wait")
+    assert err(c, "WAIT", 1) == arity("wait")
+    assert err(c, "WAIT", 1, 2, 3) == arity("wait")
+    assert err(c, "WAIT", "a", 1) == NOT_INT
+    assert err(c, "WAIT", 1, "a") == "ERR timeout is not an integer or out of range"
+    assert err(c, "WAIT", 1, "1.5") == "ERR timeout is not an integer or out of range"
+    assert err(c, "WAIT", 1, -1) == "ERR timeout is negative"
+    c.connection_pool.disconnect()
+    c = r1.client()
+    assert err(c, "WAIT", 0, 0) == (
+        "ERR WAIT cannot be used with replica instances. Please also note that since Redis 4.0 "
+        "if a replica is configured to be writable (which is not the default) writes to "
+        "replicas are just local and are not propagated.")
+    c.connection_pool.disconnect()
+
+
+def test_wait_without_replicas(server, r):
+    r.execute_command("SET", "k", "v")
+    assert r.execute_command("WAIT", 0, 0) == 0
+    t0 = time.monotonic()
+    assert r.execute_command("WAIT", 1, 100) == 0
+    assert 0.07 <= time.monotonic() - t0 < 5.0
+
+
+# ---------------------------------------------------------------------------------------------
+# promotion, resync, restarts, kill -9
+
+
+def test_replicaof_no_one_then_back(servers):
+    master, rep = servers(), servers()
+    m = master.client()
+    m.execute_command("MSET", *[v for i in range(200) for v in ("p:%d" % i, "v%d" % i)])
+    m.execute_command("HSET", "p:hash", "f", "v")
+    link(rep, master)
+    assert_same(master, rep)
+
+    assert cmd(rep, "REPLICAOF", "NO", "ONE") == b"OK"
+    got = role(rep)
+    assert got[0] == b"master" and isinstance(got[1], int) and got[2] == [], got
+    fields = info_pairs(rep)
+    assert fields[0] == ("role", "master") and dict(fields)["connected_slaves"] == "0"
+    assert cmd(rep, "GET", "p:199") == b"v199"  # keeps its data
+    assert cmd(rep, "DBSIZE") == 201
+    assert cmd(rep, "SET", "own:key", "mine") == b"OK"  # and takes writes
+    assert cmd(rep, "DEL", "p:0") == 1
+    assert cmd(rep, "SET", "own:db2", "mine", db=2) == b"OK"
+    assert wait_until(lambda: info(master)["connected_slaves"] == "0", timeout=SYNC_TIMEOUT)
+    m.execute_command("SET", "p:after", "while promoted")
+
+    # back under the master: a resync replaces what it wrote on its own
+    link(rep, master)
+    assert_same(master, rep)
+    assert cmd(rep, "EXISTS", "own:key") == 0
+    assert cmd(rep, "EXISTS", "own:db2", db=2) == 0
+    assert cmd(rep, "GET", "p:0") == b"v0"
+    assert cmd(rep, "GET", "p:after") == b"while promoted"
+    assert err(rep.client(), "SET", "own:key", "x") == READONLY
+    m.connection_pool.disconnect()
+
+
+def test_replica_restart_catches_up(servers):
+    master, rep = servers(), servers()
+    m = master.client()
+    m.execute_command("MSET", *[v for i in range(500) for v in ("r:%d" % i, "v%d" % i)])
+    link(rep, master)
+    assert_same(master, rep)
+    assert rep.stop() == 0
+    # written while the replica is down
+    m.execute_command("MSET", *[v for i in range(500, 800) for v in ("r:%d" % i, "w%d" % i)])
+    m.execute_command("DEL", *["r:%d" % i for i in range(0, 100)])
+    m.execute_command("SET", "r:ttl", "v", "EX", 1000)
+    rep.start()
+    if role(rep)[0] == b"master":
+        # Redis does not keep REPLICAOF across a restart (slotkv does: see the slotkv_only test)
+        assert replicaof(rep, master) == b"OK"
+    wait_linked(rep, master)
+    assert_same(master, rep)
+    assert cmd(rep, "GET", "r:799") == b"w799"
+    assert cmd(rep, "EXISTS", "r:0", "r:99") == 0
+    assert 990 <= cmd(rep, "TTL", "r:ttl") <= 1000
+    m.execute_command("SET", "r:after", "restart")
+    assert wait_until(lambda: cmd(rep, "GET", "r:after") == b"restart", timeout=SYNC_TIMEOUT)
+    m.connection_pool.disconnect()
+
+
+@pytest.mark.slotkv_only
+def test_replica_keeps_its_role_and_continues_after_restart(servers):
+    """slotkv persists REPLICAOF and each stream's position: a restarted replica links again by
+    itself and asks every stream to CONTINUE (one log line per stream decision, e.g.
+    "repl: db 0 slot 3: CONTINUE from 1234", or "... FULL" when it had to copy a slot)."""
+    master, rep = servers(), servers()
+    m = master.client()
+    m.execute_command("MSET", *[v for i in range(500) for v in ("c:%d" % i, "v%d" % i)])
+    cmd(master, "SET", "c:db3", "x", db=3)
+    link(rep, master)
+    assert_same(master, rep)
+    assert rep.stop() == 0
+    m.execute_command("MSET", *[v for i in range(500, 700) for v in ("c:%d" % i, "w%d" % i)])
+    m.execute_command("DEL", "c:1", "c:2")
+    cmd(master, "SET", "c:db3", "y", db=3)
+    before = len(rep.log())
+    rep.start()
+    got = role(rep)
+    assert got[0] == b"slave" and got[1:3] == [b"127.0.0.1", master.port], got
+    assert info_pairs(rep)[0] == ("role", "slave")
+    wait_linked(rep, master)
+    assert_same(master, rep)
+    assert cmd(rep, "GET", "c:699") == b"w699"
+    assert cmd(rep, "GET", "c:db3", db=3) == b"y"
+    log = rep.log()[before:]
+    assert "CONTINUE" in log, log[-3000:]
+    assert "FULL" not in log, log[-3000:]
+    m.connection_pool.disconnect()
+
+
+def test_master_kill9_under_a_writer_then_replica_relinks(servers):
+    master, rep = servers(), servers()
+    m = master.client()
+    m.execute_command("MSET", *[v for i in range(300) for v in ("k:%d" % i, "v%d" % i)])
+    link(rep, master)
+    writer = Writer(master, b"kw")
+    writer.start()
+    try:
+        writer.wait_count(300)
+        master.kill()
+        acked = dict(writer.acked)
+        # the replica sees the link go down
+        assert wait_until(lambda: info(rep)["master_link_status"] == "down",
+                          timeout=SYNC_TIMEOUT, interval=0.05)
+        fields = info(rep)
+        assert int(fields["master_link_down_since_seconds"]) >= 0, fields
+        got = role(rep)
+        assert got[0] == b"slave" and got[2] == master.port and got[3] in LINK_STATES, got
+        assert got[3] != b"connected", got
+        assert err(rep.client(), "SET", "x", "y") == READONLY  # still a replica
+        master.start()  # same port, same dir
+        n = writer.count
+        writer.wait_count(n + 300)
+    finally:
+        writer.finish()
+    assert wait_until(lambda: info(rep)["master_link_status"] == "up", timeout=SYNC_TIMEOUT,
+                      interval=0.1), info(rep)
+    wait_linked(rep, master)
+    assert_same(master, rep)
+    if not is_redis() or is_redis_aof():
+        # a durable master (slotkv, redis with appendfsync always) kept every acknowledged write
+        c = master.client()
+        keys = list(acked)
+        got = c.execute_command("MGET", *keys) if keys else []
+        lost = [k for k, v in zip(keys, got) if v != acked[k]]
+        assert not lost, "%d acknowledged writes lost, e.g. %r" % (len(lost), lost[:5])
+        assert c.execute_command("GET", "k:299") == b"v299"
+        c.connection_pool.disconnect()
+    m.connection_pool.disconnect()
+
+
+def test_full_sync_of_100k_keys_under_a_writer(servers):
+    n = 100000
+    master, rep = servers(), servers()
+    c = master.client()
+    for i in range(0, n, 10000):
+        pipe = c.pipeline(transaction=False)
+        for j in range(i, i + 10000, 500):
+            pipe.execute_command("MSET", *[v for k in range(j, j + 500)
+                                           for v in (b"k:%d" % k, b"value-%d" % k)])
+        pipe.execute()
+    assert c.execute_command("DBSIZE") == n
+    writer = Writer(master, b"fw", keyspace=n)
+    writer.start()
+    try:
+        writer.wait_count(200)
+        assert replicaof(rep, master) == b"OK"
+        wait_linked(rep, master, timeout=60)
+        done = writer.count
+        writer.wait_count(done + 300)  # keeps writing after the sync, into the stream
+    finally:
+        writer.finish()
+
+    def sizes_match():
+        return cmd(master, "DBSIZE") == cmd(rep, "DBSIZE")
+
+    assert wait_until(sizes_match, timeout=60, interval=0.2), (
+        cmd(master, "DBSIZE"), cmd(rep, "DBSIZE"))
+    last = {}
+
+    def same():
+        a, b = string_dump(master), string_dump(rep)
+        last["diff"] = [k for k in set(a) | set(b) if a.get(k) != b.get(k)][:5]
+        last["sizes"] = (len(a), len(b))
+        return not last["diff"]
+
+    assert wait_until(same, timeout=60, interval=0.5), last
+    assert last["sizes"][0] > n * 0.9
+    assert cmd(rep, "GET", b"fw:count") == cmd(master, "GET", b"fw:count")
+    c.connection_pool.disconnect()
+
+
+def test_two_replicas_then_promote_one(servers):
+    master, a, b = servers(), servers(), servers()
+    m = master.client()
+    m.execute_command("MSET", *[v for i in range(300) for v in ("t:%d" % i, "v%d" % i)])
+    link(a, master)
+    link(b, master)
+    m.execute_command("SET", "t:both", "1")
+    m.execute_command("ZADD", "t:z", 1, "a")
+    assert m.execute_command("WAIT", 2, 10000) == 2
+    assert_same(master, a)
+    assert_same(master, b)
+
+    assert cmd(a, "REPLICAOF", "NO", "ONE") == b"OK"
+    assert cmd(a, "SET", "t:promoted", "a") == b"OK"
+    assert cmd(a, "DEL", "t:0") == 1
+    m.execute_command("SET", "t:old-master-only", "m")  # after the promotion: not for b
+    link(b, a)
+    assert_same(a, b)
+    assert cmd(b, "GET", "t:promoted") == b"a"
+    assert cmd(b, "EXISTS", "t:0", "t:old-master-only") == 0
+    got = role(a)
+    assert got[0] == b"master" and [e[1] for e in got[2]] == [b"%d" % b.port], got
+    fields = info(a)
+    assert fields["connected_slaves"] == "1" and SLAVE_LINE.match(fields["slave0"]), fields
+
+    # writes to the promoted one reach the other
+    ca = a.client()
+    ca.execute_command("SET", "t:later", "x")
+    ca.execute_command("HSET", "t:h", "f", "v")
+    ca.execute_command("INCR", "t:n")
+    assert ca.execute_command("WAIT", 1, 10000) == 1
+    assert cmd(b, "GET", "t:later") == b"x"
+    assert_same(a, b)
+    assert err(b.client(), "SET", "t:x", "y") == READONLY
+    ca.connection_pool.disconnect()
+    m.connection_pool.disconnect()
