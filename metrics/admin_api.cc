@@ -184,6 +184,32 @@ bool HostAllowed(std::string_view host) {
 
 // 200 {"status":"ok"}; 503 {"status":"failing","failed_slots":N} while slots refuse writes
 // after an I/O failure (reads still work: the process is up, the data is not writable).
+std::string ReplicationJson(const ServerSnapshot& snap) {
+  const ReplicationSnapshot& r = snap.replication;
+  Json j;
+  j.BeginObject().Key("role").String(r.replica ? "replica" : "master");
+  if (r.replica) {
+    j.Key("master").String(r.master).Key("master_link_status").String(r.link_up ? "up" : "down");
+    if (!r.link_up) j.Key("master_link_down_since_seconds").Int(r.link_down_s);
+  }
+  j.Key("replid").String(r.replid).Key("offset").Uint(r.offset);
+  j.Key("replicas").BeginArray();
+  for (const ReplicaSnapshot& rs : r.replicas) {
+    j.BeginObject().Key("replica").String(rs.name);
+    j.Key("state").String(rs.online ? "online" : "sync");
+    j.Key("lag_seconds").Int(rs.lag_s).Key("offset_lag").Uint(rs.offset_lag).EndObject();
+  }
+  j.EndArray().Key("slot_list").BeginArray();
+  for (const SlotSnapshot& s : snap.slots) {
+    j.BeginObject().Key("slot").Uint(s.slot).Key("offset").Uint(s.repl_offset);
+    j.Key("replica_offset_lag").BeginObject();
+    for (const ReplicaSnapshot& rs : r.replicas) j.Key(rs.name).Uint(rs.slot_lag[s.slot]);
+    j.EndObject().EndObject();
+  }
+  j.EndArray().EndObject();
+  return j.str();
+}
+
 HttpResponse AdminApi::Health() const {
   const int64_t failed = backend_->failed_slots();
   if (failed == 0) return Ok();
@@ -197,7 +223,9 @@ HttpResponse AdminApi::Handle(const HttpRequest& req) {
   const std::string& m = req.method;
   const auto only = [&](std::string_view method) { return m == method; };
   // Which route the path names; methods are checked after auth.
-  enum class Route { kHealth, kMetrics, kInfo, kSlots, kSlot, kConfig, kSave, kNone };
+  enum class Route {
+    kHealth, kMetrics, kInfo, kSlots, kSlot, kReplication, kConfig, kSave, kNone
+  };
   Route route = Route::kNone;
   std::string arg;
   if (path == "/health") {
@@ -216,6 +244,8 @@ HttpResponse AdminApi::Handle(const HttpRequest& req) {
     arg = path.substr(8);
   } else if (path == "/save") {
     route = Route::kSave;
+  } else if (path == "/replication") {
+    route = Route::kReplication;
   }
   // Every request but GET /health needs the password (unknown paths and wrong methods too, so
   // nothing is learnt without it); /metrics only with metrics-auth.
@@ -272,6 +302,9 @@ HttpResponse AdminApi::Handle(const HttpRequest& req) {
       if (!error.empty()) return Error(400, error);
       return ConfigReply(arg, backend_->ConfigGet(arg).value_or(""));
     }
+    case Route::kReplication:
+      if (!only("GET")) break;
+      return JsonReply(200, ReplicationJson(backend_->Snapshot()));
     case Route::kSave: {
       if (!only("POST")) break;
       if (!host_ok) return Error(403, "forbidden Host header");

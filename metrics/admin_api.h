@@ -1,6 +1,6 @@
 // AdminApi: the HTTP admin API's routes (GET /health /metrics /info /slots /slots/N
-// /config/NAME, PUT /config/NAME, POST /save), auth and JSON replies, independent of the HTTP
-// library: http_server.cc hands it requests and sends back what it returns. What it reads and
+// /replication /config/NAME, PUT /config/NAME, POST /save), auth and JSON replies, independent
+// of the HTTP library: http_server.cc hands it requests and sends back what it returns. What it reads and
 // changes goes through AdminBackend, so tests can run it without a server.
 #pragma once
 
@@ -50,6 +50,10 @@ class AdminBackend {
   // Engine slots refusing writes after an I/O failure (Keyspace::refusals).
   virtual int64_t failed_slots() const = 0;
 };
+
+// GET /replication's body: the role, the master link, each replica's lag, and per slot the
+// streams' offset and each replica's lag in writes.
+std::string ReplicationJson(const ServerSnapshot& snapshot);
 
 class AdminApi {
  public:

@@ -238,6 +238,52 @@ const MetricDef kMetrics[] = {
      .help = "Seconds since the server started",
      .labels = Labels::kNone,
      .server = [](const ServerSnapshot& s) { return s.uptime_s; }},
+    {.name = "slotkv_replication_is_replica",
+     .type = MetricType::Gauge,
+     .help = "1 while this node is a replica (REPLICAOF), 0 for a master",
+     .labels = Labels::kNone,
+     .server = [](const ServerSnapshot& s) { return s.replication.replica ? 1.0 : 0.0; }},
+    {.name = "slotkv_replication_master_link_up",
+     .type = MetricType::Gauge,
+     .help = "1 while a replica's link to its master is up (every stream synced), else 0",
+     .labels = Labels::kNone,
+     .server = [](const ServerSnapshot& s) { return s.replication.link_up ? 1.0 : 0.0; }},
+    {.name = "slotkv_replication_offset",
+     .type = MetricType::Gauge,
+     .help = "The replication offset: every stream's sequence number summed (INFO's "
+             "master_repl_offset)",
+     .labels = Labels::kNone,
+     .server = [](const ServerSnapshot& s) { return U(s.replication.offset); }},
+    {.name = "slotkv_replication_connected_replicas",
+     .type = MetricType::Gauge,
+     .help = "Replicas linked to this node",
+     .labels = Labels::kNone,
+     .server = [](const ServerSnapshot& s) { return U(s.replication.replicas.size()); }},
+    {.name = "slotkv_slot_replication_offset",
+     .type = MetricType::Gauge,
+     .help = "The slot's replication streams' offsets summed over its databases",
+     .labels = Labels::kSlot,
+     .slot = [](const SlotSnapshot& s) { return U(s.repl_offset); }},
+    {.name = "slotkv_replica_lag_seconds",
+     .type = MetricType::Gauge,
+     .help = "Seconds since the replica last acknowledged what it applied",
+     .labels = Labels::kReplica,
+     .replica = [](const ReplicaSnapshot& r) { return static_cast<double>(r.lag_s); }},
+    {.name = "slotkv_replica_offset_lag",
+     .type = MetricType::Gauge,
+     .help = "Writes (sequence numbers) this node has and the replica has not acknowledged",
+     .labels = Labels::kReplica,
+     .replica = [](const ReplicaSnapshot& r) { return U(r.offset_lag); }},
+    {.name = "slotkv_replica_online",
+     .type = MetricType::Gauge,
+     .help = "1 once every stream of the replica is continued or fully synced",
+     .labels = Labels::kReplica,
+     .replica = [](const ReplicaSnapshot& r) { return r.online ? 1.0 : 0.0; }},
+    {.name = "slotkv_slot_replica_offset_lag",
+     .type = MetricType::Gauge,
+     .help = "Writes of the slot (all its databases) the replica has not acknowledged",
+     .labels = Labels::kSlotReplica,
+     .slot_replica = [](const ReplicaSnapshot& r, uint32_t s) { return U(r.slot_lag[s]); }},
 };
 
 prometheus::ClientMetric Sample(MetricType type, double value,
@@ -284,6 +330,19 @@ std::vector<prometheus::MetricFamily> Collect(const ServerSnapshot& snapshot) {
       case Labels::kCommand:
         for (const CommandSnapshot& c : snapshot.commands) {
           f.metric.push_back(Sample(def.type, def.command(c), {{"cmd", c.name}}));
+        }
+        break;
+      case Labels::kReplica:
+        for (const ReplicaSnapshot& r : snapshot.replication.replicas) {
+          f.metric.push_back(Sample(def.type, def.replica(r), {{"replica", r.name}}));
+        }
+        break;
+      case Labels::kSlotReplica:
+        for (const ReplicaSnapshot& r : snapshot.replication.replicas) {
+          for (uint32_t s = 0; s < r.slot_lag.size(); ++s) {
+            f.metric.push_back(Sample(def.type, def.slot_replica(r, s),
+                                      {{"replica", r.name}, {"slot", std::to_string(s)}}));
+          }
         }
         break;
     }

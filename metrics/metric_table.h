@@ -23,6 +23,8 @@ enum class Labels {
   kSlot,       // one per slot: slot="N"
   kSlotCache,  // one per slot and cache: slot="N", cache="value|bucket|chunk"
   kCommand,    // one per command called: cmd="get"
+  kReplica,    // one per replica of this node: replica="ip:port"
+  kSlotReplica,  // one per slot and replica: slot="N", replica="ip:port"
 };
 
 struct MetricDef {
@@ -35,6 +37,8 @@ struct MetricDef {
   double (*slot)(const SlotSnapshot&) = nullptr;
   double (*cache)(const SlotSnapshot&, Cache) = nullptr;
   double (*command)(const CommandSnapshot&) = nullptr;
+  double (*replica)(const ReplicaSnapshot&) = nullptr;
+  double (*slot_replica)(const ReplicaSnapshot&, uint32_t slot) = nullptr;
 };
 
 std::span<const MetricDef> Metrics();

@@ -5,6 +5,7 @@
 #include <set>
 
 #include "core/command/command_test_util.h"
+#include "metrics/admin_api.h"
 
 namespace slotkv::metrics {
 namespace {
@@ -26,13 +27,16 @@ TEST_CASE("metrics: every row is well formed and names are unique") {
     CHECK_MESSAGE(def.name.ends_with("_total") == (def.type == prometheus::MetricType::Counter),
                   def.name);
     const int readers = (def.server != nullptr) + (def.slot != nullptr) +
-                        (def.cache != nullptr) + (def.command != nullptr);
+                        (def.cache != nullptr) + (def.command != nullptr) +
+                        (def.replica != nullptr) + (def.slot_replica != nullptr);
     CHECK(readers == 1);
     switch (def.labels) {
       case Labels::kNone: CHECK((def.server != nullptr)); break;
       case Labels::kSlot: CHECK((def.slot != nullptr)); break;
       case Labels::kSlotCache: CHECK((def.cache != nullptr)); break;
       case Labels::kCommand: CHECK((def.command != nullptr)); break;
+      case Labels::kReplica: CHECK((def.replica != nullptr)); break;
+      case Labels::kSlotReplica: CHECK((def.slot_replica != nullptr)); break;
     }
   }
 }
@@ -59,6 +63,37 @@ TEST_CASE("metrics: a snapshot renders as Prometheus text") {
   CHECK(SampleValue(text, "slotkv_commands_duration_seconds_total{cmd=\"get\"}") == 0.001);
   CHECK(SampleValue(text, "slotkv_commands_failed_total{cmd=\"get\"}") == 1);
   CHECK(SampleValue(text, "slotkv_connected_clients") == 2);
+}
+
+TEST_CASE("metrics: a master shows each replica's lag, in all and per slot") {
+  ServerSnapshot snap;
+  snap.slots.resize(2);
+  snap.slots[1].slot = 1;
+  snap.slots[1].repl_offset = 40;
+  snap.replication.offset = 55;
+  ReplicaSnapshot r;
+  r.name = "127.0.0.1:7380";
+  r.online = true;
+  r.lag_s = 1;
+  r.offset_lag = 5;
+  r.slot_lag = {0, 5};
+  snap.replication.replicas.push_back(r);
+  const std::string text = RenderText(snap);
+  CHECK(SampleValue(text, "slotkv_replication_is_replica") == 0);
+  CHECK(SampleValue(text, "slotkv_replication_offset") == 55);
+  CHECK(SampleValue(text, "slotkv_replication_connected_replicas") == 1);
+  CHECK(SampleValue(text, "slotkv_slot_replication_offset{slot=\"1\"}") == 40);
+  CHECK(SampleValue(text, "slotkv_replica_lag_seconds{replica=\"127.0.0.1:7380\"}") == 1);
+  CHECK(SampleValue(text, "slotkv_replica_offset_lag{replica=\"127.0.0.1:7380\"}") == 5);
+  CHECK(SampleValue(text, "slotkv_replica_online{replica=\"127.0.0.1:7380\"}") == 1);
+  CHECK(SampleValue(text,
+                    "slotkv_slot_replica_offset_lag{replica=\"127.0.0.1:7380\",slot=\"1\"}") == 5);
+  const std::string json = ReplicationJson(snap);
+  CHECK(json.find(R"("role":"master")") != std::string::npos);
+  CHECK(json.find(R"("replica":"127.0.0.1:7380","state":"online","lag_seconds":1,)"
+                  R"("offset_lag":5)") != std::string::npos);
+  CHECK(json.find(R"({"slot":1,"offset":40,"replica_offset_lag":{"127.0.0.1:7380":5}})") !=
+        std::string::npos);
 }
 
 TEST_CASE("metrics: Gather reads every slot on its owner and sums the workers") {

@@ -4,6 +4,7 @@
 
 #include "core/command/blocking.h"
 #include "core/command/command_table.h"
+#include "core/command/replication.h"
 
 namespace slotkv::metrics {
 namespace {
@@ -86,6 +87,39 @@ ServerSnapshot Gather(command::ServerState& state) {
   out.connected_clients = state.clients->connected();
   out.blocked_clients = state.blocking ? state.blocking->blocked_clients.load() : 0;
   out.uptime_s = static_cast<double>(ks.clock()->NowMs() - state.start_ms) / 1000.0;
+  out.replication = GatherReplication(state, &out.slots);
+  return out;
+}
+
+ReplicationSnapshot GatherReplication(command::ServerState& state,
+                                      std::vector<SlotSnapshot>* slots) {
+  ReplicationSnapshot out;
+  if (state.replication == nullptr) return out;
+  const command::ReplicationStatus st = state.replication->GetStatus();
+  const uint32_t dbs = state.keyspace->databases();
+  out.available = true;
+  out.replica = st.replica;
+  out.link_up = st.link_up;
+  if (st.replica) out.master = st.master_host + ":" + std::to_string(st.master_port);
+  out.link_down_s = st.link_down_s;
+  out.replid = st.replid;
+  for (size_t i = 0; i < st.offsets.size(); ++i) {
+    out.offset += st.offsets[i];
+    if (i / dbs < slots->size()) (*slots)[i / dbs].repl_offset += st.offsets[i];
+  }
+  for (const command::ReplicaStatus& r : st.replicas) {
+    ReplicaSnapshot rs;
+    rs.name = r.ip + ":" + std::to_string(r.port);
+    rs.online = r.online;
+    rs.lag_s = r.lag_s;
+    rs.slot_lag.assign(state.keyspace->slots(), 0);
+    for (size_t i = 0; i < st.offsets.size() && i < r.acked.size(); ++i) {
+      const uint64_t behind = st.offsets[i] > r.acked[i] ? st.offsets[i] - r.acked[i] : 0;
+      rs.offset_lag += behind;
+      rs.slot_lag[i / dbs] += behind;
+    }
+    out.replicas.push_back(std::move(rs));
+  }
   return out;
 }
 

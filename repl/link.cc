@@ -1,6 +1,8 @@
 #include "repl/link.h"
 
 #include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <poll.h>
 #include <sys/eventfd.h>
 #include <sys/socket.h>
@@ -60,6 +62,10 @@ int Connect(const std::string& host, int port, int timeout_ms, std::string* erro
     }
   }
   freeaddrinfo(found);
+  if (fd >= 0) {
+    const int one = 1;  // acknowledgements are small: no Nagle delay behind frames in flight
+    setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+  }
   return fd;
 }
 
@@ -134,6 +140,13 @@ void Link::Stop() {
     if (fd_ >= 0) shutdown(fd_, SHUT_RDWR);
   }
   if (thread_.joinable()) thread_.join();
+}
+
+bool Link::Drop() {
+  std::lock_guard lock(fd_mu_);
+  if (fd_ < 0) return false;
+  shutdown(fd_, SHUT_RDWR);
+  return true;
 }
 
 uint64_t Link::offset() const {
@@ -320,16 +333,9 @@ bool Link::OnFrame(Conn& conn, std::vector<std::string>& args) {
   }
   if (name == "PING") return true;
   if (name == "GETACK") {
-    // Acknowledge once what came before it is applied and committed on every owner.
-    command::Executor& ex = *state_->executor;
-    auto remaining = std::make_shared<std::atomic<int>>(ex.workers());
-    for (int w = 0; w < ex.workers(); ++w) {
-      ex.Post(w, [this, remaining] {
-        state_->executor->AfterCommit([this, remaining] {
-          if (--*remaining == 0) AckNow();
-        });
-      });
-    }
+    // Acknowledge now, and again as each frame before it commits (a master's WAIT needs them).
+    getack_ms_ = NowMs();
+    AckNow();
     return true;
   }
   if (args.size() < 3) return false;
@@ -458,7 +464,9 @@ void Link::Apply(uint32_t s, uint32_t db, const std::string& records, uint64_t o
       broken_ = true;
       return;
     }
-    if (offset != 0) offsets_[i] = offset;
+    if (offset == 0) return;
+    offsets_[i] = offset;
+    if (NowMs() - getack_ms_.load() < 1000) AckNow();
   });
 }
 

@@ -4,7 +4,9 @@
 // (repl/frames.h) and hands each to the owner of its stream as a job (Post): the owner applies
 // the records with the master's sequence numbers (command::Store::Apply), one frame as one
 // unit, and after its group commit records the stream's new offset. Offsets are acknowledged
-// (SLOTKV.ACK) once a second, at GETACK and when a stream comes online. When the link drops,
+// (SLOTKV.ACK) once a second, when a stream comes online, and at GETACK (a master's WAIT) and
+// then after each commit for a second, so the frames that came before the GETACK are
+// acknowledged as soon as they are applied. When the link drops,
 // or goes silent for repl-timeout, it reconnects after a second, continuing from the offsets
 // committed by then.
 //
@@ -54,6 +56,8 @@ class Link {
   void Start();
   // Closes the connection and joins the thread; jobs already posted still run.
   void Stop();
+  // Closes the connection (the thread reconnects a second later). False when none is open.
+  bool Drop();
 
   const std::string& host() const { return options_.host; }
   int port() const { return options_.port; }
@@ -108,9 +112,10 @@ class Link {
   std::atomic<int64_t> down_since_ms_{0};
   std::atomic<int64_t> last_io_ms_{0};
   std::atomic<int64_t> inflight_{0};  // frame bytes posted to owners, not yet applied
-  // A stream came online, or a GETACK's applies are committed: acknowledge at once (AckNow
+  // A stream came online, a GETACK came or a commit followed it: acknowledge at once (AckNow
   // wakes the thread through wake_fd_, an eventfd).
   std::atomic<bool> ack_now_{false};
+  std::atomic<int64_t> getack_ms_{0};  // the last GETACK: each commit acknowledges for a second
   int wake_fd_ = -1;
   void AckNow();
   std::atomic<bool> stop_{false};

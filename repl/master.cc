@@ -329,8 +329,14 @@ command::Task Master::Wait(AsyncContext& ctx, int64_t replicas, int64_t timeout_
     ctx.reply.Integer(acked);
     co_return;
   }
-  for (const auto& f : feeds) Send(f, EncodeFrame({"GETACK"}));
   command::Executor& ex = *ctx.server.executor;
+  // From every worker, behind the units it pushed for the writes made so far (a unit waits in
+  // its worker's outbox until the end of the turn): a replica sees the GETACKs after them.
+  for (int w = 0; w < ex.workers(); ++w) {
+    ex.Post(w, [this, feeds] {
+      for (const auto& f : feeds) Send(f, EncodeFrame({"GETACK"}));
+    });
+  }
   call->waiter = std::make_shared<Waiter>(ValueType::kString, ctx.db);
   ctx.waiter = call->waiter;
   const uint32_t gen = call->waiter->NewRound();
@@ -483,7 +489,11 @@ std::vector<FeedInfo> Master::Feeds() const {
     info.ip = f->ip;
     info.port = f->port;
     info.online = f->online();
-    for (size_t i = 0; i < streams_.size(); ++i) info.offset += f->acked[i].load();
+    info.acked.resize(streams_.size());
+    for (size_t i = 0; i < streams_.size(); ++i) {
+      info.acked[i] = f->acked[i].load();
+      info.offset += info.acked[i];
+    }
     info.lag_s = std::max<int64_t>(0, (now - f->last_ack_ms.load()) / 1000);
     out.push_back(std::move(info));
   }

@@ -58,6 +58,7 @@ struct FeedInfo {
   bool online = false;
   uint64_t offset = 0;  // sum of its acknowledged offsets
   int64_t lag_s = 0;    // since its last acknowledgement
+  std::vector<uint64_t> acked;  // [stream]
 };
 
 class Master : public command::StreamListener {

@@ -143,7 +143,19 @@ void Replication::Stop() {
 
 void Replication::Refresh() {
   read_only_ = state_->config->GetBool("replica-read-only");
+  serve_stale_ = state_->config->GetBool("replica-serve-stale-data");
   min_replicas_ = state_->config->GetInt("min-replicas-to-write");
+}
+
+bool Replication::DropMasterLink() {
+  std::lock_guard lock(mu_);
+  return link_ && link_->Drop();
+}
+
+std::string_view Replication::RefuseStale() const {
+  if (!replica_.load() || serve_stale_.load()) return "";
+  std::lock_guard lock(mu_);
+  return link_ && link_->up() ? "" : command::kErrMasterDown;
 }
 
 std::string_view Replication::RefuseWrite() const {
@@ -180,6 +192,13 @@ void Replication::StartLink(const std::string& host, int port) {
   link_->Start();
 }
 
+Status Replication::SetRole() {
+  const std::string value =
+      role_.host.empty() ? "" : role_.host + " " + std::to_string(role_.port);
+  SLOTKV_RETURN_IF_ERROR(state_->config->Set("replicaof", value));
+  return Save();
+}
+
 Status Replication::Save() {
   if (state_->fs == nullptr) return Status::OK();
   return state_->fs->WriteFileAtomic(state_->config->Get("dir") + kStateFile,
@@ -196,7 +215,7 @@ void Replication::ReplicaOf(command::AsyncContext& ctx) {
         old = std::move(link_);
         role_ = SavedRole();
         replica_ = false;
-        Status st = Save();
+        Status st = SetRole();
         if (!st.ok()) {
           ctx.reply.Error("ERR " + st.ToString());
           return;
@@ -232,7 +251,7 @@ void Replication::ReplicaOf(command::AsyncContext& ctx) {
   role_.host = host;
   role_.port = *port;
   if (was_master) role_.master_replid = master_->replid();  // our own history continues
-  Status st = Save();
+  Status st = SetRole();
   if (!st.ok()) {
     ctx.reply.Error("ERR " + st.ToString());
     return;
@@ -312,6 +331,27 @@ std::string Replication::Info() {
   Field(out, "repl_backlog_size", state_->config->GetInt("repl-backlog-size"));
   Field(out, "repl_backlog_histlen", static_cast<int64_t>(master_->backlog_bytes()));
   return out;
+}
+
+command::ReplicationStatus Replication::GetStatus() {
+  command::ReplicationStatus st;
+  std::lock_guard lock(mu_);
+  st.replica = replica_;
+  if (replica_ && link_) {
+    st.master_host = role_.host;
+    st.master_port = role_.port;
+    st.link_up = link_->up();
+    if (!st.link_up) {
+      st.link_down_s = (state_->keyspace->clock()->NowMs() - link_->down_since_ms()) / 1000;
+    }
+  }
+  st.replid = master_->replid();
+  st.offsets.resize(master_->streams());
+  for (size_t i = 0; i < st.offsets.size(); ++i) st.offsets[i] = master_->stream_offset(i);
+  for (FeedInfo& f : master_->Feeds()) {
+    st.replicas.push_back({f.ip, f.port, f.online, f.lag_s, std::move(f.acked)});
+  }
+  return st;
 }
 
 command::Task Replication::Wait(command::AsyncContext& ctx, int64_t replicas,

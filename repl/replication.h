@@ -3,8 +3,9 @@
 // backlogs, so a promoted replica continues its peers' streams) and, on a replica, the link to
 // the master (Link).
 //
-// The role survives a restart: REPLICAOF writes it to dir/replication.state, read at start
-// when the replicaof option is empty:
+// The role survives a restart: REPLICAOF sets the replicaof option (so CONFIG REWRITE keeps
+// it in the config file) and writes dir/replication.state, read at start when the option is
+// empty:
 //   state := "# slotkv replication state\n" ["replicaof " host " " port "\n"]
 //            ["master-replid " id "\n"]
 // (master-replid: the master id a replica's data came from, so that it continues after a
@@ -52,11 +53,14 @@ class Replication : public command::Replication {
 
   // command::Replication
   std::string_view RefuseWrite() const override;
+  std::string_view RefuseStale() const override;
   bool is_replica() const override { return replica_.load(); }
   void Refresh() override;
+  bool DropMasterLink() override;
   void ReplicaOf(command::AsyncContext& ctx) override;
   void Role(command::Reply& reply) override;
   std::string Info() override;
+  command::ReplicationStatus GetStatus() override;
   command::Task Wait(command::AsyncContext& ctx, int64_t replicas, int64_t timeout_ms) override;
   void Sync(command::AsyncContext& ctx) override;
   void Ack(command::AsyncContext& ctx) override;
@@ -69,12 +73,16 @@ class Replication : public command::Replication {
   void StartLink(const std::string& host, int port);
   // Writes dir/replication.state. REQUIRES: mu_ held.
   Status Save();
+  // The role changed: the replicaof option follows (CONFIG GET, CONFIG REWRITE), then Save.
+  // REQUIRES: mu_ held.
+  Status SetRole();
   void Tick();
 
   command::ServerState* state_;
   std::unique_ptr<Master> master_;
   std::atomic<bool> replica_{false};
   std::atomic<bool> read_only_{true};
+  std::atomic<bool> serve_stale_{true};
   std::atomic<int64_t> min_replicas_{0};
   std::atomic<int> good_replicas_{0};
   std::atomic<bool> stopped_{false};

@@ -360,6 +360,12 @@ Task ClientKill(AsyncContext& ctx) {
     ++killed;
     ctx.client->close_after_reply = true;
   }
+  // A replica's link to its master is no served connection: TYPE master drops it (it
+  // reconnects, continuing its streams), as Redis's freeClient of the master client.
+  const bool master_type = type.empty() || Is(type, "master");
+  if (master_type && !id && addr.empty() && laddr.empty() && ctx.server.replication) {
+    killed += ctx.server.replication->DropMasterLink() ? 1 : 0;
+  }
   if (old_form) {
     if (killed == 0) {
       ctx.reply.Error("ERR No such client");
@@ -473,7 +479,7 @@ Task Client(AsyncContext& ctx) {
 
 void RegisterConnectionCommands(CommandTable& t) {
   constexpr uint32_t kConn = kNoScript | kLoading | kStale | kFast;
-  t.Add({.name = "ping", .arity = -1, .flags = kFast | kStale, .run_async = Ping,
+  t.Add({.name = "ping", .arity = -1, .flags = kFast, .run_async = Ping,
          .group = "connection", .summary = "Returns the server's liveliness response.",
          .since = "1.0.0", .acl = "fast connection"});
   t.Add({.name = "echo", .arity = 2, .flags = kFast | kStale | kLoading, .run_async = Echo,

@@ -96,9 +96,16 @@ Admission Admit(ServerState& server, ClientState& client, std::vector<std::strin
     }
   }
   // As Redis's processCommand: NOREPLICAS on a master short of good replicas, READONLY on a
-  // read-only replica.
+  // read-only replica, MASTERDOWN on a replica cut off from its master that may not serve
+  // stale data.
   if ((spec->flags & kWrite) && server.replication != nullptr) {
     const std::string_view why = server.replication->RefuseWrite();
+    if (!why.empty()) return Refuse(server, client, spec, std::string(why), args);
+  }
+  // (Containers are let through: their subcommands carry the flag in Redis, and CONFIG,
+  // CLIENT, SLOWLOG and PUBSUB, the ones an operator needs then, are all stale-safe.)
+  if (!(spec->flags & kStale) && !spec->container && server.replication != nullptr) {
+    const std::string_view why = server.replication->RefuseStale();
     if (!why.empty()) return Refuse(server, client, spec, std::string(why), args);
   }
   Admission a;

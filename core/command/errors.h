@@ -23,6 +23,8 @@ inline constexpr std::string_view kErrNoAuth = "NOAUTH Authentication required."
 inline constexpr std::string_view kErrReadOnlyReplica =
     "READONLY You can't write against a read only replica.";
 inline constexpr std::string_view kErrNoReplicas = "NOREPLICAS Not enough good replicas to write.";
+inline constexpr std::string_view kErrMasterDown =
+    "MASTERDOWN Link with MASTER is down and replica-serve-stale-data is set to 'no'.";
 // Sent to a client protected mode refuses, then the connection closes (Redis 7.0.15's words,
 // typo included, so clients that match on them keep working).
 inline constexpr std::string_view kErrProtectedMode =

@@ -7,10 +7,32 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "core/command/context.h"
 
 namespace slotkv::command {
+
+// A replica's link as its master sees it.
+struct ReplicaStatus {
+  std::string ip;
+  int port = 0;
+  bool online = false;          // every stream continued or synced
+  int64_t lag_s = 0;            // since its last acknowledgement
+  std::vector<uint64_t> acked;  // [s * databases + db]: offset it applied
+};
+
+// The node's replication at one moment (the admin API, /metrics).
+struct ReplicationStatus {
+  bool replica = false;
+  std::string master_host;  // a replica's
+  int master_port = 0;
+  bool link_up = false;
+  int64_t link_down_s = 0;  // while the link is down
+  std::string replid;
+  std::vector<uint64_t> offsets;  // [s * databases + db]: each stream's offset here
+  std::vector<ReplicaStatus> replicas;
+};
 
 class Replication {
  public:
@@ -19,16 +41,23 @@ class Replication {
   // replica, "NOREPLICAS ..." on a master short of good replicas); empty when it may run.
   // Any worker.
   virtual std::string_view RefuseWrite() const = 0;
+  // Why a command that may not run on stale data (no kStale flag) must be refused: MASTERDOWN
+  // on a replica whose link is down with replica-serve-stale-data no; empty otherwise.
+  virtual std::string_view RefuseStale() const = 0;
   // Whether this node is a replica: it never expires keys itself (its master's deletes do).
   virtual bool is_replica() const = 0;
   // Takes the replication options again (after CONFIG SET).
   virtual void Refresh() = 0;
+  // Closes a replica's connection to its master (CLIENT KILL TYPE master): it reconnects a
+  // second later. False on a master.
+  virtual bool DropMasterLink() = 0;
   // REPLICAOF host port | NO ONE (and SLAVEOF). On the client's worker.
   virtual void ReplicaOf(AsyncContext& ctx) = 0;
   // ROLE's reply.
   virtual void Role(Reply& reply) = 0;
   // The lines of INFO's replication section ("role:..." first).
   virtual std::string Info() = 0;
+  virtual ReplicationStatus GetStatus() = 0;
   // WAIT numreplicas timeout: replies with how many replicas acknowledged every write made so
   // far, once that many did or the timeout (ms, 0 = none) passed.
   virtual Task Wait(AsyncContext& ctx, int64_t replicas, int64_t timeout_ms) = 0;

@@ -13,14 +13,17 @@ Against redis the servers run with `repl-diskless-sync-delay 0` (Redis 7 waits 5
 full sync by default, for more replicas to join it); slotkv gets no extra options.
 """
 
+import json
 import re
 import threading
 import time
+import urllib.request
 
 import pytest
 import redis
 
-from conftest import Error, Simple, arity, err, is_redis, is_redis_aof, start_server, wait_until
+from conftest import (Error, Simple, arity, err, free_port, is_redis, is_redis_aof, start_server,
+                      wait_until)
 
 SYNC_TIMEOUT = 30.0      # a full sync or a reconnect, on a loaded 2-core machine
 READONLY = "READONLY You can't write against a read only replica."
@@ -844,3 +847,115 @@ def test_two_replicas_then_promote_one(servers):
     assert err(b.client(), "SET", "t:x", "y") == READONLY
     ca.connection_pool.disconnect()
     m.connection_pool.disconnect()
+
+
+# ---------------------------------------------------------------------------------------------
+# stale data, the master link, the role in CONFIG, per-stream resync, the admin API
+
+
+def crc16(data):
+    crc = 0
+    for byte in data:
+        crc ^= byte << 8
+        for _ in range(8):
+            crc = ((crc << 1) ^ 0x1021) & 0xFFFF if crc & 0x8000 else (crc << 1) & 0xFFFF
+    return crc
+
+
+def engine_slot(tag, slots=8):
+    """The slotkv slot of keys with hash tag {tag} (the test servers run with --slots 8)."""
+    return crc16(tag.encode()) % 16384 * slots // 16384
+
+
+def test_replica_serve_stale_data_no_refuses_reads_while_the_link_is_down(servers):
+    master, rep = servers(), servers()
+    cmd(master, "SET", "stale:k", "v")
+    link(rep, master)
+    assert cmd(rep, "CONFIG", "SET", "replica-serve-stale-data", "no") == b"OK"
+    assert cmd(rep, "GET", "stale:k") == b"v"  # the link is up: reads are served
+    master.stop()
+    assert wait_until(lambda: info(rep)["master_link_status"] == "down", timeout=SYNC_TIMEOUT)
+    c = rep.client()
+    masterdown = "MASTERDOWN Link with MASTER is down and replica-serve-stale-data is set to 'no'."
+    assert err(c, "GET", "stale:k") == masterdown
+    assert err(c, "PING") == masterdown  # Redis 7's PING is not flagged stale: Sentinel expects it
+    assert info(rep)["role"] == "slave"  # INFO, CONFIG, REPLICAOF ... are
+    assert c.execute_command("CONFIG", "SET", "replica-serve-stale-data", "yes") == b"OK"
+    assert c.execute_command("GET", "stale:k") == b"v"
+    c.connection_pool.disconnect()
+
+
+def test_client_kill_type_master_drops_the_link_which_comes_back(servers):
+    master, rep = servers(), servers()
+    link(rep, master)
+    assert cmd(rep, "CLIENT", "KILL", "TYPE", "master") == 1
+    cmd(master, "SET", "after:kill", "1")
+    wait_linked(rep, master)
+    assert wait_until(lambda: cmd(rep, "GET", "after:kill") == b"1", timeout=SYNC_TIMEOUT)
+
+
+def test_config_get_replicaof_follows_the_role(servers):
+    master, rep = servers(), servers()
+    assert cmd(rep, "CONFIG", "GET", "replicaof") == [b"replicaof", b""]
+    replicaof(rep, master)
+    want = b"127.0.0.1 %d" % master.port
+    assert cmd(rep, "CONFIG", "GET", "replicaof") == [b"replicaof", want]
+    assert cmd(rep, "CONFIG", "GET", "slaveof") == [b"slaveof", want]
+    assert cmd(rep, "REPLICAOF", "NO", "ONE") == b"OK"
+    assert cmd(rep, "CONFIG", "GET", "replicaof") == [b"replicaof", b""]
+
+
+@pytest.mark.slotkv_only
+def test_backlog_overflow_resyncs_only_the_streams_that_fell_out():
+    """Each stream (database of a slot) has its own backlog: a replica that was away while one
+    slot took more writes than repl-backlog-size syncs that slot in full and continues the
+    others."""
+    busy, quiet = "busy", "calm"
+    assert engine_slot(busy) != engine_slot(quiet)
+    master = start_server(["--repl-backlog-size", "16384"])
+    rep = start()
+    try:
+        m = master.client()
+        m.execute_command("SET", "{%s}:0" % busy, "x")
+        m.execute_command("SET", "{%s}:0" % quiet, "x")
+        link(rep, master)
+        assert rep.stop() == 0
+        for i in range(400):
+            m.execute_command("SET", "{%s}:%d" % (busy, i), "v" * 100)
+        m.execute_command("SET", "{%s}:1" % quiet, "y")
+        before = len(rep.log())
+        rep.start()
+        wait_linked(rep, master)
+        assert_same(master, rep)
+        log = rep.log()[before:]
+        assert "db 0 slot %d: FULL" % engine_slot(busy) in log, log[-3000:]
+        assert "db 0 slot %d: CONTINUE" % engine_slot(quiet) in log, log[-3000:]
+        assert log.count("FULL") == 1, log[-3000:]
+        m.connection_pool.disconnect()
+    finally:
+        rep.cleanup()
+        master.cleanup()
+
+
+@pytest.mark.slotkv_only
+def test_admin_api_and_metrics_show_the_replicas(servers):
+    http_port = free_port()
+    master = start_server(["--http-port", http_port, "--http-bind", "127.0.0.1"])
+    rep = servers()
+    try:
+        link(rep, master)
+        cmd(master, "SET", "api:k", "v")
+        assert cmd(master, "WAIT", 1, 5000) == 1
+        body = urllib.request.urlopen("http://127.0.0.1:%d/replication" % http_port).read()
+        got = json.loads(body)
+        assert got["role"] == "master"
+        assert [r["replica"] for r in got["replicas"]] == ["127.0.0.1:%d" % rep.port]
+        assert got["replicas"][0]["state"] == "online"
+        assert got["replicas"][0]["offset_lag"] == 0
+        assert got["offset"] == int(info(master)["master_repl_offset"])
+        assert sum(s["offset"] for s in got["slot_list"]) == got["offset"]
+        text = urllib.request.urlopen("http://127.0.0.1:%d/metrics" % http_port).read().decode()
+        assert "slotkv_replication_connected_replicas 1" in text
+        assert 'slotkv_replica_online{replica="127.0.0.1:%d"} 1' % rep.port in text
+    finally:
+        master.cleanup()
