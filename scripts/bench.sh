@@ -26,6 +26,10 @@
 # runs the scale benchmark instead (scripts/bench-scale.sh: GET/SET throughput and latency, RSS
 # and disk of slotkv as the key count grows, redis-server beside it where it fits in memory).
 #
+#   scripts/bench.sh --replication [--requests R] [--clients C] [--rounds K] [--sync-keys N]
+# runs the replication benchmark (scripts/bench-replication.sh: SET with and without a replica
+# beside redis-server with its replica, full-sync rate, replica lag).
+#
 #   scripts/bench.sh --cold-reads [--keys N] [--requests R] [--clients C] [--rounds K]
 # runs the cold-read benchmark (scripts/bench-cold-reads.sh: GETs of data on disk only, with the
 # io_uring fetches against waiting reads). --cold-reads comes first.
@@ -37,6 +41,7 @@ tests=set,get,incr,mset,lpush,lpop,sadd,hset,zadd,lrange_100
 collection_requests=20000 workers=2
 for arg in "$@"; do
   [ "$arg" = --scale ] && exec scripts/bench-scale.sh "$@"
+  [ "$arg" = --replication ] && exec scripts/bench-replication.sh "$@"
   if [ "$arg" = --cold-reads ]; then
     shift
     exec scripts/bench-cold-reads.sh "$@"
