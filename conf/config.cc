@@ -89,9 +89,10 @@ constexpr OptionDef kOptions[] = {
   {.name = "client-output-buffer-limit", .type = T::kString,
    .default_value = "normal 0 0 0 slave 268435456 67108864 60 pubsub 33554432 8388608 60",
    .runtime = true,
-   .doc = "<class> <hard> <soft> <seconds>... as Redis; slotkv applies the normal class's hard "
-          "limit (a client whose unsent replies pass it is closed; 0 = none) and stops reading a "
-          "client that does not read its replies; replica and pubsub classes have no effect yet",
+   .doc = "<class> <hard> <soft> <seconds>... as Redis: a client whose unsent replies pass "
+          "its class's hard limit, or the soft one for its seconds, is closed (0 = none); "
+          "classes normal, pubsub (subscribers), slave (a replica's link); a client that does "
+          "not read its replies is not read either",
    .parse = ParseOutputLimits},
   {.name = "slowlog-log-slower-than", .type = T::kInt, .default_value = "10000",
    .runtime = true, .doc = "microseconds; commands slower than this enter SLOWLOG (-1 = off)",

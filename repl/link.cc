@@ -361,7 +361,7 @@ bool Link::OnFrame(Conn& conn, std::vector<std::string>& args) {
   if (name == "FULL") {
     std::fprintf(stderr, "repl: db %u slot %u: FULL sync\n", db, s);
     in_sync_[i] = true;
-    ++syncing_;
+    if (syncing_++ == 0 && options_.on_partial) options_.on_partial(true);
     ToOwner(s, 0, [this, s, db] {
       master_->Suspend(s, db);
       std::vector<slot::Slot*>& dirty = (*state_->dirty)[state_->executor->current()];
@@ -395,8 +395,8 @@ bool Link::OnFrame(Conn& conn, std::vector<std::string>& args) {
       master_->Resume(s, db, off);
       state_->executor->AfterCommit([this, i, off, session] {
         offsets_[i] = off;
-        if (session != session_.load()) return;
-        --syncing_;
+        if (session != session_.load() || stop_) return;
+        if (--syncing_ == 0 && options_.on_partial) options_.on_partial(false);
         AckNow();
         Online(session);
       });

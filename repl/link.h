@@ -48,6 +48,9 @@ class Link {
     std::function<void(const std::string&)> on_master_id;
     // Streams whose data is partial (a full sync cut off): synced again in full.
     std::vector<bool> partial;
+    // Told true when a full sync starts (the data is partial until it ends: a restarted node
+    // must sync everything again), false once no stream is in one. Any thread.
+    std::function<void(bool)> on_partial;
   };
 
   Link(command::ServerState* state, Master* master, Options options);

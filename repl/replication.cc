@@ -117,8 +117,8 @@ Result<std::unique_ptr<Replication>> Replication::Install(command::ServerState* 
 
 void Replication::Start() {
   {
-    std::lock_guard lock(mu_);
-    if (!role_.host.empty()) StartLink(role_.host, role_.port);
+    std::lock_guard change(change_mu_);
+    if (replica_) StartLink();
   }
   command::Executor& ex = *state_->executor;
   ex.Post(0, [this] { Tick(); });
@@ -137,8 +137,13 @@ void Replication::Tick() {
 
 void Replication::Stop() {
   stopped_ = true;
-  std::lock_guard lock(mu_);
-  if (link_) link_->Stop();
+  std::lock_guard change(change_mu_);
+  Link* link = nullptr;
+  {
+    std::lock_guard lock(mu_);
+    link = link_.get();
+  }
+  if (link != nullptr) link->Stop();  // kept in link_: jobs it posted may still run
 }
 
 void Replication::Refresh() {
@@ -166,15 +171,25 @@ std::string_view Replication::RefuseWrite() const {
   return "";
 }
 
-void Replication::StartLink(const std::string& host, int port) {
-  if (link_) {
-    link_->Stop();
-    partial_ = link_->Partial();
-    retired_.push_back(std::move(link_));
+void Replication::StopLink() {
+  std::unique_ptr<Link> old;
+  {
+    std::lock_guard lock(mu_);
+    old = std::move(link_);
   }
+  if (!old) return;
+  old->Stop();  // without mu_: its thread may be waiting for it in a callback
+  std::lock_guard lock(mu_);
+  partial_ = old->Partial();
+  retired_.push_back(std::move(old));
+}
+
+void Replication::StartLink() {
+  StopLink();
+  std::lock_guard lock(mu_);
   Link::Options options;
-  options.host = host;
-  options.port = port;
+  options.host = role_.host;
+  options.port = role_.port;
   options.replid = role_.master_replid.empty() ? master_->replid() : role_.master_replid;
   options.partial = partial_;
   options.on_master_id = [this](const std::string& id) {
@@ -182,14 +197,23 @@ void Replication::StartLink(const std::string& host, int port) {
     std::lock_guard lock(mu_);
     if (role_.master_replid == id) return;
     role_.master_replid = id;
-    Status st = Save();
-    if (!st.ok()) {
-      std::fprintf(stderr, "repl: cannot save the replication state: %s\n",
-                   st.ToString().c_str());
-    }
+    SaveOrLog();
+  };
+  options.on_partial = [this](bool partial) {
+    std::lock_guard lock(mu_);
+    if (partial_data_ == partial) return;
+    partial_data_ = partial;
+    SaveOrLog();
   };
   link_ = std::make_unique<Link>(state_, master_.get(), std::move(options));
   link_->Start();
+}
+
+void Replication::SaveOrLog() {
+  Status st = Save();
+  if (!st.ok()) {
+    std::fprintf(stderr, "repl: cannot save the replication state: %s\n", st.ToString().c_str());
+  }
 }
 
 Status Replication::SetRole() {
@@ -201,34 +225,33 @@ Status Replication::SetRole() {
 
 Status Replication::Save() {
   if (state_->fs == nullptr) return Status::OK();
+  SavedRole saved = role_;
+  if (partial_data_) saved.master_replid.clear();  // restarted, it syncs everything again
   return state_->fs->WriteFileAtomic(state_->config->Get("dir") + kStateFile,
-                                     FormatState(role_));
+                                     FormatState(saved));
 }
 
 void Replication::ReplicaOf(command::AsyncContext& ctx) {
   const std::string& host = ctx.args[1];
+  std::lock_guard change(change_mu_);
   if (command::Is(host, "no") && command::Is(ctx.args[2], "one")) {
-    std::unique_ptr<Link> old;
+    Status st;
     {
       std::lock_guard lock(mu_);
-      if (replica_) {
-        old = std::move(link_);
-        role_ = SavedRole();
-        replica_ = false;
-        Status st = SetRole();
-        if (!st.ok()) {
-          ctx.reply.Error("ERR " + st.ToString());
-          return;
-        }
+      if (!replica_) {
+        ctx.reply.Ok();
+        return;
       }
+      role_ = SavedRole();
+      replica_ = false;
+      st = SetRole();
     }
-    if (old) {
-      old->Stop();
-      std::lock_guard lock(mu_);
-      partial_ = old->Partial();
-      retired_.push_back(std::move(old));
-      master_->Promote(RandomHexId());
-      std::fprintf(stderr, "repl: MASTER MODE enabled (REPLICAOF NO ONE)\n");
+    StopLink();
+    master_->Promote(RandomHexId());
+    std::fprintf(stderr, "repl: MASTER MODE enabled (REPLICAOF NO ONE)\n");
+    if (!st.ok()) {
+      ctx.reply.Error("ERR " + st.ToString());
+      return;
     }
     ctx.reply.Ok();
     return;
@@ -242,24 +265,25 @@ void Replication::ReplicaOf(command::AsyncContext& ctx) {
     ctx.reply.Error("ERR Invalid master port");
     return;
   }
-  std::lock_guard lock(mu_);
-  if (replica_ && role_.host == host && role_.port == *port) {
-    ctx.reply.SimpleString("OK Already connected to specified master");
-    return;
+  {
+    std::lock_guard lock(mu_);
+    if (replica_ && role_.host == host && role_.port == *port) {
+      ctx.reply.SimpleString("OK Already connected to specified master");
+      return;
+    }
+    if (!replica_) role_.master_replid = master_->replid();  // our own history continues
+    role_.host = host;
+    role_.port = *port;
+    Status st = SetRole();
+    if (!st.ok()) {
+      ctx.reply.Error("ERR " + st.ToString());
+      return;
+    }
+    replica_ = true;
   }
-  const bool was_master = !replica_;
-  role_.host = host;
-  role_.port = *port;
-  if (was_master) role_.master_replid = master_->replid();  // our own history continues
-  Status st = SetRole();
-  if (!st.ok()) {
-    ctx.reply.Error("ERR " + st.ToString());
-    return;
-  }
-  replica_ = true;
   master_->CloseFeeds();  // no chained replicas yet: ours start over
   std::fprintf(stderr, "repl: REPLICAOF %s:%d enabled\n", host.c_str(), *port);
-  StartLink(host, *port);
+  StartLink();
   ctx.reply.Ok();
 }
 

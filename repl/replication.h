@@ -69,10 +69,14 @@ class Replication : public command::Replication {
 
  private:
   explicit Replication(command::ServerState* state);
-  // Starts a link to host:port, replacing any. REQUIRES: mu_ held.
-  void StartLink(const std::string& host, int port);
+  // Starts a link to role_'s master, replacing any. REQUIRES: change_mu_ held, mu_ not.
+  void StartLink();
+  // Stops the link (kept in retired_) and notes its partial streams. REQUIRES: change_mu_
+  // held, mu_ not (the link's thread may wait for mu_ in a callback).
+  void StopLink();
   // Writes dir/replication.state. REQUIRES: mu_ held.
   Status Save();
+  void SaveOrLog();
   // The role changed: the replicaof option follows (CONFIG GET, CONFIG REWRITE), then Save.
   // REQUIRES: mu_ held.
   Status SetRole();
@@ -87,8 +91,11 @@ class Replication : public command::Replication {
   std::atomic<int> good_replicas_{0};
   std::atomic<bool> stopped_{false};
   int64_t last_ping_ms_ = 0;  // worker 0's
+  std::mutex change_mu_;  // one role change at a time (REPLICAOF, Start, Stop)
   mutable std::mutex mu_;
   SavedRole role_;            // guarded by mu_
+  // A full sync runs: the data is partial, so the state file names no master id.
+  bool partial_data_ = false;  // guarded by mu_
   std::unique_ptr<Link> link_;  // guarded by mu_
   // Stopped links: jobs they posted to the workers may still run, so they are kept.
   std::vector<std::unique_ptr<Link>> retired_;  // guarded by mu_

@@ -3,11 +3,14 @@ replication fields, WAIT, full sync of every type (TTLs, several dbs, a 1 MB val
 keys), the write stream after the sync (MULTI/EXEC, FLUSHDB, RENAME, EXPIRE/PERSIST, MSET over many
 slots), read-only replicas (READONLY), expiry on replicas, REPLICAOF NO ONE and resync back, a
 replica restart (slotkv: the role persists and the streams CONTINUE), kill -9 of the master under
-a writer, a 100k-key full sync under a writer, and promoting one of two replicas.
+a writer, a 100k-key full sync under a writer, promoting one of two replicas, stale-data
+refusal, CLIENT KILL TYPE master|replica mid-stream, CONFIG GET replicaof, and (slotkv) a backlog
+overflow in one slot re-syncing only that stream, a replica killed mid full sync, /replication
+and the replication metrics.
 
 One master with two replicas is shared by the tests that leave it as it was; tests that stop,
-kill or promote servers start their own (and stop them when they end). About 7 s against
-redis-server 7.0.15 (11 s on a busy 2-core machine); every wait is bounded (30-60 s).
+kill or promote servers start their own (and stop them when they end). About 9 s against
+redis-server 7.0.15, 25 s against slotkv; every wait is bounded (30-60 s).
 
 Against redis the servers run with `repl-diskless-sync-delay 0` (Redis 7 waits 5 s before each
 full sync by default, for more replicas to join it); slotkv gets no extra options.
@@ -959,3 +962,68 @@ def test_admin_api_and_metrics_show_the_replicas(servers):
         assert 'slotkv_replica_online{replica="127.0.0.1:%d"} 1' % rep.port in text
     finally:
         master.cleanup()
+
+
+def load_keys(server, n, prefix=b"k"):
+    c = server.client()
+    for i in range(0, n, 10000):
+        pipe = c.pipeline(transaction=False)
+        for j in range(i, min(n, i + 10000), 500):
+            pipe.execute_command("MSET", *[v for k in range(j, min(n, j + 500))
+                                           for v in (b"%s:%d" % (prefix, k), b"value-%d" % k)])
+        pipe.execute()
+    c.connection_pool.disconnect()
+
+
+def assert_same_strings(master, rep, timeout=60):
+    last = {}
+
+    def same():
+        a, b = string_dump(master), string_dump(rep)
+        last["diff"] = [k for k in set(a) | set(b) if a.get(k) != b.get(k)][:5]
+        last["sizes"] = (len(a), len(b))
+        return not last["diff"]
+
+    assert wait_until(same, timeout=timeout, interval=0.5), last
+
+
+@pytest.mark.slotkv_only
+def test_replica_killed_during_a_full_sync_syncs_again_after_restart(servers):
+    """A replica killed mid-sync holds part of some streams: restarted, it must not continue
+    them from where the copy stopped (the state file then names no master id, so every stream
+    syncs again in full)."""
+    master, rep = servers(), servers()
+    load_keys(master, 200000)
+    assert replicaof(rep, master) == b"OK"
+    assert wait_until(lambda: "FULL sync" in rep.log(), timeout=SYNC_TIMEOUT, interval=0.01)
+    time.sleep(0.2)
+    rep.kill()
+    assert "master-replid" not in open(rep.dir + "/replication.state").read()
+    cmd(master, "SET", "after:kill", "1")
+    rep.start()
+    wait_linked(rep, master, timeout=60)
+    assert_same_strings(master, rep)
+
+
+def test_replica_link_dropped_mid_stream_catches_up(servers):
+    """CLIENT KILL TYPE replica on the master while a writer streams: the replica reconnects and
+    ends equal (slotkv continues its streams; Redis does a partial resync)."""
+    master, rep = servers(), servers()
+    load_keys(master, 20000)
+    link(rep, master)
+    full_syncs = rep.log().count("FULL sync")
+    writer = Writer(master, b"drop", keyspace=20000)
+    writer.start()
+    try:
+        writer.wait_count(100)
+        for _ in range(3):
+            wait_linked(rep, master)
+            assert cmd(master, "CLIENT", "KILL", "TYPE", "replica") == 1
+            done = writer.count
+            writer.wait_count(done + 100)
+        wait_linked(rep, master)
+    finally:
+        writer.finish()
+    assert_same_strings(master, rep)
+    if not is_redis():
+        assert rep.log().count("FULL sync") == full_syncs  # every stream continued
