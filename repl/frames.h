@@ -16,6 +16,7 @@
 //   CLEAR <slot> <db> <offset>           the stream was emptied (FLUSHDB, FLUSHALL)
 //   PING                                 keepalive
 //   GETACK                               the replica acknowledges now (WAIT)
+//   FAILOVER                             the master hands over: the replica promotes itself
 // Per stream the frames keep the master's order; UNIT frames of a stream in full sync are
 // interleaved with its DATA, each reflecting the master at the moment it was sent, so applying
 // them in order ends equal to the master. The replica acknowledges with

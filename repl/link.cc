@@ -332,6 +332,12 @@ bool Link::OnFrame(Conn& conn, std::vector<std::string>& args) {
     return false;
   }
   if (name == "PING") return true;
+  if (name == "FAILOVER") {
+    std::fprintf(stderr, "repl: master %s:%d hands over (FAILOVER)\n", options_.host.c_str(),
+                 options_.port);
+    if (options_.on_failover) options_.on_failover();
+    return true;
+  }
   if (name == "GETACK") {
     // Acknowledge now, and again as each frame before it commits (a master's WAIT needs them).
     getack_ms_ = NowMs();

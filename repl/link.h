@@ -51,6 +51,8 @@ class Link {
     // Told true when a full sync starts (the data is partial until it ends: a restarted node
     // must sync everything again), false once no stream is in one. Any thread.
     std::function<void(bool)> on_partial;
+    // The master sent FAILOVER (it handed over to this node): called on the link's thread.
+    std::function<void()> on_failover;
   };
 
   Link(command::ServerState* state, Master* master, Options options);

@@ -397,13 +397,35 @@ void Master::Tick(int64_t timeout_s, bool ping) {
   }
 }
 
-void Master::CloseFeeds() {
+std::shared_ptr<Feed> Master::FindFeed(const std::string& ip, int port) const {
+  std::lock_guard lock(mu_);
+  for (const auto& f : feeds_) {
+    if (!f->closed && f->ip == ip && f->port == port) return f;
+  }
+  return nullptr;
+}
+
+std::shared_ptr<Feed> Master::CaughtUp(const std::shared_ptr<Feed>& target) const {
+  std::vector<uint64_t> now(streams_.size());
+  for (size_t i = 0; i < now.size(); ++i) now[i] = offsets_[i].load();
+  std::lock_guard lock(mu_);
+  for (const auto& f : feeds_) {
+    if (f->closed || !f->online() || (target && f != target)) continue;
+    bool all = true;
+    for (size_t i = 0; i < now.size() && all; ++i) all = f->acked[i].load() >= now[i];
+    if (all) return f;
+  }
+  return nullptr;
+}
+
+void Master::CloseFeeds(const Feed* except) {
   std::vector<std::shared_ptr<Feed>> feeds;
   {
     std::lock_guard lock(mu_);
     feeds = feeds_;
   }
   for (const auto& f : feeds) {
+    if (f.get() == except) continue;
     f->closed = true;
     const uint64_t id = f->client;
     state_->executor->Post(f->worker, [this, id] {

@@ -82,8 +82,17 @@ class Master : public command::StreamListener {
   // Asks every feed to acknowledge now (GETACK), and pings them; closes those silent for more
   // than timeout_s. Called once a second.
   void Tick(int64_t timeout_s, bool ping);
-  // Closes every feed (a role change: their replicas start over).
-  void CloseFeeds();
+  // Closes every feed (a role change: their replicas start over); except, when given.
+  void CloseFeeds(const Feed* except = nullptr);
+  // The feed of the replica at ip:port, or null.
+  std::shared_ptr<Feed> FindFeed(const std::string& ip, int port) const;
+  // An online feed that acknowledged every stream's offset now: target, or with none the
+  // first such; null when none did.
+  std::shared_ptr<Feed> CaughtUp(const std::shared_ptr<Feed>& target) const;
+  // Queues frame for feed from the calling worker.
+  void SendFrame(const std::shared_ptr<Feed>& feed, std::string frame) {
+    Send(feed, std::move(frame));
+  }
 
   // The replication ids. Promote: the current id becomes the second one, valid up to the
   // streams' offsets now, and new_id the current one. Adopt: a replica takes its master's id.

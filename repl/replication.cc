@@ -165,6 +165,8 @@ std::string_view Replication::RefuseStale() const {
 
 std::string_view Replication::RefuseWrite() const {
   if (replica_.load()) return read_only_.load() ? command::kErrReadOnlyReplica : "";
+  // A FAILOVER refuses writes until it ends (Redis makes them wait: see docs/server.md).
+  if (failover_stage_.load() != kNoFailover) return command::kErrReadOnlyReplica;
   if (min_replicas_.load() > 0 && good_replicas_.load() < min_replicas_.load()) {
     return command::kErrNoReplicas;
   }
@@ -199,6 +201,9 @@ void Replication::StartLink() {
     role_.master_replid = id;
     SaveOrLog();
   };
+  options.on_failover = [this] {
+    state_->executor->Post(0, [this] { PromoteForFailover(); });
+  };
   options.on_partial = [this](bool partial) {
     std::lock_guard lock(mu_);
     if (partial_data_ == partial) return;
@@ -231,59 +236,68 @@ Status Replication::Save() {
                                      FormatState(saved));
 }
 
+Status Replication::BecomeMaster(const char* why) {
+  Status st;
+  {
+    std::lock_guard lock(mu_);
+    if (!replica_) return st;
+    role_ = SavedRole();
+    replica_ = false;
+    st = SetRole();
+  }
+  StopLink();
+  master_->Promote(RandomHexId());
+  std::fprintf(stderr, "repl: MASTER MODE enabled (%s)\n", why);
+  return st;
+}
+
+Status Replication::BecomeReplica(const std::string& host, int port) {
+  {
+    std::lock_guard lock(mu_);
+    if (!replica_) role_.master_replid = master_->replid();  // our own history continues
+    role_.host = host;
+    role_.port = port;
+    SLOTKV_RETURN_IF_ERROR(SetRole());
+    replica_ = true;
+  }
+  std::fprintf(stderr, "repl: REPLICAOF %s:%d enabled\n", host.c_str(), port);
+  StartLink();
+  return Status::OK();
+}
+
 void Replication::ReplicaOf(command::AsyncContext& ctx) {
   const std::string& host = ctx.args[1];
   std::lock_guard change(change_mu_);
-  if (command::Is(host, "no") && command::Is(ctx.args[2], "one")) {
-    Status st;
-    {
-      std::lock_guard lock(mu_);
-      if (!replica_) {
-        ctx.reply.Ok();
-        return;
-      }
-      role_ = SavedRole();
-      replica_ = false;
-      st = SetRole();
-    }
-    StopLink();
-    master_->Promote(RandomHexId());
-    std::fprintf(stderr, "repl: MASTER MODE enabled (REPLICAOF NO ONE)\n");
-    if (!st.ok()) {
-      ctx.reply.Error("ERR " + st.ToString());
-      return;
-    }
-    ctx.reply.Ok();
+  if (failover_stage_.load() != kNoFailover) {
+    ctx.reply.Error("ERR REPLICAOF not allowed while failing over.");
     return;
   }
-  if (ctx.client != nullptr && ctx.client->replica) {
+  Status st;
+  if (command::Is(host, "no") && command::Is(ctx.args[2], "one")) {
+    st = BecomeMaster("REPLICAOF NO ONE");
+  } else if (ctx.client != nullptr && ctx.client->replica) {
     ctx.reply.Error("ERR Command is not valid when client is a replica.");
     return;
+  } else {
+    std::optional<int> port = ParsePort(ctx.args[2]);
+    if (!port) {
+      ctx.reply.Error("ERR Invalid master port");
+      return;
+    }
+    {
+      std::lock_guard lock(mu_);
+      if (replica_ && role_.host == host && role_.port == *port) {
+        ctx.reply.SimpleString("OK Already connected to specified master");
+        return;
+      }
+    }
+    master_->CloseFeeds();  // no chained replicas yet: ours start over
+    st = BecomeReplica(host, *port);
   }
-  std::optional<int> port = ParsePort(ctx.args[2]);
-  if (!port) {
-    ctx.reply.Error("ERR Invalid master port");
+  if (!st.ok()) {
+    ctx.reply.Error("ERR " + st.ToString());
     return;
   }
-  {
-    std::lock_guard lock(mu_);
-    if (replica_ && role_.host == host && role_.port == *port) {
-      ctx.reply.SimpleString("OK Already connected to specified master");
-      return;
-    }
-    if (!replica_) role_.master_replid = master_->replid();  // our own history continues
-    role_.host = host;
-    role_.port = *port;
-    Status st = SetRole();
-    if (!st.ok()) {
-      ctx.reply.Error("ERR " + st.ToString());
-      return;
-    }
-    replica_ = true;
-  }
-  master_->CloseFeeds();  // no chained replicas yet: ours start over
-  std::fprintf(stderr, "repl: REPLICAOF %s:%d enabled\n", host.c_str(), *port);
-  StartLink();
   ctx.reply.Ok();
 }
 
@@ -345,7 +359,7 @@ std::string Replication::Info() {
   if (!replica_ && min_replicas_.load() > 0) {
     Field(out, "min_slaves_good_slaves", good_replicas_.load());
   }
-  Field(out, "master_failover_state", "no-failover");
+  Field(out, "master_failover_state", FailoverStateName());
   Field(out, "master_replid", master_->replid());
   Field(out, "master_replid2", master_->replid2());
   Field(out, "master_repl_offset", static_cast<int64_t>(master_->offset()));

@@ -64,6 +64,7 @@ class Replication : public command::Replication {
   command::Task Wait(command::AsyncContext& ctx, int64_t replicas, int64_t timeout_ms) override;
   void Sync(command::AsyncContext& ctx) override;
   void Ack(command::AsyncContext& ctx) override;
+  void Failover(command::AsyncContext& ctx) override;
 
   Master& master() { return *master_; }
 
@@ -74,6 +75,10 @@ class Replication : public command::Replication {
   // Stops the link (kept in retired_) and notes its partial streams. REQUIRES: change_mu_
   // held, mu_ not (the link's thread may wait for mu_ in a callback).
   void StopLink();
+  // The role changes (REPLICAOF, FAILOVER, a master's FAILOVER frame). BecomeMaster shifts the
+  // replication ids (why: for the log). REQUIRES: change_mu_ held, mu_ not.
+  Status BecomeMaster(const char* why);
+  Status BecomeReplica(const std::string& host, int port);
   // Writes dir/replication.state. REQUIRES: mu_ held.
   Status Save();
   void SaveOrLog();
@@ -81,6 +86,24 @@ class Replication : public command::Replication {
   // REQUIRES: mu_ held.
   Status SetRole();
   void Tick();
+
+  // FAILOVER (failover.cc): Redis 7's coordinated switch. Writes are refused (-READONLY) from
+  // the command until it ends; every 10 ms, on worker 0, FailoverStep waits for the target
+  // (or any replica) to acknowledge every stream's offset, then sends it FAILOVER (it promotes
+  // itself) and becomes its replica; the timeout aborts (or, with FORCE, fails over anyway).
+  enum FailoverStage { kNoFailover, kWaitForSync, kFailoverInProgress };
+  struct FailoverPlan {
+    std::string host;  // the target, "" for the first replica that catches up
+    int port = 0;
+    int64_t end_ms = 0;  // 0: no timeout
+    bool force = false;
+  };
+  void FailoverStep();
+  // Ends the failover (as master again when it had switched). REQUIRES: change_mu_ held.
+  void AbortFailover(const char* why);
+  std::string_view FailoverStateName() const;
+  // The master's FAILOVER frame reached this replica: it promotes itself (on worker 0).
+  void PromoteForFailover();
 
   command::ServerState* state_;
   std::unique_ptr<Master> master_;
@@ -91,7 +114,9 @@ class Replication : public command::Replication {
   std::atomic<int> good_replicas_{0};
   std::atomic<bool> stopped_{false};
   int64_t last_ping_ms_ = 0;  // worker 0's
-  std::mutex change_mu_;  // one role change at a time (REPLICAOF, Start, Stop)
+  std::atomic<int> failover_stage_{kNoFailover};
+  FailoverPlan failover_;  // guarded by change_mu_
+  std::mutex change_mu_;  // one role change at a time (REPLICAOF, FAILOVER, Start, Stop)
   mutable std::mutex mu_;
   SavedRole role_;            // guarded by mu_
   // A full sync runs: the data is partial, so the state file names no master id.

@@ -65,6 +65,8 @@ class Replication {
   // carries the replication streams. SLOTKV.ACK ...: its acknowledgements (no reply).
   virtual void Sync(AsyncContext& ctx) = 0;
   virtual void Ack(AsyncContext& ctx) = 0;
+  // FAILOVER [TO host port [FORCE]] [ABORT] [TIMEOUT ms] (Redis 7's coordinated switch).
+  virtual void Failover(AsyncContext& ctx) = 0;
 };
 
 }  // namespace slotkv::command

@@ -9,12 +9,14 @@
 namespace slotkv::command {
 namespace {
 
-Task ReplicaOf(AsyncContext& ctx) {
+// Runs a replication handler, or replies that this node has none.
+template <void (Replication::*kHandler)(AsyncContext&)>
+Task Forward(AsyncContext& ctx) {
   if (ctx.server.replication == nullptr) {
     ctx.reply.Error("ERR replication is not available here");
-    co_return;
+  } else {
+    (ctx.server.replication->*kHandler)(ctx);
   }
-  ctx.server.replication->ReplicaOf(ctx);
   co_return;
 }
 
@@ -50,29 +52,15 @@ Task Wait(AsyncContext& ctx) {
   co_await ctx.server.replication->Wait(ctx, *replicas, *timeout);
 }
 
-Task Sync(AsyncContext& ctx) {
-  if (ctx.server.replication == nullptr) {
-    ctx.reply.Error("ERR replication is not available here");
-    co_return;
-  }
-  ctx.server.replication->Sync(ctx);
-  co_return;
-}
-
-Task Ack(AsyncContext& ctx) {
-  if (ctx.server.replication != nullptr) ctx.server.replication->Ack(ctx);
-  co_return;
-}
-
 }  // namespace
 
 void RegisterReplicationCommands(CommandTable& t) {
   t.Add({.name = "replicaof", .arity = 3, .flags = kAdmin | kNoScript | kStale,
-         .run_async = ReplicaOf, .group = "server",
+         .run_async = Forward<&Replication::ReplicaOf>, .group = "server",
          .summary = "Configures a server as replica of another, or promotes it to a master.",
          .since = "5.0.0", .acl = "admin slow dangerous"});
   t.Add({.name = "slaveof", .arity = 3, .flags = kAdmin | kNoScript | kStale,
-         .run_async = ReplicaOf, .group = "server",
+         .run_async = Forward<&Replication::ReplicaOf>, .group = "server",
          .summary = "Sets a Redis server as a replica of another, or promotes it to being a "
                     "master.",
          .since = "1.0.0", .acl = "admin slow dangerous"});
@@ -85,12 +73,16 @@ void RegisterReplicationCommands(CommandTable& t) {
          .summary = "Blocks until the asynchronous replication of all preceding write commands "
                     "sent by the connection is completed.",
          .since = "3.0.0", .acl = "slow connection"});
+  t.Add({.name = "failover", .arity = -1, .flags = kAdmin | kNoScript | kStale,
+         .run_async = Forward<&Replication::Failover>, .group = "server",
+         .summary = "Starts a coordinated failover from a server to one of its replicas.",
+         .since = "6.2.0", .acl = "admin slow dangerous"});
   t.Add({.name = "slotkv.sync", .arity = -6, .flags = kAdmin | kNoScript | kNoMulti | kStale,
-         .run_async = Sync, .group = "server",
+         .run_async = Forward<&Replication::Sync>, .group = "server",
          .summary = "Starts a slotkv replica's link: the replication streams of every slot.",
          .since = "7.0.0", .acl = "admin slow dangerous"});
   t.Add({.name = "slotkv.ack", .arity = -1, .flags = kAdmin | kNoScript | kStale | kFast,
-         .run_async = Ack, .group = "server",
+         .run_async = Forward<&Replication::Ack>, .group = "server",
          .summary = "A slotkv replica acknowledges the streams it applied (no reply).",
          .since = "7.0.0", .acl = "admin fast dangerous"});
 }

@@ -1027,3 +1027,42 @@ def test_replica_link_dropped_mid_stream_catches_up(servers):
     assert_same_strings(master, rep)
     if not is_redis():
         assert rep.log().count("FULL sync") == full_syncs  # every stream continued
+
+
+def test_failover_hands_over_to_a_synced_replica(servers):
+    master, rep = servers(), servers()
+    load_keys(master, 2000)
+    link(rep, master)
+    m = master.client()
+    assert m.execute_command("FAILOVER", "TO", "127.0.0.1", rep.port, "TIMEOUT", 10000) == b"OK"
+
+    def switched():
+        a, b = safe(lambda: role(master)), safe(lambda: role(rep))
+        return (isinstance(a, list) and a[0] == b"slave" and a[2] == rep.port and
+                a[3] == b"connected" and isinstance(b, list) and b[0] == b"master")
+
+    assert wait_until(switched, timeout=SYNC_TIMEOUT, interval=0.1), (
+        safe(lambda: role(master)), safe(lambda: role(rep)), master.log()[-2000:])
+    assert info(master)["master_failover_state"] == "no-failover"
+    assert err(m, "SET", "x", "1") == READONLY
+    assert cmd(rep, "SET", "after:failover", "1") == b"OK"
+    assert wait_until(lambda: cmd(master, "GET", "after:failover") == b"1", timeout=SYNC_TIMEOUT)
+    assert_same_strings(rep, master)
+    m.connection_pool.disconnect()
+
+
+def test_failover_errors(servers):
+    master, rep = servers(), servers()
+    m = master.client()
+    assert err(m, "FAILOVER") == "ERR FAILOVER requires connected replicas."
+    assert err(m, "FAILOVER", "ABORT") == "ERR No failover in progress."
+    assert err(m, "FAILOVER", "TIMEOUT", 0) == "ERR FAILOVER timeout must be greater than 0"
+    assert err(m, "FAILOVER", "TIMEOUT", "x") == NOT_INT
+    assert err(m, "FAILOVER", "BOGUS") == "ERR syntax error"
+    link(rep, master)
+    assert err(m, "FAILOVER", "FORCE") == (
+        "ERR FAILOVER with force option requires both a timeout and target HOST and IP.")
+    assert err(m, "FAILOVER", "TO", "127.0.0.1", 1) == (
+        "ERR FAILOVER target HOST and PORT is not a replica.")
+    assert err(rep.client(), "FAILOVER") == "ERR FAILOVER is not valid when server is a replica."
+    m.connection_pool.disconnect()
