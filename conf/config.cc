@@ -191,6 +191,10 @@ constexpr OptionDef kOptions[] = {
   {.name = "repl-backlog-size", .type = T::kBytes, .default_value = "1048576", .runtime = true,
    .doc = "bytes of committed writes each stream (database of a slot) keeps for replicas "
           "that reconnect (CONTINUE instead of a full sync of that stream)", .min = 16384},
+  {.name = "repl-sync-max-bytes-per-sec", .type = T::kBytes, .default_value = "0",
+   .runtime = true,
+   .doc = "a master's full syncs send at most this many bytes of keys and values a second, "
+          "over all replicas and streams (0: as fast as the replicas take them)"},
   {.name = "repl-timeout", .type = T::kInt, .default_value = "60", .runtime = true,
    .doc = "seconds of silence after which a replication link is dropped", .min = 1,
    .max = INT32_MAX},

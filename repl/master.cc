@@ -50,6 +50,7 @@ Master::Master(command::ServerState* state)
       outboxes_(static_cast<size_t>(state->executor->workers())),
       replid_(RandomHexId()) {
   command::Keyspace& ks = *state->keyspace;
+  sync_limit_ = state->config->GetInt("repl-sync-max-bytes-per-sec");
   const auto capacity = static_cast<size_t>(state->config->GetInt("repl-backlog-size"));
   for (uint32_t s = 0; s < ks.slots(); ++s) {
     for (uint32_t db = 0; db < databases_; ++db) {
@@ -179,8 +180,11 @@ void Master::Step(const std::shared_ptr<FullSync>& job) {
   Feed& feed = *job->feed;
   if (feed.closed) return;
   command::Executor& ex = *state_->executor;
-  if (feed.Outstanding() > kFeedWindow) {
-    ex.RunAfter(2, [this, job] { Step(job); });
+  const int64_t wait_ms = feed.Outstanding() > kFeedWindow
+                              ? 2
+                              : ThrottleMs(state_->keyspace->clock()->NowMs());
+  if (wait_ms > 0) {
+    ex.RunAfter(wait_ms, [this, job] { Step(job); });
     return;
   }
   const size_t i = Index(job->s, job->db);
@@ -214,6 +218,8 @@ void Master::Step(const std::shared_ptr<FullSync>& job) {
         r.value = std::move(*values[k]);
         wal::EncodeRecord(r, &records);
       }
+      outboxes_[static_cast<size_t>(ex.current())].sync_bytes +=
+          static_cast<int64_t>(records.size());
       if (!records.empty()) Send(job->feed, DataFrame(job->s, job->db, records));
     }
   }
@@ -234,6 +240,19 @@ void Master::Step(const std::shared_ptr<FullSync>& job) {
   }
   job->cursor = next;
   ex.Post(ex.current(), [this, job] { Step(job); });
+}
+
+int64_t Master::ThrottleMs(int64_t now_ms) {
+  const int64_t limit = sync_limit_.load();
+  if (limit <= 0) return 0;
+  Outbox& box = outboxes_[static_cast<size_t>(state_->executor->current())];
+  if (now_ms - box.second_ms >= 1000) {
+    box.second_ms = now_ms;
+    box.sync_bytes = 0;
+  }
+  // Each worker takes its share of the limit.
+  const int64_t share = std::max<int64_t>(1, limit / state_->executor->workers());
+  return box.sync_bytes < share ? 0 : box.second_ms + 1000 - now_ms;
 }
 
 void Master::Send(const std::shared_ptr<Feed>& feed, std::string frame) {
@@ -383,6 +402,7 @@ void Master::Tick(int64_t timeout_s, bool ping) {
       Send(f, EncodeFrame({"PING"}));
     }
   }
+  sync_limit_ = state_->config->GetInt("repl-sync-max-bytes-per-sec");
   const auto capacity = static_cast<size_t>(state_->config->GetInt("repl-backlog-size"));
   command::Executor& ex = *state_->executor;
   for (int w = 0; w < ex.workers(); ++w) {

@@ -7,7 +7,8 @@
 // matches and the backlog covers it (CONT, then the backlog's frames), or starts a full sync of
 // that stream alone (FULL, then the stream's keys in DATA frames, a bounded step per turn of
 // the worker's loop, interleaved with the live UNITs, then SYNCED). A full sync waits while
-// the feed has more than kFeedWindow bytes unsent, so a slow replica costs bounded memory.
+// the feed has more than kFeedWindow bytes unsent, so a slow replica costs bounded memory, and
+// while its worker sent its share of repl-sync-max-bytes-per-sec in the current second.
 //
 // Frames for one feed made in one turn of a worker go in one post to the feed's worker (the
 // outbox); posts are FIFO per pair of workers, so each stream's frames keep their order.
@@ -147,8 +148,14 @@ class Master : public command::StreamListener {
   struct Outbox {
     std::vector<std::pair<std::shared_ptr<Feed>, std::string>> frames;
     bool posted = false;
+    // Full-sync bytes sent in the current second (repl-sync-max-bytes-per-sec).
+    int64_t second_ms = 0;
+    int64_t sync_bytes = 0;
   };
   std::vector<Outbox> outboxes_;  // [worker], that worker only
+  std::atomic<int64_t> sync_limit_{0};  // repl-sync-max-bytes-per-sec, refreshed by Tick
+  // How long the calling worker's full syncs must wait for the bandwidth limit (0: none).
+  int64_t ThrottleMs(int64_t now_ms);
 
   mutable std::mutex mu_;
   std::vector<std::shared_ptr<Feed>> feeds_;         // guarded by mu_

@@ -1066,3 +1066,26 @@ def test_failover_errors(servers):
         "ERR FAILOVER target HOST and PORT is not a replica.")
     assert err(rep.client(), "FAILOVER") == "ERR FAILOVER is not valid when server is a replica."
     m.connection_pool.disconnect()
+
+
+@pytest.mark.slotkv_only
+def test_full_sync_bandwidth_limit(servers):
+    """repl-sync-max-bytes-per-sec: 3 MB of records at 1 MB/s take about 3 s."""
+    master = start_server(["--repl-sync-max-bytes-per-sec", "1mb"])
+    rep = servers()
+    try:
+        c = master.client()
+        pipe = c.pipeline(transaction=False)
+        for i in range(25000):
+            pipe.execute_command("SET", "bw:%d" % i, "v" * 100)
+        pipe.execute()
+        start = time.monotonic()
+        assert replicaof(rep, master) == b"OK"
+        assert wait_until(lambda: info(rep).get("master_sync_in_progress") == "1", timeout=5)
+        wait_linked(rep, master, timeout=60)
+        took = time.monotonic() - start
+        assert took > 2.0, took
+        assert cmd(rep, "DBSIZE") == 25000
+        c.connection_pool.disconnect()
+    finally:
+        master.cleanup()
