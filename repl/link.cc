@@ -370,14 +370,7 @@ bool Link::OnFrame(Conn& conn, std::vector<std::string>& args) {
     if (syncing_++ == 0 && options_.on_partial) options_.on_partial(true);
     ToOwner(s, 0, [this, s, db] {
       master_->Suspend(s, db);
-      std::vector<slot::Slot*>& dirty = (*state_->dirty)[state_->executor->current()];
-      command::Store store(state_->keyspace, s, db, &dirty);
-      Status st = store.Clear(0);
-      if (!st.ok()) {
-        std::fprintf(stderr, "repl: db %u slot %u: emptying for a full sync failed: %s\n", db,
-                     s, st.ToString().c_str());
-        broken_ = true;
-      }
+      Staging(s, db, "starting", [](command::Store& store) { return store.BeginStaging(); });
     });
     return true;
   }
@@ -397,7 +390,8 @@ bool Link::OnFrame(Conn& conn, std::vector<std::string>& args) {
     in_sync_[i] = false;
     const uint64_t off = *offset;
     ToOwner(s, 0, [this, s, db, i, off, session] {
-      state_->keyspace->SetStreamFloor(s, db, off);
+      Staging(s, db, "swapping in",
+              [off](command::Store& store) { return store.FinishStaging(off); });
       master_->Resume(s, db, off);
       state_->executor->AfterCommit([this, i, off, session] {
         offsets_[i] = off;
@@ -409,15 +403,17 @@ bool Link::OnFrame(Conn& conn, std::vector<std::string>& args) {
     });
     return true;
   }
+  if (name == "CLEAR" && offset && in_sync_[i]) {  // the master's copy starts over
+    ToOwner(s, 0, [this, s, db] {
+      Staging(s, db, "restarting", [](command::Store& store) { return store.BeginStaging(); });
+    });
+    return true;
+  }
   if (name == "CLEAR" && offset) {
-    const uint64_t off = in_sync_[i] ? 0 : *offset;
-    const uint64_t floor = *offset;
-    ToOwner(s, 0, [this, s, db, i, off, floor] {
-      std::vector<slot::Slot*>& dirty = (*state_->dirty)[state_->executor->current()];
-      command::Store store(state_->keyspace, s, db, &dirty);
-      Status st = store.Clear(floor);
-      if (!st.ok()) broken_ = true;
-      if (off != 0) state_->executor->AfterCommit([this, i, off] { offsets_[i] = off; });
+    const uint64_t off = *offset;
+    ToOwner(s, 0, [this, s, db, i, off] {
+      Staging(s, db, "emptying", [off](command::Store& store) { return store.Clear(off); });
+      state_->executor->AfterCommit([this, i, off] { offsets_[i] = off; });
     });
     return true;
   }
@@ -429,6 +425,17 @@ void Link::Online(uint64_t session) {
   if (session != session_.load() || --pending_ != 0) return;
   State expected = State::kSync;  // not when the link dropped meanwhile
   link_state_.compare_exchange_strong(expected, State::kConnected);
+}
+
+void Link::Staging(uint32_t s, uint32_t db, const char* what,
+                   const std::function<Status(command::Store&)>& step) {
+  std::vector<slot::Slot*>& dirty = (*state_->dirty)[state_->executor->current()];
+  command::Store store(state_->keyspace, s, db, &dirty);
+  Status st = step(store);
+  if (st.ok()) return;
+  std::fprintf(stderr, "repl: db %u slot %u: %s failed: %s\n", db, s, what,
+               st.ToString().c_str());
+  broken_ = true;
 }
 
 void Link::ToOwner(uint32_t s, size_t bytes, std::function<void()> job) {

@@ -95,6 +95,10 @@ class Link {
   // owner's commit, sets the stream's offset to offset (0: leaves it). On the owner.
   void Apply(uint32_t s, uint32_t db, const std::string& records, uint64_t offset);
   void SendAcks(Conn& conn);
+  // Runs step on a Store of database db of slot s (a full sync's staging, an emptying); a
+  // failure drops the link (what names the step in the log). On the owner.
+  void Staging(uint32_t s, uint32_t db, const char* what,
+               const std::function<Status(command::Store&)>& step);
   // Waits until every worker ran what was posted to it so far and committed it (the jobs of
   // an earlier link or connection), then takes the streams' offsets from master_.
   void TakeOffsets();

@@ -3,7 +3,8 @@
 //   example: "slotkv-meta 1\nslots 16\n"
 // Database d of slot s: dir/slot-SSSS/db-D/ (SSSS zero-padded to 4 digits), the engine's files.
 // Drop renames it to dir/slot-SSSS/trash-N first, so a crash mid-delete leaves a trash dir
-// (removed at the next Open), never a half-deleted database.
+// (removed at the next Open), never a half-deleted database. A replica's full sync stages the
+// new data in dir/slot-SSSS/sync-D/, renamed to db-D when complete (removed at Open if not).
 #include "core/command/keyspace.h"
 
 #include <algorithm>
@@ -79,7 +80,7 @@ Result<std::unique_ptr<Keyspace>> Keyspace::Open(const KeyspaceOptions& options)
     if (!fs->Exists(sdir)) continue;
     SLOTKV_ASSIGN_OR_RETURN(std::vector<std::string> names, fs->List(sdir));
     for (const std::string& name : names) {
-      if (name.rfind("trash-", 0) == 0) {
+      if (name.rfind("trash-", 0) == 0 || name.rfind("sync-", 0) == 0) {
         SLOTKV_RETURN_IF_ERROR(ks->RemoveTree(sdir + "/" + name));
         continue;
       }
@@ -102,24 +103,30 @@ std::string Keyspace::DbDir(uint32_t s, uint32_t db) const {
   return SlotDir(options_.dir, s) + "/db-" + std::to_string(db);
 }
 
-Result<std::unique_ptr<slot::Slot>> Keyspace::OpenSlot(uint32_t s, uint32_t db) {
+std::string Keyspace::SyncDir(uint32_t s, uint32_t db) const {
+  return SlotDir(options_.dir, s) + "/sync-" + std::to_string(db);
+}
+
+Result<std::unique_ptr<slot::Slot>> Keyspace::OpenSlot(uint32_t s, uint32_t db, bool staging) {
   slot::SlotOptions so = options_.slot;
   Entry& e = entries_[s * options_.databases + db];
   if (options_.memory) {
-    e.mem_fs = std::make_unique<MemFs>();
-    so.fs = e.mem_fs.get();
+    std::unique_ptr<Fs>& mem = staging ? e.staging_fs : e.mem_fs;
+    if (!mem) mem = std::make_unique<MemFs>();  // a finished staging's is kept
+    so.fs = mem.get();
     so.dir = "/db";
     so.memory = true;
   } else {
     so.fs = options_.fs;
-    so.dir = DbDir(s, db);
+    so.dir = staging ? SyncDir(s, db) : DbDir(s, db);
   }
   so.clock = clock_;
   so.fsync = fsync();
   so.dictionaries = dictionaries_.get();
   const size_t index = s * options_.databases + db;
-  so.on_failure = [this, index](const Status& failure) { SetRefusal(index, failure); };
-  so.seq_floor = e.seq_floor;
+  // A staging slot that fails fails its sync (the replica's link reconnects and starts over).
+  if (!staging) so.on_failure = [this, index](const Status& st) { SetRefusal(index, st); };
+  so.seq_floor = staging ? 0 : e.seq_floor;
   if (options_.streams) {
     so.on_commit = [this, s, db](std::string units, uint64_t seq) {
       if (stream_listener_ != nullptr) stream_listener_->OnUnits(s, db, std::move(units), seq);
@@ -178,11 +185,6 @@ uint64_t Keyspace::StreamOffset(uint32_t s, uint32_t db) const {
   return e.slot ? std::max(e.slot->stream_seq(), e.seq_floor) : e.seq_floor;
 }
 
-void Keyspace::SetStreamFloor(uint32_t s, uint32_t db, uint64_t seq) {
-  Entry& e = entries_[s * options_.databases + db];
-  e.seq_floor = std::max(e.seq_floor, seq);
-}
-
 Status Keyspace::Drop(uint32_t s, uint32_t db, std::optional<uint64_t> floor) {
   Entry& e = entries_[s * options_.databases + db];
   e.seq_floor = floor ? *floor : StreamOffset(s, db) + 1;
@@ -205,6 +207,54 @@ Status Keyspace::Drop(uint32_t s, uint32_t db, std::optional<uint64_t> floor) {
   SLOTKV_RETURN_IF_ERROR(options_.fs->Rename(DbDir(s, db), trash));
   SLOTKV_RETURN_IF_ERROR(options_.fs->SyncDir(sdir));
   return RemoveTree(trash);
+}
+
+Status Keyspace::BeginStaging(uint32_t s, uint32_t db) {
+  SLOTKV_RETURN_IF_ERROR(DropStaging(s, db));
+  entries_[s * options_.databases + db].staging_active = true;
+  return Status::OK();
+}
+
+Result<slot::Slot*> Keyspace::StagingSlot(uint32_t s, uint32_t db, bool create) {
+  Entry& e = entries_[s * options_.databases + db];
+  if (!e.staging_active) return nullptr;
+  if (!e.staging && create) {
+    SLOTKV_ASSIGN_OR_RETURN(e.staging, OpenSlot(s, db, true));
+  }
+  return e.staging.get();
+}
+
+Status Keyspace::DropStaging(uint32_t s, uint32_t db) {
+  Entry& e = entries_[s * options_.databases + db];
+  e.staging_active = false;
+  if (e.staging) {
+    e.staging.reset();
+    open_slots_.fetch_sub(1);
+  }
+  e.staging_fs.reset();
+  if (options_.memory || !options_.fs->Exists(SyncDir(s, db))) return Status::OK();
+  return RemoveTree(SyncDir(s, db));
+}
+
+Status Keyspace::FinishStaging(uint32_t s, uint32_t db, uint64_t floor) {
+  Entry& e = entries_[s * options_.databases + db];
+  if (!e.staging_active) return Status::InvalidArgument("no full sync is staged here");
+  e.staging_active = false;
+  const bool staged = e.staging != nullptr;
+  if (staged) {
+    e.staging.reset();
+    open_slots_.fetch_sub(1);
+  }
+  SLOTKV_RETURN_IF_ERROR(Drop(s, db, floor));  // the old data, as FLUSHDB's
+  if (!staged) return Status::OK();            // the master's stream was empty
+  if (options_.memory) {
+    e.mem_fs = std::move(e.staging_fs);
+  } else {
+    SLOTKV_RETURN_IF_ERROR(options_.fs->Rename(SyncDir(s, db), DbDir(s, db)));
+    SLOTKV_RETURN_IF_ERROR(options_.fs->SyncDir(SlotDir(options_.dir, s)));
+  }
+  SLOTKV_ASSIGN_OR_RETURN(e.slot, OpenSlot(s, db));
+  return Status::OK();
 }
 
 Result<slot::Slot*> Store::Open(bool create) { return keyspace_->Get(slot_, db_, create); }
@@ -280,7 +330,10 @@ Result<bool> Store::Delete(std::string_view key) {
 }
 
 Status Store::Apply(const wal::Record& record) {
-  SLOTKV_ASSIGN_OR_RETURN(slot::Slot * s, Open(true));
+  SLOTKV_ASSIGN_OR_RETURN(slot::Slot * s, keyspace_->StagingSlot(slot_, db_, true));
+  if (s == nullptr) {
+    SLOTKV_ASSIGN_OR_RETURN(s, Open(true));
+  }
   SLOTKV_RETURN_IF_ERROR(keyspace_->AdoptFsync(s));
   keyspace_->AdoptCache(s);
   JoinUnit(s);
@@ -311,6 +364,25 @@ Result<uint64_t> Store::KeyCount() {
   SLOTKV_ASSIGN_OR_RETURN(slot::Slot * s, Open(false));
   if (!s) return uint64_t{0};
   return s->KeyCount();
+}
+
+Status Store::BeginStaging() {
+  SLOTKV_ASSIGN_OR_RETURN(slot::Slot * staged, keyspace_->StagingSlot(slot_, db_, false));
+  if (staged != nullptr) std::erase(*dirty_, staged);
+  return keyspace_->BeginStaging(slot_, db_);
+}
+
+Status Store::FinishStaging(uint64_t floor) {
+  SLOTKV_ASSIGN_OR_RETURN(slot::Slot * staged, keyspace_->StagingSlot(slot_, db_, false));
+  if (staged != nullptr) {
+    SLOTKV_RETURN_IF_ERROR(staged->Commit());
+    std::erase(*dirty_, staged);
+  }
+  SLOTKV_ASSIGN_OR_RETURN(slot::Slot * live, Open(false));
+  if (live != nullptr) std::erase(*dirty_, live);
+  // Every watched key of the old data may have changed.
+  keyspace_->watched().TouchFlushed(slot_, db_, [](std::string_view) { return true; });
+  return keyspace_->FinishStaging(slot_, db_, floor);
 }
 
 Status Store::Clear(std::optional<uint64_t> floor) {

@@ -113,8 +113,20 @@ class Keyspace {
   // The stream offset of database db of slot s: its slot's stream_seq, or the floor a dropped
   // one left. On the owner (or before the workers start).
   uint64_t StreamOffset(uint32_t s, uint32_t db) const;
-  // Raises that offset to at least seq (a replica that synced an empty stream of its master).
-  void SetStreamFloor(uint32_t s, uint32_t db, uint64_t seq);
+  // A replica's full sync of database db of slot s builds its master's data beside the live
+  // data, which keeps serving (stale) reads meanwhile. BeginStaging starts it empty (dropping
+  // an earlier one); while it runs, Store::Apply writes to a staging slot opened on the first
+  // write (dir/slot-SSSS/sync-D/); FinishStaging swaps that in for the live database (whose
+  // files go as Drop's do; an empty one when nothing came) with its stream offset at least
+  // floor. A sync dir found at Open is a cut-off sync's partial copy: removed. On s's owner;
+  // FinishStaging only once the staging slot's writes are committed (Store::FinishStaging).
+  Status BeginStaging(uint32_t s, uint32_t db);
+  Status FinishStaging(uint32_t s, uint32_t db, uint64_t floor);
+  bool staging(uint32_t s, uint32_t db) const {
+    return entries_[s * options_.databases + db].staging_active;
+  }
+  // The staging slot of database db of slot s, opened when create; nullptr when none.
+  Result<slot::Slot*> StagingSlot(uint32_t s, uint32_t db, bool create);
   // Where slots report their commits (KeyspaceOptions::streams); set before the workers start.
   void set_stream_listener(StreamListener* listener) { stream_listener_ = listener; }
 
@@ -168,13 +180,21 @@ class Keyspace {
   void SetRefusal(size_t index, const Status& failure);
   explicit Keyspace(const KeyspaceOptions& options);
   std::string DbDir(uint32_t s, uint32_t db) const;
-  Result<std::unique_ptr<slot::Slot>> OpenSlot(uint32_t s, uint32_t db);
+  std::string SyncDir(uint32_t s, uint32_t db) const;
+  // Opens the live slot of entry (s, db), or its staging slot.
+  Result<std::unique_ptr<slot::Slot>> OpenSlot(uint32_t s, uint32_t db, bool staging = false);
+  // Closes and removes a staging slot.
+  Status DropStaging(uint32_t s, uint32_t db);
   Status RemoveTree(const std::string& dir);
 
   struct Entry {
     std::unique_ptr<Fs> mem_fs;  // pure-memory mode only
     std::unique_ptr<slot::Slot> slot;
     uint64_t seq_floor = 0;  // the stream offset a dropped slot left
+    // A replica's full sync (BeginStaging .. FinishStaging).
+    bool staging_active = false;
+    std::unique_ptr<Fs> staging_fs;  // pure-memory mode only
+    std::unique_ptr<slot::Slot> staging;
   };
   StreamListener* stream_listener_ = nullptr;
   KeyspaceOptions options_;
@@ -235,8 +255,13 @@ class Store {
   Status Put(std::string_view key, std::string_view value, ValueType type, int64_t expire_at_ms);
   Result<bool> Delete(std::string_view key);
   // Writes a replicated record (kPut or kDelete) with its master's seq (slot::Slot::Apply),
-  // telling watchers, WATCH and blocked clients as Put and Delete do.
+  // telling watchers, WATCH and blocked clients as Put and Delete do; to the staging slot
+  // while a full sync of this database runs (Keyspace::BeginStaging).
   Status Apply(const wal::Record& record);
+  // A replica's full sync of this database: starts it (dropping what an earlier one staged),
+  // and ends it: commits what was staged, swaps it in, and marks the WATCHes of the old data.
+  Status BeginStaging();
+  Status FinishStaging(uint64_t floor);
   Result<slot::ScanResult> Scan(uint64_t cursor, size_t count);
   Result<uint64_t> KeyCount();
   // Removes every key of this database in this slot; its stream offset becomes floor

@@ -2,6 +2,7 @@
 
 #include <doctest/doctest.h>
 
+#include <cstdio>
 #include <future>
 
 #include "core/base/fault_fs.h"
@@ -75,6 +76,82 @@ TEST_CASE("clear drops one database of one slot") {
   CHECK(**db0.InDb(1).Get("k") == "v1");
   CHECK(!fs.Exists("/data/slot-" + std::string(4 - std::to_string(s).size(), '0') +
                    std::to_string(s) + "/db-0"));
+}
+
+wal::Record PutRecord(std::string key, std::string value, uint64_t seq) {
+  wal::Record r;
+  r.kind = wal::RecordKind::kPut;
+  r.seq = seq;
+  r.type_tag = static_cast<uint8_t>(ValueType::kString);
+  r.key = std::move(key);
+  r.value = std::move(value);
+  return r;
+}
+
+// A replica's full sync: the new data is staged while the old keeps serving reads.
+void CheckStaging(KeyspaceOptions options, MemFs* fs) {
+  std::vector<slot::Slot*> dirty;
+  auto ks = Keyspace::Open(options);
+  REQUIRE(ks.ok());
+  const uint32_t s = (*ks)->SlotOfKey("k");
+  Store store(ks->get(), s, 0, &dirty);
+  REQUIRE(store.Put("k", "old", ValueType::kString, 0).ok());
+  REQUIRE(store.Put("gone", "old", ValueType::kString, 0).ok());
+  REQUIRE(store.BeginStaging().ok());
+  REQUIRE(store.Apply(PutRecord("k", "new", 7)).ok());
+  REQUIRE(store.Apply(PutRecord("added", "new", 5)).ok());
+  CHECK(**store.Get("k") == "old");  // stale reads until the swap
+  CHECK(!store.Get("added")->has_value());
+  REQUIRE(store.FinishStaging(9).ok());
+  CHECK(dirty.empty());
+  CHECK(**store.Get("k") == "new");
+  CHECK(**store.Get("added") == "new");
+  CHECK(!store.Get("gone")->has_value());
+  CHECK((*ks)->StreamOffset(s, 0) == 9);
+  char sync_dir[64];
+  std::snprintf(sync_dir, sizeof sync_dir, "/data/slot-%04u/sync-0", s);
+  if (fs != nullptr) CHECK(!fs->Exists(sync_dir));
+  // A sync of an empty stream empties the live database.
+  REQUIRE(store.BeginStaging().ok());
+  REQUIRE(store.FinishStaging(12).ok());
+  CHECK(!store.Get("k")->has_value());
+  CHECK((*ks)->StreamOffset(s, 0) == 12);
+  // A second BeginStaging drops what the first staged.
+  REQUIRE(store.BeginStaging().ok());
+  REQUIRE(store.Apply(PutRecord("first", "x", 13)).ok());
+  REQUIRE(store.BeginStaging().ok());
+  REQUIRE(store.Apply(PutRecord("second", "y", 14)).ok());
+  REQUIRE(store.FinishStaging(14).ok());
+  CHECK(!store.Get("first")->has_value());
+  CHECK(**store.Get("second") == "y");
+}
+
+TEST_CASE("a replica's full sync is staged beside the live data and swapped in") {
+  MemFs fs;
+  CheckStaging(Options(&fs), &fs);
+  KeyspaceOptions memory = Options(nullptr);
+  memory.memory = true;
+  CheckStaging(memory, nullptr);
+}
+
+TEST_CASE("a staging dir a cut-off sync left is removed at open") {
+  MemFs fs;
+  std::vector<slot::Slot*> dirty;
+  {
+    auto ks = Keyspace::Open(Options(&fs));
+    REQUIRE(ks.ok());
+    Store store(ks->get(), 1, 0, &dirty);
+    REQUIRE(store.BeginStaging().ok());
+    REQUIRE(store.Apply(PutRecord("partial", "x", 3)).ok());
+    for (slot::Slot* slot : dirty) REQUIRE(slot->Commit().ok());
+    dirty.clear();
+    CHECK(fs.Exists("/data/slot-0001/sync-0"));
+  }
+  auto ks = Keyspace::Open(Options(&fs));
+  REQUIRE(ks.ok());
+  CHECK(!fs.Exists("/data/slot-0001/sync-0"));
+  Store store(ks->get(), 1, 0, &dirty);
+  CHECK(!store.Get("partial")->has_value());
 }
 
 TEST_CASE("the slot count of a data dir cannot change") {

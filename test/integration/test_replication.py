@@ -1089,3 +1089,32 @@ def test_full_sync_bandwidth_limit(servers):
         c.connection_pool.disconnect()
     finally:
         master.cleanup()
+
+
+@pytest.mark.slotkv_only
+def test_replica_serves_its_old_data_until_the_full_sync_swaps_in(servers):
+    """A stream in full sync is staged beside the replica's live data: reads see the old data
+    (stale) until the copy is complete, then the master's. One stream (hash tag {bw}) of 1.4 MB
+    copied at 1 MB/s (half of it for that stream's worker) takes about 3 s."""
+    master = start_server(["--repl-sync-max-bytes-per-sec", "1mb"])
+    rep = servers()
+    try:
+        c = master.client()
+        pipe = c.pipeline(transaction=False)
+        for i in range(12000):
+            pipe.execute_command("SET", "{bw}:%d" % i, "v" * 100)
+        pipe.execute()
+        c.execute_command("SET", "{bw}:shared", "from master")
+        cmd(rep, "SET", "{bw}:shared", "old")
+        cmd(rep, "SET", "{bw}:7", "old")
+        assert replicaof(rep, master) == b"OK"
+        assert wait_until(lambda: info(rep).get("master_sync_in_progress") == "1", timeout=5)
+        assert cmd(rep, "GET", "{bw}:shared") == b"old"
+        assert cmd(rep, "GET", "{bw}:7") == b"old"
+        wait_linked(rep, master, timeout=60)
+        assert cmd(rep, "GET", "{bw}:shared") == b"from master"
+        assert cmd(rep, "GET", "{bw}:7") == b"v" * 100
+        assert cmd(rep, "DBSIZE") == 12001
+        c.connection_pool.disconnect()
+    finally:
+        master.cleanup()
