@@ -1118,3 +1118,19 @@ def test_replica_serves_its_old_data_until_the_full_sync_swaps_in(servers):
         c.connection_pool.disconnect()
     finally:
         master.cleanup()
+
+
+def test_min_replicas_to_write_refuses_writes_without_good_replicas(servers):
+    master, rep = servers(), servers()
+    m = master.client()
+    assert m.execute_command("CONFIG", "SET", "min-replicas-to-write", 1) == b"OK"
+    assert m.execute_command("CONFIG", "SET", "min-replicas-max-lag", 10) == b"OK"
+    assert err(m, "SET", "k", "v") == "NOREPLICAS Not enough good replicas to write."
+    assert m.execute_command("GET", "k") is None  # reads go on
+    link(rep, master)
+    assert wait_until(lambda: safe(lambda: m.execute_command("SET", "k", "v")) == b"OK",
+                      timeout=SYNC_TIMEOUT, interval=0.2)
+    assert info(master)["min_slaves_good_slaves"] == "1"
+    assert m.execute_command("CONFIG", "GET", "min-slaves-to-write") == [b"min-slaves-to-write",
+                                                                          b"1"]
+    m.connection_pool.disconnect()
