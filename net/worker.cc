@@ -73,7 +73,10 @@ void Worker::AfterCommit(std::function<void()> fn) {
   boost::asio::post(io_, [this] { CommitNow(); });
 }
 
-// The commit of one turn: its waiters run once every dirty slot's commit is durable.
+// The commit of one turn: its waiters run once every dirty slot's commit is durable, and
+// those of every earlier round ran (rounds may complete out of order: a round whose slots a
+// synchronous commit took meanwhile, or whose slots are not the earlier round's, is done at
+// once, but its waiters were promised the writes made before them).
 struct Worker::CommitRound {
   size_t left = 1;
   std::vector<std::function<void()>> waiting;
@@ -82,6 +85,7 @@ struct Worker::CommitRound {
 void Worker::CommitNow() {
   commit_posted_ = false;
   auto round = std::make_shared<CommitRound>();
+  rounds_.push_back(round);
   round->waiting.swap(after_commit_);
   std::vector<slot::Slot*>& dirty = (*server_->state().dirty)[static_cast<size_t>(index_)];
   std::vector<slot::Slot*> slots = std::move(dirty);
@@ -99,8 +103,12 @@ void Worker::CommitNow() {
 }
 
 void Worker::EndCommit(const std::shared_ptr<CommitRound>& round) {
-  if (--round->left > 0) return;
-  for (auto& fn : round->waiting) fn();
+  if (--round->left > 0 || rounds_.front() != round) return;
+  while (!rounds_.empty() && rounds_.front()->left == 0) {
+    std::shared_ptr<CommitRound> done = std::move(rounds_.front());
+    rounds_.pop_front();
+    for (auto& fn : done->waiting) fn();
+  }
 }
 
 void Worker::Fetch(std::vector<BlockedRead> reads, std::function<void()> done) {

@@ -52,7 +52,8 @@ class Worker {
   void Forget(uint64_t client_id);
 
   // Group commit: runs fn() once this worker has committed its dirty slots (a writer then
-  // asks ServerState::write_failures about the slots it wrote).
+  // asks ServerState::write_failures about the slots it wrote), after every fn given before
+  // it.
   // The commit runs in a handler posted behind the work already queued, so the writes of every
   // request handled in this turn of the event loop share one WAL write (and fsync). With
   // appendfsync always and the ring up, the fsyncs go through the ring and fn runs from their
@@ -104,6 +105,8 @@ class Worker {
   std::thread thread_;
   std::unordered_map<uint64_t, std::shared_ptr<Connection>> connections_;
   std::vector<std::function<void()>> after_commit_;
+  // Commit rounds whose waiters have not run, oldest first: they run in this order.
+  std::deque<std::shared_ptr<CommitRound>> rounds_;
   bool commit_posted_ = false;
   std::unordered_map<uint64_t, std::unique_ptr<boost::asio::steady_timer>> timers_;
   uint64_t next_timer_id_ = 0;

@@ -17,6 +17,8 @@
 //   PING                                 keepalive
 //   GETACK                               the replica acknowledges now (WAIT)
 //   FAILOVER                             the master hands over: the replica promotes itself
+//   PUB <channel> <payload>              a PUBLISH on the master (SPUB: SPUBLISH), delivered to
+//                                        the replica's subscribers as Redis propagates it
 // Per stream the frames keep the master's order; UNIT frames of a stream in full sync are
 // interleaved with its DATA, each reflecting the master at the moment it was sent, so applying
 // them in order ends equal to the master. The replica acknowledges with

@@ -16,6 +16,7 @@
 #include "core/base/number.h"
 #include "core/command/blocking.h"
 #include "core/command/keyspace.h"
+#include "core/pubsub/registry.h"
 #include "net/resp_parser.h"
 #include "repl/frames.h"
 #include "repl/master.h"
@@ -332,6 +333,11 @@ bool Link::OnFrame(Conn& conn, std::vector<std::string>& args) {
     return false;
   }
   if (name == "PING") return true;
+  if ((name == "PUB" || name == "SPUB") && args.size() == 3) {
+    state_->pubsub->Publish(name == "PUB" ? pubsub::Kind::kChannel : pubsub::Kind::kShard,
+                            args[1], args[2]);
+    return true;
+  }
   if (name == "FAILOVER") {
     std::fprintf(stderr, "repl: master %s:%d hands over (FAILOVER)\n", options_.host.c_str(),
                  options_.port);

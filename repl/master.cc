@@ -417,6 +417,17 @@ void Master::Tick(int64_t timeout_s, bool ping) {
   }
 }
 
+void Master::Publish(bool shard, std::string_view channel, std::string_view payload) {
+  std::vector<std::shared_ptr<Feed>> feeds;
+  {
+    std::lock_guard lock(mu_);
+    if (feeds_.empty()) return;
+    feeds = feeds_;
+  }
+  const std::string frame = EncodeFrame({shard ? "SPUB" : "PUB", channel, payload});
+  for (const auto& f : feeds) Send(f, frame);
+}
+
 std::shared_ptr<Feed> Master::FindFeed(const std::string& ip, int port) const {
   std::lock_guard lock(mu_);
   for (const auto& f : feeds_) {

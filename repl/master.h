@@ -83,6 +83,8 @@ class Master : public command::StreamListener {
   // Asks every feed to acknowledge now (GETACK), and pings them; closes those silent for more
   // than timeout_s. Called once a second.
   void Tick(int64_t timeout_s, bool ping);
+  // Sends a PUBLISH (shard: SPUBLISH) to every replica (PUB frame). Any worker.
+  void Publish(bool shard, std::string_view channel, std::string_view payload);
   // Closes every feed (a role change: their replicas start over); except, when given.
   void CloseFeeds(const Feed* except = nullptr);
   // The feed of the replica at ip:port, or null.

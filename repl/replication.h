@@ -54,6 +54,9 @@ class Replication : public command::Replication {
   // command::Replication
   std::string_view RefuseWrite() const override;
   std::string_view RefuseStale() const override;
+  void OnPublish(bool shard, std::string_view channel, std::string_view payload) override {
+    master_->Publish(shard, channel, payload);
+  }
   bool is_replica() const override { return replica_.load(); }
   void Refresh() override;
   bool DropMasterLink() override;

@@ -10,6 +10,7 @@
 #include "core/command/command_table.h"
 #include "core/command/errors.h"
 #include "core/command/pubsub.h"
+#include "core/command/replication.h"
 
 namespace slotkv::command {
 
@@ -122,11 +123,13 @@ Task SUnsubscribe(AsyncContext& ctx) { return UnsubscribeGeneric(ctx, Kind::kSha
 
 Task Publish(AsyncContext& ctx) {
   ctx.reply.Integer(ctx.server.pubsub->Publish(Kind::kChannel, ctx.args[1], ctx.args[2]));
+  if (ctx.server.replication) ctx.server.replication->OnPublish(false, ctx.args[1], ctx.args[2]);
   co_return;
 }
 
 Task SPublish(AsyncContext& ctx) {
   ctx.reply.Integer(ctx.server.pubsub->Publish(Kind::kShard, ctx.args[1], ctx.args[2]));
+  if (ctx.server.replication) ctx.server.replication->OnPublish(true, ctx.args[1], ctx.args[2]);
   co_return;
 }
 

@@ -44,6 +44,9 @@ class Replication {
   // Why a command that may not run on stale data (no kStale flag) must be refused: MASTERDOWN
   // on a replica whose link is down with replica-serve-stale-data no; empty otherwise.
   virtual std::string_view RefuseStale() const = 0;
+  // A client published payload on channel (PUBLISH, SPUBLISH): replicas deliver it to their
+  // own subscribers too, as Redis propagates PUBLISH. Any worker.
+  virtual void OnPublish(bool shard, std::string_view channel, std::string_view payload) = 0;
   // Whether this node is a replica: it never expires keys itself (its master's deletes do).
   virtual bool is_replica() const = 0;
   // Takes the replication options again (after CONFIG SET).
