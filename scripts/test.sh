@@ -16,7 +16,8 @@ run_suite() {  # build-dir, extra cmake args...
   shift
   cmake -S . -B "$dir" "$@" >/dev/null
   cmake --build "$dir" -j"$jobs"
-  ctest --test-dir "$dir" --output-on-failure --timeout 900
+  # Two at a time: the suites start their servers on free ports in temp dirs of their own.
+  ctest --test-dir "$dir" --output-on-failure --timeout 900 -j"$jobs"
 }
 
 run_suite build/release -DCMAKE_BUILD_TYPE=Release
