@@ -51,7 +51,8 @@ trap cleanup EXIT
 . scripts/lib.sh
 step() { echo "[${SECONDS}s] $*" >&2; }
 
-# start_node <name> <kind: slotkv|redis>: prints the port; the pid joins pids.
+# start_node <name> <kind: slotkv|redis>: sets node_port; the pid joins pids (so not in a
+# subshell: cleanup must see it).
 start_node() {
   local port
   port=$(free_port)
@@ -66,7 +67,7 @@ start_node() {
   fi
   pids+=($!)
   wait_ready "$port" || { cat "$work/$1.log" >&2; exit 1; }
-  echo "$port"
+  node_port=$port
 }
 # link <replica port> <master port>: REPLICAOF, then waits (120 s at most) for the link.
 link() {
@@ -86,8 +87,10 @@ median() { tr ' ' '\n' | grep -v '^$' | sort -g | awk '{v[NR] = $1} END {print v
 
 declare -A alone with
 for kind in slotkv redis; do
-  m=$(start_node "$kind-master" "$kind")
-  r=$(start_node "$kind-replica" "$kind")
+  start_node "$kind-master" "$kind"
+  m=$node_port
+  start_node "$kind-replica" "$kind"
+  r=$node_port
   alone[$kind]='' with[$kind]=''
   for round in $(seq "$rounds"); do
     redis-cli -p "$r" replicaof no one >/dev/null
@@ -110,8 +113,10 @@ done
 lag_p99=$(for f in "$work"/lag.*; do awk '{print $3}' "$f"; done | median)
 
 step "full sync of $sync_keys keys"
-m=$(start_node sync-master slotkv)
-r=$(start_node sync-replica slotkv)
+start_node sync-master slotkv
+m=$node_port
+start_node sync-replica slotkv
+r=$node_port
 python3 scripts/gen-scale-load.py --keys "$sync_keys" | redis-cli -p "$m" --pipe >/dev/null
 python3 scripts/ping-probe.py --port "$m" >"$work/ping" &
 probe=$!
