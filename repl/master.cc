@@ -172,21 +172,41 @@ void Master::Attach(const std::shared_ptr<Feed>& feed, uint32_t s, uint32_t db,
   job->s = s;
   job->db = db;
   job->generation = st.generation;
-  state_->executor->Post(state_->executor->current(), [this, job] { Step(job); });
+  QueueSync(job);
 }
 
-void Master::Step(const std::shared_ptr<FullSync>& job) {
+void Master::QueueSync(const std::shared_ptr<FullSync>& job) {
+  const int w = state_->executor->current();
+  Outbox& box = outboxes_[static_cast<size_t>(w)];
+  box.syncs.push_back(job);
+  if (box.sync_posted) return;
+  box.sync_posted = true;
+  state_->executor->Post(w, [this, w] { RunSyncs(w); });
+}
+
+void Master::RunSyncs(int w) {
+  Outbox& box = outboxes_[static_cast<size_t>(w)];
+  box.sync_posted = false;
+  if (box.syncs.empty()) return;
+  std::shared_ptr<FullSync> job = std::move(box.syncs.front());
+  box.syncs.pop_front();
+  const int64_t next = Step(job);
+  if (next == 0) box.syncs.push_back(std::move(job));
+  if (next > 0) state_->executor->RunAfter(next, [this, job] { QueueSync(job); });
+  if (box.syncs.empty() || box.sync_posted) return;
+  box.sync_posted = true;
+  state_->executor->Post(w, [this, w] { RunSyncs(w); });
+}
+
+int64_t Master::Step(const std::shared_ptr<FullSync>& job) {
   constexpr size_t kKeysPerStep = 128;
   Feed& feed = *job->feed;
-  if (feed.closed) return;
+  if (feed.closed) return -1;
   command::Executor& ex = *state_->executor;
   const int64_t wait_ms = feed.Outstanding() > kFeedWindow
                               ? 2
                               : ThrottleMs(state_->keyspace->clock()->NowMs());
-  if (wait_ms > 0) {
-    ex.RunAfter(wait_ms, [this, job] { Step(job); });
-    return;
-  }
+  if (wait_ms > 0) return wait_ms;
   const size_t i = Index(job->s, job->db);
   Stream& st = *streams_[i];
   if (job->generation != st.generation) {  // emptied meanwhile: CLEAR went out, start over
@@ -231,15 +251,15 @@ void Master::Step(const std::shared_ptr<FullSync>& job) {
     ex.Post(feed.worker, [this, id] {
       state_->clients->KillLocal([id](const command::ClientInfo& c) { return c.id == id; });
     });
-    return;
+    return -1;
   }
   if (next == 0) {
     Send(job->feed, StreamFrame("SYNCED", job->s, job->db, offsets_[i].load()));
     --feed.waiting;
-    return;
+    return -1;
   }
   job->cursor = next;
-  ex.Post(ex.current(), [this, job] { Step(job); });
+  return 0;
 }
 
 int64_t Master::ThrottleMs(int64_t now_ms) {

@@ -11,7 +11,9 @@
 // while its worker sent its share of repl-sync-max-bytes-per-sec in the current second.
 //
 // Frames for one feed made in one turn of a worker go in one post to the feed's worker (the
-// outbox); posts are FIFO per pair of workers, so each stream's frames keep their order.
+// outbox); posts are FIFO per pair of workers, so each stream's frames keep their order. A
+// worker's full syncs take turns, one step per handler, so a client's request waits behind one
+// step at most.
 //
 // Replication ids (as Redis's): `replid` names the history this node's streams continue;
 // after a promotion the old one is `replid2`, accepted up to the offsets the streams had then
@@ -23,6 +25,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <deque>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -132,7 +135,13 @@ class Master : public command::StreamListener {
   // On the owner of (s, db): continue or fully sync the stream for feed.
   void Attach(const std::shared_ptr<Feed>& feed, uint32_t s, uint32_t db,
               const std::string& replid, uint64_t offset);
-  void Step(const std::shared_ptr<FullSync>& job);
+  // Full syncs take turns, one step per handler on each worker (RunSyncs), so a request
+  // arriving meanwhile waits for one step at most, not one per stream in full sync.
+  void QueueSync(const std::shared_ptr<FullSync>& job);
+  void RunSyncs(int w);
+  // One step of job: 0 when more follow, the ms to wait before the next one (the feed's
+  // window is full, or the bandwidth limit), -1 when the stream's sync is done or failed.
+  int64_t Step(const std::shared_ptr<FullSync>& job);
   // Queues frame for feed from the calling worker (sent at the end of its turn).
   void Send(const std::shared_ptr<Feed>& feed, std::string frame);
   void FlushOutbox(int w);
@@ -153,6 +162,9 @@ class Master : public command::StreamListener {
     // Full-sync bytes sent in the current second (repl-sync-max-bytes-per-sec).
     int64_t second_ms = 0;
     int64_t sync_bytes = 0;
+    // The full syncs of this worker's streams that take turns (RunSyncs).
+    std::deque<std::shared_ptr<FullSync>> syncs;
+    bool sync_posted = false;
   };
   std::vector<Outbox> outboxes_;  // [worker], that worker only
   std::atomic<int64_t> sync_limit_{0};  // repl-sync-max-bytes-per-sec, refreshed by Tick
