@@ -1,14 +1,16 @@
 // Link: a replica's connection to its master, on a thread of its own (never a worker: it may
-// block on the socket). It connects, authenticates (masterauth, masteruser), sends SLOTKV.SYNC
-// with the replication id and stream offsets this node holds, then reads the master's frames
-// (repl/frames.h) and hands each to the owner of its stream as a job (Post): the owner applies
-// the records with the master's sequence numbers (command::Store::Apply), one frame as one
-// unit, and after its group commit records the stream's new offset. Offsets are acknowledged
+// block on the socket). Each connection first takes the streams' offsets once the workers ran
+// what was posted before (TakeOffsets), connects, authenticates (masterauth, masteruser),
+// sends SLOTKV.SYNC with the replication id and those offsets (leaving out streams whose data
+// is partial), then reads the master's frames (repl/frames.h) and hands each to the owner of
+// its stream as a job (Post): the owner applies the records with the master's sequence numbers
+// (command::Store::Apply), one frame as one unit, and after its group commit records the
+// stream's new offset. A stream in full sync is staged beside the live data, which keeps
+// serving reads, and swapped in at SYNCED (Keyspace::BeginStaging). Offsets are acknowledged
 // (SLOTKV.ACK) once a second, when a stream comes online, and at GETACK (a master's WAIT) and
 // then after each commit for a second, so the frames that came before the GETACK are
-// acknowledged as soon as they are applied. When the link drops,
-// or goes silent for repl-timeout, it reconnects after a second, continuing from the offsets
-// committed by then.
+// acknowledged as soon as they are applied. When the link drops, or goes silent for
+// repl-timeout, it reconnects after a second, continuing from the offsets committed by then.
 //
 // Applying is bounded: the thread stops reading while more than kApplyWindow bytes of frames
 // wait for their owners.
