@@ -64,16 +64,8 @@ cmake -S . -B build/release -DCMAKE_BUILD_TYPE=Release >/dev/null
 cmake --build build/release -j"${SLOTKV_JOBS:-2}" --target slotkv-server >/dev/null
 server=build/release/net/slotkv-server
 
-work=$(mktemp -d /tmp/slotkv-bench-memory-XXXXXX)
-pids=()
-cleanup() {
-  for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
-  wait 2>/dev/null || true
-  rm -rf "$work"
-}
-trap cleanup EXIT
-
 . scripts/lib.sh
+bench_workdir memory
 rss_bytes() { awk '/^VmRSS:/ {print $2 * 1024}' "/proc/$1/status"; }
 mib() { calc '%.1f MiB' "$1 / 1048576"; }
 

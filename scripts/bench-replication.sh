@@ -40,15 +40,8 @@ done
 cmake -S . -B build/release -DCMAKE_BUILD_TYPE=Release >/dev/null
 cmake --build build/release -j"${SLOTKV_JOBS:-2}" --target slotkv-server >/dev/null
 
-work=$(mktemp -d /tmp/slotkv-bench-repl-XXXXXX)
-pids=()
-cleanup() {
-  for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
-  wait 2>/dev/null || true
-  rm -rf "$work"
-}
-trap cleanup EXIT
 . scripts/lib.sh
+bench_workdir repl
 step() { echo "[${SECONDS}s] $*" >&2; }
 
 # start_node <name> <kind: slotkv|redis>: sets node_port; the pid joins pids (so not in a

@@ -66,16 +66,8 @@ done
 cmake -S . -B build/release -DCMAKE_BUILD_TYPE=Release >/dev/null
 cmake --build build/release -j"${SLOTKV_JOBS:-2}" --target slotkv-server resp_bench >/dev/null
 
-work=$(mktemp -d /tmp/slotkv-bench-XXXXXX)
-pids=()
-cleanup() {
-  for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
-  wait 2>/dev/null || true
-  rm -rf "$work"
-}
-trap cleanup EXIT
-
 . scripts/lib.sh
+bench_workdir run
 
 redis_port=$(free_port)
 mkdir -p "$work/redis" "$work/slotkv"

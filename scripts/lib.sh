@@ -36,3 +36,15 @@ benchmark_figures() {
       /throughput summary:/ {rps = $3}
       END {if (rps != "" && p999 != "") print rps, p50, p99, p999}' || true
 }
+# A benchmark's scratch space: bench_workdir <name> makes $work (/tmp/slotkv-bench-<name>-XXXXXX)
+# and an empty $pids; on exit every pid in pids is killed and $work removed.
+bench_workdir() {
+  work=$(mktemp -d "/tmp/slotkv-bench-$1-XXXXXX")
+  pids=()
+  trap bench_cleanup EXIT
+}
+bench_cleanup() {
+  for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
+  wait 2>/dev/null || true
+  rm -rf "$work"
+}

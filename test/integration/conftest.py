@@ -454,6 +454,31 @@ def rp(server, r):
     c.connection_pool.disconnect()
 
 
+def scan_keys(c):
+    """Every key of the client's db (SCAN; a key may repeat)."""
+    keys, cursor = [], b"0"
+    while True:
+        cursor, batch = c.execute_command("SCAN", cursor, "COUNT", 1000)
+        keys.extend(batch)
+        if cursor == b"0":
+            return keys
+
+
+def string_dump(server):
+    """Every key of db 0 of a server (started here) with its string value: SCAN, then MGET in
+    batches."""
+    c = server.client()
+    try:
+        keys = sorted(set(scan_keys(c)))
+        out = {}
+        for i in range(0, len(keys), 1000):
+            batch = keys[i:i + 1000]
+            out.update(zip(batch, c.execute_command("MGET", *batch)))
+        return out
+    finally:
+        c.connection_pool.disconnect()
+
+
 def wait_until(predicate, timeout=2.0, interval=0.02):
     """Polls predicate until true or timeout; returns its last value."""
     deadline = time.monotonic() + timeout

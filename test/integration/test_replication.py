@@ -25,8 +25,8 @@ import urllib.request
 import pytest
 import redis
 
-from conftest import (Error, Simple, arity, err, free_port, is_redis, is_redis_aof, start_server,
-                      wait_until)
+from conftest import (Error, Simple, arity, err, free_port, is_redis, is_redis_aof, scan_keys,
+                      start_server, string_dump, wait_until)
 
 SYNC_TIMEOUT = 30.0      # a full sync or a reconnect, on a loaded 2-core machine
 READONLY = "READONLY You can't write against a read only replica."
@@ -139,15 +139,6 @@ def safe(fn):
         return e
 
 
-def scan_keys(c):
-    keys, cursor = [], b"0"
-    while True:
-        cursor, batch = c.execute_command("SCAN", cursor, "COUNT", 1000)
-        keys.extend(batch)
-        if cursor == b"0":
-            return keys
-
-
 def snapshot(server, dbs=DBS):
     """{(db, key): (type, value, pttl)} over the dbs: SCAN, TYPE, a typed read and PTTL."""
     out = {}
@@ -223,20 +214,6 @@ def assert_same(master, replica, dbs=DBS, timeout=SYNC_TIMEOUT):
 
     assert wait_until(same, timeout=timeout, interval=0.2), (
         "replica %d differs from master %d: %r" % (replica.port, master.port, last))
-
-
-def string_dump(server):
-    """Every key of db 0 with its (string) value: SCAN, then MGET in batches."""
-    c = server.client()
-    try:
-        keys = sorted(set(scan_keys(c)))
-        out = {}
-        for i in range(0, len(keys), 1000):
-            batch = keys[i:i + 1000]
-            out.update(zip(batch, c.execute_command("MGET", *batch)))
-        return out
-    finally:
-        c.connection_pool.disconnect()
 
 
 class Writer(threading.Thread):

@@ -39,7 +39,7 @@ import redis
 from redis.sentinel import Sentinel
 
 from conftest import (REDIS_BIN, SERVER, Error, RawRedis, Server, Simple, free_port, is_redis,
-                      wait_until)
+                      string_dump, wait_until)
 
 # Under ASan (./scripts/test.sh's second run) the replication paths are exercised by
 # test_replication.py; failovers driven by Sentinel's timers add minutes and no memory check.
@@ -328,29 +328,6 @@ def status(node):
         return "never started"
     rc = node.proc.poll()
     return "running" if rc is None else "exited with rc %s" % rc
-
-
-def scan_keys(c):
-    keys, cursor = [], b"0"
-    while True:
-        cursor, batch = c.execute_command("SCAN", cursor, "COUNT", 1000)
-        keys.extend(batch)
-        if cursor == b"0":
-            return keys
-
-
-def string_dump(node):
-    """Every key of db 0 with its value: SCAN, then MGET in batches (the suite writes strings)."""
-    c = node.client()
-    try:
-        keys = sorted(set(scan_keys(c)))
-        out = {}
-        for i in range(0, len(keys), 1000):
-            batch = keys[i:i + 1000]
-            out.update(zip(batch, c.execute_command("MGET", *batch)))
-        return out
-    finally:
-        c.connection_pool.disconnect()
 
 
 def assert_same(a, b, timeout=SYNC_TIMEOUT):
