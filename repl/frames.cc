@@ -1,5 +1,7 @@
 #include "repl/frames.h"
 
+#include "core/base/number.h"
+
 namespace slotkv::repl {
 
 void AppendBulk(std::string* out, std::string_view arg) {
@@ -31,6 +33,27 @@ std::string UnitFrame(uint32_t slot, uint32_t db, uint64_t offset, std::string_v
 
 std::string DataFrame(uint32_t slot, uint32_t db, std::string_view records) {
   return EncodeFrame({"DATA", std::to_string(slot), std::to_string(db), records});
+}
+
+void AppendOffset(std::string* out, const StreamOffset& o) {
+  AppendBulk(out, std::to_string(o.slot));
+  AppendBulk(out, std::to_string(o.db));
+  AppendBulk(out, std::to_string(o.offset));
+}
+
+std::optional<std::vector<StreamOffset>> ParseOffsets(const std::vector<std::string>& args,
+                                                      size_t first, uint32_t slots,
+                                                      uint32_t databases) {
+  if (first > args.size() || (args.size() - first) % 3 != 0) return std::nullopt;
+  std::vector<StreamOffset> out;
+  for (size_t k = first; k < args.size(); k += 3) {
+    std::optional<uint64_t> s = ParseUint64(args[k]);
+    std::optional<uint64_t> db = ParseUint64(args[k + 1]);
+    std::optional<uint64_t> off = ParseUint64(args[k + 2]);
+    if (!s || !db || !off || *s >= slots || *db >= databases) return std::nullopt;
+    out.push_back({static_cast<uint32_t>(*s), static_cast<uint32_t>(*db), *off});
+  }
+  return out;
 }
 
 }  // namespace slotkv::repl

@@ -29,8 +29,10 @@
 
 #include <cstdint>
 #include <initializer_list>
+#include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace slotkv::repl {
 
@@ -45,5 +47,19 @@ std::string StreamFrame(std::string_view name, uint32_t slot, uint32_t db);
 // UNIT <slot> <db> <offset> <records>, DATA <slot> <db> <records>.
 std::string UnitFrame(uint32_t slot, uint32_t db, uint64_t offset, std::string_view records);
 std::string DataFrame(uint32_t slot, uint32_t db, std::string_view records);
+
+// A stream's offset as SLOTKV.SYNC and SLOTKV.ACK carry them: "<slot> <db> <offset>".
+struct StreamOffset {
+  uint32_t slot = 0;
+  uint32_t db = 0;
+  uint64_t offset = 0;
+};
+// Appends its three bulks (the caller counts them in the array's header).
+void AppendOffset(std::string* out, const StreamOffset& o);
+// The triples of args from first on; nullopt when one is malformed or names a slot or a
+// database past slots or databases.
+std::optional<std::vector<StreamOffset>> ParseOffsets(const std::vector<std::string>& args,
+                                                      size_t first, uint32_t slots,
+                                                      uint32_t databases);
 
 }  // namespace slotkv::repl

@@ -207,17 +207,9 @@ void Link::Session() {
   const std::string announce_ip = config.Get("replica-announce-ip");
   int64_t port = config.GetInt("replica-announce-port");
   if (port == 0) port = state_->tcp_port;
-  std::string sync;
-  size_t n = 6;
-  std::string tail;
-  for (size_t i = 0; i < streams_; ++i) {
-    if (in_sync_[i]) continue;
-    AppendBulk(&tail, std::to_string(i / databases_));
-    AppendBulk(&tail, std::to_string(i % databases_));
-    AppendBulk(&tail, std::to_string(offsets_[i].load()));
-    n += 3;
-  }
-  sync = "*" + std::to_string(n) + "\r\n";
+  size_t n = 0;
+  const std::string tail = Offsets(false, &n);
+  std::string sync = "*" + std::to_string(6 + n) + "\r\n";
   AppendBulk(&sync, "SLOTKV.SYNC");
   AppendBulk(&sync, std::to_string(port));
   AppendBulk(&sync, announce_ip.empty() ? "-" : announce_ip);
@@ -489,20 +481,23 @@ void Link::Apply(uint32_t s, uint32_t db, const std::string& records, uint64_t o
   });
 }
 
+std::string Link::Offsets(bool skip_zero, size_t* bulks) const {
+  std::string out;
+  for (size_t i = 0; i < streams_; ++i) {
+    const uint64_t off = offsets_[i].load();
+    if (in_sync_[i] || (skip_zero && off == 0)) continue;
+    AppendOffset(&out, {static_cast<uint32_t>(i / databases_),
+                        static_cast<uint32_t>(i % databases_), off});
+    *bulks += 3;
+  }
+  return out;
+}
+
 void Link::SendAcks(Conn& conn) {
   conn.last_ack_ms = NowMs();
-  std::string tail;
-  size_t n = 1;
-  for (size_t i = 0; i < streams_; ++i) {
-    if (in_sync_[i]) continue;
-    const uint64_t off = offsets_[i].load();
-    if (off == 0) continue;
-    AppendBulk(&tail, std::to_string(i / databases_));
-    AppendBulk(&tail, std::to_string(i % databases_));
-    AppendBulk(&tail, std::to_string(off));
-    n += 3;
-  }
-  std::string cmd = "*" + std::to_string(n) + "\r\n";
+  size_t n = 0;
+  const std::string tail = Offsets(true, &n);
+  std::string cmd = "*" + std::to_string(1 + n) + "\r\n";
   AppendBulk(&cmd, "SLOTKV.ACK");
   cmd += tail;
   if (!conn.Send(cmd)) broken_ = true;

@@ -97,6 +97,9 @@ class Link {
   // owner's commit, sets the stream's offset to offset (0: leaves it). On the owner.
   void Apply(uint32_t s, uint32_t db, const std::string& records, uint64_t offset);
   void SendAcks(Conn& conn);
+  // The "<slot> <db> <offset>" bulks of the streams whose data is whole (skip_zero: and which
+  // hold something); *bulks grows by their count.
+  std::string Offsets(bool skip_zero, size_t* bulks) const;
   // Runs step on a Store of database db of slot s (a full sync's staging, an emptying); a
   // failure drops the link (what names the step in the log). On the owner.
   void Staging(uint32_t s, uint32_t db, const char* what,

@@ -97,7 +97,7 @@ void Master::Sync(AsyncContext& ctx) {
   std::optional<int64_t> port = ParseInt64(a[1]);
   std::optional<int64_t> slots = ParseInt64(a[3]);
   std::optional<int64_t> dbs = ParseInt64(a[4]);
-  if (!port || !slots || !dbs || (a.size() - 6) % 3 != 0) {
+  if (!port || !slots || !dbs) {
     ctx.reply.Error(command::kErrSyntax);
     return;
   }
@@ -107,18 +107,14 @@ void Master::Sync(AsyncContext& ctx) {
                     " and " + std::to_string(databases_) + ": they must be equal");
     return;
   }
-  std::vector<uint64_t> from(streams_.size(), 0);
-  for (size_t k = 6; k < a.size(); k += 3) {
-    std::optional<int64_t> s = ParseInt64(a[k]);
-    std::optional<int64_t> db = ParseInt64(a[k + 1]);
-    std::optional<int64_t> off = ParseInt64(a[k + 2]);
-    if (!s || !db || !off || *s < 0 || *s >= *slots || *db < 0 || *db >= *dbs || *off < 0) {
-      ctx.reply.Error(command::kErrSyntax);
-      return;
-    }
-    from[Index(static_cast<uint32_t>(*s), static_cast<uint32_t>(*db))] =
-        static_cast<uint64_t>(*off);
+  std::optional<std::vector<StreamOffset>> listed =
+      ParseOffsets(a, 6, server.keyspace->slots(), databases_);
+  if (!listed) {
+    ctx.reply.Error(command::kErrSyntax);
+    return;
   }
+  std::vector<uint64_t> from(streams_.size(), 0);
+  for (const StreamOffset& o : *listed) from[Index(o.slot, o.db)] = o.offset;
   const int home = ctx.home;
   auto feed = std::make_shared<Feed>(ctx.client->id, home, streams_.size());
   const std::string& addr = ctx.client->addr;
@@ -246,11 +242,7 @@ int64_t Master::Step(const std::shared_ptr<FullSync>& job) {
   if (!status.ok()) {
     std::fprintf(stderr, "repl: full sync of db %u slot %u to %s:%d failed: %s\n", job->db,
                  job->s, feed.ip.c_str(), feed.port, status.ToString().c_str());
-    feed.closed = true;
-    const uint64_t id = feed.client;
-    ex.Post(feed.worker, [this, id] {
-      state_->clients->KillLocal([id](const command::ClientInfo& c) { return c.id == id; });
-    });
+    Close(feed);
     return -1;
   }
   if (next == 0) {
@@ -313,18 +305,10 @@ void Master::Ack(AsyncContext& ctx) {
     }
   }
   if (!feed) return;  // not a replica's link: nothing to acknowledge
-  const std::vector<std::string>& a = ctx.args;
-  for (size_t k = 1; k + 2 < a.size(); k += 3) {
-    std::optional<int64_t> s = ParseInt64(a[k]);
-    std::optional<int64_t> db = ParseInt64(a[k + 1]);
-    std::optional<int64_t> off = ParseInt64(a[k + 2]);
-    if (!s || !db || !off || *s < 0 || *db < 0 || *off < 0 ||
-        Index(static_cast<uint32_t>(*s), static_cast<uint32_t>(*db)) >= streams_.size()) {
-      continue;
-    }
-    feed->acked[Index(static_cast<uint32_t>(*s), static_cast<uint32_t>(*db))] =
-        static_cast<uint64_t>(*off);
-  }
+  std::optional<std::vector<StreamOffset>> acked =
+      ParseOffsets(ctx.args, 1, state_->keyspace->slots(), databases_);
+  if (!acked) return;  // malformed: not one of ours
+  for (const StreamOffset& o : *acked) feed->acked[Index(o.slot, o.db)] = o.offset;
   feed->last_ack_ms = ctx.server.keyspace->clock()->NowMs();
   CheckWaits();
 }
@@ -403,21 +387,13 @@ command::Task Master::Wait(AsyncContext& ctx, int64_t replicas, int64_t timeout_
 }
 
 void Master::Tick(int64_t timeout_s, bool ping) {
-  std::vector<std::shared_ptr<Feed>> feeds;
-  {
-    std::lock_guard lock(mu_);
-    feeds = feeds_;
-  }
+  const std::vector<std::shared_ptr<Feed>> feeds = LiveFeeds();
   const int64_t now = state_->keyspace->clock()->NowMs();
   for (const auto& f : feeds) {
     if (now - f->last_ack_ms.load() > timeout_s * 1000) {
       std::fprintf(stderr, "repl: replica %s:%d silent for %llds: closing its link\n",
                    f->ip.c_str(), f->port, static_cast<long long>(timeout_s));
-      f->closed = true;
-      const uint64_t id = f->client;
-      state_->executor->Post(f->worker, [this, id] {
-        state_->clients->KillLocal([id](const command::ClientInfo& c) { return c.id == id; });
-      });
+      Close(*f);
     } else if (ping) {
       Send(f, EncodeFrame({"PING"}));
     }
@@ -438,12 +414,8 @@ void Master::Tick(int64_t timeout_s, bool ping) {
 }
 
 void Master::Publish(bool shard, std::string_view channel, std::string_view payload) {
-  std::vector<std::shared_ptr<Feed>> feeds;
-  {
-    std::lock_guard lock(mu_);
-    if (feeds_.empty()) return;
-    feeds = feeds_;
-  }
+  const std::vector<std::shared_ptr<Feed>> feeds = LiveFeeds();
+  if (feeds.empty()) return;
   const std::string frame = EncodeFrame({shard ? "SPUB" : "PUB", channel, payload});
   for (const auto& f : feeds) Send(f, frame);
 }
@@ -469,19 +441,24 @@ std::shared_ptr<Feed> Master::CaughtUp(const std::shared_ptr<Feed>& target) cons
   return nullptr;
 }
 
+void Master::Close(Feed& feed) {
+  feed.closed = true;
+  const uint64_t id = feed.client;
+  state_->executor->Post(feed.worker, [this, id] {
+    state_->clients->KillLocal([id](const command::ClientInfo& c) { return c.id == id; });
+  });
+}
+
+std::vector<std::shared_ptr<Feed>> Master::LiveFeeds() const {
+  std::lock_guard lock(mu_);
+  return feeds_;
+}
+
 void Master::CloseFeeds(const Feed* except) {
-  std::vector<std::shared_ptr<Feed>> feeds;
-  {
-    std::lock_guard lock(mu_);
-    feeds = feeds_;
-  }
+  const std::vector<std::shared_ptr<Feed>> feeds = LiveFeeds();
   for (const auto& f : feeds) {
     if (f.get() == except) continue;
-    f->closed = true;
-    const uint64_t id = f->client;
-    state_->executor->Post(f->worker, [this, id] {
-      state_->clients->KillLocal([id](const command::ClientInfo& c) { return c.id == id; });
-    });
+    Close(*f);
   }
 }
 

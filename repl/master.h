@@ -149,6 +149,10 @@ class Master : public command::StreamListener {
   int CountAcked(const std::vector<uint64_t>& target) const;
   void CheckWaits();
   void Forget(const Feed* feed);
+  // Closes feed's connection (on its worker).
+  void Close(Feed& feed);
+  // The feeds now (a copy, taken under mu_).
+  std::vector<std::shared_ptr<Feed>> LiveFeeds() const;
 
   command::ServerState* state_;
   uint32_t databases_;

@@ -46,5 +46,24 @@ TEST_CASE("frames are RESP arrays of bulk strings") {
         std::string("*5\r\n$4\r\nUNIT\r\n$1\r\n1\r\n$1\r\n2\r\n$1\r\n9\r\n$3\r\na\0b\r\n", 44));
 }
 
+TEST_CASE("stream offsets round-trip; a malformed or out-of-range triple is refused") {
+  std::string bulks;
+  AppendOffset(&bulks, {3, 1, 42});
+  CHECK(bulks == "$1\r\n3\r\n$1\r\n1\r\n$2\r\n42\r\n");
+  std::vector<std::string> args = {"SLOTKV.ACK", "3", "1", "42", "0", "0", "7"};
+  auto got = ParseOffsets(args, 1, 8, 16);
+  REQUIRE(got.has_value());
+  REQUIRE(got->size() == 2);
+  CHECK((*got)[0].slot == 3);
+  CHECK((*got)[0].db == 1);
+  CHECK((*got)[0].offset == 42);
+  CHECK((*got)[1].offset == 7);
+  CHECK(ParseOffsets({"X"}, 1, 8, 16)->empty());
+  CHECK(!ParseOffsets({"X", "1", "2"}, 1, 8, 16));        // not a whole triple
+  CHECK(!ParseOffsets({"X", "8", "0", "1"}, 1, 8, 16));   // slot past slots
+  CHECK(!ParseOffsets({"X", "0", "16", "1"}, 1, 8, 16));  // db past databases
+  CHECK(!ParseOffsets({"X", "0", "0", "-1"}, 1, 8, 16));
+}
+
 }  // namespace
 }  // namespace slotkv::repl

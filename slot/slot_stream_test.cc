@@ -71,24 +71,6 @@ struct TapFixture {
   std::unique_ptr<Slot> slot;
 };
 
-wal::Record PutRecord(std::string key, std::string value, uint64_t seq) {
-  wal::Record r;
-  r.kind = wal::RecordKind::kPut;
-  r.seq = seq;
-  r.type_tag = static_cast<uint8_t>(ValueType::kString);
-  r.key = std::move(key);
-  r.value = std::move(value);
-  return r;
-}
-
-wal::Record DeleteRecord(std::string key, uint64_t seq) {
-  wal::Record r;
-  r.kind = wal::RecordKind::kDelete;
-  r.seq = seq;
-  r.key = std::move(key);
-  return r;
-}
-
 uint64_t SeqOf(Slot& slot, const std::string& key) {
   auto meta = slot.GetMeta(key);
   REQUIRE(meta.ok());

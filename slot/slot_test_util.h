@@ -34,6 +34,24 @@ inline SlotOptions SmallOptions(Fs* fs, Clock* clock) {
   return options;
 }
 
+// A string Put / a Delete of key as a master's stream carries it (Slot::Apply).
+inline wal::Record PutRecord(std::string key, std::string value, uint64_t seq) {
+  wal::Record r;
+  r.kind = wal::RecordKind::kPut;
+  r.seq = seq;
+  r.type_tag = static_cast<uint8_t>(ValueType::kString);
+  r.key = std::move(key);
+  r.value = std::move(value);
+  return r;
+}
+inline wal::Record DeleteRecord(std::string key, uint64_t seq) {
+  wal::Record r;
+  r.kind = wal::RecordKind::kDelete;
+  r.seq = seq;
+  r.key = std::move(key);
+  return r;
+}
+
 inline std::unique_ptr<Slot> OpenOrDie(const SlotOptions& options) {
   auto slot = Slot::Open(options);
   REQUIRE_MESSAGE(slot.ok(), slot.status().ToString());

@@ -293,9 +293,7 @@ void Store::JoinUnit(slot::Slot* s) {
 Status Store::Put(std::string_view key, std::string_view value, ValueType type,
                   int64_t expire_at_ms) {
   SLOTKV_ASSIGN_OR_RETURN(slot::Slot * s, Open(true));
-  SLOTKV_RETURN_IF_ERROR(keyspace_->AdoptFsync(s));
-  keyspace_->AdoptCache(s);
-  JoinUnit(s);
+  SLOTKV_RETURN_IF_ERROR(BeforeWrite(s));
   const bool observed = observer_ && observer_->active();
   bool created = false;
   if (observed && observer_->wants_created()) {
@@ -303,22 +301,15 @@ Status Store::Put(std::string_view key, std::string_view value, ValueType type,
     created = !before.has_value();
   }
   SLOTKV_RETURN_IF_ERROR(s->Put(key, value, type, expire_at_ms));
-  NoteWrite(s);
-  keyspace_->watched().Touch(slot_, db_, key);
+  AfterPut(s, key, type);
   if (observed) observer_->OnPut(db_, key, created);
-  KeyWatcher* watcher = keyspace_->watcher();
-  if (watcher && (type == ValueType::kList || type == ValueType::kZSet)) {
-    watcher->OnCollectionWrite(db_, key);
-  }
   return Status::OK();
 }
 
 Result<bool> Store::Delete(std::string_view key) {
   SLOTKV_ASSIGN_OR_RETURN(slot::Slot * s, Open(false));
   if (!s) return false;
-  SLOTKV_RETURN_IF_ERROR(keyspace_->AdoptFsync(s));
-  keyspace_->AdoptCache(s);
-  JoinUnit(s);
+  SLOTKV_RETURN_IF_ERROR(BeforeWrite(s));
   SLOTKV_ASSIGN_OR_RETURN(bool removed, s->Delete(key));
   NoteWrite(s);
   // As Redis's DEL: only a key that was there touches its watchers.
@@ -334,19 +325,27 @@ Status Store::Apply(const wal::Record& record) {
   if (s == nullptr) {
     SLOTKV_ASSIGN_OR_RETURN(s, Open(true));
   }
+  SLOTKV_RETURN_IF_ERROR(BeforeWrite(s));
+  SLOTKV_RETURN_IF_ERROR(s->Apply(record));
+  const bool put = record.kind == wal::RecordKind::kPut;
+  AfterPut(s, record.key, put ? static_cast<ValueType>(record.type_tag) : ValueType::kString);
+  return Status::OK();
+}
+
+Status Store::BeforeWrite(slot::Slot* s) {
   SLOTKV_RETURN_IF_ERROR(keyspace_->AdoptFsync(s));
   keyspace_->AdoptCache(s);
   JoinUnit(s);
-  SLOTKV_RETURN_IF_ERROR(s->Apply(record));
-  NoteWrite(s);
-  keyspace_->watched().Touch(slot_, db_, record.key);
-  const auto type = static_cast<ValueType>(record.type_tag);
-  KeyWatcher* watcher = keyspace_->watcher();
-  if (watcher && record.kind == wal::RecordKind::kPut &&
-      (type == ValueType::kList || type == ValueType::kZSet)) {
-    watcher->OnCollectionWrite(db_, record.key);
-  }
   return Status::OK();
+}
+
+void Store::AfterPut(slot::Slot* s, std::string_view key, ValueType type) {
+  NoteWrite(s);
+  keyspace_->watched().Touch(slot_, db_, key);
+  KeyWatcher* watcher = keyspace_->watcher();
+  if (watcher && (type == ValueType::kList || type == ValueType::kZSet)) {
+    watcher->OnCollectionWrite(db_, key);
+  }
 }
 
 void Store::NoteWrite(slot::Slot* s) {

@@ -274,6 +274,11 @@ class Store {
   void JoinUnit(slot::Slot* s);
   // After a write to s: s joins dirty_ and the trace.
   void NoteWrite(slot::Slot* s);
+  // Around a write of key to s: the slot adopts the fsync policy and cache share and joins a
+  // holder's unit; after it, NoteWrite, key's WATCHers are touched and (type list or sorted
+  // set) its blocked clients told.
+  Status BeforeWrite(slot::Slot* s);
+  void AfterPut(slot::Slot* s, std::string_view key, ValueType type);
   Keyspace* keyspace_;
   uint32_t slot_;
   uint32_t db_;

@@ -10,9 +10,12 @@
 #include "core/base/mem_fs.h"
 #include "core/command/command_test_util.h"
 #include "core/command/context.h"
+#include "slot/slot_test_util.h"
 
 namespace slotkv::command {
 namespace {
+
+using slot::PutRecord;
 
 KeyspaceOptions Options(Fs* fs, uint32_t slots = 4) {
   KeyspaceOptions o;
@@ -76,16 +79,6 @@ TEST_CASE("clear drops one database of one slot") {
   CHECK(**db0.InDb(1).Get("k") == "v1");
   CHECK(!fs.Exists("/data/slot-" + std::string(4 - std::to_string(s).size(), '0') +
                    std::to_string(s) + "/db-0"));
-}
-
-wal::Record PutRecord(std::string key, std::string value, uint64_t seq) {
-  wal::Record r;
-  r.kind = wal::RecordKind::kPut;
-  r.seq = seq;
-  r.type_tag = static_cast<uint8_t>(ValueType::kString);
-  r.key = std::move(key);
-  r.value = std::move(value);
-  return r;
 }
 
 // A replica's full sync: the new data is staged while the old keeps serving reads.

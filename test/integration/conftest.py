@@ -228,6 +228,15 @@ def encode_command(*args):
 # server processes
 
 
+def read_log(path):
+    """A process's log file as text ("" before it exists)."""
+    try:
+        with open(path, "rb") as f:
+            return f.read().decode("utf-8", "replace")
+    except OSError:
+        return ""
+
+
 def free_port():
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
         s.bind(("127.0.0.1", 0))
@@ -271,11 +280,7 @@ class Server:
         return cmd + self.extra_args
 
     def log(self):
-        try:
-            with open(self.log_path, "rb") as f:
-                return f.read().decode("utf-8", "replace")
-        except OSError:
-            return ""
+        return read_log(self.log_path)
 
     def start(self):
         fixed_port = self.port is not None

@@ -18,7 +18,7 @@ import urllib.request
 
 import pytest
 
-from conftest import free_port
+from conftest import free_port, read_log
 
 pytestmark = pytest.mark.slotkv_only
 
@@ -127,11 +127,7 @@ class Prometheus:
             time.sleep(0.25)
 
     def log(self):
-        try:
-            with open(self.log_path, "rb") as f:
-                return f.read().decode("utf-8", "replace")
-        except OSError:
-            return ""
+        return read_log(self.log_path)
 
     def dump(self):
         """Prometheus's log and what it says about each target, for a failed test's output."""

@@ -39,7 +39,7 @@ import redis
 from redis.sentinel import Sentinel
 
 from conftest import (REDIS_BIN, SERVER, Error, RawRedis, Server, Simple, free_port, is_redis,
-                      string_dump, wait_until)
+                      read_log, string_dump, wait_until)
 
 # Under ASan (./scripts/test.sh's second run) the replication paths are exercised by
 # test_replication.py; failovers driven by Sentinel's timers add minutes and no memory check.
@@ -174,11 +174,7 @@ class SentinelProc:
         return int(self.cmd("SENTINEL", "GET-MASTER-ADDR-BY-NAME", MASTER_NAME)[1])
 
     def log(self):
-        try:
-            with open(self.log_path, "rb") as f:
-                return f.read().decode("utf-8", "replace")
-        except OSError:
-            return ""
+        return read_log(self.log_path)
 
     def kill(self):
         if self.proc is not None and self.proc.poll() is None:
