@@ -14,11 +14,16 @@
 //   SYNCED <slot> <db> <offset>          the snapshot is complete; the stream is at offset
 //   UNIT <slot> <db> <offset> <records>  committed units (wal::Record encoding, whole units)
 //   CLEAR <slot> <db> <offset>           the stream was emptied (FLUSHDB, FLUSHALL)
+//   DICT <id> <group> <bytes>            a zstd dictionary of the master (slot/dictionaries.h)
 //   PING                                 keepalive
 //   GETACK                               the replica acknowledges now (WAIT)
 //   FAILOVER                             the master hands over: the replica promotes itself
 //   PUB <channel> <payload>              a PUBLISH on the master (SPUB: SPUBLISH), delivered to
 //                                        the replica's subscribers as Redis propagates it
+// Records carry values as the master stores them: a compressed one names the master's
+// dictionary id, and each worker of the master sends every dictionary it has not sent on the
+// link before its next frame, so a DICT always precedes the records that need it. The replica
+// adopts each (Dictionaries::Adopt) and rewrites the ids of the values it applies to its own.
 // Per stream the frames keep the master's order; UNIT frames of a stream in full sync are
 // interleaved with its DATA, each reflecting the master at the moment it was sent, so applying
 // them in order ends equal to the master. The replica acknowledges with

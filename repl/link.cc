@@ -20,6 +20,7 @@
 #include "net/resp_parser.h"
 #include "repl/frames.h"
 #include "repl/master.h"
+#include "slot/dictionaries.h"
 #include "wal/record.h"
 
 namespace slotkv::repl {
@@ -307,6 +308,7 @@ bool Link::OnFrame(Conn& conn, std::vector<std::string>& args) {
       return false;
     }
     conn.hello = true;
+    dict_ids_ = std::make_shared<DictIds>(slot::Dictionaries::kMaxDicts);
     options_.replid = args[1];
     if (options_.on_master_id) options_.on_master_id(args[1]);
     ++session_;
@@ -336,6 +338,7 @@ bool Link::OnFrame(Conn& conn, std::vector<std::string>& args) {
     if (options_.on_failover) options_.on_failover();
     return true;
   }
+  if (name == "DICT") return AdoptDict(args);
   if (name == "GETACK") {
     // Acknowledge now, and again as each frame before it commits (a master's WAIT needs them).
     getack_ms_ = NowMs();
@@ -374,14 +377,17 @@ bool Link::OnFrame(Conn& conn, std::vector<std::string>& args) {
   }
   if (name == "DATA" && args.size() == 4) {
     const size_t bytes = args[3].size();
-    ToOwner(s, bytes, [this, s, db, records = std::move(args[3])] { Apply(s, db, records, 0); });
+    ToOwner(s, bytes, [this, s, db, ids = dict_ids_, records = std::move(args[3])] {
+      Apply(s, db, records, 0, *ids);
+    });
     return true;
   }
   if (name == "UNIT" && args.size() == 5 && offset) {
     const size_t bytes = args[4].size();
     const uint64_t off = in_sync_[i] ? 0 : *offset;
-    ToOwner(s, bytes,
-            [this, s, db, off, records = std::move(args[4])] { Apply(s, db, records, off); });
+    ToOwner(s, bytes, [this, s, db, off, ids = dict_ids_, records = std::move(args[4])] {
+      Apply(s, db, records, off, *ids);
+    });
     return true;
   }
   if (name == "SYNCED" && offset) {
@@ -445,7 +451,24 @@ void Link::ToOwner(uint32_t s, size_t bytes, std::function<void()> job) {
   });
 }
 
-void Link::Apply(uint32_t s, uint32_t db, const std::string& records, uint64_t offset) {
+bool Link::AdoptDict(const std::vector<std::string>& args) {
+  std::optional<uint64_t> id = args.size() == 4 ? Number(args[1]) : std::nullopt;
+  if (!id || *id == 0 || *id >= dict_ids_->size()) return false;
+  std::atomic<uint32_t>& local = (*dict_ids_)[*id];
+  if (local.load() != 0) return true;  // another worker of the master sent it too
+  Result<uint32_t> adopted = state_->keyspace->dictionaries()->Adopt(args[2], args[3]);
+  if (!adopted.ok()) {
+    std::fprintf(stderr, "repl: the master's dictionary %llu (group %s) could not be kept: %s\n",
+                 static_cast<unsigned long long>(*id), args[2].c_str(),
+                 adopted.status().ToString().c_str());
+    return false;
+  }
+  local = *adopted;
+  return true;
+}
+
+void Link::Apply(uint32_t s, uint32_t db, const std::string& records, uint64_t offset,
+                 const DictIds& ids) {
   command::WriteTrace trace;
   trace.mark = state_->write_failures.Mark();
   std::vector<slot::Slot*>& dirty = (*state_->dirty)[state_->executor->current()];
@@ -460,6 +483,21 @@ void Link::Apply(uint32_t s, uint32_t db, const std::string& records, uint64_t o
       break;
     }
     in.remove_prefix(used);
+    uint32_t id = 0;
+    if (record.kind == wal::RecordKind::kPut && (record.type_tag & slot::kCompressedTag) &&
+        (!slot::StoredDictId(record.value, &id) || id >= ids.size())) {
+      st = Status::Corruption("a compressed value the master sent has a bad header");
+      break;
+    }
+    if (id != 0) {
+      const uint32_t local = ids[id].load();
+      if (local == 0) {
+        st = Status::Corruption("the master sent a value of its dictionary " +
+                                std::to_string(id) + " before the dictionary");
+        break;
+      }
+      if (local != id) record.value = slot::WithDictId(record.value, local);
+    }
     st = store.Apply(record);
   }
   if (state_->blocking != nullptr) state_->blocking->ServeReady();

@@ -93,9 +93,16 @@ class Link {
   void Online(uint64_t session);
   // Runs job on the owner of slot s, counting bytes against the apply window.
   void ToOwner(uint32_t s, size_t bytes, std::function<void()> job);
-  // Applies the records (wal::Record encoding) to database db of slot s, then, after the
-  // owner's commit, sets the stream's offset to offset (0: leaves it). On the owner.
-  void Apply(uint32_t s, uint32_t db, const std::string& records, uint64_t offset);
+  // A connection's map from the master's dictionary ids to this node's (0: not sent yet),
+  // filled by the link thread (DICT) before it posts the frames that need an entry.
+  using DictIds = std::vector<std::atomic<uint32_t>>;
+  // Applies the records (wal::Record encoding) to database db of slot s, their compressed
+  // values renamed to this node's dictionaries by ids, then, after the owner's commit, sets
+  // the stream's offset to offset (0: leaves it). On the owner.
+  void Apply(uint32_t s, uint32_t db, const std::string& records, uint64_t offset,
+             const DictIds& ids);
+  // DICT <id> <group> <bytes>: adopts the master's dictionary. The link thread's.
+  bool AdoptDict(const std::vector<std::string>& args);
   void SendAcks(Conn& conn);
   // The "<slot> <db> <offset>" bulks of the streams whose data is whole (skip_zero: and which
   // hold something); *bulks grows by their count.
@@ -126,6 +133,7 @@ class Link {
   std::atomic<int64_t> down_since_ms_{0};
   std::atomic<int64_t> last_io_ms_{0};
   std::atomic<int64_t> inflight_{0};  // frame bytes posted to owners, not yet applied
+  std::shared_ptr<DictIds> dict_ids_;  // the connection's; the link thread's pointer
   // A stream came online, a GETACK came or a commit followed it: acknowledge at once (AckNow
   // wakes the thread through wake_fd_, an eventfd).
   std::atomic<bool> ack_now_{false};

@@ -7,6 +7,7 @@
 #include "core/base/hash.h"
 #include "core/command/args.h"
 #include "repl/frames.h"
+#include "slot/dictionaries.h"
 #include "wal/record.h"
 
 namespace slotkv::repl {
@@ -36,11 +37,12 @@ struct Master::WaitCall {
   int home = 0;
 };
 
-Feed::Feed(uint64_t client, int worker, size_t streams)
+Feed::Feed(uint64_t client, int worker, size_t streams, int workers)
     : client(client),
       worker(worker),
       unsent(std::make_shared<std::atomic<int64_t>>(0)),
-      acked(new std::atomic<uint64_t>[streams]()) {}
+      acked(new std::atomic<uint64_t>[streams]()),
+      dicts_sent(new uint32_t[static_cast<size_t>(workers)]()) {}
 
 Master::Master(command::ServerState* state)
     : state_(state),
@@ -116,7 +118,8 @@ void Master::Sync(AsyncContext& ctx) {
   std::vector<uint64_t> from(streams_.size(), 0);
   for (const StreamOffset& o : *listed) from[Index(o.slot, o.db)] = o.offset;
   const int home = ctx.home;
-  auto feed = std::make_shared<Feed>(ctx.client->id, home, streams_.size());
+  auto feed = std::make_shared<Feed>(ctx.client->id, home, streams_.size(),
+                                     server.executor->workers());
   const std::string& addr = ctx.client->addr;
   feed->ip = a[2] != "-" ? a[2] : addr.substr(0, addr.rfind(':'));
   feed->port = static_cast<int>(*port);
@@ -221,14 +224,17 @@ int64_t Master::Step(const std::shared_ptr<FullSync>& job) {
       for (const slot::ScanItem& item : scan->items) keys.push_back(item.key);
       std::vector<std::optional<std::string>> values;
       std::vector<slot::KeyMeta> metas;
-      if (!keys.empty()) status = (*slot)->MultiGet(keys, &values, &metas);
+      // Values as stored (compressed ones stay so, Send ships their dictionaries first).
+      if (!keys.empty()) {
+        status = (*slot)->MultiGet(keys, &values, &metas, {.stored = true, .fill_cache = false});
+      }
       std::string records;
       for (size_t k = 0; status.ok() && k < keys.size(); ++k) {
         if (!values[k]) continue;  // gone or expired since the scan saw it
         wal::Record r;
         r.kind = wal::RecordKind::kPut;
         r.seq = metas[k].seq;
-        r.type_tag = static_cast<uint8_t>(metas[k].type);
+        r.type_tag = static_cast<uint8_t>(metas[k].type);  // kCompressedTag kept
         r.expire_at_ms = metas[k].expire_at_ms;
         r.key.assign(keys[k]);
         r.value = std::move(*values[k]);
@@ -270,14 +276,30 @@ int64_t Master::ThrottleMs(int64_t now_ms) {
 void Master::Send(const std::shared_ptr<Feed>& feed, std::string frame) {
   const int w = state_->executor->current();
   Outbox& box = outboxes_[static_cast<size_t>(w)];
-  if (!box.frames.empty() && box.frames.back().first == feed) {
-    box.frames.back().second += frame;
+  if (box.frames.empty() || box.frames.back().first != feed) box.frames.emplace_back(feed, "");
+  std::string& out = box.frames.back().second;
+  AppendDicts(*feed, w, &out);
+  if (out.empty()) {
+    out = std::move(frame);
   } else {
-    box.frames.emplace_back(feed, std::move(frame));
+    out += frame;
   }
   if (box.posted) return;
   box.posted = true;
   state_->executor->Post(w, [this, w] { FlushOutbox(w); });
+}
+
+void Master::AppendDicts(Feed& feed, int w, std::string* out) {
+  slot::Dictionaries* dicts = state_->keyspace->dictionaries();
+  if (dicts == nullptr) return;
+  uint32_t& sent = feed.dicts_sent[static_cast<size_t>(w)];
+  for (const uint32_t published = dicts->published(); sent < published; ++sent) {
+    const uint32_t id = dicts->PublishedId(sent);
+    std::string group;
+    std::string bytes;
+    if (!dicts->Export(id, &group, &bytes).ok()) continue;  // published: never happens
+    *out += EncodeFrame({"DICT", std::to_string(id), group, bytes});
+  }
 }
 
 void Master::FlushOutbox(int w) {

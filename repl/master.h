@@ -39,7 +39,7 @@ namespace slotkv::repl {
 
 // A replica's link as the master sees it.
 struct Feed {
-  Feed(uint64_t client, int worker, size_t streams);
+  Feed(uint64_t client, int worker, size_t streams, int workers);
   uint64_t client;  // the connection's id
   int worker;       // the connection's worker
   std::string ip;   // as INFO replication lists it
@@ -51,6 +51,9 @@ struct Feed {
   std::atomic<int> waiting{0};  // streams not attached yet or in full sync
   std::atomic<int64_t> last_ack_ms{0};
   std::atomic<bool> closed{false};
+  // [worker]: how many of the published dictionaries that worker sent (DICT frames); each
+  // worker's own, since only its own frames keep their order on the link.
+  std::unique_ptr<uint32_t[]> dicts_sent;
   int64_t Outstanding() const { return queued.load() + unsent->load(); }
   bool online() const { return waiting.load() == 0; }
 };
@@ -142,8 +145,10 @@ class Master : public command::StreamListener {
   // One step of job: 0 when more follow, the ms to wait before the next one (the feed's
   // window is full, or the bandwidth limit), -1 when the stream's sync is done or failed.
   int64_t Step(const std::shared_ptr<FullSync>& job);
-  // Queues frame for feed from the calling worker (sent at the end of its turn).
+  // Queues frame for feed from the calling worker (sent at the end of its turn), after the
+  // dictionaries this worker did not send it yet.
   void Send(const std::shared_ptr<Feed>& feed, std::string frame);
+  void AppendDicts(Feed& feed, int w, std::string* out);
   void FlushOutbox(int w);
   // Replicas whose acknowledged offsets reach target in every stream.
   int CountAcked(const std::vector<uint64_t>& target) const;

@@ -60,6 +60,8 @@ ZSTD_DCtx* ThreadDCtx() {
 struct Dictionaries::Dict {
   uint32_t id = 0;
   std::string group;
+  std::string bytes;            // the dictionary; cdict and ddict refer to it (no copies)
+  uint64_t hash = 0;            // KeyHash(bytes): Adopt's look-up
   ZSTD_CDict* cdict = nullptr;  // nullptr for id 0 (plain zstd)
   ZSTD_DDict* ddict = nullptr;
   std::atomic<uint64_t> values{0};
@@ -70,6 +72,18 @@ struct Dictionaries::Dict {
     ZSTD_freeDDict(ddict);
   }
 };
+
+bool StoredDictId(std::string_view stored, uint32_t* id) { return GetVarint32(&stored, id); }
+
+std::string WithDictId(std::string_view stored, uint32_t id) {
+  uint32_t old = 0;
+  GetVarint32(&stored, &old);
+  std::string out;
+  out.reserve(stored.size() + 5);
+  PutVarint32(&out, id);
+  out += stored;
+  return out;
+}
 
 Dictionaries::Dictionaries(const DictionariesOptions& options)
     : options_(options), min_bytes_(options.min_bytes), max_bytes_(options.max_bytes) {}
@@ -113,7 +127,9 @@ Status Dictionaries::Load() {
     const auto bad = [&](const char* what) {
       return Status::Corruption("dictionary file " + path + ": " + what);
     };
-    if (bytes.size() < kMagic.size() + 4 + 8 || !bytes.starts_with(kMagic)) return bad("bad header");
+    if (bytes.size() < kMagic.size() + 4 + 8 || !bytes.starts_with(kMagic)) {
+      return bad("bad header");
+    }
     const uint64_t sum = DecodeFixed64(bytes.data() + bytes.size() - 8);
     std::string_view body(bytes.data(), bytes.size() - 8);
     if (KeyHash(body) != sum) return bad("checksum mismatch");
@@ -125,19 +141,14 @@ Status Dictionaries::Load() {
         !GetLengthPrefixed(&in, &dict) || !in.empty() || id == 0 || id >= kMaxDicts) {
       return bad("bad body");
     }
-    auto d = std::make_unique<Dict>();
-    d->id = id;
-    d->group = std::string(group);
-    d->cdict = ZSTD_createCDict(dict.data(), dict.size(), options_.level);
-    d->ddict = ZSTD_createDDict(dict.data(), dict.size());
-    if (!d->cdict || !d->ddict) return bad("zstd refused the dictionary");
+    std::unique_ptr<Dict> d = MakeDict(id, std::string(group), std::string(dict));
+    if (!d) return bad("zstd refused the dictionary");
     std::unique_lock lock(groups_mu_);
-    dicts_[id].store(d.get());
     // The newest dictionary of a group compresses its writes; a reopened group trains no more.
     GroupDict& g = groups_[d->group];
     g = GroupDict{.id = std::max(g.id, id), .final = true};
     next_id_ = std::max(next_id_, id + 1);
-    owned_.push_back(std::move(d));
+    Show(std::move(d));
   }
   return Status::OK();
 }
@@ -215,7 +226,8 @@ Status Dictionaries::Decompress(std::string_view stored, std::string* out) const
   out->resize(static_cast<size_t>(size));
   ZSTD_DCtx* dctx = ThreadDCtx();
   ZSTD_DCtx_refDDict(dctx, dict->ddict);  // nullptr (plain zstd) drops the last one used
-  const size_t n = ZSTD_decompressDCtx(dctx, out->data(), out->size(), stored.data(), stored.size());
+  const size_t n =
+      ZSTD_decompressDCtx(dctx, out->data(), out->size(), stored.data(), stored.size());
   if (ZSTD_isError(n) || n != out->size()) {
     return Status::Corruption("compressed value: zstd could not decode it");
   }
@@ -271,7 +283,7 @@ void Dictionaries::TrainLoop() {
     const size_t n = ZDICT_trainFromBuffer(dict.data(), dict.size(), all.data(), sizes.data(),
                                            static_cast<unsigned>(sizes.size()));
     Status st = ZDICT_isError(n) ? Status::InvalidArgument("training failed")
-                                 : Publish(group, dict.substr(0, n), final);
+                                 : Publish(group, dict.substr(0, n), final).status();
 
     lock.lock();
     training_ = false;
@@ -289,19 +301,36 @@ void Dictionaries::TrainLoop() {
   }
 }
 
-Status Dictionaries::Publish(std::string group, std::string dict_bytes, bool final) {
+std::unique_ptr<Dictionaries::Dict> Dictionaries::MakeDict(uint32_t id, std::string group,
+                                                           std::string bytes) const {
   auto d = std::make_unique<Dict>();
-  d->group = group;
-  d->cdict = ZSTD_createCDict(dict_bytes.data(), dict_bytes.size(), options_.level);
-  d->ddict = ZSTD_createDDict(dict_bytes.data(), dict_bytes.size());
-  if (!d->cdict || !d->ddict) return Status::InvalidArgument("zstd refused the dictionary");
+  d->id = id;
+  d->group = std::move(group);
+  d->bytes = std::move(bytes);
+  d->hash = KeyHash(d->bytes);
+  d->cdict = ZSTD_createCDict_byReference(d->bytes.data(), d->bytes.size(), options_.level);
+  d->ddict = ZSTD_createDDict_byReference(d->bytes.data(), d->bytes.size());
+  if (!d->cdict || !d->ddict) return nullptr;
+  return d;
+}
+
+void Dictionaries::Show(std::unique_ptr<Dict> d) {
+  const uint32_t k = published_.load(std::memory_order_relaxed);
+  order_[k].store(d->id, std::memory_order_relaxed);
+  dicts_[d->id].store(d.get(), std::memory_order_release);
+  published_.store(k + 1, std::memory_order_release);
+  owned_.push_back(std::move(d));
+}
+
+Result<uint32_t> Dictionaries::Publish(std::string group, std::string dict_bytes, bool final) {
   uint32_t id;
   {
     std::unique_lock lock(groups_mu_);
     if (next_id_ >= kMaxDicts) return Status::InvalidArgument("too many dictionaries");
     id = next_id_++;
   }
-  d->id = id;
+  std::unique_ptr<Dict> d = MakeDict(id, group, dict_bytes);
+  if (!d) return Status::InvalidArgument("zstd refused the dictionary");
   if (options_.fs) {
     std::string file(kMagic);
     PutFixed32(&file, id);
@@ -320,10 +349,28 @@ Status Dictionaries::Publish(std::string group, std::string dict_bytes, bool fin
   }
   // Durable first, then visible: no value names a dictionary a crash could lose.
   std::unique_lock lock(groups_mu_);
-  dicts_[id].store(d.get(), std::memory_order_release);
   groups_[group] = GroupDict{.id = id, .final = final};
-  owned_.push_back(std::move(d));
+  Show(std::move(d));
+  return id;
+}
+
+Status Dictionaries::Export(uint32_t id, std::string* group, std::string* bytes) const {
+  const Dict* d = id < kMaxDicts ? dicts_[id].load(std::memory_order_acquire) : nullptr;
+  if (!d || id == 0) return Status::NotFound("no dictionary " + std::to_string(id));
+  *group = d->group;
+  *bytes = d->bytes;
   return Status::OK();
+}
+
+Result<uint32_t> Dictionaries::Adopt(std::string_view group, std::string_view bytes) {
+  const uint64_t hash = KeyHash(bytes);
+  {
+    std::shared_lock lock(groups_mu_);
+    for (const std::unique_ptr<Dict>& d : owned_) {
+      if (d->id != 0 && d->hash == hash && d->bytes == bytes) return d->id;
+    }
+  }
+  return Publish(std::string(group), std::string(bytes), true);
 }
 
 std::vector<Dictionaries::DictStats> Dictionaries::Stats() const {

@@ -15,7 +15,9 @@
 // copy only (the trainer never holds it while training).
 //
 // Stored form of a compressed value: varint dictionary id (0 = no dictionary), varint value
-// size, then one magicless zstd frame without content size, dictionary id or checksum. Whether
+// size, then one magicless zstd frame without content size, dictionary id or checksum (so a
+// copy of the dictionary under another id decodes it once the varint is rewritten:
+// WithDictId). Whether
 // a stored value is compressed is kept beside it in the slot (the type tag's kCompressedTag
 // bit), so raw values need no header. A value whose dictionary is missing
 // decodes to Corruption, never to wrong data.
@@ -70,6 +72,12 @@ struct DictionariesOptions {
   int level = 3;
 };
 
+// The dictionary id a compressed stored value names; false when its header is damaged.
+bool StoredDictId(std::string_view stored, uint32_t* id);
+// A compressed stored value with its dictionary id replaced by id. REQUIRES: StoredDictId
+// accepted stored.
+std::string WithDictId(std::string_view stored, uint32_t id);
+
 class Dictionaries {
  public:
   static constexpr size_t kPlainMinBytes = 256;
@@ -113,13 +121,32 @@ class Dictionaries {
   // Waits until no training is queued or running (tests).
   void WaitIdle();
 
+  // Replication: a replica reads its master's values with copies of the master's dictionaries,
+  // sent before the first value that needs them (repl/frames.h DICT). Any thread.
+  // Published dictionaries in the order they were published: PublishedId(k), k < published().
+  // A value compressed with a dictionary was compressed after it was published, so a reader
+  // that was told the first published() ids when the value was made was told its id.
+  uint32_t published() const { return published_.load(std::memory_order_acquire); }
+  uint32_t PublishedId(uint32_t k) const { return order_[k].load(std::memory_order_relaxed); }
+  // The group and bytes of dictionary id; NotFound when none is published under it.
+  Status Export(uint32_t id, std::string* group, std::string* bytes) const;
+  // Makes a dictionary another node exported one of ours: the id of an identical one already
+  // here, else a new id, on disk (as a trained one) before it is returned. It becomes its
+  // group's dictionary for later writes. InvalidArgument when zstd refuses it or no id is left.
+  Result<uint32_t> Adopt(std::string_view group, std::string_view bytes);
+
  private:
   struct Dict;
   explicit Dictionaries(const DictionariesOptions& options);
   Status Load();
   void Sample(std::string_view group, std::string_view value);
   void TrainLoop();
-  Status Publish(std::string group, std::string dict_bytes, bool final);
+  // Writes dict_bytes under a new id (durable first), then publishes it as group's newest.
+  Result<uint32_t> Publish(std::string group, std::string dict_bytes, bool final);
+  // The dictionary's memory, or null when zstd refuses the bytes.
+  std::unique_ptr<Dict> MakeDict(uint32_t id, std::string group, std::string bytes) const;
+  // Makes d visible to readers. REQUIRES: groups_mu_ held exclusively.
+  void Show(std::unique_ptr<Dict> d);
 
   DictionariesOptions options_;
   std::atomic<size_t> min_bytes_;
@@ -135,6 +162,8 @@ class Dictionaries {
   };
   std::unordered_map<std::string, GroupDict, StringKeyHash, std::equal_to<>> groups_;
   uint32_t next_id_ = 1;                              // guarded by groups_mu_
+  std::array<std::atomic<uint32_t>, kMaxDicts> order_{};  // written under groups_mu_
+  std::atomic<uint32_t> published_{0};
 
   std::mutex samples_mu_;
   struct Samples {

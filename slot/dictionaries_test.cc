@@ -147,6 +147,54 @@ TEST_CASE("dictionaries: a group trains a first dictionary soon, then a final on
   CHECK(d->Stats().size() == 3);
 }
 
+TEST_CASE("dictionaries: another node's dictionary is adopted once, values rebased decode") {
+  MemFs master_fs;
+  MemFs replica_fs;
+  auto master = Dictionaries::Open(Small(&master_fs)).value();
+  auto replica = Dictionaries::Open(Small(&replica_fs)).value();
+  CHECK(master->published() == 0);
+  WriteUsers(*master, 0, 100);
+  // The replica trained one of its own first: ids differ between the two nodes.
+  std::string own;
+  for (int i = 0; i < 100; ++i) {
+    replica->Compress("order:" + std::to_string(i), "[" + UserValue(i * 31) + "]", &own);
+  }
+  replica->WaitIdle();
+  REQUIRE(master->published() == 1);
+  const uint32_t id = master->PublishedId(0);
+  std::string stored;
+  REQUIRE(master->Compress("user:5000", UserValue(5000), &stored));
+  uint32_t named = 0;
+  REQUIRE(StoredDictId(stored, &named));
+  CHECK(named == id);
+
+  std::string group;
+  std::string bytes;
+  REQUIRE(master->Export(id, &group, &bytes).ok());
+  CHECK(group == "user");
+  CHECK(master->Export(0, &group, &bytes).IsNotFound());
+  CHECK(master->Export(99, &group, &bytes).IsNotFound());
+  REQUIRE(master->Export(id, &group, &bytes).ok());
+  std::string back;
+  REQUIRE(replica->published() == 1);
+  CHECK(replica->PublishedId(0) == id);  // the same number, another dictionary
+  const uint32_t local = replica->Adopt(group, bytes).value();
+  CHECK(local != id);
+  CHECK(replica->Adopt(group, bytes).value() == local);  // identical: the same id
+  CHECK(replica->published() == 2);
+  REQUIRE(replica->Decompress(WithDictId(stored, local), &back).ok());
+  CHECK(back == UserValue(5000));
+  // Durable, and the group's dictionary for the adopter's own writes from now on.
+  std::string mine;
+  REQUIRE(replica->Compress("user:6000", UserValue(6000), &mine));
+  REQUIRE(StoredDictId(mine, &named));
+  CHECK(named == local);
+  replica.reset();
+  replica = Dictionaries::Open(Small(&replica_fs)).value();
+  REQUIRE(replica->Decompress(WithDictId(stored, local), &back).ok());
+  CHECK(replica->Adopt(group, bytes).value() == local);
+}
+
 TEST_CASE("dictionaries: a missing dictionary or a damaged value is Corruption") {
   MemFs fs;
   std::string stored;
@@ -236,11 +284,36 @@ TEST_CASE("slot: compressed values read back through every path, types unmasked"
       CHECK(slot->GetMeta(key).value()->type == want);
     }
   };
+  // Read as stored (replication): the dictionary's values stay compressed, tagged so, and
+  // decompress to the value; nothing enters the value cache.
+  const auto check_stored = [&] {
+    std::vector<std::string> keys;
+    for (int i = 280; i < 400; ++i) keys.push_back("user:" + std::to_string(i));
+    std::vector<std::string_view> views(keys.begin(), keys.end());
+    std::vector<std::optional<std::string>> values;
+    std::vector<KeyMeta> metas;
+    for (int round = 0; round < 2; ++round) {  // a second read would cache what it read
+      REQUIRE(slot->MultiGet(views, &values, &metas, {.stored = true, .fill_cache = false}).ok());
+    }
+    CHECK(slot->Stats().value_cache_bytes == 0);
+    for (size_t k = 0; k < keys.size(); ++k) {
+      const int i = 280 + static_cast<int>(k);
+      REQUIRE(values[k].has_value());
+      const bool compressed = static_cast<uint8_t>(metas[k].type) & kCompressedTag;
+      CHECK(compressed == (i >= 300));
+      CHECK(TypeOf(metas[k].type) == (i % 2 || i >= 300 ? ValueType::kString : ValueType::kHash));
+      std::string raw = *values[k];
+      if (compressed) REQUIRE(dicts->Decompress(*values[k], &raw).ok());
+      CHECK(raw == UserValue(i));
+    }
+  };
+  check_stored();  // from the WAL
   check_all();  // from the WAL and the value cache
   REQUIRE(slot->Flush().ok());
   check_all();  // from bucket pages and chunks
   slot.reset();
   slot = OpenOrDie(options);
+  check_stored();  // from bucket pages and chunks, the cache empty
   check_all();  // after a reopen
   Result<ScanResult> scan = slot->Scan(0, 1000);
   REQUIRE(scan.ok());

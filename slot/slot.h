@@ -95,6 +95,16 @@ struct SlotOptions {
 };
 
 // Metadata of a live key, known without reading its value.
+// How MultiGet reads.
+struct ReadOptions {
+  // Values as stored: a compressed one stays compressed (slot/dictionaries.h) and its
+  // KeyMeta::type keeps kCompressedTag. Replication ships values so.
+  bool stored = false;
+  // Whether values read back from the log or disk may enter the value cache (a full sync reads
+  // every key once: it would only push out the hot ones).
+  bool fill_cache = true;
+};
+
 struct KeyMeta {
   ValueType type = ValueType::kString;
   int64_t expire_at_ms = 0;  // 0 = no expiry
@@ -198,7 +208,7 @@ class Slot {
   // records, one for the bucket pages, one for the chunk records.
   Status MultiGet(const std::vector<std::string_view>& keys,
                   std::vector<std::optional<std::string>>* values,
-                  std::vector<KeyMeta>* metas = nullptr);
+                  std::vector<KeyMeta>* metas = nullptr, const ReadOptions& read = {});
   // Metadata only (EXISTS, TYPE, TTL): never reads chunks. nullopt when absent or expired.
   Result<std::optional<KeyMeta>> GetMeta(std::string_view key);
   // Sets key to value with its type and absolute expiry (0 = none). Buffered: see Commit.

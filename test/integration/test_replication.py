@@ -17,6 +17,7 @@ full sync by default, for more replicas to join it); slotkv gets no extra option
 """
 
 import json
+import os
 import re
 import threading
 import time
@@ -26,9 +27,10 @@ import pytest
 import redis
 
 from conftest import (Error, Simple, arity, err, free_port, is_redis, is_redis_aof, scan_keys,
-                      start_server, string_dump, wait_until)
+                      start_server, wait_until)
+from repl_util import (SYNC_TIMEOUT, assert_same_strings, cmd, info, info_pairs, link,
+                       replicaof, role, safe, wait_linked)
 
-SYNC_TIMEOUT = 30.0      # a full sync or a reconnect, on a loaded 2-core machine
 READONLY = "READONLY You can't write against a read only replica."
 BAD_PORT = "ERR Invalid master port"
 NOT_INT = "ERR value is not an integer or out of range"
@@ -75,68 +77,6 @@ def servers():
     made = Servers()
     yield made
     made.cleanup()
-
-
-def cmd(server, *args, db=0):
-    c = server.client(db=db)
-    try:
-        return c.execute_command(*args)
-    finally:
-        c.connection_pool.disconnect()
-
-
-def role(server):
-    return cmd(server, "ROLE")
-
-
-def info_pairs(server, section="replication"):
-    """INFO <section> as [(field, value), ...] in the server's order (str)."""
-    text = cmd(server, "INFO", section).decode()
-    pairs = []
-    for line in text.split("\r\n"):
-        if not line or line.startswith("#"):
-            continue
-        key, _, value = line.partition(":")
-        pairs.append((key, value))
-    return pairs
-
-
-def info(server, section="replication"):
-    return dict(info_pairs(server, section))
-
-
-def replicaof(replica, master):
-    return cmd(replica, "REPLICAOF", "127.0.0.1", master.port)
-
-
-def linked(replica, master):
-    """True once ROLE on the replica says connected to master and the master lists it online."""
-    try:
-        got = role(replica)
-        if got[0] != b"slave" or got[2] != master.port or got[3] != b"connected":
-            return False
-        slaves = [v for k, v in info_pairs(master) if re.match(r"^slave\d+$", k)]
-        return any(("port=%d," % replica.port) in v and "state=online" in v for v in slaves)
-    except (redis.ConnectionError, redis.TimeoutError, redis.ResponseError):
-        return False
-
-
-def wait_linked(replica, master, timeout=SYNC_TIMEOUT):
-    assert wait_until(lambda: linked(replica, master), timeout=timeout, interval=0.1), (
-        "replica %d never linked to master %d: ROLE %r\nreplica log:\n%s"
-        % (replica.port, master.port, safe(lambda: role(replica)), replica.log()[-3000:]))
-
-
-def link(replica, master):
-    assert replicaof(replica, master) == b"OK"
-    wait_linked(replica, master)
-
-
-def safe(fn):
-    try:
-        return fn()
-    except Exception as e:  # noqa: BLE001 - only for failure messages
-        return e
 
 
 def snapshot(server, dbs=DBS):
@@ -777,16 +717,8 @@ def test_full_sync_of_100k_keys_under_a_writer(servers):
 
     assert wait_until(sizes_match, timeout=60, interval=0.2), (
         cmd(master, "DBSIZE"), cmd(rep, "DBSIZE"))
-    last = {}
-
-    def same():
-        a, b = string_dump(master), string_dump(rep)
-        last["diff"] = [k for k in set(a) | set(b) if a.get(k) != b.get(k)][:5]
-        last["sizes"] = (len(a), len(b))
-        return not last["diff"]
-
-    assert wait_until(same, timeout=60, interval=0.5), last
-    assert last["sizes"][0] > n * 0.9
+    sizes = assert_same_strings(master, rep)
+    assert sizes[0] > n * 0.9
     assert cmd(rep, "GET", b"fw:count") == cmd(master, "GET", b"fw:count")
     c.connection_pool.disconnect()
 
@@ -959,18 +891,6 @@ def load_keys(server, n, prefix=b"k"):
     c.connection_pool.disconnect()
 
 
-def assert_same_strings(master, rep, timeout=60):
-    last = {}
-
-    def same():
-        a, b = string_dump(master), string_dump(rep)
-        last["diff"] = [k for k in set(a) | set(b) if a.get(k) != b.get(k)][:5]
-        last["sizes"] = (len(a), len(b))
-        return not last["diff"]
-
-    assert wait_until(same, timeout=timeout, interval=0.5), last
-
-
 @pytest.mark.slotkv_only
 def test_replica_killed_during_a_full_sync_syncs_again_after_restart(servers):
     """A replica killed mid-sync holds part of some streams: restarted, it must not continue
@@ -1054,14 +974,15 @@ def test_failover_errors(servers):
 
 @pytest.mark.slotkv_only
 def test_full_sync_bandwidth_limit(servers):
-    """repl-sync-max-bytes-per-sec: 3 MB of records at 1 MB/s take about 3 s."""
+    """repl-sync-max-bytes-per-sec: 3 MB of records at 1 MB/s take about 3 s. The values are
+    random bytes: values go as stored, and repeated ones would compress to little."""
     master = start_server(["--repl-sync-max-bytes-per-sec", "1mb"])
     rep = servers()
     try:
         c = master.client()
         pipe = c.pipeline(transaction=False)
         for i in range(25000):
-            pipe.execute_command("SET", "bw:%d" % i, "v" * 100)
+            pipe.execute_command("SET", "bw:%d" % i, os.urandom(100))
         pipe.execute()
         start = time.monotonic()
         assert replicaof(rep, master) == b"OK"
