@@ -216,28 +216,20 @@ int64_t Master::Step(const std::shared_ptr<FullSync>& job) {
   Status status = slot.status();
   uint64_t next = 0;
   if (status.ok() && *slot != nullptr) {
-    Result<slot::ScanResult> scan = (*slot)->Scan(job->cursor, kKeysPerStep);
+    // Values as stored (compressed ones stay so: Send ships their dictionaries first).
+    Result<slot::StoredScan> scan = (*slot)->ScanStored(job->cursor, kKeysPerStep);
     status = scan.status();
     if (status.ok()) {
       next = scan->next_cursor;
-      std::vector<std::string_view> keys;
-      for (const slot::ScanItem& item : scan->items) keys.push_back(item.key);
-      std::vector<std::optional<std::string>> values;
-      std::vector<slot::KeyMeta> metas;
-      // Values as stored (compressed ones stay so, Send ships their dictionaries first).
-      if (!keys.empty()) {
-        status = (*slot)->MultiGet(keys, &values, &metas, {.stored = true, .fill_cache = false});
-      }
       std::string records;
-      for (size_t k = 0; status.ok() && k < keys.size(); ++k) {
-        if (!values[k]) continue;  // gone or expired since the scan saw it
+      for (slot::StoredItem& item : scan->items) {
         wal::Record r;
         r.kind = wal::RecordKind::kPut;
-        r.seq = metas[k].seq;
-        r.type_tag = static_cast<uint8_t>(metas[k].type);  // kCompressedTag kept
-        r.expire_at_ms = metas[k].expire_at_ms;
-        r.key.assign(keys[k]);
-        r.value = std::move(*values[k]);
+        r.seq = item.seq;
+        r.type_tag = item.type_tag;
+        r.expire_at_ms = item.expire_at_ms;
+        r.key = std::move(item.key);
+        r.value = std::move(item.value);
         wal::EncodeRecord(r, &records);
       }
       outboxes_[static_cast<size_t>(ex.current())].sync_bytes +=

@@ -2,6 +2,8 @@
 
 #include <doctest/doctest.h>
 
+#include <map>
+
 #include "core/base/coding.h"
 #include "core/base/mem_fs.h"
 #include "slot/slot_test_util.h"
@@ -284,26 +286,29 @@ TEST_CASE("slot: compressed values read back through every path, types unmasked"
       CHECK(slot->GetMeta(key).value()->type == want);
     }
   };
-  // Read as stored (replication): the dictionary's values stay compressed, tagged so, and
+  // Scanned as stored (replication): the dictionary's values stay compressed, tagged so, and
   // decompress to the value; nothing enters the value cache.
   const auto check_stored = [&] {
-    std::vector<std::string> keys;
-    for (int i = 280; i < 400; ++i) keys.push_back("user:" + std::to_string(i));
-    std::vector<std::string_view> views(keys.begin(), keys.end());
-    std::vector<std::optional<std::string>> values;
-    std::vector<KeyMeta> metas;
-    for (int round = 0; round < 2; ++round) {  // a second read would cache what it read
-      REQUIRE(slot->MultiGet(views, &values, &metas, {.stored = true, .fill_cache = false}).ok());
-    }
-    CHECK(slot->Stats().value_cache_bytes == 0);
-    for (size_t k = 0; k < keys.size(); ++k) {
-      const int i = 280 + static_cast<int>(k);
-      REQUIRE(values[k].has_value());
-      const bool compressed = static_cast<uint8_t>(metas[k].type) & kCompressedTag;
+    const uint64_t cached = slot->Stats().value_cache_bytes;
+    std::map<std::string, StoredItem> items;
+    uint64_t cursor = 0;
+    do {
+      Result<StoredScan> scan = slot->ScanStored(cursor, 7);
+      REQUIRE(scan.ok());
+      for (StoredItem& item : scan->items) items[item.key] = std::move(item);
+      cursor = scan->next_cursor;
+    } while (cursor != 0);
+    CHECK(slot->Stats().value_cache_bytes == cached);
+    REQUIRE(items.size() == 400);
+    for (int i = 0; i < 400; ++i) {
+      const StoredItem& item = items["user:" + std::to_string(i)];
+      const bool compressed = item.type_tag & kCompressedTag;
       CHECK(compressed == (i >= 300));
-      CHECK(TypeOf(metas[k].type) == (i % 2 || i >= 300 ? ValueType::kString : ValueType::kHash));
-      std::string raw = *values[k];
-      if (compressed) REQUIRE(dicts->Decompress(*values[k], &raw).ok());
+      const auto type = static_cast<ValueType>(item.type_tag & ~kCompressedTag);
+      CHECK(type == (i < 300 && i % 2 == 0 ? ValueType::kHash : ValueType::kString));
+      CHECK(item.seq == slot->GetMeta(item.key).value()->seq);
+      std::string raw = item.value;
+      if (compressed) REQUIRE(dicts->Decompress(item.value, &raw).ok());
       CHECK(raw == UserValue(i));
     }
   };
@@ -311,10 +316,11 @@ TEST_CASE("slot: compressed values read back through every path, types unmasked"
   check_all();  // from the WAL and the value cache
   REQUIRE(slot->Flush().ok());
   check_all();  // from bucket pages and chunks
+  check_stored();
   slot.reset();
   slot = OpenOrDie(options);
-  check_stored();  // from bucket pages and chunks, the cache empty
   check_all();  // after a reopen
+  check_stored();  // from bucket pages and chunks
   Result<ScanResult> scan = slot->Scan(0, 1000);
   REQUIRE(scan.ok());
   for (const ScanItem& item : scan->items) {

@@ -95,16 +95,6 @@ struct SlotOptions {
 };
 
 // Metadata of a live key, known without reading its value.
-// How MultiGet reads.
-struct ReadOptions {
-  // Values as stored: a compressed one stays compressed (slot/dictionaries.h) and its
-  // KeyMeta::type keeps kCompressedTag. Replication ships values so.
-  bool stored = false;
-  // Whether values read back from the log or disk may enter the value cache (a full sync reads
-  // every key once: it would only push out the hot ones).
-  bool fill_cache = true;
-};
-
 struct KeyMeta {
   ValueType type = ValueType::kString;
   int64_t expire_at_ms = 0;  // 0 = no expiry
@@ -118,6 +108,21 @@ struct ScanItem {
 
 struct ScanResult {
   std::vector<ScanItem> items;
+  uint64_t next_cursor = 0;  // 0 = the scan is complete
+};
+
+// A live key with its value as stored: a compressed value stays compressed
+// (slot/dictionaries.h) and its type tag keeps kCompressedTag. What replication ships.
+struct StoredItem {
+  std::string key;
+  std::string value;
+  uint8_t type_tag = 0;
+  int64_t expire_at_ms = 0;
+  uint64_t seq = 0;
+};
+
+struct StoredScan {
+  std::vector<StoredItem> items;
   uint64_t next_cursor = 0;  // 0 = the scan is complete
 };
 
@@ -208,7 +213,7 @@ class Slot {
   // records, one for the bucket pages, one for the chunk records.
   Status MultiGet(const std::vector<std::string_view>& keys,
                   std::vector<std::optional<std::string>>* values,
-                  std::vector<KeyMeta>* metas = nullptr, const ReadOptions& read = {});
+                  std::vector<KeyMeta>* metas = nullptr);
   // Metadata only (EXISTS, TYPE, TTL): never reads chunks. nullopt when absent or expired.
   Result<std::optional<KeyMeta>> GetMeta(std::string_view key);
   // Sets key to value with its type and absolute expiry (0 = none). Buffered: see Commit.
@@ -252,6 +257,10 @@ class Slot {
   // scan is returned at least once, whatever is written meanwhile. Whole buckets are returned,
   // so a call may return more than count.
   Result<ScanResult> Scan(uint64_t cursor, size_t count);
+  // Scan with every key's stored value and metadata (a full sync), each bucket read once: the
+  // buckets of a call are fetched in one batch of reads, the chunk records and log records
+  // they point at in one more each. Nothing enters the value cache.
+  Result<StoredScan> ScanStored(uint64_t cursor, size_t count);
   // Looks at up to max_buckets buckets that may hold a key with an expiry time (continuing
   // where the last step stopped; the others are passed without reading, at most a round per
   // call) and deletes the expired keys found there; a group map that took a write with an

@@ -19,7 +19,7 @@ Result<std::optional<std::string>> Slot::Get(std::string_view key, KeyMeta* meta
 
 Status Slot::MultiGet(const std::vector<std::string_view>& keys,
                       std::vector<std::optional<std::string>>* values,
-                      std::vector<KeyMeta>* metas, const ReadOptions& read) {
+                      std::vector<KeyMeta>* metas) {
   Impl& s = *impl_;
   const size_t n = keys.size();
   values->assign(n, std::nullopt);
@@ -28,7 +28,7 @@ Status Slot::MultiGet(const std::vector<std::string_view>& keys,
   // place every read path ends.
   Status decoded;
   auto found = [&](size_t i, std::string value, ValueType type, int64_t expire, uint64_t seq) {
-    if ((static_cast<uint8_t>(type) & kCompressedTag) && !read.stored) {
+    if (static_cast<uint8_t>(type) & kCompressedTag) {
       std::string raw;
       Status st = s.options.dictionaries
                       ? s.options.dictionaries->Decompress(value, &raw)
@@ -40,7 +40,7 @@ Status Slot::MultiGet(const std::vector<std::string_view>& keys,
       value = std::move(raw);
     }
     (*values)[i] = std::move(value);
-    if (metas) (*metas)[i] = {read.stored ? type : TypeOf(type), expire, seq};
+    if (metas) (*metas)[i] = {TypeOf(type), expire, seq};
   };
 
   // 1. Memory: group maps (values still in the log, or cached once read back: a cached value
@@ -87,8 +87,7 @@ Status Slot::MultiGet(const std::vector<std::string_view>& keys,
       const MapEntry& entry = *entries[j];
       std::string key(keys[in_log[j]]);
       SLOTKV_RETURN_IF_ERROR(s.CheckRecord(key, entry, records[j]));
-      if (read.fill_cache && s.Cacheable(records[j].value.size()) &&
-          s.value_admission.SeenBefore(log_hashes[j])) {
+      if (s.Cacheable(records[j].value.size()) && s.value_admission.SeenBefore(log_hashes[j])) {
         s.CacheValue(key, CachedValue{entry.seq, entry.expire_at_ms, entry.type, records[j].value});
       }
       found(in_log[j], std::move(records[j].value), static_cast<ValueType>(entry.type),
@@ -128,8 +127,7 @@ Status Slot::MultiGet(const std::vector<std::string_view>& keys,
     if (!live[j]) continue;
     keybucket::Cell& cell = cells[j];
     // No copy of a value the cache would not keep.
-    if (read.fill_cache && s.Cacheable(cell.payload.size()) &&
-        s.value_admission.SeenBefore(hashes[j])) {
+    if (s.Cacheable(cell.payload.size()) && s.value_admission.SeenBefore(hashes[j])) {
       s.CacheValue(cell.key, CachedValue{cell.seq, cell.expire_at_ms, cell.type_tag, cell.payload});
     }
     found(in_pages[j], std::move(cell.payload), static_cast<ValueType>(cell.type_tag),

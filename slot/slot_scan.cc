@@ -4,6 +4,7 @@
 // sits in one bucket the whole time and is returned when that bucket is visited.
 #include <algorithm>
 
+#include "chunk/value_ptr.h"
 #include "slot/slot_impl.h"
 
 namespace slotkv::slot {
@@ -52,6 +53,76 @@ Result<ScanResult> Slot::Scan(uint64_t cursor, size_t count) {
     ++b;
   }
   result.next_cursor = b < buckets ? b : 0;
+  return result;
+}
+
+Result<StoredScan> Slot::ScanStored(uint64_t cursor, size_t count) {
+  Impl& s = *impl_;
+  StoredScan result;
+  const uint32_t buckets = s.buckets->bucket_count();
+  const size_t want = std::max<size_t>(count, 1);
+  // The buckets this call visits: up to about count cells, fetched in one batch (at most
+  // count buckets: keys still in the group maps are not counted here).
+  const auto first = static_cast<uint32_t>(cursor);
+  uint32_t end = first;
+  for (size_t cells = 0; end < buckets && end - first < want && cells < want; ++end) {
+    cells += s.buckets->bucket_cell_count(end);
+  }
+  SLOTKV_RETURN_IF_ERROR(s.buckets->PrefetchBuckets(first, end));
+  std::vector<size_t> in_chunks;
+  std::vector<chunk::ValuePtr> ptrs;
+  std::vector<size_t> in_log;
+  std::vector<wal::LogPos> positions;
+  std::vector<keybucket::Cell> cells;
+  uint64_t b = cursor;
+  while (b < buckets && result.items.size() < want) {
+    const auto bucket = static_cast<uint32_t>(b++);
+    const Group& group = s.groups[s.GroupOfBucket(bucket)];
+    cells.clear();
+    if (s.buckets->bucket_cell_count(bucket) > 0) {
+      SLOTKV_RETURN_IF_ERROR(s.buckets->ReadBucket(bucket, &cells));
+    }
+    for (keybucket::Cell& cell : cells) {
+      if (group.map.Find(cell.key, cell.hash) || s.Expired(cell.expire_at_ms)) continue;
+      if (cell.is_pointer) {
+        chunk::ValuePtr ptr;
+        if (!chunk::DecodeValuePtr(cell.payload, &ptr)) {
+          return Status::Corruption("bad value pointer in the cell of key " + cell.key);
+        }
+        in_chunks.push_back(result.items.size());
+        ptrs.push_back(ptr);
+        cell.payload.clear();
+      }
+      result.items.push_back({std::move(cell.key), std::move(cell.payload), cell.type_tag,
+                              cell.expire_at_ms, cell.seq});
+    }
+    if (group.map.empty()) continue;
+    group.map.ForEach([&](std::string_view key, uint64_t hash, const MapEntry& entry) {
+      if (entry.tombstone || s.buckets->BucketOf(hash) != bucket) return;
+      if (s.Expired(entry.expire_at_ms)) return;
+      in_log.push_back(result.items.size());
+      positions.push_back(entry.pos);
+      result.items.push_back({std::string(key), {}, entry.type, entry.expire_at_ms, entry.seq});
+    });
+  }
+  result.next_cursor = b < buckets ? b : 0;
+
+  std::vector<std::string_view> keys;
+  for (size_t i : in_chunks) keys.push_back(result.items[i].key);
+  std::vector<std::string> values;
+  SLOTKV_RETURN_IF_ERROR(s.chunks->ReadMany(ptrs, keys, &values));
+  for (size_t k = 0; k < in_chunks.size(); ++k) {
+    result.items[in_chunks[k]].value = std::move(values[k]);
+  }
+  if (positions.empty()) return result;
+  std::vector<wal::Record> records;
+  SLOTKV_RETURN_IF_ERROR(s.log->ReadMany(positions, &records));
+  for (size_t k = 0; k < in_log.size(); ++k) {
+    StoredItem& item = result.items[in_log[k]];
+    SLOTKV_RETURN_IF_ERROR(
+        s.CheckRecord(item.key, MapEntry{.pos = positions[k], .seq = item.seq}, records[k]));
+    item.value = std::move(records[k].value);
+  }
   return result;
 }
 
