@@ -145,7 +145,8 @@ void Replication::FailoverStep() {
                    failover_.host.c_str(), failover_.port);
       failover_stage_ = kFailoverInProgress;
       // The target promotes itself; its link to us closes then, so our feed to it is left
-      // open for the frame to leave (the others close: no chained replicas yet).
+      // open for the frame to leave (the others close, and link again: to us, a replica of
+      // the target then, or where Sentinel points them).
       master_->SendFrame(synced, EncodeFrame({"FAILOVER"}));
       master_->CloseFeeds(synced.get());
       Status st = BecomeReplica(failover_.host, failover_.port);

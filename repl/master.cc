@@ -514,7 +514,10 @@ bool Master::Continues(const std::string& id, size_t stream, uint64_t offset) co
   return !replid2_.empty() && id == replid2_ && offset <= second_offsets_[stream];
 }
 
-void Master::Suspend(uint32_t s, uint32_t db) { streams_[Index(s, db)]->suspended = true; }
+void Master::Suspend(uint32_t s, uint32_t db) {
+  streams_[Index(s, db)]->suspended = true;
+  CloseFeeds();  // chained replicas: a stream of theirs loses its history, they start over
+}
 
 void Master::Resume(uint32_t s, uint32_t db, uint64_t offset) {
   Stream& st = *streams_[Index(s, db)];

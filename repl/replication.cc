@@ -291,7 +291,7 @@ void Replication::ReplicaOf(command::AsyncContext& ctx) {
         return;
       }
     }
-    master_->CloseFeeds();  // no chained replicas yet: ours start over
+    master_->CloseFeeds();  // another master, another history: ours start over
     st = BecomeReplica(host, *port);
   }
   if (!st.ok()) {
@@ -405,9 +405,14 @@ command::Task Replication::Wait(command::AsyncContext& ctx, int64_t replicas,
 }
 
 void Replication::Sync(command::AsyncContext& ctx) {
-  if (replica_) {
-    ctx.reply.Error("ERR this node is a replica; slotkv has no chained replicas yet");
-    return;
+  {
+    // A replica serves replicas of its own (chained) with what it applies, once its link is
+    // up; until then, Redis's refusal (their links retry every second).
+    std::lock_guard lock(mu_);
+    if (replica_ && !(link_ && link_->up())) {
+      ctx.reply.Error("NOMASTERLINK Can't SYNC while not connected with my master");
+      return;
+    }
   }
   master_->Sync(ctx);
 }
