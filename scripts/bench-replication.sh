@@ -4,14 +4,15 @@
 #
 #   scripts/bench-replication.sh [--requests R] [--clients C] [--rounds K] [--sync-keys N]
 #
-# Defaults: 200000 requests, 50 clients, 3 rounds, 1000000 keys for the full sync.
+# Defaults: 200000 requests, 50 clients, 3 rounds, 10000000 keys for the full sync.
 #   1. SET throughput (redis-benchmark -t set -r 100000 -d 200) of each master alone (its
 #      replica detached with REPLICAOF NO ONE) and with its replica linked, alternating, K
 #      rounds; medians. Both masters: appendfsync everysec (redis: appendonly yes), 2 slotkv
 #      workers per node. While the with-replica runs load the masters, scripts/repl-lag-probe.py
 #      measures the delay until a write shows on the replica (p99 over the rounds).
 #   2. Full sync: N keys of 200 pseudo-random bytes (scripts/gen-scale-load.py | redis-cli
-#      --pipe) loaded into a fresh slotkv master, then REPLICAOF on a fresh replica; the time
+#      --pipe) loaded into a fresh slotkv master (both nodes sized for them: --key-estimate N),
+#      then REPLICAOF on a fresh replica; the time
 #      from REPLICAOF until master_link_status:up, and keys/s and MB/s of values (N * 200 bytes
 #      / that time). scripts/ping-probe.py PINGs the master meanwhile: p99 and max.
 #
@@ -23,7 +24,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-requests=200000 clients=50 rounds=3 sync_keys=1000000
+requests=200000 clients=50 rounds=3 sync_keys=10000000
 while [ $# -gt 0 ]; do
   case $1 in
     --replication) shift; continue ;;
@@ -44,8 +45,8 @@ cmake --build build/release -j"${SLOTKV_JOBS:-2}" --target slotkv-server >/dev/n
 bench_workdir repl
 step() { echo "[${SECONDS}s] $*" >&2; }
 
-# start_node <name> <kind: slotkv|redis>: sets node_port; the pid joins pids (so not in a
-# subshell: cleanup must see it).
+# start_node <name> <kind: slotkv|redis> [slotkv options...]: sets node_port; the pid joins
+# pids (so not in a subshell: cleanup must see it).
 start_node() {
   local port
   port=$(free_port)
@@ -56,7 +57,7 @@ start_node() {
       >"$work/$1.log" 2>&1 &
   else
     build/release/net/slotkv-server --port "$port" --dir "$work/$1" --workers 2 \
-      --http-port 0 --bind 127.0.0.1 >"$work/$1.log" 2>&1 &
+      --http-port 0 --bind 127.0.0.1 "${@:3}" >"$work/$1.log" 2>&1 &
   fi
   pids+=($!)
   wait_ready "$port" || { cat "$work/$1.log" >&2; exit 1; }
@@ -106,9 +107,9 @@ done
 lag_p99=$(for f in "$work"/lag.*; do awk '{print $3}' "$f"; done | median)
 
 step "full sync of $sync_keys keys"
-start_node sync-master slotkv
+start_node sync-master slotkv --key-estimate "$sync_keys"
 m=$node_port
-start_node sync-replica slotkv
+start_node sync-replica slotkv --key-estimate "$sync_keys"
 r=$node_port
 python3 scripts/gen-scale-load.py --keys "$sync_keys" | redis-cli -p "$m" --pipe >/dev/null
 python3 scripts/ping-probe.py --port "$m" >"$work/ping" &
