@@ -87,7 +87,9 @@ void Connection::Start() {
   Process();
 }
 
-bool Connection::Paused() const { return async_ != nullptr || held_ || ReadPaused(); }
+bool Connection::Paused() const {
+  return async_ != nullptr || held_ || pause_held_ || ReadPaused();
+}
 
 // While a coroutine command runs (a blocking one may wait long) or a request is held behind
 // parked reads, reading goes on so that a client leaving is noticed, up to kPauseInputBytes of
@@ -95,7 +97,8 @@ bool Connection::Paused() const { return async_ != nullptr || held_ || ReadPause
 bool Connection::ReadPaused() const {
   return pending_.size() >= kPauseRequests ||
          out_.size() + out_next_.size() + pending_bytes_ >= kPauseOutputBytes ||
-         ((async_ != nullptr || held_) && in_.size() - in_pos_ >= kPauseInputBytes);
+         ((async_ != nullptr || held_ || pause_held_) &&
+          in_.size() - in_pos_ >= kPauseInputBytes);
 }
 
 void Connection::Read() {
@@ -266,6 +269,11 @@ void Connection::Dispatch() {
   // Neither is a command: looked at only on the unknown-command path, not for every request.
   if (a.spec == nullptr && CrossProtocolAttack()) return;
   last_command_ = a.spec ? std::move(a.full_name) : "NULL";
+  if (a.paused) {
+    pause_held_ = true;
+    worker_->RunAfter(kPauseRecheckMs, [self = shared_from_this()] { self->RecheckPause(); });
+    return;
+  }
   if (!a.run) {
     if (a.refused) {
       Reject(a.spec, std::move(a.reply));
@@ -283,6 +291,13 @@ void Connection::Dispatch() {
     return;
   }
   Run(*spec);
+}
+
+void Connection::RecheckPause() {
+  if (closed_ || !pause_held_) return;
+  pause_held_ = false;
+  Dispatch();  // held again while the pause lasts
+  Process();   // the requests after it
 }
 
 void Connection::Run(const CommandSpec& spec) {

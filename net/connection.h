@@ -174,6 +174,11 @@ class Connection : public std::enable_shared_from_this<Connection> {
   void RunParked();
   bool held_ = false;
   const command::CommandSpec* held_spec_ = nullptr;  // the held request's row
+  // A pause holds the request parsed into args_ (command/client_pause.h): it is admitted
+  // again every kPauseRecheckMs (RecheckPause) until it runs.
+  static constexpr int64_t kPauseRecheckMs = 10;
+  bool pause_held_ = false;
+  void RecheckPause();
   int self_batches_ = 0;  // batches posted to this worker's own slots, not yet answered
   // Remote batches whose owners wait until this client's sendable replies fall below the
   // pause size before they run the rest (kBatchReplyBytes).

@@ -146,6 +146,7 @@ Result<std::unique_ptr<Server>> Server::Start(conf::Config* config, std::string 
   st.functions = s.functions_.get();
   st.fs = ko.memory ? nullptr : s.fs_.get();
   st.blocking = s.blocking_.get();
+  st.pause = &s.pause_;
   s.keyspace_->set_watcher(s.blocking_.get());
   st.stats = &s.stats_;
   st.dirty = &s.dirty_;

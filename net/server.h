@@ -20,6 +20,7 @@
 #include "conf/config.h"
 #include "core/base/fs.h"
 #include "core/command/blocking.h"
+#include "core/command/client_pause.h"
 #include "core/command/command_table.h"
 #include "core/command/context.h"
 #include "core/command/keyspace.h"
@@ -85,6 +86,7 @@ class Server : public command::Executor, public command::ClientRegistry {
   std::unique_ptr<command::Keyspace> keyspace_;
   std::unique_ptr<command::CommandTable> table_;
   command::SlowLog slowlog_;
+  command::ClientPause pause_;
   std::unique_ptr<command::Blocking> blocking_;
   std::unique_ptr<pubsub::Registry> pubsub_;
   std::unique_ptr<script::Scripts> scripts_;

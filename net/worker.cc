@@ -7,6 +7,7 @@
 #include <cstdio>
 
 #include "conf/config.h"
+#include "core/command/client_pause.h"
 #include "core/command/notify.h"
 #include "core/command/replication.h"
 #include "net/connection.h"
@@ -166,6 +167,12 @@ void Worker::ExpireStep() {
   command::ServerState& state = server_->state();
   // A replica's keys expire by its master's deletes (reads already treat them as missing).
   if (state.replication != nullptr && state.replication->is_replica()) return;
+  // Paused clients pause expiry too (as Redis): the dataset holds still, e.g. for FAILOVER.
+  if (state.pause != nullptr &&
+      state.pause->Mode(state.keyspace->clock()->MonotonicUs() / 1000) !=
+          command::PauseMode::kNone) {
+    return;
+  }
   command::Keyspace& ks = *state.keyspace;
   for (uint32_t s = static_cast<uint32_t>(index_); s < ks.slots();
        s += static_cast<uint32_t>(server_->workers())) {

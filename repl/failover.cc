@@ -2,6 +2,7 @@
 #include <cstdio>
 
 #include "core/command/args.h"
+#include "core/command/client_pause.h"
 #include "core/command/errors.h"
 #include "repl/frames.h"
 #include "repl/replication.h"
@@ -94,6 +95,10 @@ void Replication::Failover(command::AsyncContext& ctx) {
   if (timeout_ms > 0) plan.end_ms = state_->keyspace->clock()->NowMs() + timeout_ms;
   failover_ = plan;
   failover_stage_ = kWaitForSync;
+  // As Redis: writes wait until the switch ends (then this node, a replica, refuses them
+  // with READONLY; after an abort they run here), so the target can catch up.
+  state_->pause->Pause(command::PausePurpose::kFailover, command::PauseMode::kWrite,
+                       command::ClientPause::kForever);
   state_->executor->Post(0, [this] { FailoverStep(); });
   ctx.reply.Ok();
 }
@@ -114,6 +119,7 @@ void Replication::FailoverStep() {
       std::fprintf(stderr, "repl: FAILOVER to %s:%d done.\n", failover_.host.c_str(),
                    failover_.port);
       failover_stage_ = kNoFailover;
+      state_->pause->Unpause(command::PausePurpose::kFailover);
       return;
     }
     if (late) {
@@ -169,6 +175,7 @@ void Replication::AbortFailover(const char* why) {
     BecomeMaster("FAILOVER aborted").PermitUnchecked();
   }
   failover_stage_ = kNoFailover;
+  state_->pause->Unpause(command::PausePurpose::kFailover);
 }
 
 void Replication::PromoteForFailover() {

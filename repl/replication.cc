@@ -165,8 +165,6 @@ std::string_view Replication::RefuseStale() const {
 
 std::string_view Replication::RefuseWrite() const {
   if (replica_.load()) return read_only_.load() ? command::kErrReadOnlyReplica : "";
-  // A FAILOVER refuses writes until it ends (Redis makes them wait: see docs/server.md).
-  if (failover_stage_.load() != kNoFailover) return command::kErrReadOnlyReplica;
   if (min_replicas_.load() > 0 && good_replicas_.load() < min_replicas_.load()) {
     return command::kErrNoReplicas;
   }

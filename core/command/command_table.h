@@ -39,6 +39,7 @@ enum CommandFlag : uint32_t {
   kSkipSlowlog = 1 << 10,
   kPubSub = 1 << 11,
   kNoMulti = 1 << 12,    // refused inside MULTI ("Command not allowed inside a transaction")
+  kMayReplicate = 1 << 17,  // may reach replicas without kWrite (PUBLISH, EVAL): CLIENT PAUSE
   // slotkv's own, not in COMMAND INFO:
   // Reads or changes every slot of the database (KEYS, SCAN, FLUSHDB ...): a transaction
   // holding it takes every slot.

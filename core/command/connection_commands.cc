@@ -5,6 +5,7 @@
 
 #include "core/base/secure_compare.h"
 #include "core/command/args.h"
+#include "core/command/client_pause.h"
 #include "core/command/command_table.h"
 #include "core/command/dispatch.h"
 #include "core/command/replication.h"
@@ -399,6 +400,33 @@ Task ClientSetInfo(AsyncContext& ctx) {
   ctx.reply.Ok();
 }
 
+// CLIENT PAUSE timeout [WRITE|ALL] (client_pause.h).
+void ClientPauseCommand(AsyncContext& ctx) {
+  PauseMode mode = PauseMode::kAll;
+  if (ctx.args.size() == 4) {
+    if (Is(ctx.args[3], "WRITE")) {
+      mode = PauseMode::kWrite;
+    } else if (!Is(ctx.args[3], "ALL")) {
+      ctx.reply.Error("ERR CLIENT PAUSE mode must be WRITE or ALL");
+      return;
+    }
+  }
+  std::optional<int64_t> timeout = ParseInt64(ctx.args[2]);
+  if (!timeout) {
+    ctx.reply.Error("ERR timeout is not an integer or out of range");
+    return;
+  }
+  if (*timeout < 0) {
+    ctx.reply.Error("ERR timeout is negative");
+    return;
+  }
+  const int64_t now_ms = ctx.server.keyspace->clock()->MonotonicUs() / 1000;
+  const int64_t end_ms = *timeout > ClientPause::kForever - now_ms ? ClientPause::kForever
+                                                                     : now_ms + *timeout;
+  ctx.server.pause->Pause(PausePurpose::kClient, mode, end_ms);
+  ctx.reply.Ok();
+}
+
 constexpr std::string_view kClientHelp[] = {
     "CLIENT <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
     "GETNAME",
@@ -416,6 +444,10 @@ constexpr std::string_view kClientHelp[] = {
     "    Return information about client connections. Options: TYPE normal, ID <id> [...]",
     "UNBLOCK <clientid> [TIMEOUT|ERROR]",
     "    Unblock the specified blocked client.",
+    "PAUSE <timeout> [WRITE|ALL]",
+    "    Suspend all, or just write, clients for <timeout> milliseconds.",
+    "UNPAUSE",
+    "    Stop the current client pause, resuming traffic.",
     "SETINFO <option> <value>",
     "    Set client meta attr. Options are: LIB-NAME, LIB-VER.",
     "SETNAME <name>",
@@ -466,6 +498,18 @@ Task Client(AsyncContext& ctx) {
       co_return;
     }
     co_await ClientUnblock(ctx);
+  } else if (Is(sub, "PAUSE")) {
+    if (n < 3) {
+      ctx.reply.Error(WrongArgs("client|pause"));
+    } else if (n > 4) {
+      ctx.reply.Error(SubcommandSyntax("client", sub));
+    } else {
+      ClientPauseCommand(ctx);
+    }
+  } else if (Is(sub, "UNPAUSE")) {
+    if (!arity(2, "client|unpause")) co_return;
+    ctx.server.pause->Unpause(PausePurpose::kClient);
+    ctx.reply.Ok();
   } else if (Is(sub, "SETINFO")) {
     co_await ClientSetInfo(ctx);
   } else if (Is(sub, "HELP")) {

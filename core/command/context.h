@@ -43,6 +43,7 @@ namespace slotkv::command {
 
 class Blocking;
 class CommandTable;
+class ClientPause;
 class Replication;
 class Waiter;
 struct CommandSpec;
@@ -158,6 +159,7 @@ struct ServerState {
   script::Scripts* scripts = nullptr;  // the script cache, each worker's interpreters
   script::Functions* functions = nullptr;  // FUNCTION's libraries
   Replication* replication = nullptr;  // role, streams, WAIT (replication.h); may be null
+  ClientPause* pause = nullptr;  // CLIENT PAUSE, FAILOVER (client_pause.h); may be null
   Fs* fs = nullptr;  // the data dir's file system (nullptr in pure-memory mode)
   std::vector<std::unique_ptr<WorkerStats>>* stats = nullptr;  // [worker]
   // [worker]: slots written by that worker's commands and not yet committed.

@@ -3,6 +3,7 @@
 #include <string_view>
 
 #include "core/command/args.h"
+#include "core/command/client_pause.h"
 #include "core/command/errors.h"
 #include "core/command/replication.h"
 #include "core/command/reply.h"
@@ -111,6 +112,13 @@ Admission Admit(ServerState& server, ClientState& client, std::vector<std::strin
   Admission a;
   a.spec = spec;
   a.full_name = CommandTable::FullName(*spec, args);
+  // As Redis's processCommand: a paused command waits (CLIENT PAUSE, FAILOVER) before it is
+  // queued or run; replicas' links never do.
+  if (server.pause != nullptr && !client.replica &&
+      server.pause->Holds(*spec, client.queued, server.keyspace->clock()->MonotonicUs() / 1000)) {
+    a.paused = true;
+    return a;
+  }
   if (client.in_multi && !RunsInMulti(spec->name)) {
     if (spec->flags & kNoMulti) return Refuse(server, client, spec, kErrNotInMulti, args);
     client.queued.push_back({spec, std::move(args)});

@@ -22,6 +22,8 @@ struct Admission {
   bool run = false;
   std::string reply;
   bool refused = false;  // reply is an error refusing the request (rejected_calls)
+  // A pause holds it (command/client_pause.h): admit it again once the pause ends.
+  bool paused = false;
 };
 
 // Decides what to do with args (the name first). A queued request's args are moved into

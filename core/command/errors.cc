@@ -8,11 +8,17 @@
 namespace slotkv::command {
 namespace {
 
-
 // Redis cuts user text quoted in errors at 128 bytes.
 std::string Shorten(std::string_view s) {
   constexpr size_t kMax = 128;
   return std::string(s.substr(0, kMax));
+}
+
+std::string Upper(std::string_view command) {
+  std::string upper(command);
+  std::transform(upper.begin(), upper.end(), upper.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::toupper(c)); });
+  return upper;
 }
 
 }  // namespace
@@ -31,10 +37,12 @@ std::string UnknownCommand(std::string_view name, const std::string* args, size_
 }
 
 std::string UnknownSubcommand(std::string_view command, std::string_view sub) {
-  std::string upper(command);
-  std::transform(upper.begin(), upper.end(), upper.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::toupper(c)); });
-  return "ERR unknown subcommand '" + Shorten(sub) + "'. Try " + upper + " HELP.";
+  return "ERR unknown subcommand '" + Shorten(sub) + "'. Try " + Upper(command) + " HELP.";
+}
+
+std::string SubcommandSyntax(std::string_view command, std::string_view sub) {
+  return "ERR unknown subcommand or wrong number of arguments for '" + Shorten(sub) + "'. Try " +
+         Upper(command) + " HELP.";
 }
 
 std::string InvalidExpire(std::string_view command) {

@@ -95,6 +95,9 @@ std::string WrongArgs(std::string_view command);
 std::string UnknownCommand(std::string_view name, const std::string* args, size_t nargs);
 // "ERR unknown subcommand 'x'. Try CLIENT HELP."
 std::string UnknownSubcommand(std::string_view command, std::string_view sub);
+// A known subcommand with arguments it does not take (Redis's addReplySubcommandSyntaxError):
+// "ERR unknown subcommand or wrong number of arguments for 'x'. Try CLIENT HELP."
+std::string SubcommandSyntax(std::string_view command, std::string_view sub);
 // "ERR invalid expire time in 'set' command"
 std::string InvalidExpire(std::string_view command);
 // The reply to a storage failure: "ERR <status>" (IOError and Corruption keep their text);

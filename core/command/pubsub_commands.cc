@@ -156,8 +156,7 @@ Task PubSubCommand(AsyncContext& ctx) {
   const pubsub::Registry& registry = *ctx.server.pubsub;
   if (Is(sub, "CHANNELS") || Is(sub, "SHARDCHANNELS")) {
     if (a.size() > 3) {
-      ctx.reply.Error("ERR unknown subcommand or wrong number of arguments for '" + sub +
-                      "'. Try PUBSUB HELP.");
+      ctx.reply.Error(SubcommandSyntax("pubsub", sub));
       co_return;
     }
     const Kind kind = Is(sub, "CHANNELS") ? Kind::kChannel : Kind::kShard;
@@ -217,10 +216,12 @@ void RegisterPubSubCommands(CommandTable& t) {
          .last_key = -1, .step = 1, .run_async = SUnsubscribe, .group = "pubsub",
          .summary = "Stop listening for messages posted to the given shard channels",
          .since = "7.0.0", .acl = "pubsub slow"});
-  t.Add({.name = "publish", .arity = 3, .flags = kPubSub | kLoading | kStale | kFast,
+  t.Add({.name = "publish", .arity = 3,
+         .flags = kPubSub | kLoading | kStale | kFast | kMayReplicate,
          .run_async = Publish, .group = "pubsub", .summary = "Post a message to a channel",
          .since = "2.0.0", .acl = "pubsub fast"});
-  t.Add({.name = "spublish", .arity = 3, .flags = kPubSub | kLoading | kStale | kFast | kVisits,
+  t.Add({.name = "spublish", .arity = 3,
+         .flags = kPubSub | kLoading | kStale | kFast | kMayReplicate | kVisits,
          .first_key = 1, .last_key = 1, .step = 1, .run_async = SPublish, .group = "pubsub",
          .summary = "Post a message to a shard channel", .since = "7.0.0",
          .acl = "pubsub fast"});

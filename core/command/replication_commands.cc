@@ -68,7 +68,7 @@ void RegisterReplicationCommands(CommandTable& t) {
          .run_async = Role, .group = "server",
          .summary = "Returns the replication role.", .since = "2.8.12",
          .acl = "admin fast dangerous"});
-  t.Add({.name = "wait", .arity = 3, .flags = kNoScript, .run_async = Wait,
+  t.Add({.name = "wait", .arity = 3, .flags = kNoScript | kMayReplicate, .run_async = Wait,
          .group = "generic",
          .summary = "Blocks until the asynchronous replication of all preceding write commands "
                     "sent by the connection is completed.",

@@ -460,7 +460,7 @@ Task ScriptCommand(AsyncContext& ctx) {
 }  // namespace
 
 void RegisterScriptCommands(CommandTable& t) {
-  constexpr uint32_t kEval = kNoScript | kOwnTransaction;
+  constexpr uint32_t kEval = kNoScript | kMayReplicate | kOwnTransaction;
   // clang-format off
   t.Add({.name = "eval", .arity = -3, .flags = kEval, .run_async = Eval,
          .keys = KeysAfterTimeoutNumKeys, .group = "scripting",

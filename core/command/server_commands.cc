@@ -271,7 +271,7 @@ constexpr std::pair<uint32_t, std::string_view> kFlagNames[] = {
     {kBlocking, "blocking"}, {kLoading, "loading"},
     {kStale, "stale"},       {kSkipSlowlog, "skip_slowlog"},
     {kFast, "fast"},         {kNoAuth, "no_auth"},
-    {kNoMulti, "no_multi"},
+    {kMayReplicate, "may_replicate"}, {kNoMulti, "no_multi"},
 };
 
 // ACL categories in the order Redis 7.0 lists them.

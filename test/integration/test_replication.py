@@ -19,6 +19,7 @@ full sync by default, for more replicas to join it); slotkv gets no extra option
 import json
 import os
 import re
+import signal
 import threading
 import time
 import urllib.request
@@ -955,6 +956,28 @@ def test_failover_hands_over_to_a_synced_replica(servers):
     assert wait_until(lambda: cmd(master, "GET", "after:failover") == b"1", timeout=SYNC_TIMEOUT)
     assert_same_strings(rep, master)
     m.connection_pool.disconnect()
+
+
+def test_failover_pauses_writes_until_it_ends(servers):
+    """As Redis: while FAILOVER waits for its target writes wait (reads go on); after an abort
+    they run on the master, which stays one."""
+    master, rep = servers(), servers()
+    link(rep, master)
+    assert cmd(master, "SET", "before", "1") == b"OK"
+    os.kill(rep.proc.pid, signal.SIGSTOP)
+    try:
+        assert cmd(master, "SET", "unacked", "x") == b"OK"  # the stopped replica never acks it
+        assert cmd(master, "FAILOVER", "TO", "127.0.0.1", rep.port, "TIMEOUT", 1000) == b"OK"
+        assert info(master)["master_failover_state"] == "waiting-for-sync"
+        assert cmd(master, "GET", "before") == b"1"
+        start = time.monotonic()
+        assert cmd(master, "SET", "during", "1") == b"OK"  # held until the abort
+        assert time.monotonic() - start > 0.4
+        assert info(master)["master_failover_state"] == "no-failover"
+    finally:
+        os.kill(rep.proc.pid, signal.SIGCONT)
+    assert role(master)[0] == b"master"
+    assert wait_until(lambda: cmd(rep, "GET", "during") == b"1", timeout=SYNC_TIMEOUT)
 
 
 def test_failover_errors(servers):
