@@ -10,15 +10,15 @@
 #      rounds; medians. Both masters: appendfsync everysec (redis: appendonly yes), 2 slotkv
 #      workers per node. While the with-replica runs load the masters, scripts/repl-lag-probe.py
 #      measures the delay until a write shows on the replica (p99 over the rounds).
-#   2. Full sync: N keys of 200 pseudo-random bytes (scripts/gen-scale-load.py | redis-cli
-#      --pipe) loaded into a fresh slotkv master (both nodes sized for them: --key-estimate N),
-#      then REPLICAOF on a fresh replica; the time
+#   2. Full sync, slotkv then redis-server: N keys of 200 pseudo-random bytes
+#      (scripts/gen-scale-load.py | redis-cli --pipe) loaded into a fresh master (slotkv nodes
+#      sized for them: --key-estimate N), then REPLICAOF on a fresh replica; the time
 #      from REPLICAOF until master_link_status:up, and keys/s and MB/s of values (N * 200 bytes
 #      / that time). scripts/ping-probe.py PINGs the master meanwhile: p99 and max.
 #
 # Prints a table, then
-#   RESULT set_with_replica_ratio=A vs_redis_ratio=B full_sync_mb_s=C lag_p99_ms=D
-#          ping_p99_during_sync_ms=E
+#   RESULT set_with_replica_ratio=A vs_redis_ratio=B full_sync_mb_s=C redis_full_sync_mb_s=R
+#          lag_p99_ms=D ping_p99_during_sync_ms=E
 # A = slotkv SET rps with its replica / without; B = slotkv with replica / redis with replica.
 # Targets (issue 21): A >= 0.8, B >= 0.8, C >= 100.
 set -euo pipefail
@@ -106,24 +106,38 @@ for kind in slotkv redis; do
 done
 lag_p99=$(for f in "$work"/lag.*; do awk '{print $3}' "$f"; done | median)
 
-step "full sync of $sync_keys keys"
-start_node sync-master slotkv --key-estimate "$sync_keys"
-m=$node_port
-start_node sync-replica slotkv --key-estimate "$sync_keys"
-r=$node_port
-python3 scripts/gen-scale-load.py --keys "$sync_keys" | redis-cli -p "$m" --pipe >/dev/null
-python3 scripts/ping-probe.py --port "$m" >"$work/ping" &
-probe=$!
-start=$(date +%s.%N)
-link "$r" "$m"
-end=$(date +%s.%N)
-kill -TERM "$probe"
-wait "$probe" || true
-[ "$(redis-cli -p "$r" dbsize)" = "$sync_keys" ] || { echo "replica DBSIZE differs" >&2; exit 1; }
-sync_s=$(calc '%.2f' "$end - $start")
-sync_mb_s=$(calc '%.1f' "$sync_keys * 200 / 1e6 / ($end - $start)")
-sync_keys_s=$(calc '%.0f' "$sync_keys / ($end - $start)")
-read -r _ _ ping_p99 ping_max <"$work/ping"
+# full_sync <kind>: loads sync_keys keys into a fresh master of kind, links a fresh replica of
+# the same kind to it while scripts/ping-probe.py PINGs the master, and sets sync_s[kind],
+# ping_p99[kind] and ping_max[kind]; both nodes are stopped afterwards.
+declare -A sync_s ping_p99 ping_max
+full_sync() {
+  step "$1: full sync of $sync_keys keys"
+  local opts=() m r probe start end
+  [ "$1" = slotkv ] && opts=(--key-estimate "$sync_keys")
+  start_node "$1-sync-master" "$1" "${opts[@]}"
+  m=$node_port
+  start_node "$1-sync-replica" "$1" "${opts[@]}"
+  r=$node_port
+  local nodes=("${pids[@]: -2}")
+  python3 scripts/gen-scale-load.py --keys "$sync_keys" | redis-cli -p "$m" --pipe >/dev/null
+  python3 scripts/ping-probe.py --port "$m" >"$work/ping.$1" &
+  probe=$!
+  start=$(date +%s.%N)
+  link "$r" "$m"
+  end=$(date +%s.%N)
+  kill -TERM "$probe"
+  wait "$probe" || true
+  [ "$(redis-cli -p "$r" dbsize)" = "$sync_keys" ] || { echo "$1 replica DBSIZE differs" >&2; exit 1; }
+  sync_s[$1]=$(calc '%.2f' "$end - $start")
+  read -r _ _ "ping_p99[$1]" "ping_max[$1]" <"$work/ping.$1"
+  # SIGKILL: a redis replica refuses SIGTERM while it writes its first AOF after a sync.
+  kill -9 "${nodes[@]}"
+  wait "${nodes[@]}" 2>/dev/null || true
+}
+full_sync slotkv
+full_sync redis
+mb_s() { calc '%.1f' "$sync_keys * 200 / 1e6 / ${sync_s[$1]}"; }
+sync_mb_s=$(mb_s slotkv)
 
 s_alone=$(median <<<"${alone[slotkv]}") s_with=$(median <<<"${with[slotkv]}")
 r_alone=$(median <<<"${alone[redis]}") r_with=$(median <<<"${with[redis]}")
@@ -133,5 +147,7 @@ printf '| slotkv | %s | %s | %s |\n' "$s_alone" "$s_with" "$(calc '%.2f' "$s_wit
 printf '| redis-server | %s | %s | %s |\n' "$r_alone" "$r_with" "$(calc '%.2f' "$r_with / $r_alone")"
 echo "slotkv runs alone:${alone[slotkv]} with:${with[slotkv]}; redis alone:${alone[redis]} with:${with[redis]}"
 echo "replica lag (write on master -> visible on replica) p99 per round: $(cat "$work"/lag.* | awk '{printf "%s ", $3}')ms"
-echo "full sync: $sync_keys keys in ${sync_s}s = $sync_keys_s keys/s, $sync_mb_s MB/s of values; master PING during it p99 ${ping_p99} ms, max ${ping_max} ms"
-echo "RESULT set_with_replica_ratio=$(calc '%.2f' "$s_with / $s_alone") vs_redis_ratio=$(calc '%.2f' "$s_with / $r_with") full_sync_mb_s=$sync_mb_s lag_p99_ms=$lag_p99 ping_p99_during_sync_ms=$ping_p99"
+for kind in slotkv redis; do
+  echo "$kind full sync: $sync_keys keys in ${sync_s[$kind]}s = $(calc '%.0f' "$sync_keys / ${sync_s[$kind]}") keys/s, $(mb_s "$kind") MB/s of values; master PING during it p99 ${ping_p99[$kind]} ms, max ${ping_max[$kind]} ms"
+done
+echo "RESULT set_with_replica_ratio=$(calc '%.2f' "$s_with / $s_alone") vs_redis_ratio=$(calc '%.2f' "$s_with / $r_with") full_sync_mb_s=$sync_mb_s redis_full_sync_mb_s=$(mb_s redis) lag_p99_ms=$lag_p99 ping_p99_during_sync_ms=${ping_p99[slotkv]}"
