@@ -157,9 +157,10 @@ constexpr OptionDef kOptions[] = {
   {.name = "lua-time-limit", .type = T::kInt, .default_value = "5000", .runtime = true,
    .doc = "old name of busy-reply-threshold", .alias_of = "busy-reply-threshold"},
   {.name = "replicaof", .type = T::kString, .default_value = "",
-   .doc = "\"<host> <port>\": start as a replica of that master (REPLICAOF sets the role "
+   .doc = "<host> <port>: start as a replica of that master (REPLICAOF sets the role "
           "while running and keeps it in dir/replication.state, read at start when this is "
-          "empty)"},
+          "empty)",
+   .words = true},
   {.name = "slaveof", .type = T::kString, .default_value = "", .doc = "old name of replicaof",
    .alias_of = "replicaof"},
   {.name = "masterauth", .type = T::kString, .default_value = "", .runtime = true,
@@ -578,7 +579,9 @@ Status Config::Rewrite() const {
   std::lock_guard lock(mu_);
   auto render = [&](const OptionDef& def) {
     const std::string& v = values_[IndexOf(&def)];
-    bool plain = !v.empty() && v.find_first_of(" \t\"'\\") == std::string::npos;
+    if (def.words && v == def.default_value) return std::string();
+    const char* special = def.words ? "\t\"'\\" : " \t\"'\\";
+    bool plain = !v.empty() && v.find_first_of(special) == std::string::npos;
     if (plain) return std::string(def.name) + " " + v;
     std::string quoted = "\"";
     for (char c : v) {

@@ -36,6 +36,9 @@ struct OptionDef {
   int64_t max = INT64_MAX;
   bool no_effect = false;           // accepted for compatibility, changes nothing
   std::string_view alias_of = {};   // another name of that option (Redis's old names)
+  // The value is bare words (replicaof host port): CONFIG REWRITE writes them unquoted, as
+  // Redis does, and drops the line at the default value (a master has no replicaof line).
+  bool words = false;
   // kString with a grammar of its own: checks value and returns the new normalized value,
   // given the current one (an option may take a partial value, as Redis's
   // client-output-buffer-limit takes some classes only).

@@ -4,6 +4,7 @@
 
 #include <cstdio>
 #include <fstream>
+#include <iterator>
 #include <set>
 
 namespace slotkv::conf {
@@ -113,6 +114,27 @@ TEST_CASE("rewrite keeps the file's lines and adds changed options") {
   CHECK(first == "# mine");
   Config none;
   CHECK(none.Rewrite().IsNotSupported());
+  std::remove(path.c_str());
+}
+
+TEST_CASE("rewrite writes replicaof as Redis: bare words, no line for a master") {
+  std::string path = TempFile("port 7000\nslaveof 10.0.0.1 6379\n");
+  Config c;
+  REQUIRE(c.LoadFile(path).ok());
+  CHECK(c.Get("replicaof") == "10.0.0.1 6379");
+  const auto text = [&] {
+    std::ifstream in(path);
+    return std::string(std::istreambuf_iterator<char>(in), {});
+  };
+  REQUIRE(c.Set("replicaof", "127.0.0.1 7501").ok());
+  REQUIRE(c.Rewrite().ok());
+  CHECK(text() == "port 7000\nreplicaof 127.0.0.1 7501\n");
+  Config again;
+  REQUIRE(again.LoadFile(path).ok());
+  CHECK(again.Get("replicaof") == "127.0.0.1 7501");
+  REQUIRE(c.Set("replicaof", "").ok());  // REPLICAOF NO ONE
+  REQUIRE(c.Rewrite().ok());
+  CHECK(text().find("replicaof") == std::string::npos);
   std::remove(path.c_str());
 }
 

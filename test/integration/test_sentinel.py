@@ -633,9 +633,14 @@ def test_role_transaction_by_hand(topo):
             assert conn.command("PING") == Simple(b"PONG")  # SKIPME yes: the caller survives
             return got
 
+    def replicaof_lines():
+        with open(rep.conf) as f:
+            return [line.strip() for line in f if line.startswith(("replicaof", "slaveof"))]
+
     transaction("NO", "ONE")
     got = rep.role()
     assert got[0] == b"master", got
+    assert replicaof_lines() == []  # as Redis writes the file
     assert rep.cmd("SET", "t:promoted", "yes") == b"OK"
     # a promoted node stays a master across a restart (redis: no replicaof left in the file)
     rep.restart()
@@ -645,6 +650,7 @@ def test_role_transaction_by_hand(topo):
         assert rep.cmd("GET", "t:promoted") == b"yes"
 
     transaction("127.0.0.1", str(master.port))
+    assert replicaof_lines() == ["replicaof 127.0.0.1 %d" % master.port]
     wait_follows(rep, master)
     assert_same(master, rep)
     assert rep.cmd("EXISTS", "t:promoted") == 0
