@@ -127,7 +127,10 @@ full_sync() {
   end=$(date +%s.%N)
   kill -TERM "$probe"
   wait "$probe" || true
-  [ "$(redis-cli -p "$r" dbsize)" = "$sync_keys" ] || { echo "$1 replica DBSIZE differs" >&2; exit 1; }
+  if [ "$(redis-cli -p "$r" dbsize)" != "$sync_keys" ]; then
+    echo "$1 replica DBSIZE differs" >&2
+    exit 1
+  fi
   sync_s[$1]=$(calc '%.2f' "$end - $start")
   read -r _ _ "ping_p99[$1]" "ping_max[$1]" <"$work/ping.$1"
   # SIGKILL: a redis replica refuses SIGTERM while it writes its first AOF after a sync.
@@ -148,6 +151,12 @@ printf '| redis-server | %s | %s | %s |\n' "$r_alone" "$r_with" "$(calc '%.2f' "
 echo "slotkv runs alone:${alone[slotkv]} with:${with[slotkv]}; redis alone:${alone[redis]} with:${with[redis]}"
 echo "replica lag (write on master -> visible on replica) p99 per round: $(cat "$work"/lag.* | awk '{printf "%s ", $3}')ms"
 for kind in slotkv redis; do
-  echo "$kind full sync: $sync_keys keys in ${sync_s[$kind]}s = $(calc '%.0f' "$sync_keys / ${sync_s[$kind]}") keys/s, $(mb_s "$kind") MB/s of values; master PING during it p99 ${ping_p99[$kind]} ms, max ${ping_max[$kind]} ms"
+  keys_s=$(calc '%.0f' "$sync_keys / ${sync_s[$kind]}")
+  echo "$kind full sync: $sync_keys keys in ${sync_s[$kind]}s = $keys_s keys/s," \
+    "$(mb_s "$kind") MB/s of values; master PING during it p99 ${ping_p99[$kind]} ms," \
+    "max ${ping_max[$kind]} ms"
 done
-echo "RESULT set_with_replica_ratio=$(calc '%.2f' "$s_with / $s_alone") vs_redis_ratio=$(calc '%.2f' "$s_with / $r_with") full_sync_mb_s=$sync_mb_s redis_full_sync_mb_s=$(mb_s redis) lag_p99_ms=$lag_p99 ping_p99_during_sync_ms=${ping_p99[slotkv]}"
+echo "RESULT set_with_replica_ratio=$(calc '%.2f' "$s_with / $s_alone")" \
+  "vs_redis_ratio=$(calc '%.2f' "$s_with / $r_with") full_sync_mb_s=$sync_mb_s" \
+  "redis_full_sync_mb_s=$(mb_s redis) lag_p99_ms=$lag_p99" \
+  "ping_p99_during_sync_ms=${ping_p99[slotkv]}"
