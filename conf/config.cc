@@ -202,8 +202,9 @@ constexpr OptionDef kOptions[] = {
    .doc = "old name of min-replicas-max-lag", .max = INT32_MAX,
    .alias_of = "min-replicas-max-lag"},
   {.name = "repl-backlog-size", .type = T::kBytes, .default_value = "1048576", .runtime = true,
-   .doc = "bytes of committed writes each stream (database of a slot) keeps for replicas "
-          "that reconnect (CONTINUE instead of a full sync of that stream)", .min = 16384},
+   .doc = "bytes of committed writes the streams (databases of slots) keep for replicas "
+          "that reconnect (CONTINUE instead of a full sync of a stream), shared by them",
+   .min = 16384},
   {.name = "repl-sync-max-bytes-per-sec", .type = T::kBytes, .default_value = "0",
    .runtime = true,
    .doc = "a master's full syncs send at most this many bytes of keys and values a second, "

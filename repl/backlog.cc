@@ -9,7 +9,11 @@ void Backlog::Append(uint64_t offset, std::string frame) {
   bytes_ += frame.size();
   events_.push_back({offset, std::move(frame)});
   end_ = offset;
-  while (bytes_ > capacity_ && events_.size() > 1) {
+  TrimTo(capacity_);
+}
+
+void Backlog::TrimTo(size_t bytes) {
+  while (bytes_ > bytes && events_.size() > 1) {
     bytes_ -= events_.front().frame.size();
     start_ = events_.front().offset;
     events_.pop_front();

@@ -29,6 +29,8 @@ class Backlog {
   void Reset(uint64_t offset);
   // Changes the capacity (repl-backlog-size); trims at the next Append.
   void set_capacity(size_t capacity) { capacity_ = capacity; }
+  // Drops the oldest frames until it holds at most bytes (the newest frame stays).
+  void TrimTo(size_t bytes);
 
   // Whether a replica at offset can continue from here.
   bool Covers(uint64_t offset) const { return start_ <= offset && offset <= end_; }

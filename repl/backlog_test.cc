@@ -53,5 +53,20 @@ TEST_CASE("past its capacity a backlog drops the oldest frames and moves its sta
   CHECK(b.bytes() == 0);
 }
 
+TEST_CASE("a backlog trimmed to a share keeps its newest frames") {
+  Backlog b(0, 1000);
+  for (uint64_t i = 1; i <= 10; ++i) b.Append(i, std::string(10, 'x'));
+  REQUIRE(b.bytes() == 100);
+  b.TrimTo(35);
+  CHECK(b.bytes() == 30);
+  CHECK(b.start() == 7);
+  CHECK_FALSE(b.Covers(6));
+  CHECK(After(b, 7).size() == 3);
+  b.TrimTo(0);  // the newest frame stays
+  CHECK(b.bytes() == 10);
+  CHECK(b.Covers(9));
+  CHECK(After(b, 9).size() == 1);
+}
+
 }  // namespace
 }  // namespace slotkv::repl

@@ -418,10 +418,18 @@ void Master::Tick(int64_t timeout_s, bool ping) {
   for (int w = 0; w < ex.workers(); ++w) {
     ex.Post(w, [this, w, capacity] {
       const auto workers = static_cast<size_t>(state_->executor->workers());
+      // Over the shared budget: every stream keeps its share of it, in proportion to what it
+      // holds (a busy stream keeps the most).
+      const uint64_t total = backlog_bytes_.load();
+      const double keep = total > capacity ? static_cast<double>(capacity) / total : 1.0;
       for (size_t i = 0; i < streams_.size(); ++i) {
-        if ((i / databases_) % workers == static_cast<size_t>(w)) {
-          streams_[i]->backlog.set_capacity(capacity);
-        }
+        if ((i / databases_) % workers != static_cast<size_t>(w)) continue;
+        Backlog& backlog = streams_[i]->backlog;
+        backlog.set_capacity(capacity);
+        if (keep >= 1.0) continue;
+        const size_t before = backlog.bytes();
+        backlog.TrimTo(static_cast<size_t>(static_cast<double>(before) * keep));
+        backlog_bytes_ -= before - backlog.bytes();
       }
     });
   }

@@ -15,6 +15,11 @@
 // worker's full syncs take turns, one step per handler, so a client's request waits behind one
 // step at most.
 //
+// Backlogs: each stream keeps at most repl-backlog-size bytes of its latest frames, and all
+// of them together about that much: once a second (Tick), when they hold more, each keeps its
+// share in proportion to what it holds, so a busy stream keeps the most (Redis has one
+// backlog of repl-backlog-size).
+//
 // Replication ids (as Redis's): `replid` names the history this node's streams continue;
 // after a promotion the old one is `replid2`, accepted up to the offsets the streams had then
 // (second offsets), so the other replicas of the old master continue here.

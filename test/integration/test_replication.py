@@ -860,6 +860,35 @@ def test_backlog_overflow_resyncs_only_the_streams_that_fell_out():
 
 
 @pytest.mark.slotkv_only
+def test_backlogs_share_repl_backlog_size(servers):
+    """Streams hold about repl-backlog-size together (trimmed once a second, each keeping a
+    share in proportion to what it holds), not that much each; a replica that was away briefly
+    still continues."""
+    master = start_server(["--repl-backlog-size", "65536"])
+    rep = servers()
+    try:
+        link(rep, master)
+        c = master.client()
+        # ~1 MB over every slot and two databases (random bytes: nothing compresses)
+        for i in range(0, 2000, 100):
+            c.execute_command("MSET", *[v for k in range(i, i + 100)
+                                        for v in ("b:%d" % k, os.urandom(500))])
+        cmd(master, "SET", "other-db", os.urandom(500), db=1)
+        assert wait_until(lambda: int(info(master)["repl_backlog_histlen"]) <= 2 * 65536,
+                          timeout=5), info(master)
+        assert rep.stop() == 0
+        c.execute_command("SET", "b:0", "changed")
+        before = len(rep.log())
+        rep.start()
+        wait_linked(rep, master)
+        assert cmd(rep, "GET", "b:0") == b"changed"
+        assert "FULL" not in rep.log()[before:], rep.log()[before:][-3000:]
+        c.connection_pool.disconnect()
+    finally:
+        master.cleanup()
+
+
+@pytest.mark.slotkv_only
 def test_admin_api_and_metrics_show_the_replicas(servers):
     http_port = free_port()
     master = start_server(["--http-port", http_port, "--http-bind", "127.0.0.1"])
