@@ -55,12 +55,18 @@ struct CachedValue {
   std::string value;
 };
 
-// A key of a bucket as a scan sees it: its cell overlaid with its group map entry.
+// A key of a bucket as a scan sees it: its cell, or its group map entry when the map holds a
+// newer write (its value then in the log at pos).
 struct LiveKey {
   std::string key;
-  uint64_t hash;
-  ValueType type;
-  int64_t expire_at_ms;
+  uint64_t hash = 0;
+  uint8_t type_tag = 0;  // as stored: kCompressedTag kept
+  int64_t expire_at_ms = 0;
+  uint64_t seq = 0;
+  bool in_log = false;      // a map entry
+  wal::LogPos pos{};        // in_log: where its record is
+  bool is_pointer = false;  // a cell whose payload is a chunk pointer, else its inline value
+  std::string payload{};
 };
 
 struct Slot::Impl {
@@ -249,8 +255,8 @@ struct Slot::Impl {
   // Replay of a GroupFlushed mark: drops group g's entries logged before `flushing`, the
   // position of the group's latest kGroupFlushing record (see slot_flush.cc).
   void DropFlushed(uint32_t g, const wal::LogPos& flushing);
-  // Fills *live with bucket b's keys that exist now; expired ones too when with_expired.
-  Status BucketKeys(uint32_t b, bool with_expired, std::vector<LiveKey>* live);
+  // Appends bucket b's live keys (not expired) to *live: Scan's and ScanStored's walk.
+  Status BucketKeys(uint32_t b, std::vector<LiveKey>* live);
   // Whether group g has reached its flush threshold (entries per page, or bytes).
   bool NeedsFlush(uint32_t g) const;
   // Empties group g, its map's memory leaving map_bytes.

@@ -16,21 +16,32 @@ constexpr size_t kExpiryPassPerVisit = 256;
 
 }  // namespace
 
-Status Slot::Impl::BucketKeys(uint32_t b, bool with_expired, std::vector<LiveKey>* live) {
+Status Slot::Impl::BucketKeys(uint32_t b, std::vector<LiveKey>* live) {
   std::vector<keybucket::Cell> cells;
-  SLOTKV_RETURN_IF_ERROR(buckets->ReadBucket(b, &cells));
+  if (buckets->bucket_cell_count(b) > 0) SLOTKV_RETURN_IF_ERROR(buckets->ReadBucket(b, &cells));
   const Group& group = groups[GroupOfBucket(b)];
   for (keybucket::Cell& cell : cells) {
     if (group.map.Find(cell.key, cell.hash)) continue;  // the map holds a newer write
-    if (!with_expired && Expired(cell.expire_at_ms)) continue;
-    live->push_back({std::move(cell.key), cell.hash,
-                     TypeOf(static_cast<ValueType>(cell.type_tag)), cell.expire_at_ms});
+    if (Expired(cell.expire_at_ms)) continue;
+    live->push_back({.key = std::move(cell.key),
+                     .hash = cell.hash,
+                     .type_tag = cell.type_tag,
+                     .expire_at_ms = cell.expire_at_ms,
+                     .seq = cell.seq,
+                     .is_pointer = cell.is_pointer,
+                     .payload = std::move(cell.payload)});
   }
+  if (group.map.empty()) return Status::OK();
   group.map.ForEach([&](std::string_view key, uint64_t hash, const MapEntry& entry) {
     if (entry.tombstone || buckets->BucketOf(hash) != b) return;
-    if (!with_expired && Expired(entry.expire_at_ms)) return;
-    live->push_back(
-        {std::string(key), hash, TypeOf(static_cast<ValueType>(entry.type)), entry.expire_at_ms});
+    if (Expired(entry.expire_at_ms)) return;
+    live->push_back({.key = std::string(key),
+                     .hash = hash,
+                     .type_tag = entry.type,
+                     .expire_at_ms = entry.expire_at_ms,
+                     .seq = entry.seq,
+                     .in_log = true,
+                     .pos = entry.pos});
   });
   return Status::OK();
 }
@@ -48,8 +59,10 @@ Result<ScanResult> Slot::Scan(uint64_t cursor, size_t count) {
       continue;
     }
     live.clear();
-    SLOTKV_RETURN_IF_ERROR(s.BucketKeys(static_cast<uint32_t>(b), false, &live));
-    for (LiveKey& k : live) result.items.push_back({std::move(k.key), k.type});
+    SLOTKV_RETURN_IF_ERROR(s.BucketKeys(static_cast<uint32_t>(b), &live));
+    for (LiveKey& k : live) {
+      result.items.push_back({std::move(k.key), TypeOf(static_cast<ValueType>(k.type_tag))});
+    }
     ++b;
   }
   result.next_cursor = b < buckets ? b : 0;
@@ -73,37 +86,27 @@ Result<StoredScan> Slot::ScanStored(uint64_t cursor, size_t count) {
   std::vector<chunk::ValuePtr> ptrs;
   std::vector<size_t> in_log;
   std::vector<wal::LogPos> positions;
-  std::vector<keybucket::Cell> cells;
+  std::vector<LiveKey> live;
   uint64_t b = cursor;
   while (b < buckets && result.items.size() < want) {
-    const auto bucket = static_cast<uint32_t>(b++);
-    const Group& group = s.groups[s.GroupOfBucket(bucket)];
-    cells.clear();
-    if (s.buckets->bucket_cell_count(bucket) > 0) {
-      SLOTKV_RETURN_IF_ERROR(s.buckets->ReadBucket(bucket, &cells));
-    }
-    for (keybucket::Cell& cell : cells) {
-      if (group.map.Find(cell.key, cell.hash) || s.Expired(cell.expire_at_ms)) continue;
-      if (cell.is_pointer) {
+    live.clear();
+    SLOTKV_RETURN_IF_ERROR(s.BucketKeys(static_cast<uint32_t>(b++), &live));
+    for (LiveKey& k : live) {
+      if (k.in_log) {
+        in_log.push_back(result.items.size());
+        positions.push_back(k.pos);
+      } else if (k.is_pointer) {
         chunk::ValuePtr ptr;
-        if (!chunk::DecodeValuePtr(cell.payload, &ptr)) {
-          return Status::Corruption("bad value pointer in the cell of key " + cell.key);
+        if (!chunk::DecodeValuePtr(k.payload, &ptr)) {
+          return Status::Corruption("bad value pointer in the cell of key " + k.key);
         }
         in_chunks.push_back(result.items.size());
         ptrs.push_back(ptr);
-        cell.payload.clear();
+        k.payload.clear();
       }
-      result.items.push_back({std::move(cell.key), std::move(cell.payload), cell.type_tag,
-                              cell.expire_at_ms, cell.seq});
+      result.items.push_back(
+          {std::move(k.key), std::move(k.payload), k.type_tag, k.expire_at_ms, k.seq});
     }
-    if (group.map.empty()) continue;
-    group.map.ForEach([&](std::string_view key, uint64_t hash, const MapEntry& entry) {
-      if (entry.tombstone || s.buckets->BucketOf(hash) != bucket) return;
-      if (s.Expired(entry.expire_at_ms)) return;
-      in_log.push_back(result.items.size());
-      positions.push_back(entry.pos);
-      result.items.push_back({std::string(key), {}, entry.type, entry.expire_at_ms, entry.seq});
-    });
   }
   result.next_cursor = b < buckets ? b : 0;
 
@@ -136,16 +139,14 @@ Status Slot::Impl::ExpiredKeys(uint32_t b, std::vector<LiveKey>* doomed) {
       if (cell.expire_at_ms == 0) continue;
       any_ttl = true;
       if (!Expired(cell.expire_at_ms) || group.map.Find(cell.key, cell.hash)) continue;
-      doomed->push_back({std::move(cell.key), cell.hash,
-                         TypeOf(static_cast<ValueType>(cell.type_tag)), cell.expire_at_ms});
+      doomed->push_back({.key = std::move(cell.key), .hash = cell.hash});
     }
     if (!any_ttl) buckets->ClearTtl(b);
   }
   if (MapTurn(b)) {
     group.map.ForEach([&](std::string_view key, uint64_t hash, const MapEntry& entry) {
       if (entry.tombstone || !Expired(entry.expire_at_ms)) return;
-      doomed->push_back(
-          {std::string(key), hash, TypeOf(static_cast<ValueType>(entry.type)), entry.expire_at_ms});
+      doomed->push_back({.key = std::string(key), .hash = hash});
     });
   }
   return Status::OK();
