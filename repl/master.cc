@@ -287,8 +287,8 @@ void Master::AppendDicts(Feed& feed, int w, std::string* out) {
   uint32_t& sent = feed.dicts_sent[static_cast<size_t>(w)];
   for (const uint32_t published = dicts->published(); sent < published; ++sent) {
     const uint32_t id = dicts->PublishedId(sent);
-    std::string group;
-    std::string bytes;
+    std::string_view group;
+    std::string_view bytes;
     if (!dicts->Export(id, &group, &bytes).ok()) continue;  // published: never happens
     *out += EncodeFrame({"DICT", std::to_string(id), group, bytes});
   }
@@ -522,10 +522,7 @@ bool Master::Continues(const std::string& id, size_t stream, uint64_t offset) co
   return !replid2_.empty() && id == replid2_ && offset <= second_offsets_[stream];
 }
 
-void Master::Suspend(uint32_t s, uint32_t db) {
-  streams_[Index(s, db)]->suspended = true;
-  CloseFeeds();  // chained replicas: a stream of theirs loses its history, they start over
-}
+void Master::Suspend(uint32_t s, uint32_t db) { streams_[Index(s, db)]->suspended = true; }
 
 void Master::Resume(uint32_t s, uint32_t db, uint64_t offset) {
   Stream& st = *streams_[Index(s, db)];

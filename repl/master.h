@@ -118,8 +118,7 @@ class Master : public command::StreamListener {
   bool Continues(const std::string& id, size_t stream, uint64_t offset) const;
 
   // A stream being full-synced on this node (a replica's): its units are not history a
-  // replica of ours could continue from until Resume, which restarts its backlog at offset;
-  // our replicas (chained) are disconnected, and sync again once this node's link is up.
+  // replica of ours could continue from until Resume, which restarts its backlog at offset.
   // On the owner.
   void Suspend(uint32_t s, uint32_t db);
   void Resume(uint32_t s, uint32_t db, uint64_t offset);

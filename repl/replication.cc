@@ -203,6 +203,9 @@ void Replication::StartLink() {
     state_->executor->Post(0, [this] { PromoteForFailover(); });
   };
   options.on_partial = [this](bool partial) {
+    // Our replicas (chained) lose the history of the streams synced in full: they start
+    // over, and link again once this node's link is up.
+    if (partial) master_->CloseFeeds();
     std::lock_guard lock(mu_);
     if (partial_data_ == partial) return;
     partial_data_ = partial;

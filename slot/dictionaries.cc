@@ -61,7 +61,6 @@ struct Dictionaries::Dict {
   uint32_t id = 0;
   std::string group;
   std::string bytes;            // the dictionary; cdict and ddict refer to it (no copies)
-  uint64_t hash = 0;            // KeyHash(bytes): Adopt's look-up
   ZSTD_CDict* cdict = nullptr;  // nullptr for id 0 (plain zstd)
   ZSTD_DDict* ddict = nullptr;
   std::atomic<uint64_t> values{0};
@@ -307,7 +306,6 @@ std::unique_ptr<Dictionaries::Dict> Dictionaries::MakeDict(uint32_t id, std::str
   d->id = id;
   d->group = std::move(group);
   d->bytes = std::move(bytes);
-  d->hash = KeyHash(d->bytes);
   d->cdict = ZSTD_createCDict_byReference(d->bytes.data(), d->bytes.size(), options_.level);
   d->ddict = ZSTD_createDDict_byReference(d->bytes.data(), d->bytes.size());
   if (!d->cdict || !d->ddict) return nullptr;
@@ -329,13 +327,13 @@ Result<uint32_t> Dictionaries::Publish(std::string group, std::string dict_bytes
     if (next_id_ >= kMaxDicts) return Status::InvalidArgument("too many dictionaries");
     id = next_id_++;
   }
-  std::unique_ptr<Dict> d = MakeDict(id, group, dict_bytes);
+  std::unique_ptr<Dict> d = MakeDict(id, std::move(group), std::move(dict_bytes));
   if (!d) return Status::InvalidArgument("zstd refused the dictionary");
   if (options_.fs) {
     std::string file(kMagic);
     PutFixed32(&file, id);
-    PutLengthPrefixed(&file, group);
-    PutLengthPrefixed(&file, dict_bytes);
+    PutLengthPrefixed(&file, d->group);
+    PutLengthPrefixed(&file, d->bytes);
     PutFixed64(&file, KeyHash(file));
     Fs& fs = *options_.fs;
     const std::string path = DictPath(options_.dir, id);
@@ -349,12 +347,13 @@ Result<uint32_t> Dictionaries::Publish(std::string group, std::string dict_bytes
   }
   // Durable first, then visible: no value names a dictionary a crash could lose.
   std::unique_lock lock(groups_mu_);
-  groups_[group] = GroupDict{.id = id, .final = final};
+  groups_[d->group] = GroupDict{.id = id, .final = final};
   Show(std::move(d));
   return id;
 }
 
-Status Dictionaries::Export(uint32_t id, std::string* group, std::string* bytes) const {
+Status Dictionaries::Export(uint32_t id, std::string_view* group,
+                            std::string_view* bytes) const {
   const Dict* d = id < kMaxDicts ? dicts_[id].load(std::memory_order_acquire) : nullptr;
   if (!d || id == 0) return Status::NotFound("no dictionary " + std::to_string(id));
   *group = d->group;
@@ -363,11 +362,10 @@ Status Dictionaries::Export(uint32_t id, std::string* group, std::string* bytes)
 }
 
 Result<uint32_t> Dictionaries::Adopt(std::string_view group, std::string_view bytes) {
-  const uint64_t hash = KeyHash(bytes);
   {
     std::shared_lock lock(groups_mu_);
     for (const std::unique_ptr<Dict>& d : owned_) {
-      if (d->id != 0 && d->hash == hash && d->bytes == bytes) return d->id;
+      if (d->id != 0 && d->bytes == bytes) return d->id;
     }
   }
   return Publish(std::string(group), std::string(bytes), true);

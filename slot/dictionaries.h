@@ -128,8 +128,9 @@ class Dictionaries {
   // that was told the first published() ids when the value was made was told its id.
   uint32_t published() const { return published_.load(std::memory_order_acquire); }
   uint32_t PublishedId(uint32_t k) const { return order_[k].load(std::memory_order_relaxed); }
-  // The group and bytes of dictionary id; NotFound when none is published under it.
-  Status Export(uint32_t id, std::string* group, std::string* bytes) const;
+  // The group and bytes of dictionary id (views, valid as long as this); NotFound when none
+  // is published under it.
+  Status Export(uint32_t id, std::string_view* group, std::string_view* bytes) const;
   // Makes a dictionary another node exported one of ours: the id of an identical one already
   // here, else a new id, on disk (as a trained one) before it is returned. It becomes its
   // group's dictionary for later writes. InvalidArgument when zstd refuses it or no id is left.

@@ -170,8 +170,8 @@ TEST_CASE("dictionaries: another node's dictionary is adopted once, values rebas
   REQUIRE(StoredDictId(stored, &named));
   CHECK(named == id);
 
-  std::string group;
-  std::string bytes;
+  std::string_view group;  // views into master's dictionary
+  std::string_view bytes;
   REQUIRE(master->Export(id, &group, &bytes).ok());
   CHECK(group == "user");
   CHECK(master->Export(0, &group, &bytes).IsNotFound());
