@@ -168,7 +168,7 @@ void Worker::ExpireStep() {
   // A replica's keys expire by its master's deletes (reads already treat them as missing).
   if (state.replication != nullptr && state.replication->is_replica()) return;
   // Paused clients pause expiry too (as Redis): the dataset holds still, e.g. for FAILOVER.
-  if (state.pause != nullptr &&
+  if (state.pause != nullptr && state.pause->active() &&
       state.pause->Mode(state.keyspace->clock()->MonotonicUs() / 1000) !=
           command::PauseMode::kNone) {
     return;

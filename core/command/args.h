@@ -39,6 +39,19 @@ inline std::optional<int64_t> IntArg(std::string_view arg, Reply& reply) {
   return v;
 }
 
+// A timeout in milliseconds (WAIT, CLIENT PAUSE), as Redis's getTimeoutFromObjectOrReply
+// reads one: an integer, not negative. nullopt after replying the error.
+inline std::optional<int64_t> MsTimeoutArg(std::string_view arg, Reply& reply) {
+  std::optional<int64_t> ms = ParseInt64(arg);
+  if (!ms) {
+    reply.Error(kErrTimeoutNotInteger);
+  } else if (*ms < 0) {
+    reply.Error(kErrTimeoutNegative);
+    return std::nullopt;
+  }
+  return ms;
+}
+
 // The options of HSCAN/SSCAN over one collection value, from args[first]: COUNT n (n >= 1,
 // else a syntax error) and MATCH pattern. False after replying the error; *pattern is unset
 // for no MATCH or a lone "*" (Redis skips matching then, so "*" also matches "").

@@ -26,9 +26,6 @@
 namespace slotkv::command {
 namespace {
 
-constexpr std::string_view kErrTimeoutNotFloat = "ERR timeout is not a float or out of range";
-constexpr std::string_view kErrTimeoutNegative = "ERR timeout is negative";
-constexpr std::string_view kErrTimeoutRange = "ERR timeout is out of range";
 constexpr std::string_view kErrUnblocked = "UNBLOCKED client unblocked via CLIENT UNBLOCK";
 // Waits longer than this (about 35 years) get no timer: they end with the connection.
 constexpr int64_t kMaxTimerMs = int64_t{1} << 40;

@@ -5,20 +5,25 @@
 namespace slotkv::command {
 
 void ClientPause::Pause(PausePurpose purpose, PauseMode mode, int64_t end_ms) {
-  Slot& p = purposes_[static_cast<size_t>(purpose)];
+  Purpose& p = purposes_[static_cast<size_t>(purpose)];
   p.mode.store(static_cast<int>(mode));
   if (p.end_ms.load() < end_ms) p.end_ms.store(end_ms);
 }
 
 void ClientPause::Unpause(PausePurpose purpose) {
-  Slot& p = purposes_[static_cast<size_t>(purpose)];
+  Purpose& p = purposes_[static_cast<size_t>(purpose)];
   p.mode.store(0);
   p.end_ms.store(0);
 }
 
+bool ClientPause::active() const {
+  return std::any_of(purposes_.begin(), purposes_.end(),
+                     [](const Purpose& p) { return p.mode.load() != 0; });
+}
+
 PauseMode ClientPause::Mode(int64_t now_ms) const {
   int mode = 0;
-  for (const Slot& p : purposes_) {
+  for (const Purpose& p : purposes_) {
     if (p.end_ms.load() > now_ms) mode = std::max(mode, p.mode.load());
   }
   return static_cast<PauseMode>(mode);

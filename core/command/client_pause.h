@@ -32,6 +32,9 @@ class ClientPause {
   // Redis's pauseClients: the mode replaces the purpose's, an earlier end does not.
   void Pause(PausePurpose purpose, PauseMode mode, int64_t end_ms);
   void Unpause(PausePurpose purpose);
+  // Whether a pause was set and not unpaused (a CLIENT PAUSE may have timed out since): the
+  // check per request, before the clock is read.
+  bool active() const;
   // The strictest pause in force at now_ms.
   PauseMode Mode(int64_t now_ms) const;
   // Whether spec (for EXEC: queued, the transaction's commands) waits at now_ms.
@@ -39,11 +42,11 @@ class ClientPause {
              int64_t now_ms) const;
 
  private:
-  struct Slot {
+  struct Purpose {
     std::atomic<int64_t> end_ms{0};
     std::atomic<int> mode{0};
   };
-  std::array<Slot, 2> purposes_;
+  std::array<Purpose, 2> purposes_;
 };
 
 }  // namespace slotkv::command

@@ -411,15 +411,8 @@ void ClientPauseCommand(AsyncContext& ctx) {
       return;
     }
   }
-  std::optional<int64_t> timeout = ParseInt64(ctx.args[2]);
-  if (!timeout) {
-    ctx.reply.Error("ERR timeout is not an integer or out of range");
-    return;
-  }
-  if (*timeout < 0) {
-    ctx.reply.Error("ERR timeout is negative");
-    return;
-  }
+  std::optional<int64_t> timeout = MsTimeoutArg(ctx.args[2], ctx.reply);
+  if (!timeout) return;
   const int64_t now_ms = ctx.server.keyspace->clock()->MonotonicUs() / 1000;
   const int64_t end_ms = *timeout > ClientPause::kForever - now_ms ? ClientPause::kForever
                                                                      : now_ms + *timeout;

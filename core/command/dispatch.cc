@@ -114,7 +114,7 @@ Admission Admit(ServerState& server, ClientState& client, std::vector<std::strin
   a.full_name = CommandTable::FullName(*spec, args);
   // As Redis's processCommand: a paused command waits (CLIENT PAUSE, FAILOVER) before it is
   // queued or run; replicas' links never do.
-  if (server.pause != nullptr && !client.replica &&
+  if (server.pause != nullptr && server.pause->active() && !client.replica &&
       server.pause->Holds(*spec, client.queued, server.keyspace->clock()->MonotonicUs() / 1000)) {
     a.paused = true;
     return a;

@@ -65,6 +65,10 @@ inline constexpr std::string_view kErrReplyTooBig =
 inline constexpr std::string_view kErrStringTooLong =
     "ERR string exceeds maximum allowed size (proto-max-bulk-len)";
 inline constexpr std::string_view kErrTimeoutNotFloat = "ERR timeout is not a float or out of range";
+inline constexpr std::string_view kErrTimeoutNotInteger =
+    "ERR timeout is not an integer or out of range";
+inline constexpr std::string_view kErrTimeoutNegative = "ERR timeout is negative";
+inline constexpr std::string_view kErrTimeoutRange = "ERR timeout is out of range";
 inline constexpr std::string_view kErrKeyTooLong = "ERR key too long (slotkv keeps keys up to 2048 bytes)";
 inline constexpr std::string_view kErrExpireOptions =
     "ERR NX and XX, GT or LT options at the same time are not compatible";

@@ -36,15 +36,8 @@ Task Role(AsyncContext& ctx) {
 Task Wait(AsyncContext& ctx) {
   std::optional<int64_t> replicas = IntArg(ctx.args[1], ctx.reply);
   if (!replicas) co_return;
-  std::optional<int64_t> timeout = ParseInt64(ctx.args[2]);
-  if (!timeout) {
-    ctx.reply.Error("ERR timeout is not an integer or out of range");
-    co_return;
-  }
-  if (*timeout < 0) {
-    ctx.reply.Error("ERR timeout is negative");
-    co_return;
-  }
+  std::optional<int64_t> timeout = MsTimeoutArg(ctx.args[2], ctx.reply);
+  if (!timeout) co_return;
   if (ctx.server.replication == nullptr) {
     ctx.reply.Integer(0);
     co_return;
