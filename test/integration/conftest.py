@@ -433,6 +433,16 @@ def make_server():
 
 
 @pytest.fixture
+def servers():
+    """Factory for servers a single test starts (repl_util.Servers: against redis with the
+    replication suites' option), all stopped when the test ends."""
+    from repl_util import Servers  # repl_util imports this module
+    made = Servers()
+    yield made
+    made.cleanup()
+
+
+@pytest.fixture
 def r(server):
     """Raw-reply bytes client on a flushed server (db 0)."""
     if not server.running():

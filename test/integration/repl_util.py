@@ -1,18 +1,43 @@
-"""Helpers of the replication suites (test_replication.py, test_replication_compression.py):
-commands on a started server, INFO as pairs, linking a replica and waiting for it, and comparing
-two servers' string keys."""
+"""Helpers of the replication suites (test_replication*.py, test_sentinel.py): servers a test
+starts (Servers, behind conftest's `servers` fixture), commands on a started server, INFO as pairs, linking a replica
+and waiting for it, and comparing two servers' string keys."""
 
 import re
 
 import redis
 
-from conftest import string_dump, wait_until
+from conftest import is_redis, start_server, string_dump, wait_until
 
 SYNC_TIMEOUT = 30.0      # a full sync or a reconnect, on a loaded 2-core machine
+# Against redis the servers run with `repl-diskless-sync-delay 0` (Redis 7 waits 5 s before
+# each full sync by default, for more replicas to join it); slotkv gets no extra options.
+SERVER_ARGS = ["--repl-diskless-sync-delay", "0"] if is_redis() else []
 
 
-def cmd(server, *args, db=0):
-    c = server.client(db=db)
+def start(data_dir=None, port=None):
+    return start_server(SERVER_ARGS, data_dir, port)
+
+
+class Servers:
+    """Servers a single test starts: all cleaned up when it ends (a module holds few at once)."""
+
+    def __init__(self):
+        self.made = []
+
+    def __call__(self):
+        s = start()
+        self.made.append(s)
+        return s
+
+    def cleanup(self):
+        for s in self.made:
+            s.cleanup()
+
+
+
+def cmd(server, *args, db=0, **client_args):
+    """One command on a connection of its own (client_args: redis-py's, e.g. socket_timeout)."""
+    c = server.client(db=db, **client_args)
     try:
         return c.execute_command(*args)
     finally:

@@ -29,8 +29,8 @@ import redis
 
 from conftest import (Error, Simple, arity, err, free_port, is_redis, is_redis_aof, scan_keys,
                       start_server, wait_until)
-from repl_util import (SYNC_TIMEOUT, assert_same_strings, cmd, info, info_pairs, link,
-                       replicaof, role, safe, wait_linked)
+from repl_util import (SERVER_ARGS, SYNC_TIMEOUT, assert_same_strings, cmd, info, info_pairs,
+                       link, replicaof, role, safe, start, wait_linked)
 
 READONLY = "READONLY You can't write against a read only replica."
 BAD_PORT = "ERR Invalid master port"
@@ -45,39 +45,9 @@ PRELOAD_DBS = (0, 3, 7)
 MANY = 3000
 BIG = 1 << 20
 
-# Only redis needs an option (see the docstring); the tests are the same for both servers.
-SERVER_ARGS = ["--repl-diskless-sync-delay", "0"] if is_redis() else []
-
 
 # ---------------------------------------------------------------------------------------------
 # helpers
-
-
-def start(data_dir=None, port=None):
-    return start_server(SERVER_ARGS, data_dir, port)
-
-
-class Servers:
-    """Servers a single test starts: all cleaned up when it ends (a module holds few at once)."""
-
-    def __init__(self):
-        self.made = []
-
-    def __call__(self):
-        s = start()
-        self.made.append(s)
-        return s
-
-    def cleanup(self):
-        for s in self.made:
-            s.cleanup()
-
-
-@pytest.fixture
-def servers():
-    made = Servers()
-    yield made
-    made.cleanup()
 
 
 def snapshot(server, dbs=DBS):

@@ -10,26 +10,18 @@ import json
 
 import pytest
 
-from conftest import is_redis, start_server, wait_until
+from conftest import wait_until
 from repl_util import (SYNC_TIMEOUT, assert_same_strings, cmd, info, link, replicaof, role,
-                       wait_linked)
-
-SERVER_ARGS = ["--repl-diskless-sync-delay", "0"] if is_redis() else []
+                       start, wait_linked)
 
 
 @pytest.fixture
-def chain():
+def chain(servers):
     """master <- middle <- leaf, linked in that order."""
-    made = []
-    try:
-        master, middle, leaf = [start_server(SERVER_ARGS) for _ in range(3)]
-        made += [master, middle, leaf]
-        link(middle, master)
-        link(leaf, middle)
-        yield master, middle, leaf
-    finally:
-        for s in made:
-            s.cleanup()
+    master, middle, leaf = servers(), servers(), servers()
+    link(middle, master)
+    link(leaf, middle)
+    return master, middle, leaf
 
 
 def value(i):
@@ -83,7 +75,7 @@ def test_the_leaf_follows_while_the_middle_one_loses_its_master(chain):
 
 def test_a_new_leaf_syncs_only_once_its_master_is_linked(chain):
     master, middle, leaf = chain
-    fresh = start_server(SERVER_ARGS)
+    fresh = start()
     try:
         assert cmd(middle, "REPLICAOF", "NO", "ONE") == b"OK"
         cmd(middle, "SET", "promoted", "1")  # history of its own now

@@ -14,7 +14,7 @@ import json
 
 import pytest
 
-from conftest import start_server, string_dump, wait_until
+from conftest import string_dump, wait_until
 from repl_util import SYNC_TIMEOUT, assert_same_strings, cmd, info, link, role, wait_linked
 
 pytestmark = pytest.mark.slotkv_only
@@ -61,22 +61,8 @@ def check_values(server, groups):
             assert data.get(key) == value(group, i).encode(), (server.port, key, data.get(key))
 
 
-@pytest.fixture
-def made():
-    servers = []
-
-    def make(*args):
-        s = start_server(list(args))
-        servers.append(s)
-        return s
-
-    yield make
-    for s in servers:
-        s.cleanup()
-
-
-def test_streamed_values_of_trained_dictionaries_read_back_on_replicas(made):
-    master, rep = made(), made()
+def test_streamed_values_of_trained_dictionaries_read_back_on_replicas(servers):
+    master, rep = servers(), servers()
     link(rep, master)
     train(master, "user")
     write(master, "user", 3000, 5000)  # compressed with the trained dictionary
@@ -89,8 +75,8 @@ def test_streamed_values_of_trained_dictionaries_read_back_on_replicas(made):
     assert dictionaries(rep) == dictionaries(master)
 
 
-def test_full_sync_to_a_replica_with_dictionaries_of_its_own(made):
-    master, rep = made(), made()
+def test_full_sync_to_a_replica_with_dictionaries_of_its_own(servers):
+    master, rep = servers(), servers()
     # The replica trained a dictionary first: the master's get other ids there.
     train(rep, "cart")
     train(master, "user")
@@ -111,8 +97,8 @@ def test_full_sync_to_a_replica_with_dictionaries_of_its_own(made):
     assert dictionaries(rep) == dictionaries(master) + 1
 
 
-def test_promoted_replica_compresses_with_adopted_dictionaries_and_syncs_its_replica(made):
-    master, rep, other = made(), made(), made()
+def test_promoted_replica_compresses_with_adopted_dictionaries_and_syncs_its_replica(servers):
+    master, rep, other = servers(), servers(), servers()
     train(other, "cart")  # the next replica's ids differ too
     train(master, "user")
     link(rep, master)

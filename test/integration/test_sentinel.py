@@ -38,6 +38,7 @@ import pytest
 import redis
 from redis.sentinel import Sentinel
 
+import repl_util
 from conftest import (REDIS_BIN, SERVER, Error, RawRedis, Server, Simple, free_port, is_redis,
                       read_log, string_dump, wait_until)
 
@@ -87,11 +88,7 @@ class Node(Server):
         return super().client(decode=decode, parsed=parsed, **kwargs)
 
     def cmd(self, *args, timeout=10):
-        c = self.client(socket_timeout=timeout)
-        try:
-            return c.execute_command(*args)
-        finally:
-            c.connection_pool.disconnect()
+        return repl_util.cmd(self, *args, socket_timeout=timeout)
 
     def info(self, section="replication"):
         out = {}
