@@ -163,6 +163,20 @@ constexpr OptionDef kOptions[] = {
    .words = true},
   {.name = "slaveof", .type = T::kString, .default_value = "", .doc = "old name of replicaof",
    .alias_of = "replicaof"},
+  {.name = "zookeeper-connect", .type = T::kString, .default_value = "",
+   .doc = "host:port,... of ZooKeeper: the nodes elect a controller there, which fails the "
+          "master over; empty: no ZooKeeper (roles by REPLICAOF, or Sentinel)"},
+  {.name = "zookeeper-root", .type = T::kString, .default_value = "/slotkv/mymaster",
+   .doc = "the cluster's znode; its last part is the master's name for Sentinel clients"},
+  {.name = "zookeeper-session-timeout-ms", .type = T::kInt, .default_value = "10000",
+   .doc = "ZooKeeper session timeout asked for; a master out of touch for 2/3 of it stops "
+          "taking writes", .min = 100, .max = 600000},
+  {.name = "failover-down-after-ms", .type = T::kInt, .default_value = "5000",
+   .doc = "how long the master's znode must be gone (after its session expired) before "
+          "the controller promotes a replica", .max = 3600000},
+  {.name = "sentinel-port", .type = T::kInt, .default_value = "0",
+   .doc = "ZooKeeper mode: a second RESP port for Sentinel clients (SENTINEL ...); 0: port + "
+          "20000 (26379 for 6379)", .max = 65535},
   {.name = "masterauth", .type = T::kString, .default_value = "", .runtime = true,
    .doc = "password a replica gives its master (AUTH)"},
   {.name = "masteruser", .type = T::kString, .default_value = "", .runtime = true,

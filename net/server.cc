@@ -21,8 +21,10 @@ namespace slotkv::net {
 using boost::asio::ip::tcp;
 
 struct Server::Listener {
-  explicit Listener(boost::asio::io_context& io) : acceptor(io), signals(io, SIGINT, SIGTERM) {}
+  explicit Listener(boost::asio::io_context& io)
+      : acceptor(io), sentinel(io), signals(io, SIGINT, SIGTERM) {}
   tcp::acceptor acceptor;
+  tcp::acceptor sentinel;  // ZooKeeper mode's sentinel-port (closed otherwise)
   boost::asio::signal_set signals;
   std::mutex mu;
   std::condition_variable cv;
@@ -163,39 +165,47 @@ Result<std::unique_ptr<Server>> Server::Start(conf::Config* config, std::string 
   }
   if (install) SLOTKV_RETURN_IF_ERROR(install(st));
   s.listener_ = std::make_unique<Listener>(s.workers_[0]->io());
-  SLOTKV_RETURN_IF_ERROR(s.Listen());
+  SLOTKV_RETURN_IF_ERROR(s.Listen(s.listener_->acceptor, config->GetInt("port"), &s.port_));
   st.tcp_port = s.port_;
+  // ZooKeeper mode answers Sentinel's client commands, on a port of their own as Sentinel
+  // does (the same commands as the main port: it is the same server).
+  if (!config->Get("zookeeper-connect").empty()) {
+    int64_t port = config->GetInt("sentinel-port");
+    if (port == 0) port = s.port_ + 20000;
+    SLOTKV_RETURN_IF_ERROR(s.Listen(s.listener_->sentinel, port, &st.sentinel_port));
+  }
   s.listener_->signals.async_wait([&s](const boost::system::error_code& ec, int) {
     if (!ec) s.RequestShutdown();
   });
-  s.Accept();
+  s.Accept(&s.listener_->acceptor);
+  if (s.listener_->sentinel.is_open()) s.Accept(&s.listener_->sentinel);
   for (auto& w : s.workers_) w->Start();
   return server;
 }
 
-Status Server::Listen() {
+Status Server::Listen(tcp::acceptor& a, int64_t port, int* bound) {
   boost::system::error_code ec;
   auto address = boost::asio::ip::make_address(config_->Get("bind"), ec);
   if (ec) return Status::InvalidArgument("bind '" + config_->Get("bind") + "': " + ec.message());
-  tcp::endpoint endpoint(address, static_cast<unsigned short>(config_->GetInt("port")));
-  tcp::acceptor& a = listener_->acceptor;
+  tcp::endpoint endpoint(address, static_cast<unsigned short>(port));
   a.open(endpoint.protocol(), ec);
   if (!ec) a.set_option(tcp::acceptor::reuse_address(true), ec);
   if (!ec) a.bind(endpoint, ec);
   if (!ec) a.listen(511, ec);
   if (ec) {
-    return Status::IOError("listen on " + config_->Get("bind") + ":" +
-                           config_->Get("port") + ": " + ec.message());
+    return Status::IOError("listen on " + config_->Get("bind") + ":" + std::to_string(port) +
+                           ": " + ec.message());
   }
-  port_ = a.local_endpoint().port();
+  *bound = a.local_endpoint().port();
   return Status::OK();
 }
 
-void Server::Accept() {
+void Server::Accept(tcp::acceptor* acceptor) {
   Worker* target = workers_[next_worker_].get();
   next_worker_ = (next_worker_ + 1) % workers_.size();
-  listener_->acceptor.async_accept(
-      target->io(), [this, target](const boost::system::error_code& ec, tcp::socket socket) {
+  acceptor->async_accept(
+      target->io(),
+      [this, target, acceptor](const boost::system::error_code& ec, tcp::socket socket) {
         if (ec == boost::asio::error::operation_aborted) return;
         if (ec) {
           // Out of descriptors (EMFILE, ENFILE) or memory: the connection stays in the backlog
@@ -210,9 +220,9 @@ void Server::Accept() {
           }
           // On the acceptor's own worker, as every Accept (asio objects are not thread-safe).
           auto timer = std::make_shared<boost::asio::steady_timer>(
-              listener_->acceptor.get_executor(), std::chrono::milliseconds(100));
-          timer->async_wait([this, timer](const boost::system::error_code& wait) {
-            if (!wait) Accept();
+              acceptor->get_executor(), std::chrono::milliseconds(100));
+          timer->async_wait([this, timer, acceptor](const boost::system::error_code& wait) {
+            if (!wait) Accept(acceptor);
           });
           return;
         }
@@ -232,7 +242,7 @@ void Server::Accept() {
             });
           }
         }
-        Accept();
+        Accept(acceptor);
       });
 }
 
@@ -276,6 +286,7 @@ Status Server::Wait() {
   Post(0, [this, &closed] {
     boost::system::error_code ec;
     listener_->acceptor.close(ec);
+    listener_->sentinel.close(ec);
     listener_->signals.cancel(ec);
     closed.count_down();
   });

@@ -10,6 +10,7 @@
 // Thread rule: Start and Wait are called by the main thread; everything else runs on workers.
 #pragma once
 
+#include <boost/asio/ip/tcp.hpp>
 #include <atomic>
 #include <cstdint>
 #include <memory>
@@ -77,8 +78,9 @@ class Server : public command::Executor, public command::ClientRegistry {
 
  private:
   Server() = default;
-  Status Listen();
-  void Accept();
+  // Binds a to bind:port (the port bound goes to *bound).
+  Status Listen(boost::asio::ip::tcp::acceptor& a, int64_t port, int* bound);
+  void Accept(boost::asio::ip::tcp::acceptor* acceptor);
   Status PersistAll();
 
   conf::Config* config_ = nullptr;

@@ -24,6 +24,10 @@ std::string_view Replication::FailoverStateName() const {
 
 void Replication::Failover(command::AsyncContext& ctx) {
   const std::vector<std::string>& a = ctx.args;
+  if (coordinator_) {
+    ctx.reply.Error(command::kErrZkManaged);
+    return;
+  }
   std::lock_guard change(change_mu_);
   if (a.size() == 2 && command::Is(a[1], "ABORT")) {
     if (failover_stage_.load() == kNoFailover) {

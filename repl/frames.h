@@ -2,12 +2,18 @@
 // PSYNC and RDB transfer do not fit a store of per-slot streams).
 //
 // A replica connects, authenticates (masterauth) and sends
-//   SLOTKV.SYNC <listening-port> <announce-ip|-> <slots> <databases> <replid|?>
+//   SLOTKV.SYNC <listening-port> <announce-ip|-> <slots> <databases> <epoch> <replid|?>
 //               [<slot> <db> <offset>]...
-// naming the replication id its data came from and the offset of each stream (database of a
-// slot) it holds data of. From then on the connection carries frames, each a RESP array of bulk
+// naming the epoch of the master record it follows (ZooKeeper mode, repl/cluster.h; else 0),
+// the replication id its data came from and the offset of each stream (database of a slot) it
+// holds data of. A master whose epoch is lower refuses (it stops taking writes and re-reads
+// the record: it was replaced). From then on the connection carries frames, each a RESP array of bulk
 // strings (what a client sends as a command, so the replica reads them with net::RespParser):
-//   HELLO <replid> <slots> <databases>   the reply to SLOTKV.SYNC: who the master is
+//   HELLO <replid> <slots> <databases> <epoch>
+//                                        the reply to SLOTKV.SYNC: who the master is; a replica
+//                                        that knows a higher epoch drops the link. The epoch
+//                                        holds for every frame of the connection: a master
+//                                        that learns of a higher one closes its links.
 //   CONT <slot> <db> <offset>            partial resync: the stream continues after offset
 //   FULL <slot> <db>                     full sync: the replica empties the stream, DATA follow
 //   DATA <slot> <db> <records>           snapshot: the stream's live keys as wal::Record kPut

@@ -210,12 +210,13 @@ void Link::Session() {
   if (port == 0) port = state_->tcp_port;
   size_t n = 0;
   const std::string tail = Offsets(false, &n);
-  std::string sync = "*" + std::to_string(6 + n) + "\r\n";
+  std::string sync = "*" + std::to_string(7 + n) + "\r\n";
   AppendBulk(&sync, "SLOTKV.SYNC");
   AppendBulk(&sync, std::to_string(port));
   AppendBulk(&sync, announce_ip.empty() ? "-" : announce_ip);
   AppendBulk(&sync, std::to_string(state_->keyspace->slots()));
   AppendBulk(&sync, std::to_string(databases_));
+  AppendBulk(&sync, std::to_string(options_.epoch ? options_.epoch() : 0));
   AppendBulk(&sync, options_.replid);
   sync += tail;
   bool ok = conn.Send(hello + sync);
@@ -295,7 +296,7 @@ void Link::Session() {
 bool Link::OnFrame(Conn& conn, std::vector<std::string>& args) {
   const std::string& name = args[0];
   if (!conn.hello) {
-    if (name != "HELLO" || args.size() != 4) {
+    if (name != "HELLO" || args.size() != 5) {
       std::string reply;
       for (const std::string& a : args) reply += (reply.empty() ? "" : " ") + a;
       if (name == "+OK") return true;  // AUTH's reply
@@ -307,6 +308,15 @@ bool Link::OnFrame(Conn& conn, std::vector<std::string>& args) {
         args[3] != std::to_string(databases_)) {
       return false;
     }
+    const std::optional<uint64_t> epoch = Number(args[4]);
+    const uint64_t ours = options_.epoch ? options_.epoch() : 0;
+    if (!epoch || *epoch < ours) {
+      std::fprintf(stderr, "repl: master %s:%d is at epoch %s, before this node's %llu: refused\n",
+                   options_.host.c_str(), options_.port, args[4].c_str(),
+                   static_cast<unsigned long long>(ours));
+      return false;
+    }
+    if (*epoch > ours && options_.on_epoch) options_.on_epoch(*epoch);
     conn.hello = true;
     dict_ids_ = std::make_shared<DictIds>(slot::Dictionaries::kMaxDicts);
     options_.replid = args[1];

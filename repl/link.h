@@ -55,6 +55,10 @@ class Link {
     std::function<void(bool)> on_partial;
     // The master sent FAILOVER (it handed over to this node): called on the link's thread.
     std::function<void()> on_failover;
+    // The epoch of the master record this node follows (ZooKeeper mode; none: 0): a master
+    // whose HELLO names a lower one is refused. on_epoch: its HELLO named a higher one.
+    std::function<uint64_t()> epoch;
+    std::function<void(uint64_t)> on_epoch;
   };
 
   Link(command::ServerState* state, Master* master, Options options);

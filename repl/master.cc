@@ -110,7 +110,7 @@ void Master::Sync(AsyncContext& ctx) {
     return;
   }
   std::optional<std::vector<StreamOffset>> listed =
-      ParseOffsets(a, 6, server.keyspace->slots(), databases_);
+      ParseOffsets(a, 7, server.keyspace->slots(), databases_);
   if (!listed) {
     ctx.reply.Error(command::kErrSyntax);
     return;
@@ -135,10 +135,11 @@ void Master::Sync(AsyncContext& ctx) {
     std::lock_guard lock(mu_);
     feeds_.push_back(feed);
   }
-  const std::string replid = a[5];
+  const std::string replid = a[6];
   std::fprintf(stderr, "repl: replica %s:%d starts its link (replid %s)\n", feed->ip.c_str(),
                feed->port, replid.c_str());
-  ctx.reply.buffer() = EncodeFrame({"HELLO", this->replid(), a[3], a[4]});
+  ctx.reply.buffer() =
+      EncodeFrame({"HELLO", this->replid(), a[3], a[4], std::to_string(epoch_.load())});
   command::Executor& ex = *server.executor;
   for (int w = 0; w < ex.workers(); ++w) {
     ex.Post(w, [this, feed, w, replid, from] {

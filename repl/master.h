@@ -123,6 +123,9 @@ class Master : public command::StreamListener {
   void Suspend(uint32_t s, uint32_t db);
   void Resume(uint32_t s, uint32_t db, uint64_t offset);
 
+  // The epoch of ZooKeeper mode's master record this node follows (0 without): HELLO tells it.
+  void set_epoch(uint64_t epoch) { epoch_ = epoch; }
+
   // The sum of the streams' offsets: INFO's master_repl_offset (monotonic).
   uint64_t offset() const;
   uint64_t second_offset() const;  // the sum at the last promotion (-1 in INFO when none)
@@ -169,6 +172,7 @@ class Master : public command::StreamListener {
   std::vector<std::unique_ptr<Stream>> streams_;  // [s * databases + db], owner only
   std::unique_ptr<std::atomic<uint64_t>[]> offsets_;  // [stream], written by the owner
   std::atomic<uint64_t> backlog_bytes_{0};
+  std::atomic<uint64_t> epoch_{0};
 
   struct Outbox {
     std::vector<std::pair<std::shared_ptr<Feed>, std::string>> frames;

@@ -6,6 +6,8 @@
 #include "core/base/hash.h"
 #include "core/command/args.h"
 #include "core/command/errors.h"
+#include "core/pubsub/registry.h"
+#include "repl/sentinel.h"
 
 namespace slotkv::repl {
 namespace {
@@ -120,6 +122,28 @@ void Replication::Start() {
     std::lock_guard change(change_mu_);
     if (replica_) StartLink();
   }
+  conf::Config& config = *state_->config;
+  if (!config.Get("zookeeper-connect").empty()) {
+    // Known in ZooKeeper by the address a replica announces, else the first bound one.
+    self_host_ = config.Get("replica-announce-ip");
+    if (self_host_.empty()) {
+      std::istringstream bind(config.Get("bind"));
+      bind >> self_host_;
+      if (self_host_ == "0.0.0.0" || self_host_ == "::" || self_host_ == "*") {
+        self_host_ = "127.0.0.1";
+      }
+    }
+    self_port_ = static_cast<int>(config.GetInt("replica-announce-port"));
+    if (self_port_ == 0) self_port_ = state_->tcp_port;
+    Coordinator::Options options;
+    options.hosts = config.Get("zookeeper-connect");
+    options.root = config.Get("zookeeper-root");
+    options.session_timeout_ms = static_cast<int>(config.GetInt("zookeeper-session-timeout-ms"));
+    options.down_after_ms = config.GetInt("failover-down-after-ms");
+    coordinator_ =
+        std::make_unique<Coordinator>(std::move(options), static_cast<Coordinator::Node*>(this));
+    coordinator_->Start();
+  }
   command::Executor& ex = *state_->executor;
   ex.Post(0, [this] { Tick(); });
 }
@@ -137,6 +161,7 @@ void Replication::Tick() {
 
 void Replication::Stop() {
   stopped_ = true;
+  if (coordinator_) coordinator_->Stop();
   std::lock_guard change(change_mu_);
   Link* link = nullptr;
   {
@@ -165,6 +190,9 @@ std::string_view Replication::RefuseStale() const {
 
 std::string_view Replication::RefuseWrite() const {
   if (replica_.load()) return read_only_.load() ? command::kErrReadOnlyReplica : "";
+  // The lease is read now, as the write executes: writes that waited on their sockets while
+  // this process was stopped (SIGSTOP) are refused too.
+  if (coordinator_ && SteadyNowNs() >= lease_until_ns_.load()) return command::kErrNoLease;
   if (min_replicas_.load() > 0 && good_replicas_.load() < min_replicas_.load()) {
     return command::kErrNoReplicas;
   }
@@ -198,6 +226,10 @@ void Replication::StartLink() {
     if (role_.master_replid == id) return;
     role_.master_replid = id;
     SaveOrLog();
+  };
+  options.epoch = [this] { return epoch_.load(); };
+  options.on_epoch = [this](uint64_t) {
+    if (coordinator_) coordinator_->Wake();
   };
   options.on_failover = [this] {
     state_->executor->Post(0, [this] { PromoteForFailover(); });
@@ -267,6 +299,10 @@ Status Replication::BecomeReplica(const std::string& host, int port) {
 }
 
 void Replication::ReplicaOf(command::AsyncContext& ctx) {
+  if (coordinator_) {
+    ctx.reply.Error(command::kErrZkManaged);
+    return;
+  }
   const std::string& host = ctx.args[1];
   std::lock_guard change(change_mu_);
   if (failover_stage_.load() != kNoFailover) {
@@ -390,6 +426,10 @@ command::ReplicationStatus Replication::GetStatus() {
   for (FeedInfo& f : master_->Feeds()) {
     st.replicas.push_back({f.ip, f.port, f.online, f.lag_s, std::move(f.acked)});
   }
+  if (coordinator_) {
+    st.cluster = coordinator_->Status();
+    st.cluster.lease = !replica_ && SteadyNowNs() < lease_until_ns_.load();
+  }
   return st;
 }
 
@@ -406,6 +446,20 @@ command::Task Replication::Wait(command::AsyncContext& ctx, int64_t replicas,
 }
 
 void Replication::Sync(command::AsyncContext& ctx) {
+  const std::optional<uint64_t> epoch = ParseUint64(ctx.args[5]);
+  if (!epoch) {
+    ctx.reply.Error(command::kErrSyntax);
+    return;
+  }
+  if (*epoch > epoch_.load()) {
+    // The replica follows a newer master record: this node was replaced. It takes no more
+    // writes and reads the record now (it will follow it).
+    lease_until_ns_ = 0;
+    if (coordinator_) coordinator_->Wake();
+    ctx.reply.Error("ERR this node is at epoch " + std::to_string(epoch_.load()) +
+                    ", the replica at " + ctx.args[5] + ": it follows a newer master");
+    return;
+  }
   {
     // A replica serves replicas of its own (chained) with what it applies, once its link is
     // up; until then, Redis's refusal (their links retry every second).
@@ -420,4 +474,58 @@ void Replication::Sync(command::AsyncContext& ctx) {
 
 void Replication::Ack(command::AsyncContext& ctx) { master_->Ack(ctx); }
 
+
+ClusterNode Replication::Self() {
+  ClusterNode n;
+  n.host = self_host_;
+  n.port = self_port_;
+  n.sentinel_port = state_->sentinel_port;
+  n.run_id = state_->run_id;
+  n.epoch = epoch_.load();
+  n.priority = state_->config->GetInt("replica-priority");
+  std::lock_guard lock(mu_);
+  n.master = !replica_;
+  n.link_up = replica_ && link_ && link_->up();
+  n.offset = replica_ && link_ ? link_->offset() : master_->offset();
+  return n;
+}
+
+void Replication::Follow(const MasterRecord& record) {
+  std::lock_guard change(change_mu_);
+  epoch_ = record.epoch;
+  master_->set_epoch(record.epoch);
+  const std::string why = "ZooKeeper's master record, epoch " + std::to_string(record.epoch);
+  Status st;
+  if (record.host == self_host_ && record.port == self_port_) {
+    if (replica_) st = BecomeMaster(why.c_str());
+  } else {
+    lease_until_ns_ = 0;
+    {
+      std::lock_guard lock(mu_);
+      if (replica_ && role_.host == record.host && role_.port == record.port) return;
+    }
+    // Another master, another history: our replicas start over (with it).
+    master_->CloseFeeds();
+    st = BecomeReplica(record.host, record.port);
+  }
+  if (!st.ok()) {
+    std::fprintf(stderr, "repl: following %s: %s\n", why.c_str(), st.ToString().c_str());
+  }
+}
+
+void Replication::Switched(const MasterRecord& old, const MasterRecord& now) {
+  // As each Sentinel does, on this node's own Pub/Sub.
+  const std::string message = coordinator_->name() + " " + old.host + " " +
+                              std::to_string(old.port) + " " + now.host + " " +
+                              std::to_string(now.port);
+  state_->pubsub->Publish(pubsub::Kind::kChannel, "+switch-master", message);
+}
+
+bool Replication::Sentinel(command::AsyncContext& ctx) {
+  if (!coordinator_) return false;
+  SentinelSelf self{state_->run_id, self_host_, self_port_,
+                    state_->config->GetInt("failover-down-after-ms")};
+  SentinelReply(coordinator_->Status(), self, ctx.args, ctx.reply);
+  return true;
+}
 }  // namespace slotkv::repl

@@ -11,7 +11,10 @@
 // (master-replid: the master id a replica's data came from, so that it continues after a
 // restart.) In pure-memory mode nothing is kept.
 //
-// Not yet: chained replicas (a replica refuses SLOTKV.SYNC), FAILOVER, stale-data refusal.
+// ZooKeeper mode (zookeeper-connect set; repl/coordinator.h): the role follows the master
+// record in ZooKeeper instead (REPLICAOF and FAILOVER are refused), the node answers SENTINEL,
+// and as a master it takes a write only while its lease, renewed by each read of the record
+// naming it, has not run out: checked against the steady clock as each write executes.
 //
 // Thread rule: any thread; the link is replaced under a mutex.
 #pragma once
@@ -22,6 +25,7 @@
 #include <string>
 
 #include "core/command/replication.h"
+#include "repl/coordinator.h"
 #include "repl/link.h"
 #include "repl/master.h"
 
@@ -39,7 +43,7 @@ Result<SavedRole> ParseState(std::string_view text);
 std::string FormatState(const SavedRole& role);
 Result<SavedRole> ParseReplicaOf(std::string_view value);
 
-class Replication : public command::Replication {
+class Replication : public command::Replication, private Coordinator::Node {
  public:
   // Reads the role, makes the master side and installs itself (ServerState::replication, the
   // keyspace's stream listener). REQUIRES: before the workers start.
@@ -68,6 +72,7 @@ class Replication : public command::Replication {
   void Sync(command::AsyncContext& ctx) override;
   void Ack(command::AsyncContext& ctx) override;
   void Failover(command::AsyncContext& ctx) override;
+  bool Sentinel(command::AsyncContext& ctx) override;
 
   Master& master() { return *master_; }
 
@@ -90,6 +95,12 @@ class Replication : public command::Replication {
   Status SetRole();
   void Tick();
 
+  // Coordinator::Node (ZooKeeper mode), on the coordinator's thread.
+  ClusterNode Self() override;
+  void Follow(const MasterRecord& record) override;
+  void Renew(int64_t deadline_ns) override { lease_until_ns_ = deadline_ns; }
+  void Switched(const MasterRecord& old, const MasterRecord& now) override;
+
   // FAILOVER (failover.cc): Redis 7's coordinated switch. Writes are refused (-READONLY) from
   // the command until it ends; every 10 ms, on worker 0, FailoverStep waits for the target
   // (or any replica) to acknowledge every stream's offset, then sends it FAILOVER (it promotes
@@ -110,6 +121,11 @@ class Replication : public command::Replication {
 
   command::ServerState* state_;
   std::unique_ptr<Master> master_;
+  std::unique_ptr<Coordinator> coordinator_;  // ZooKeeper mode's, else null
+  std::string self_host_;  // the address this node is known by in ZooKeeper
+  int self_port_ = 0;
+  std::atomic<uint64_t> epoch_{0};         // the master record's, as last read
+  std::atomic<int64_t> lease_until_ns_{0};  // SteadyNowNs(): a ZooKeeper master writes until
   std::atomic<bool> replica_{false};
   std::atomic<bool> read_only_{true};
   std::atomic<bool> serve_stale_{true};

@@ -3,7 +3,8 @@
 # present are skipped, so a second run makes no network call. redis-server is for the integration
 # suites (checked against real Redis) and the benchmarks (slotkv beside Redis in one run);
 # prometheus (the server, /usr/bin/prometheus) for test_prometheus.py, which scrapes /metrics;
-# clang and libclang-rt-14-dev (libFuzzer and the sanitizer runtimes for clang) for
+# zookeeper (the server, with a JRE) and python3-kazoo for the ZooKeeper-mode suites
+# (test_zookeeper*.py start their own ZooKeeper); clang and libclang-rt-14-dev (libFuzzer and the sanitizer runtimes for clang) for
 # scripts/fuzz.sh.
 set -euo pipefail
 
@@ -12,7 +13,7 @@ packages=(
   libzstd-dev libxxhash-dev liburing-dev libboost-dev libjemalloc-dev
   prometheus-cpp-dev libcpp-httplib-dev libzookeeper-mt-dev doctest-dev
   liblua5.1-0-dev lua-cjson-dev lua-bitop-dev nettle-dev liblzf-dev
-  redis-tools redis-server python3-redis python3-pytest prometheus
+  redis-tools redis-server python3-redis python3-pytest prometheus zookeeper python3-kazoo
   clang libclang-rt-14-dev
 )
 

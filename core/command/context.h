@@ -168,6 +168,7 @@ struct ServerState {
   std::string run_id;
   std::string executable;
   int tcp_port = 0;
+  int sentinel_port = 0;  // ZooKeeper mode's port for Sentinel clients (0: none)
   std::atomic<int64_t> last_save_s{0};
   // SAVE / BGSAVE bookkeeping (server_commands.cc), shown by INFO persistence.
   std::atomic<bool> bgsave_in_progress{false};

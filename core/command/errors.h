@@ -23,6 +23,13 @@ inline constexpr std::string_view kErrNoAuth = "NOAUTH Authentication required."
 inline constexpr std::string_view kErrReadOnlyReplica =
     "READONLY You can't write against a read only replica.";
 inline constexpr std::string_view kErrNoReplicas = "NOREPLICAS Not enough good replicas to write.";
+// ZooKeeper mode: a master whose lease ran out (repl/coordinator.h). READONLY, so that clients
+// that found it through Sentinel ask again where the master is.
+inline constexpr std::string_view kErrNoLease =
+    "READONLY This master has lost its ZooKeeper lease: it takes no writes until it has read "
+    "the master record again.";
+inline constexpr std::string_view kErrZkManaged =
+    "ERR the roles are managed by ZooKeeper here: use the admin API's /cluster";
 inline constexpr std::string_view kErrMasterDown =
     "MASTERDOWN Link with MASTER is down and replica-serve-stale-data is set to 'no'.";
 // Sent to a client protected mode refuses, then the connection closes (Redis 7.0.15's words,

@@ -22,6 +22,35 @@ struct ReplicaStatus {
   std::vector<uint64_t> acked;  // [s * databases + db]: offset it applied
 };
 
+// A node of a ZooKeeper-managed cluster as its member znode describes it (repl/cluster.h).
+struct ClusterNode {
+  std::string host;
+  int port = 0;
+  int sentinel_port = 0;  // where it answers the Sentinel client commands
+  std::string run_id;
+  bool master = false;    // its role when it last wrote its znode
+  bool link_up = false;   // a replica's link to its master
+  uint64_t epoch = 0;     // the master record's epoch it had read
+  uint64_t offset = 0;    // INFO's master_repl_offset (master) or slave_repl_offset (replica)
+  int64_t priority = 100;  // replica-priority (0: never promoted)
+};
+
+// ZooKeeper mode as this node sees it (repl/coordinator.h).
+struct ClusterStatus {
+  bool enabled = false;  // zookeeper-connect is set
+  std::string name;      // the master's name for Sentinel clients (the root's last part)
+  std::string session;   // "connected", "connecting", "expired", "closed"
+  bool controller = false;
+  uint64_t epoch = 0;    // of the master record
+  std::string master_host;  // the record's master ("" when none yet)
+  int master_port = 0;
+  bool master_alive = false;  // its member znode exists
+  std::vector<ClusterNode> nodes;  // the members, this one included
+  uint64_t failovers = 0;          // master changes this node saw
+  int64_t last_failover_ms = 0;    // wall clock of the last one (0: none)
+  bool lease = false;              // a master whose lease allows writes now
+};
+
 // The node's replication at one moment (the admin API, /metrics).
 struct ReplicationStatus {
   bool replica = false;
@@ -32,6 +61,7 @@ struct ReplicationStatus {
   std::string replid;
   std::vector<uint64_t> offsets;  // [s * databases + db]: each stream's offset here
   std::vector<ReplicaStatus> replicas;
+  ClusterStatus cluster;
 };
 
 class Replication {
@@ -70,6 +100,9 @@ class Replication {
   virtual void Ack(AsyncContext& ctx) = 0;
   // FAILOVER [TO host port [FORCE]] [ABORT] [TIMEOUT ms] (Redis 7's coordinated switch).
   virtual void Failover(AsyncContext& ctx) = 0;
+  // SENTINEL <subcommand> ...: the Sentinel client commands of ZooKeeper mode (false when
+  // the node is not in it: the command is then unknown, as on a Redis that is no Sentinel).
+  virtual bool Sentinel(AsyncContext& ctx) = 0;
 };
 
 }  // namespace slotkv::command

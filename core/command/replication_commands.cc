@@ -45,6 +45,14 @@ Task Wait(AsyncContext& ctx) {
   co_await ctx.server.replication->Wait(ctx, *replicas, *timeout);
 }
 
+// SENTINEL ...: ZooKeeper mode's; elsewhere unknown, as on a Redis that is no Sentinel.
+Task Sentinel(AsyncContext& ctx) {
+  if (ctx.server.replication == nullptr || !ctx.server.replication->Sentinel(ctx)) {
+    ctx.reply.Error(UnknownCommand(ctx.args[0], ctx.args.data() + 1, ctx.args.size() - 1));
+  }
+  co_return;
+}
+
 }  // namespace
 
 void RegisterReplicationCommands(CommandTable& t) {
@@ -70,7 +78,11 @@ void RegisterReplicationCommands(CommandTable& t) {
          .run_async = Forward<&Replication::Failover>, .group = "server",
          .summary = "Starts a coordinated failover from a server to one of its replicas.",
          .since = "6.2.0", .acl = "admin slow dangerous"});
-  t.Add({.name = "slotkv.sync", .arity = -6, .flags = kAdmin | kNoScript | kNoMulti | kStale,
+  t.Add({.name = "sentinel", .arity = -2, .flags = kAdmin | kNoScript | kLoading | kStale,
+         .run_async = Sentinel, .group = "sentinel",
+         .summary = "The Sentinel client commands (ZooKeeper mode): where the master is.",
+         .since = "2.8.4", .acl = "admin slow dangerous"});
+  t.Add({.name = "slotkv.sync", .arity = -7, .flags = kAdmin | kNoScript | kNoMulti | kStale,
          .run_async = Forward<&Replication::Sync>, .group = "server",
          .summary = "Starts a slotkv replica's link: the replication streams of every slot.",
          .since = "7.0.0", .acl = "admin slow dangerous"});

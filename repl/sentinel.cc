@@ -1,0 +1,159 @@
+#include "repl/sentinel.h"
+
+#include <array>
+#include <utility>
+
+#include "core/command/args.h"
+#include "core/command/errors.h"
+
+namespace slotkv::repl {
+namespace {
+
+using command::ClusterNode;
+using command::ClusterStatus;
+using Fields = std::vector<std::pair<std::string_view, std::string>>;
+
+void Send(const Fields& fields, command::Reply& reply) {
+  reply.Map(fields.size());
+  for (const auto& [key, value] : fields) {
+    reply.Bulk(key);
+    reply.Bulk(value);
+  }
+}
+
+std::string Str(int64_t v) { return std::to_string(v); }
+
+const ClusterNode* Find(const ClusterStatus& st, const std::string& host, int port) {
+  for (const ClusterNode& n : st.nodes) {
+    if (n.host == host && n.port == port) return &n;
+  }
+  return nullptr;
+}
+
+void Master(const ClusterStatus& st, const SentinelSelf& self, command::Reply& reply) {
+  const ClusterNode* m = Find(st, st.master_host, st.master_port);
+  int64_t replicas = 0;
+  for (const ClusterNode& n : st.nodes) replicas += (&n != m && !n.master) ? 1 : 0;
+  // Gone from ZooKeeper: s_down and o_down (the controller decides alone, as a quorum of one).
+  const std::string flags = m != nullptr ? "master" : "master,s_down,o_down";
+  Send({{"name", st.name},
+        {"ip", st.master_host},
+        {"port", Str(st.master_port)},
+        {"runid", m != nullptr ? m->run_id : ""},
+        {"flags", flags},
+        {"link-pending-commands", "0"},
+        {"link-refcount", "1"},
+        {"last-ping-sent", "0"},
+        {"last-ok-ping-reply", "0"},
+        {"last-ping-reply", "0"},
+        {"down-after-milliseconds", Str(self.down_after_ms)},
+        {"info-refresh", "0"},
+        {"role-reported", "master"},
+        {"role-reported-time", "0"},
+        {"config-epoch", Str(static_cast<int64_t>(st.epoch))},
+        {"num-slaves", Str(replicas)},
+        {"num-other-sentinels", Str(static_cast<int64_t>(st.nodes.size()) - 1)},
+        {"quorum", "1"},
+        {"failover-timeout", Str(self.down_after_ms)},
+        {"parallel-syncs", "1"}},
+       reply);
+}
+
+void Replica(const ClusterStatus& st, const ClusterNode& n, command::Reply& reply) {
+  Send({{"name", n.host + ":" + Str(n.port)},
+        {"ip", n.host},
+        {"port", Str(n.port)},
+        {"runid", n.run_id},
+        {"flags", "slave"},
+        {"link-pending-commands", "0"},
+        {"link-refcount", "1"},
+        {"last-ping-sent", "0"},
+        {"last-ok-ping-reply", "0"},
+        {"last-ping-reply", "0"},
+        {"down-after-milliseconds", "0"},
+        {"info-refresh", "0"},
+        {"role-reported", "slave"},
+        {"role-reported-time", "0"},
+        {"master-link-down-time", "0"},
+        {"master-link-status", n.link_up ? "ok" : "err"},
+        {"master-host", st.master_host},
+        {"master-port", Str(st.master_port)},
+        {"slave-priority", Str(n.priority)},
+        {"slave-repl-offset", Str(static_cast<int64_t>(n.offset))},
+        {"replica-announced", "1"}},
+       reply);
+}
+
+void Sentinel(const ClusterNode& n, command::Reply& reply) {
+  Send({{"name", n.run_id},
+        {"ip", n.host},
+        {"port", Str(n.sentinel_port)},
+        {"runid", n.run_id},
+        {"flags", "sentinel"},
+        {"link-pending-commands", "0"},
+        {"link-refcount", "1"},
+        {"last-ping-sent", "0"},
+        {"last-ok-ping-reply", "0"},
+        {"last-ping-reply", "0"},
+        {"down-after-milliseconds", "0"},
+        {"last-hello-message", "0"},
+        {"voted-leader", "?"},
+        {"voted-leader-epoch", "0"}},
+       reply);
+}
+
+}  // namespace
+
+void SentinelReply(const ClusterStatus& st, const SentinelSelf& self,
+                   const std::vector<std::string>& args, command::Reply& reply) {
+  using command::Is;
+  const std::string sub = args.size() > 1 ? args[1] : "";
+  const bool known = !st.master_host.empty();
+  if (Is(sub, "HELP") && args.size() == 2) {
+    static constexpr std::array<std::string_view, 8> kHelp = {
+        "SENTINEL <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
+        "GET-MASTER-ADDR-BY-NAME <master-name>",
+        "    Return the ip and port number of the master with that name.",
+        "MASTER <master-name>", "    Show the state and info of the specified master.",
+        "MASTERS", "    Show a list of monitored masters and their state.",
+        "REPLICAS <master-name>, SENTINELS <master-name>, MYID"};
+    reply.Help(kHelp);
+  } else if (Is(sub, "MASTERS") && args.size() == 2) {
+    reply.Array(known ? 1 : 0);
+    if (known) Master(st, self, reply);
+  } else if (Is(sub, "MYID") && args.size() == 2) {
+    reply.Bulk(self.run_id);
+  } else if ((Is(sub, "MASTER") || Is(sub, "REPLICAS") || Is(sub, "SLAVES") ||
+              Is(sub, "SENTINELS") || Is(sub, "GET-MASTER-ADDR-BY-NAME")) &&
+             args.size() == 3) {
+    if (!known || args[2] != st.name) {
+      if (Is(sub, "GET-MASTER-ADDR-BY-NAME")) {
+        reply.NullArray();
+      } else {
+        reply.Error("ERR No such master with that name");
+      }
+      return;
+    }
+    if (Is(sub, "GET-MASTER-ADDR-BY-NAME")) {
+      reply.Array(2);
+      reply.Bulk(st.master_host);
+      reply.Bulk(Str(st.master_port));
+    } else if (Is(sub, "MASTER")) {
+      Master(st, self, reply);
+    } else {
+      const bool sentinels = Is(sub, "SENTINELS");
+      std::vector<const ClusterNode*> listed;
+      for (const ClusterNode& n : st.nodes) {
+        const bool is_master = n.host == st.master_host && n.port == st.master_port;
+        const bool is_self = n.host == self.host && n.port == self.port;
+        if (sentinels ? !is_self : !is_master) listed.push_back(&n);
+      }
+      reply.Array(listed.size());
+      for (const ClusterNode* n : listed) sentinels ? Sentinel(*n, reply) : Replica(st, *n, reply);
+    }
+  } else {
+    reply.Error(command::SubcommandSyntax("SENTINEL", sub));
+  }
+}
+
+}  // namespace slotkv::repl
