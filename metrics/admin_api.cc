@@ -2,6 +2,7 @@
 
 #include <cctype>
 
+#include "core/base/number.h"
 #include "core/base/secure_compare.h"
 #include "metrics/json.h"
 #include "metrics/metric_table.h"
@@ -210,6 +211,81 @@ std::string ReplicationJson(const ServerSnapshot& snap) {
   return j.str();
 }
 
+std::string ClusterJson(const ServerSnapshot& snap) {
+  const command::ClusterStatus& c = snap.replication.cluster;
+  Json j;
+  j.BeginObject().Key("enabled").Bool(c.enabled);
+  if (!c.enabled) return j.EndObject().str();
+  j.Key("name").String(c.name).Key("zookeeper_session").String(c.session);
+  j.Key("controller").Bool(c.controller).Key("epoch").Uint(c.epoch);
+  j.Key("master").String(c.master_host.empty() ? ""
+                                                : c.master_host + ":" +
+                                                      std::to_string(c.master_port));
+  j.Key("master_alive").Bool(c.master_alive).Key("lease").Bool(c.lease);
+  j.Key("failovers").Uint(c.failovers).Key("last_failover_ms").Int(c.last_failover_ms);
+  uint64_t master_offset = 0;
+  for (const command::ClusterNode& n : c.nodes) {
+    if (n.host == c.master_host && n.port == c.master_port) master_offset = n.offset;
+  }
+  j.Key("nodes").BeginArray();
+  for (const command::ClusterNode& n : c.nodes) {
+    const bool is_master = n.host == c.master_host && n.port == c.master_port;
+    j.BeginObject().Key("address").String(n.host + ":" + std::to_string(n.port));
+    j.Key("role").String(is_master ? "master" : n.master ? "master (stale)" : "replica");
+    j.Key("run_id").String(n.run_id).Key("epoch").Uint(n.epoch).Key("offset").Uint(n.offset);
+    if (!is_master) {
+      j.Key("link_up").Bool(n.link_up);
+      j.Key("lag").Uint(master_offset > n.offset ? master_offset - n.offset : 0);
+    }
+    j.Key("priority").Int(n.priority).Key("sentinel_port").Int(n.sentinel_port).EndObject();
+  }
+  j.EndArray().EndObject();
+  return j.str();
+}
+
+namespace {
+
+// "host:port" → its parts; nullopt when malformed.
+std::optional<std::pair<std::string, int>> HostPort(const std::string& text) {
+  const size_t colon = text.rfind(':');
+  if (colon == std::string::npos || colon == 0) return std::nullopt;
+  std::optional<int64_t> port = ParseInt64(std::string_view(text).substr(colon + 1));
+  if (!port || *port <= 0 || *port > 65535) return std::nullopt;
+  return std::make_pair(text.substr(0, colon), static_cast<int>(*port));
+}
+
+HttpResponse ChangeReply(const ClusterChange& c) {
+  if (!c.error.empty()) return Error(c.status, c.error);
+  Json j;
+  j.BeginObject().Key("status").String("ok").Key("master").String(c.master);
+  j.Key("epoch").Uint(c.epoch).Key("took_ms").Int(c.took_ms).EndObject();
+  return JsonReply(200, j.str());
+}
+
+// POST /cluster/failover[?to=host:port][&timeout_ms=N], POST /cluster/replicaof?master=h:p.
+HttpResponse ClusterPost(AdminBackend& backend, const HttpRequest& req, bool failover) {
+  const auto param = [&](const char* name) -> std::string {
+    auto it = req.params.find(name);
+    return it == req.params.end() ? "" : it->second;
+  };
+  const std::string target = param(failover ? "to" : "master");
+  std::optional<std::pair<std::string, int>> addr = HostPort(target);
+  if (!addr && (!failover || !target.empty())) {
+    return Error(400, failover ? "to: want host:port" : "master: want host:port");
+  }
+  if (!failover) return ChangeReply(backend.NameMaster(addr->first, addr->second));
+  int64_t timeout_ms = 10000;
+  if (const std::string t = param("timeout_ms"); !t.empty()) {
+    std::optional<int64_t> v = ParseInt64(t);
+    if (!v || *v <= 0) return Error(400, "timeout_ms: want a positive integer");
+    timeout_ms = *v;
+  }
+  return ChangeReply(addr ? backend.Failover(addr->first, addr->second, timeout_ms)
+                          : backend.Failover("", 0, timeout_ms));
+}
+
+}  // namespace
+
 HttpResponse AdminApi::Health() const {
   const int64_t failed = backend_->failed_slots();
   if (failed == 0) return Ok();
@@ -224,7 +300,8 @@ HttpResponse AdminApi::Handle(const HttpRequest& req) {
   const auto only = [&](std::string_view method) { return m == method; };
   // Which route the path names; methods are checked after auth.
   enum class Route {
-    kHealth, kMetrics, kInfo, kSlots, kSlot, kReplication, kConfig, kSave, kNone
+    kHealth, kMetrics, kInfo, kSlots, kSlot, kReplication, kConfig, kSave, kCluster,
+    kClusterFailover, kClusterReplicaOf, kNone
   };
   Route route = Route::kNone;
   std::string arg;
@@ -246,6 +323,12 @@ HttpResponse AdminApi::Handle(const HttpRequest& req) {
     route = Route::kSave;
   } else if (path == "/replication") {
     route = Route::kReplication;
+  } else if (path == "/cluster") {
+    route = Route::kCluster;
+  } else if (path == "/cluster/failover") {
+    route = Route::kClusterFailover;
+  } else if (path == "/cluster/replicaof") {
+    route = Route::kClusterReplicaOf;
   }
   // Every request but GET /health needs the password (unknown paths and wrong methods too, so
   // nothing is learnt without it); /metrics only with metrics-auth.
@@ -305,6 +388,14 @@ HttpResponse AdminApi::Handle(const HttpRequest& req) {
     case Route::kReplication:
       if (!only("GET")) break;
       return JsonReply(200, ReplicationJson(backend_->Snapshot()));
+    case Route::kCluster:
+      if (!only("GET")) break;
+      return JsonReply(200, ClusterJson(backend_->Snapshot()));
+    case Route::kClusterFailover:
+    case Route::kClusterReplicaOf:
+      if (!only("POST")) break;
+      if (!host_ok) return Error(403, "forbidden Host header");
+      return ClusterPost(*backend_, req, route == Route::kClusterFailover);
     case Route::kSave: {
       if (!only("POST")) break;
       if (!host_ok) return Error(403, "forbidden Host header");

@@ -1,10 +1,12 @@
 // AdminApi: the HTTP admin API's routes (GET /health /metrics /info /slots /slots/N
-// /replication /config/NAME, PUT /config/NAME, POST /save), auth and JSON replies, independent
-// of the HTTP library: http_server.cc hands it requests and sends back what it returns. What it reads and
-// changes goes through AdminBackend, so tests can run it without a server.
+// /replication /cluster /config/NAME, PUT /config/NAME, POST /save /cluster/failover
+// /cluster/replicaof), auth and JSON replies, independent of the HTTP library: http_server.cc
+// hands it requests and sends back what it returns. What it reads and changes goes through
+// AdminBackend, so tests can run it without a server.
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <utility>
@@ -22,6 +24,16 @@ struct HttpRequest {
   std::string authorization;           // the Authorization header, "" when absent
   std::string host;                    // the Host header, "" when absent
   std::string body;
+  std::map<std::string, std::string> params;  // the query's (POST /cluster/...)
+};
+
+// What a POST /cluster/... did: error (its text) or the master after it.
+struct ClusterChange {
+  std::string error;
+  int status = 200;  // the HTTP status of an error
+  std::string master;  // "host:port"
+  uint64_t epoch = 0;
+  int64_t took_ms = 0;
 };
 
 struct HttpResponse {
@@ -49,11 +61,19 @@ class AdminBackend {
   virtual bool metrics_auth() const = 0;
   // Engine slots refusing writes after an I/O failure (Keyspace::refusals).
   virtual int64_t failed_slots() const = 0;
+  // FAILOVER [TO host port] TIMEOUT timeout_ms on this node (its master), and the wait for
+  // its end (target "" : any replica that caught up).
+  virtual ClusterChange Failover(const std::string& host, int port, int64_t timeout_ms) = 0;
+  // ZooKeeper mode: names host:port the master now (command::Replication::NameMaster).
+  virtual ClusterChange NameMaster(const std::string& host, int port) = 0;
 };
 
 // GET /replication's body: the role, the master link, each replica's lag, and per slot the
 // streams' offset and each replica's lag in writes.
 std::string ReplicationJson(const ServerSnapshot& snapshot);
+// GET /cluster's body: ZooKeeper mode as this node sees it (nodes, roles, epoch, offsets, lag,
+// the session's state).
+std::string ClusterJson(const ServerSnapshot& snapshot);
 
 class AdminApi {
  public:

@@ -15,6 +15,7 @@ class FakeBackend : public AdminBackend {
     s.workers = 2;
     s.databases = 16;
     for (uint32_t i = 0; i < 4; ++i) s.slots.push_back(Slot(i, nullptr));
+    s.replication.cluster = cluster;
     return s;
   }
   SlotSnapshot Slot(uint32_t s, Status*) override {
@@ -44,6 +45,15 @@ class FakeBackend : public AdminBackend {
     ++saves;
     return "";
   }
+  ClusterChange Failover(const std::string& host, int port, int64_t timeout_ms) override {
+    calls.push_back("failover " + host + " " + std::to_string(port) + " " +
+                    std::to_string(timeout_ms));
+    return change;
+  }
+  ClusterChange NameMaster(const std::string& host, int port) override {
+    calls.push_back("master " + host + " " + std::to_string(port));
+    return change;
+  }
   std::string requirepass() const override { return pass; }
   bool metrics_auth() const override { return metrics_auth_on; }
 
@@ -53,6 +63,9 @@ class FakeBackend : public AdminBackend {
   std::string last_section;
   int64_t failed = 0;
   int saves = 0;
+  command::ClusterStatus cluster;
+  ClusterChange change;
+  std::vector<std::string> calls;
 };
 
 HttpRequest Req(std::string method, std::string path, std::string body = "",
@@ -109,6 +122,57 @@ TEST_CASE("admin api: routes, methods and JSON replies") {
   CHECK(metrics.content_type == "text/plain; version=0.0.4");
   CHECK(metrics.body.find("slotkv_slot_keys{slot=\"2\"} 12") != std::string::npos);
   CHECK(api.Handle(Req("DELETE", "/metrics")).status == 405);
+}
+
+TEST_CASE("admin api: /cluster shows ZooKeeper mode; POST /cluster/... switch the master") {
+  FakeBackend b;
+  AdminApi api(&b);
+  CHECK(api.Handle(Req("GET", "/cluster")).body == R"({"enabled":false})");
+  b.cluster.enabled = true;
+  b.cluster.name = "mymaster";
+  b.cluster.session = "connected";
+  b.cluster.epoch = 3;
+  b.cluster.master_host = "10.0.0.1";
+  b.cluster.master_port = 7379;
+  b.cluster.master_alive = true;
+  b.cluster.lease = true;
+  command::ClusterNode m{"10.0.0.1", 7379, 27379, "m1", true, false, 3, 500, 100};
+  command::ClusterNode r{"10.0.0.2", 7379, 27379, "r1", false, true, 3, 420, 100};
+  b.cluster.nodes = {m, r};
+  CHECK(api.Handle(Req("GET", "/cluster")).body ==
+        R"({"enabled":true,"name":"mymaster","zookeeper_session":"connected",)"
+        R"("controller":false,"epoch":3,"master":"10.0.0.1:7379","master_alive":true,)"
+        R"("lease":true,"failovers":0,"last_failover_ms":0,"nodes":[)"
+        R"({"address":"10.0.0.1:7379","role":"master","run_id":"m1","epoch":3,"offset":500,)"
+        R"("priority":100,"sentinel_port":27379},)"
+        R"({"address":"10.0.0.2:7379","role":"replica","run_id":"r1","epoch":3,"offset":420,)"
+        R"("link_up":true,"lag":80,"priority":100,"sentinel_port":27379}]})");
+  CHECK(api.Handle(Req("POST", "/cluster")).status == 405);
+
+  HttpRequest f = Req("POST", "/cluster/failover");
+  b.change.master = "10.0.0.2:7379";
+  b.change.epoch = 4;
+  b.change.took_ms = 12;
+  CHECK(api.Handle(f).body == R"({"status":"ok","master":"10.0.0.2:7379","epoch":4,"took_ms":12})");
+  f.params = {{"to", "10.0.0.2:7379"}, {"timeout_ms", "2500"}};
+  CHECK(api.Handle(f).status == 200);
+  f.params = {{"to", "10.0.0.2"}};
+  CHECK(api.Handle(f).status == 400);
+  f.params = {{"timeout_ms", "0"}};
+  CHECK(api.Handle(f).status == 400);
+  CHECK(api.Handle(Req("GET", "/cluster/failover")).status == 405);
+  CHECK(api.Handle(Req("POST", "/cluster/failover", "", "evil.example")).status == 403);
+
+  HttpRequest n = Req("POST", "/cluster/replicaof");
+  CHECK(api.Handle(n).status == 400);  // master=host:port is required
+  n.params = {{"master", "10.0.0.2:7379"}};
+  b.change.error = "NotFound: the target is not a member";
+  b.change.status = 404;
+  HttpResponse refused = api.Handle(n);
+  CHECK(refused.status == 404);
+  CHECK(refused.body == R"({"error":"NotFound: the target is not a member"})");
+  CHECK(b.calls == std::vector<std::string>{"failover  0 10000", "failover 10.0.0.2 7379 2500",
+                                            "master 10.0.0.2 7379"});
 }
 
 TEST_CASE("admin api: info as JSON, with a section") {

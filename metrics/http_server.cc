@@ -2,7 +2,9 @@
 
 #include <httplib.h>
 
+#include <chrono>
 #include <latch>
+#include <thread>
 
 #include "conf/config.h"
 #include "core/command/command_table.h"
@@ -79,6 +81,62 @@ class ServerBackend : public AdminBackend {
   bool metrics_auth() const override { return state_.config->GetBool("metrics-auth"); }
   int64_t failed_slots() const override { return state_.keyspace->refusals(); }
 
+  ClusterChange Failover(const std::string& host, int port, int64_t timeout_ms) override {
+    ClusterChange change;
+    std::vector<std::string> args = {"FAILOVER"};
+    if (!host.empty()) args.insert(args.end(), {"TO", host, std::to_string(port)});
+    args.insert(args.end(), {"TIMEOUT", std::to_string(timeout_ms)});
+    const auto start = std::chrono::steady_clock::now();
+    change.error = ErrorText(RunAdminCommand(state_, std::move(args)));
+    if (!change.error.empty()) {
+      change.status = 409;
+      return change;
+    }
+    // FAILOVER answers at once; it ends when this node is the new master's replica, or
+    // aborts at the timeout.
+    command::ReplicationStatus st;
+    const auto give_up = start + std::chrono::milliseconds(timeout_ms + 5000);
+    do {
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+      st = state_.replication->GetStatus();
+    } while (st.failover_state != "no-failover" && std::chrono::steady_clock::now() < give_up);
+    change.took_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+                         std::chrono::steady_clock::now() - start)
+                         .count();
+    if (!st.replica) {
+      change.status = 409;
+      change.error = "the failover was aborted (the server log says why)";
+      return change;
+    }
+    change.master = st.master_host + ":" + std::to_string(st.master_port);
+    change.epoch = st.cluster.epoch;
+    return change;
+  }
+
+  ClusterChange NameMaster(const std::string& host, int port) override {
+    ClusterChange change;
+    const auto start = std::chrono::steady_clock::now();
+    Status st = state_.replication->NameMaster(host, port);
+    if (!st.ok()) {
+      change.status = st.IsNotFound() ? 404 : 409;
+      change.error = st.ToString();
+      return change;
+    }
+    // Committed: this node reads the record back at once (bounded wait for its epoch).
+    change.master = host + ":" + std::to_string(port);
+    command::ClusterStatus c;
+    for (int i = 0; i < 500; ++i) {
+      c = state_.replication->GetStatus().cluster;
+      if (c.master_host == host && c.master_port == port) break;
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    change.epoch = c.epoch;
+    change.took_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+                         std::chrono::steady_clock::now() - start)
+                         .count();
+    return change;
+  }
+
  private:
   command::ServerState& state_;
 };
@@ -98,6 +156,7 @@ Result<std::unique_ptr<HttpServer>> HttpServer::Start(command::ServerState* stat
     r.authorization = req.get_header_value("Authorization");
     r.host = req.get_header_value("Host");
     r.body = req.body;
+    for (const auto& [name, value] : req.params) r.params.emplace(name, value);
     HttpResponse out = api->Handle(r);
     res.status = out.status;
     for (const auto& [name, value] : out.headers) res.set_header(name, value);

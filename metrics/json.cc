@@ -62,6 +62,12 @@ Json& Json::Int(int64_t v) {
   return *this;
 }
 
+Json& Json::Bool(bool v) {
+  BeforeValue();
+  out_ += v ? "true" : "false";
+  return *this;
+}
+
 Json& Json::Uint(uint64_t v) {
   BeforeValue();
   out_ += std::to_string(v);

@@ -22,6 +22,7 @@ class Json {
   Json& String(std::string_view s);
   Json& Int(int64_t v);
   Json& Uint(uint64_t v);
+  Json& Bool(bool v);
   // A number already in JSON's syntax (INFO's "1.25"); the caller checked it.
   Json& Number(std::string_view text);
 

@@ -103,6 +103,7 @@ ReplicationSnapshot GatherReplication(command::ServerState& state,
   if (st.replica) out.master = st.master_host + ":" + std::to_string(st.master_port);
   out.link_down_s = st.link_down_s;
   out.replid = st.replid;
+  out.cluster = st.cluster;
   for (size_t i = 0; i < st.offsets.size(); ++i) {
     out.offset += st.offsets[i];
     if (i / dbs < slots->size()) (*slots)[i / dbs].repl_offset += st.offsets[i];

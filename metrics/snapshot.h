@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "core/command/context.h"
+#include "core/command/replication.h"
 #include "slot/slot.h"
 
 namespace slotkv::metrics {
@@ -40,6 +41,7 @@ struct ReplicationSnapshot {
   std::string replid;
   uint64_t offset = 0;  // every stream's offset summed (INFO's)
   std::vector<ReplicaSnapshot> replicas;
+  command::ClusterStatus cluster;  // ZooKeeper mode (cluster.enabled)
 };
 
 struct CommandSnapshot {

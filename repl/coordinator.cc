@@ -62,6 +62,55 @@ command::ClusterStatus Coordinator::Status() const {
   return status_;
 }
 
+uint64_t Coordinator::RequestSwitch(const std::string& host, int port) {
+  uint64_t ticket = 0;
+  {
+    std::lock_guard lock(mu_);
+    ticket = switch_.ticket + 1;
+    switch_ = SwitchRequest{ticket, host, port, std::nullopt};
+  }
+  Wake();
+  return ticket;
+}
+
+std::optional<Status> Coordinator::SwitchResult(uint64_t ticket) const {
+  std::lock_guard lock(mu_);
+  if (switch_.ticket != ticket) return slotkv::Status::Busy("replaced by a later request");
+  if (!switch_.result) return std::nullopt;
+  if (*switch_.result == ZOK) return slotkv::Status::OK();
+  if (*switch_.result == ZNONODE) return slotkv::Status::NotFound("the target is not a member");
+  return slotkv::Status::Unavailable(std::string("ZooKeeper: ") + zerror(*switch_.result));
+}
+
+void Coordinator::RunSwitch() {
+  SwitchRequest request;
+  std::vector<ClusterNode> members;
+  {
+    std::lock_guard lock(mu_);
+    if (switch_.ticket == 0 || switch_.result) return;
+    request = switch_;
+    members = status_.nodes;
+  }
+  int rc = ZNONODE;  // no record, or the target is no member
+  if (have_record_ && !member_path_.empty()) {
+    for (const ClusterNode& n : members) {
+      if (n.host == request.host && n.port == request.port) rc = Commit(member_path_, n);
+    }
+  }
+  std::lock_guard lock(mu_);
+  if (switch_.ticket == request.ticket) switch_.result = rc;
+}
+
+int Coordinator::Commit(const std::string& guard, const ClusterNode& next) {
+  const MasterRecord record{record_.epoch + 1, next.host, next.port, next.run_id};
+  const int rc = zk_->SetIf(guard, Path("master"), FormatRecord(record), record_version_);
+  std::fprintf(stderr, "zk: %s named the master in epoch %llu: %s\n",
+               Address(next.host, next.port).c_str(),
+               static_cast<unsigned long long>(record.epoch), zerror(rc));
+  Wake();  // read it back now
+  return rc;
+}
+
 void Coordinator::Log(const std::string& line) {
   if (line == logged_) return;
   logged_ = line;
@@ -166,6 +215,7 @@ void Coordinator::Step() {
     controller = status_.controller;
   }
   if (controller) Control();
+  RunSwitch();
   std::lock_guard lock(mu_);
   status_.epoch = have_record_ ? record_.epoch : 0;
   status_.master_host = have_record_ ? record_.host : "";
@@ -294,14 +344,9 @@ void Coordinator::Control() {
     Log("no replica can be promoted (priority 0 or none registered)");
     return;
   }
-  const MasterRecord record{record_.epoch + 1, next->host, next->port, next->run_id};
-  const int rc =
-      zk_->SetIf(election_path_, Path("master"), FormatRecord(record), record_version_);
-  std::fprintf(stderr, "zk: failover: %s promoted in epoch %llu: %s\n",
-               Address(next->host, next->port).c_str(),
-               static_cast<unsigned long long>(record.epoch), zerror(rc));
+  std::fprintf(stderr, "zk: failover: the controller promotes a replica\n");
+  Commit(election_path_, *next);
   master_missing_ns_ = 0;
-  Wake();
 }
 
 }  // namespace slotkv::repl

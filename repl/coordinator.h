@@ -17,11 +17,13 @@
 #include <condition_variable>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <mutex>
 #include <string>
 #include <thread>
 #include <vector>
 
+#include "core/base/status.h"
 #include "core/command/replication.h"
 #include "repl/cluster.h"
 
@@ -62,6 +64,12 @@ class Coordinator {
   // Runs a step now (a replication handshake saw a higher epoch).
   void Wake();
   command::ClusterStatus Status() const;
+  // Asks for host:port to be named the master in the next epoch (a graceful FAILOVER once its
+  // target caught up; POST /cluster/replicaof), guarded by this node's member znode and the
+  // record's version as last read. One at a time: a request replaces an unanswered one.
+  // SwitchResult: nullopt while pending, then OK (committed) or why ZooKeeper refused.
+  uint64_t RequestSwitch(const std::string& host, int port);
+  std::optional<slotkv::Status> SwitchResult(uint64_t ticket) const;
   // The sentinel name: the root's last part.
   const std::string& name() const { return name_; }
 
@@ -75,6 +83,9 @@ class Coordinator {
   void ReadMembers();
   // The controller's part: the first record, or a failover.
   void Control();
+  // Commits the next epoch naming next (a failover or a requested switch).
+  int Commit(const std::string& guard, const ClusterNode& next);
+  void RunSwitch();
   std::string Path(const std::string& leaf) const { return options_.root + "/" + leaf; }
 
   Options options_;
@@ -99,6 +110,13 @@ class Coordinator {
   bool stop_ = false;   // guarded by mu_
   bool woken_ = false;  // guarded by mu_
   command::ClusterStatus status_;  // guarded by mu_
+  struct SwitchRequest {
+    uint64_t ticket = 0;
+    std::string host;
+    int port = 0;
+    std::optional<int> result;
+  };
+  SwitchRequest switch_;  // guarded by mu_
   std::thread thread_;
 };
 

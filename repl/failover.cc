@@ -24,10 +24,6 @@ std::string_view Replication::FailoverStateName() const {
 
 void Replication::Failover(command::AsyncContext& ctx) {
   const std::vector<std::string>& a = ctx.args;
-  if (coordinator_) {
-    ctx.reply.Error(command::kErrZkManaged);
-    return;
-  }
   std::lock_guard change(change_mu_);
   if (a.size() == 2 && command::Is(a[1], "ABORT")) {
     if (failover_stage_.load() == kNoFailover) {
@@ -103,6 +99,7 @@ void Replication::Failover(command::AsyncContext& ctx) {
   // with READONLY; after an abort they run here), so the target can catch up.
   state_->pause->Pause(command::PausePurpose::kFailover, command::PauseMode::kWrite,
                        command::ClientPause::kForever);
+  master_->AskAcks();  // caught up: known at once rather than at the next second's acks
   state_->executor->Post(0, [this] { FailoverStep(); });
   ctx.reply.Ok();
 }
@@ -118,6 +115,13 @@ void Replication::FailoverStep() {
     {
       std::lock_guard lock(mu_);
       up = link_ && link_->up();
+    }
+    if (coordinator_) {
+      std::optional<Status> switched = coordinator_->SwitchResult(switch_ticket_);
+      if (switched && !switched->ok()) {
+        AbortFailover(("the master record was not switched: " + switched->ToString()).c_str());
+        return;
+      }
     }
     if (up) {
       std::fprintf(stderr, "repl: FAILOVER to %s:%d done.\n", failover_.host.c_str(),
@@ -154,6 +158,13 @@ void Replication::FailoverStep() {
       std::fprintf(stderr, "repl: Failover target %s:%d is synced, failing over.\n",
                    failover_.host.c_str(), failover_.port);
       failover_stage_ = kFailoverInProgress;
+      if (coordinator_) {
+        // ZooKeeper mode: the record names the target in the next epoch; every node follows
+        // it (this one becomes its replica, which ends the failover).
+        switch_ticket_ = coordinator_->RequestSwitch(failover_.host, failover_.port);
+        state_->executor->RunAfter(kStepMs, [this] { FailoverStep(); });
+        return;
+      }
       // The target promotes itself; its link to us closes then, so our feed to it is left
       // open for the frame to leave (the others close, and link again: to us, a replica of
       // the target then, or where Sentinel points them).
@@ -175,7 +186,8 @@ void Replication::AbortFailover(const char* why) {
                    ? "any replica"
                    : (failover_.host + ":" + std::to_string(failover_.port)).c_str(),
                why);
-  if (failover_stage_.load() == kFailoverInProgress) {
+  // (In ZooKeeper mode the record decides the role, whatever happened.)
+  if (failover_stage_.load() == kFailoverInProgress && !coordinator_) {
     BecomeMaster("FAILOVER aborted").PermitUnchecked();
   }
   failover_stage_ = kNoFailover;

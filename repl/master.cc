@@ -350,24 +350,9 @@ void Master::CheckWaits() {
   }
 }
 
-command::Task Master::Wait(AsyncContext& ctx, int64_t replicas, int64_t timeout_ms) {
-  auto call = std::make_shared<WaitCall>();
-  call->target.resize(streams_.size());
-  for (size_t i = 0; i < streams_.size(); ++i) call->target[i] = offsets_[i].load();
-  call->replicas = replicas;
-  call->home = ctx.home;
-  int acked = 0;
-  std::vector<std::shared_ptr<Feed>> feeds;
-  {
-    std::lock_guard lock(mu_);
-    acked = CountAcked(call->target);
-    feeds = feeds_;
-  }
-  if (acked >= replicas || ctx.no_block) {
-    ctx.reply.Integer(acked);
-    co_return;
-  }
-  command::Executor& ex = *ctx.server.executor;
+void Master::AskAcks() {
+  const std::vector<std::shared_ptr<Feed>> feeds = LiveFeeds();
+  command::Executor& ex = *state_->executor;
   // From every worker, behind the units it pushed for the writes made so far (a unit waits in
   // its worker's outbox until the end of the turn): a replica sees the GETACKs after them.
   for (int w = 0; w < ex.workers(); ++w) {
@@ -375,6 +360,25 @@ command::Task Master::Wait(AsyncContext& ctx, int64_t replicas, int64_t timeout_
       for (const auto& f : feeds) Send(f, EncodeFrame({"GETACK"}));
     });
   }
+}
+
+command::Task Master::Wait(AsyncContext& ctx, int64_t replicas, int64_t timeout_ms) {
+  auto call = std::make_shared<WaitCall>();
+  call->target.resize(streams_.size());
+  for (size_t i = 0; i < streams_.size(); ++i) call->target[i] = offsets_[i].load();
+  call->replicas = replicas;
+  call->home = ctx.home;
+  int acked = 0;
+  {
+    std::lock_guard lock(mu_);
+    acked = CountAcked(call->target);
+  }
+  if (acked >= replicas || ctx.no_block) {
+    ctx.reply.Integer(acked);
+    co_return;
+  }
+  command::Executor& ex = *ctx.server.executor;
+  AskAcks();
   call->waiter = std::make_shared<Waiter>(ValueType::kString, ctx.db);
   ctx.waiter = call->waiter;
   const uint32_t gen = call->waiter->NewRound();

@@ -91,6 +91,9 @@ class Master : public command::StreamListener {
   void Ack(command::AsyncContext& ctx);
   // WAIT numreplicas timeout.
   command::Task Wait(command::AsyncContext& ctx, int64_t replicas, int64_t timeout_ms);
+  // Asks every replica to acknowledge what it applied now (GETACK, after the frames of the
+  // writes made so far). Any worker.
+  void AskAcks();
   // Asks every feed to acknowledge now (GETACK), and pings them; closes those silent for more
   // than timeout_s. Called once a second.
   void Tick(int64_t timeout_s, bool ping);

@@ -1,7 +1,9 @@
 #include "repl/replication.h"
 
+#include <chrono>
 #include <cstdio>
 #include <sstream>
+#include <thread>
 
 #include "core/base/hash.h"
 #include "core/command/args.h"
@@ -426,6 +428,7 @@ command::ReplicationStatus Replication::GetStatus() {
   for (FeedInfo& f : master_->Feeds()) {
     st.replicas.push_back({f.ip, f.port, f.online, f.lag_s, std::move(f.acked)});
   }
+  st.failover_state = FailoverStateName();
   if (coordinator_) {
     st.cluster = coordinator_->Status();
     st.cluster.lease = !replica_ && SteadyNowNs() < lease_until_ns_.load();
@@ -519,6 +522,16 @@ void Replication::Switched(const MasterRecord& old, const MasterRecord& now) {
                               std::to_string(old.port) + " " + now.host + " " +
                               std::to_string(now.port);
   state_->pubsub->Publish(pubsub::Kind::kChannel, "+switch-master", message);
+}
+
+Status Replication::NameMaster(const std::string& host, int port) {
+  if (!coordinator_) return Status::NotSupported("ZooKeeper mode is off (zookeeper-connect)");
+  const uint64_t ticket = coordinator_->RequestSwitch(host, port);
+  for (int i = 0; i < 1000; ++i) {  // 10 s
+    if (std::optional<Status> done = coordinator_->SwitchResult(ticket)) return *done;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  return Status::Unavailable("ZooKeeper did not answer within 10 s");
 }
 
 bool Replication::Sentinel(command::AsyncContext& ctx) {

@@ -12,7 +12,8 @@
 // restart.) In pure-memory mode nothing is kept.
 //
 // ZooKeeper mode (zookeeper-connect set; repl/coordinator.h): the role follows the master
-// record in ZooKeeper instead (REPLICAOF and FAILOVER are refused), the node answers SENTINEL,
+// record in ZooKeeper instead (REPLICAOF is refused; FAILOVER switches the record once its
+// target caught up), the node answers SENTINEL,
 // and as a master it takes a write only while its lease, renewed by each read of the record
 // naming it, has not run out: checked against the steady clock as each write executes.
 //
@@ -73,6 +74,7 @@ class Replication : public command::Replication, private Coordinator::Node {
   void Ack(command::AsyncContext& ctx) override;
   void Failover(command::AsyncContext& ctx) override;
   bool Sentinel(command::AsyncContext& ctx) override;
+  Status NameMaster(const std::string& host, int port) override;
 
   Master& master() { return *master_; }
 
@@ -135,6 +137,7 @@ class Replication : public command::Replication, private Coordinator::Node {
   int64_t last_ping_ms_ = 0;  // worker 0's
   std::atomic<int> failover_stage_{kNoFailover};
   FailoverPlan failover_;  // guarded by change_mu_
+  uint64_t switch_ticket_ = 0;  // ZooKeeper mode: the record switch asked for; change_mu_
   std::mutex change_mu_;  // one role change at a time (REPLICAOF, FAILOVER, Start, Stop)
   mutable std::mutex mu_;
   SavedRole role_;            // guarded by mu_

@@ -4,8 +4,8 @@
 # suites (checked against real Redis) and the benchmarks (slotkv beside Redis in one run);
 # prometheus (the server, /usr/bin/prometheus) for test_prometheus.py, which scrapes /metrics;
 # zookeeper (the server, with a JRE) and python3-kazoo for the ZooKeeper-mode suites
-# (test_zookeeper*.py start their own ZooKeeper); clang and libclang-rt-14-dev (libFuzzer and the sanitizer runtimes for clang) for
-# scripts/fuzz.sh.
+# (test_zookeeper*.py start their own ZooKeeper); clang and libclang-rt-14-dev (libFuzzer and
+# the sanitizer runtimes for clang) for scripts/fuzz.sh.
 set -euo pipefail
 
 packages=(

@@ -61,6 +61,7 @@ struct ReplicationStatus {
   std::string replid;
   std::vector<uint64_t> offsets;  // [s * databases + db]: each stream's offset here
   std::vector<ReplicaStatus> replicas;
+  std::string failover_state;  // INFO's master_failover_state
   ClusterStatus cluster;
 };
 
@@ -103,6 +104,10 @@ class Replication {
   // SENTINEL <subcommand> ...: the Sentinel client commands of ZooKeeper mode (false when
   // the node is not in it: the command is then unknown, as on a Redis that is no Sentinel).
   virtual bool Sentinel(AsyncContext& ctx) = 0;
+  // ZooKeeper mode: names host:port (a member) the master in the next epoch at once, without
+  // waiting for it to catch up (POST /cluster/replicaof). Blocks until ZooKeeper answered:
+  // never on a worker.
+  virtual Status NameMaster(const std::string& host, int port) = 0;
 };
 
 }  // namespace slotkv::command
