@@ -4,16 +4,11 @@
 #include <chrono>
 #include <cstdio>
 
+#include "core/base/clock.h"
 #include "repl/zk.h"
 
 namespace slotkv::repl {
 namespace {
-
-int64_t WallMs() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
 
 constexpr int64_t kMs = 1000 * 1000;  // ns
 
@@ -186,7 +181,7 @@ void Coordinator::Step() {
       node_->Switched(record_, *record);
       std::lock_guard lock(mu_);
       ++status_.failovers;
-      status_.last_failover_ms = WallMs();
+      status_.last_failover_ms = SystemClock()->NowMs();
     }
     if (!have_record_ || changed || record->epoch != record_.epoch) {
       std::fprintf(stderr, "zk: the master is %s (epoch %llu)\n",

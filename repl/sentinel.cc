@@ -30,76 +30,64 @@ const ClusterNode* Find(const ClusterStatus& st, const std::string& host, int po
   return nullptr;
 }
 
+// The fields every instance has, in Sentinel's order: name, address, flags, link state.
+Fields Instance(std::string name, const std::string& ip, int port, const std::string& run_id,
+                std::string flags, int64_t down_after_ms) {
+  return {{"name", std::move(name)},
+          {"ip", ip},
+          {"port", Str(port)},
+          {"runid", run_id},
+          {"flags", std::move(flags)},
+          {"link-pending-commands", "0"},
+          {"link-refcount", "1"},
+          {"last-ping-sent", "0"},
+          {"last-ok-ping-reply", "0"},
+          {"last-ping-reply", "0"},
+          {"down-after-milliseconds", Str(down_after_ms)}};
+}
+
+void Add(Fields& fields, std::initializer_list<std::pair<std::string_view, std::string>> more) {
+  fields.insert(fields.end(), more.begin(), more.end());
+}
+
 void Master(const ClusterStatus& st, const SentinelSelf& self, command::Reply& reply) {
   const ClusterNode* m = Find(st, st.master_host, st.master_port);
   int64_t replicas = 0;
   for (const ClusterNode& n : st.nodes) replicas += (&n != m && !n.master) ? 1 : 0;
   // Gone from ZooKeeper: s_down and o_down (the controller decides alone, as a quorum of one).
-  const std::string flags = m != nullptr ? "master" : "master,s_down,o_down";
-  Send({{"name", st.name},
-        {"ip", st.master_host},
-        {"port", Str(st.master_port)},
-        {"runid", m != nullptr ? m->run_id : ""},
-        {"flags", flags},
-        {"link-pending-commands", "0"},
-        {"link-refcount", "1"},
-        {"last-ping-sent", "0"},
-        {"last-ok-ping-reply", "0"},
-        {"last-ping-reply", "0"},
-        {"down-after-milliseconds", Str(self.down_after_ms)},
-        {"info-refresh", "0"},
-        {"role-reported", "master"},
-        {"role-reported-time", "0"},
-        {"config-epoch", Str(static_cast<int64_t>(st.epoch))},
-        {"num-slaves", Str(replicas)},
-        {"num-other-sentinels", Str(static_cast<int64_t>(st.nodes.size()) - 1)},
-        {"quorum", "1"},
-        {"failover-timeout", Str(self.down_after_ms)},
-        {"parallel-syncs", "1"}},
-       reply);
+  Fields f = Instance(st.name, st.master_host, st.master_port, m != nullptr ? m->run_id : "",
+                      m != nullptr ? "master" : "master,s_down,o_down", self.down_after_ms);
+  Add(f, {{"info-refresh", "0"},
+          {"role-reported", "master"},
+          {"role-reported-time", "0"},
+          {"config-epoch", Str(static_cast<int64_t>(st.epoch))},
+          {"num-slaves", Str(replicas)},
+          {"num-other-sentinels", Str(static_cast<int64_t>(st.nodes.size()) - 1)},
+          {"quorum", "1"},
+          {"failover-timeout", Str(self.down_after_ms)},
+          {"parallel-syncs", "1"}});
+  Send(f, reply);
 }
 
 void Replica(const ClusterStatus& st, const ClusterNode& n, command::Reply& reply) {
-  Send({{"name", n.host + ":" + Str(n.port)},
-        {"ip", n.host},
-        {"port", Str(n.port)},
-        {"runid", n.run_id},
-        {"flags", "slave"},
-        {"link-pending-commands", "0"},
-        {"link-refcount", "1"},
-        {"last-ping-sent", "0"},
-        {"last-ok-ping-reply", "0"},
-        {"last-ping-reply", "0"},
-        {"down-after-milliseconds", "0"},
-        {"info-refresh", "0"},
-        {"role-reported", "slave"},
-        {"role-reported-time", "0"},
-        {"master-link-down-time", "0"},
-        {"master-link-status", n.link_up ? "ok" : "err"},
-        {"master-host", st.master_host},
-        {"master-port", Str(st.master_port)},
-        {"slave-priority", Str(n.priority)},
-        {"slave-repl-offset", Str(static_cast<int64_t>(n.offset))},
-        {"replica-announced", "1"}},
-       reply);
+  Fields f = Instance(n.host + ":" + Str(n.port), n.host, n.port, n.run_id, "slave", 0);
+  Add(f, {{"info-refresh", "0"},
+          {"role-reported", "slave"},
+          {"role-reported-time", "0"},
+          {"master-link-down-time", "0"},
+          {"master-link-status", n.link_up ? "ok" : "err"},
+          {"master-host", st.master_host},
+          {"master-port", Str(st.master_port)},
+          {"slave-priority", Str(n.priority)},
+          {"slave-repl-offset", Str(static_cast<int64_t>(n.offset))},
+          {"replica-announced", "1"}});
+  Send(f, reply);
 }
 
 void Sentinel(const ClusterNode& n, command::Reply& reply) {
-  Send({{"name", n.run_id},
-        {"ip", n.host},
-        {"port", Str(n.sentinel_port)},
-        {"runid", n.run_id},
-        {"flags", "sentinel"},
-        {"link-pending-commands", "0"},
-        {"link-refcount", "1"},
-        {"last-ping-sent", "0"},
-        {"last-ok-ping-reply", "0"},
-        {"last-ping-reply", "0"},
-        {"down-after-milliseconds", "0"},
-        {"last-hello-message", "0"},
-        {"voted-leader", "?"},
-        {"voted-leader-epoch", "0"}},
-       reply);
+  Fields f = Instance(n.run_id, n.host, n.sentinel_port, n.run_id, "sentinel", 0);
+  Add(f, {{"last-hello-message", "0"}, {"voted-leader", "?"}, {"voted-leader-epoch", "0"}});
+  Send(f, reply);
 }
 
 }  // namespace
