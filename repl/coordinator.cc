@@ -79,26 +79,31 @@ std::optional<Status> Coordinator::SwitchResult(uint64_t ticket) const {
 
 void Coordinator::RunSwitch() {
   SwitchRequest request;
-  std::vector<ClusterNode> members;
   {
     std::lock_guard lock(mu_);
     if (switch_.ticket == 0 || switch_.result) return;
     request = switch_;
-    members = status_.nodes;
   }
+  // The target's member znode as it is now (the members' list may be older than its link).
   int rc = ZNONODE;  // no record, or the target is no member
+  std::string data;
+  Stat stat{};
   if (have_record_ && !member_path_.empty()) {
-    for (const ClusterNode& n : members) {
-      if (n.host == request.host && n.port == request.port) rc = Commit(member_path_, n);
-    }
+    rc = zk_->Get(Path("members/" + Address(request.host, request.port)), false, &data, &stat);
+  }
+  if (rc == ZOK) {
+    std::optional<ClusterNode> target = ParseMember(data);
+    rc = target ? Commit(member_path_, "", *target) : ZNONODE;
   }
   std::lock_guard lock(mu_);
   if (switch_.ticket == request.ticket) switch_.result = rc;
 }
 
-int Coordinator::Commit(const std::string& guard, const ClusterNode& next) {
+int Coordinator::Commit(const std::string& guard, const std::string& absent,
+                        const ClusterNode& next) {
   const MasterRecord record{record_.epoch + 1, next.host, next.port, next.run_id};
-  const int rc = zk_->SetIf(guard, Path("master"), FormatRecord(record), record_version_);
+  const int rc =
+      zk_->SetIf(guard, absent, Path("master"), FormatRecord(record), record_version_);
   std::fprintf(stderr, "zk: %s named the master in epoch %llu: %s\n",
                Address(next.host, next.port).c_str(),
                static_cast<unsigned long long>(record.epoch), zerror(rc));
@@ -143,10 +148,18 @@ void Coordinator::Step() {
     }
   }
   const bool connected = zk_->connected();
+  if (session_logged_ != zk_->state_name()) {
+    session_logged_ = zk_->state_name();
+    std::fprintf(stderr, "zk: session %s (%s)\n", session_logged_.c_str(),
+                 options_.hosts.c_str());
+  }
   {
     std::lock_guard lock(mu_);
     status_.session = zk_->state_name();
-    if (!connected) status_.controller = false;
+    if (!connected && status_.controller) {
+      std::fprintf(stderr, "zk: no longer the controller (disconnected)\n");
+      status_.controller = false;
+    }
   }
   if (!connected) return;
   if (!paths_ready_) {
@@ -160,6 +173,7 @@ void Coordinator::Step() {
   }
   const ClusterNode self = node_->Self();
   self_addr_ = Address(self.host, self.port);
+  if (member_path_.empty()) WriteMember(self);  // before the lease (coordinator.h)
   // The record, with a watch (a change wakes us), and the lease when it names this node.
   const int64_t sent = SteadyNowNs();
   std::string data;
@@ -192,14 +206,14 @@ void Coordinator::Step() {
     record_ = *record;
     record_version_ = stat.version;
     node_->Follow(record_);
-    if (Address(record_.host, record_.port) == self_addr_) {
+    if (Address(record_.host, record_.port) == self_addr_ && !member_path_.empty()) {
       node_->Renew(sent + int64_t{zk_->session_timeout_ms()} * 2 / 3 * kMs);
     }
   } else {
     have_record_ = false;
   }
   const int64_t now = SteadyNowNs();
-  if (member_path_.empty() || now - member_written_ns_ >= 1000 * kMs) {
+  if (now - member_written_ns_ >= 1000 * kMs) {
     WriteMember(node_->Self());
   }
   Elect();
@@ -313,7 +327,7 @@ void Coordinator::Control() {
     std::optional<ClusterNode> first = ChooseFirstMaster(members);
     if (!first) return;
     const MasterRecord record{1, first->host, first->port, first->run_id};
-    const int rc = zk_->SetIf(election_path_, Path("master"), FormatRecord(record), -1);
+    const int rc = zk_->SetIf(election_path_, "", Path("master"), FormatRecord(record), -1);
     std::fprintf(stderr, "zk: controller names %s the first master (epoch 1): %s\n",
                  Address(first->host, first->port).c_str(), zerror(rc));
     Wake();
@@ -340,7 +354,8 @@ void Coordinator::Control() {
     return;
   }
   std::fprintf(stderr, "zk: failover: the controller promotes a replica\n");
-  Commit(election_path_, *next);
+  // Only while the master's member znode is still gone (coordinator.h: the lease).
+  Commit(election_path_, Path("members/" + Address(record_.host, record_.port)), *next);
   master_missing_ns_ = 0;
 }
 

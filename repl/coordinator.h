@@ -5,7 +5,10 @@
 // failover-down-after-ms, commits the next epoch naming the best replica.
 //
 // The lease: each successful read of the record that names this node renews it until
-// (the read's send time + 2/3 of the session timeout), on the steady clock. ZooKeeper expires
+// (the read's send time + 2/3 of the session timeout), on the steady clock, once the node's
+// member znode exists in the current session (a failover commits only while the failed
+// master's member znode is absent: a master back with a new session either registered first,
+// and the failover fails, or reads the record after the failover). ZooKeeper expires
 // the session no earlier than a full timeout after the server last heard from us, and the
 // controller waits failover-down-after-ms more, so a master whose lease ran out stops taking
 // writes before any other node can be promoted (the Node checks the lease at each write).
@@ -83,8 +86,9 @@ class Coordinator {
   void ReadMembers();
   // The controller's part: the first record, or a failover.
   void Control();
-  // Commits the next epoch naming next (a failover or a requested switch).
-  int Commit(const std::string& guard, const ClusterNode& next);
+  // Commits the next epoch naming next (a failover or a requested switch) while guard exists
+  // and absent does not ("": no such condition).
+  int Commit(const std::string& guard, const std::string& absent, const ClusterNode& next);
   void RunSwitch();
   std::string Path(const std::string& leaf) const { return options_.root + "/" + leaf; }
 
@@ -103,6 +107,7 @@ class Coordinator {
   int record_version_ = -1;
   std::string self_addr_;
   std::string logged_;  // the last problem logged (each is logged once in a row)
+  std::string session_logged_;  // the session state last logged
   void Log(const std::string& line);
 
   mutable std::mutex mu_;

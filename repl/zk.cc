@@ -8,7 +8,7 @@ namespace slotkv::repl {
 std::unique_ptr<Zk> Zk::Open(const std::string& hosts, int timeout_ms,
                              std::function<void()> on_event) {
   static const bool quiet = [] {
-    zoo_set_debug_level(ZOO_LOG_LEVEL_ERROR);
+    zoo_set_debug_level(static_cast<ZooLogLevel>(0));  // 0: off
     return true;
   }();
   (void)quiet;
@@ -95,19 +95,25 @@ int Zk::CreatePath(const std::string& path) {
   }
 }
 
-int Zk::SetIf(const std::string& guard, const std::string& path, const std::string& data,
-              int version) {
-  zoo_op_t ops[2];
-  zoo_op_result_t results[2];
-  zoo_check_op_init(&ops[0], guard.c_str(), -1);
+int Zk::SetIf(const std::string& guard, const std::string& absent, const std::string& path,
+              const std::string& data, int version) {
+  zoo_op_t ops[4];
+  zoo_op_result_t results[4];
+  int n = 0;
+  zoo_check_op_init(&ops[n++], guard.c_str(), -1);
+  if (!absent.empty()) {
+    zoo_create_op_init(&ops[n++], absent.c_str(), "", 0, &ZOO_OPEN_ACL_UNSAFE, ZOO_EPHEMERAL,
+                       nullptr, 0);
+    zoo_delete_op_init(&ops[n++], absent.c_str(), -1);
+  }
   if (version < 0) {
-    zoo_create_op_init(&ops[1], path.c_str(), data.data(), static_cast<int>(data.size()),
+    zoo_create_op_init(&ops[n++], path.c_str(), data.data(), static_cast<int>(data.size()),
                        &ZOO_OPEN_ACL_UNSAFE, 0, nullptr, 0);
   } else {
-    zoo_set_op_init(&ops[1], path.c_str(), data.data(), static_cast<int>(data.size()), version,
-                    nullptr);
+    zoo_set_op_init(&ops[n++], path.c_str(), data.data(), static_cast<int>(data.size()),
+                    version, nullptr);
   }
-  return zoo_multi(zh_, 2, ops, results);
+  return zoo_multi(zh_, n, ops, results);
 }
 
 }  // namespace slotkv::repl

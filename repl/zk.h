@@ -1,5 +1,6 @@
 // Zk: one ZooKeeper session through the C client (libzookeeper-mt), with blocking calls for
-// the coordinator's thread. The client's own threads keep the session alive and reconnect
+// the coordinator's thread. The client's own log is off (it prints a line per reconnection
+// attempt, dozens a second while ZooKeeper is down): the coordinator logs state changes. The client's own threads keep the session alive and reconnect
 // within it; watches and session events only wake the caller (on_event), which then reads
 // again. A session that expired stays so: the caller opens a new Zk.
 //
@@ -45,10 +46,11 @@ class Zk {
   int Delete(const std::string& path, int version = -1);
   // Creates path and its missing parents (persistent, empty); ZOK when it exists.
   int CreatePath(const std::string& path);
-  // Sets (or, when version < 0, creates) path to data only while guard exists:
-  // a check of guard and the change in one multi-op.
-  int SetIf(const std::string& guard, const std::string& path, const std::string& data,
-            int version);
+  // Sets (or, when version < 0, creates) path to data only while guard exists and absent
+  // ("": no such condition) does not: one multi-op of a check of guard, a create and a delete
+  // of absent (the create fails when it exists) and the change.
+  int SetIf(const std::string& guard, const std::string& absent, const std::string& path,
+            const std::string& data, int version);
 
  private:
   Zk() = default;
