@@ -1,6 +1,7 @@
 #include "repl/master.h"
 
 #include <algorithm>
+#include <coroutine>
 #include <cstdio>
 #include <utility>
 
@@ -362,7 +363,32 @@ void Master::AskAcks() {
   }
 }
 
+namespace {
+
+// co_await: resumes on the current worker after its next group commit.
+struct AfterCommit {
+  command::Executor* executor;
+  bool await_ready() const noexcept { return false; }
+  void await_suspend(std::coroutine_handle<> task) {
+    executor->AfterCommit([task] { task.resume(); });
+  }
+  void await_resume() const noexcept {}
+};
+
+}  // namespace
+
 command::Task Master::Wait(AsyncContext& ctx, int64_t replicas, int64_t timeout_ms) {
+  if (!ctx.no_block) {
+    // The caller's writes before WAIT may still be on their way (a pipelined SET posted to
+    // its owner, or waiting for a group commit): each worker runs what this client posted
+    // before (posts are FIFO) and commits it, so the target includes them.
+    command::Executor& ex = *ctx.server.executor;
+    for (int w = 0; w < ex.workers(); ++w) {
+      co_await ctx.ToWorker(w);
+      co_await AfterCommit{&ex};
+    }
+    co_await ctx.ToHome();
+  }
   auto call = std::make_shared<WaitCall>();
   call->target.resize(streams_.size());
   for (size_t i = 0; i < streams_.size(); ++i) call->target[i] = offsets_[i].load();

@@ -14,6 +14,7 @@ and is fully linked before the next round. Prints one line per round, then a RES
 
 import argparse
 import os
+import shutil
 import signal
 import statistics
 import subprocess
@@ -27,7 +28,7 @@ import redis  # noqa: E402
 from redis.sentinel import Sentinel  # noqa: E402
 
 from zk_util import ZooKeeper  # noqa: E402
-from conftest import free_port  # noqa: E402
+from conftest import RawRedis, free_port  # noqa: E402
 
 NAME = "bench"
 
@@ -58,7 +59,7 @@ class Node:
 
     def call(self, *args):
         try:
-            c = redis.Redis(port=self.port, socket_timeout=1)
+            c = RawRedis(port=self.port, socket_timeout=1)
             try:
                 return c.execute_command(*args)
             finally:
@@ -111,6 +112,18 @@ class Writer(threading.Thread):
                 time.sleep(0.02)
 
 
+def missing(node, acked):
+    """The (key, value, t) of acked that node does not hold."""
+    c = redis.Redis(port=node.port, socket_timeout=5)
+    out = []
+    for i in range(0, len(acked), 500):
+        batch = acked[i:i + 500]
+        got = c.mget([k for k, _, _ in batch])
+        out += [a for a, g in zip(batch, got) if g != a[1].encode()]
+    c.connection_pool.disconnect()
+    return out
+
+
 def one_round(nodes, round_no, wait):
     port = master_of(nodes)
     old = next(n for n in nodes if n.port == port)
@@ -121,8 +134,8 @@ def one_round(nodes, round_no, wait):
     w = Writer(nodes, round_no, wait)
     w.start()
     time.sleep(1.0)
-    killed = time.monotonic()
     old.kill()
+    killed = time.monotonic()  # dead: no write is acknowledged by it after this
     until(lambda: master_of(others) not in (None, port), 60, "a new master")
     detect = time.monotonic() - killed
     new_port = master_of(others)
@@ -134,13 +147,12 @@ def one_round(nodes, round_no, wait):
     time.sleep(0.5)
     w.stop = True
     w.join()
-    c = redis.Redis(port=new.port, socket_timeout=5)
-    lost = 0
-    for i in range(0, len(w.acked), 500):
-        batch = w.acked[i:i + 500]
-        got = c.mget([k for k, _, _ in batch])
-        lost += sum(1 for (k, v, _), g in zip(batch, got) if g != v.encode())
-    c.connection_pool.disconnect()
+    lost = missing(new, w.acked)
+    if lost and os.environ.get("FAILOVER_PROBE_DEBUG"):
+        other = next(n for n in others if n is not new)
+        print("  lost %s (of %d acked); on the other replica: %d missing" % (
+            [k for k, _, _ in lost], len(w.acked), len(missing(other, lost))), flush=True)
+    lost = len(lost)
     old.start()  # rejoins as a replica of the new master
     until(lambda: (old.call("ROLE") or [b""])[0] == b"slave", 30, "old master rejoined")
     return detect, promote, clients, lost, len(w.acked)
@@ -152,19 +164,22 @@ def main():
     ap.add_argument("--kills", type=int, default=20)
     ap.add_argument("--session-ms", type=int, default=2000)
     ap.add_argument("--down-after-ms", type=int, default=1000)
+    ap.add_argument("--wait-only", action="store_true", help="WAIT in every round")
     args = ap.parse_args()
     work = tempfile.mkdtemp(prefix="slotkv-bench-failover-")
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(1))  # the finally below stops everything
     zk = ZooKeeper().start()
     nodes = []
     try:
         for i in range(3):
             nodes.append(Node(args.binary, work, i, zk.connect, args.session_ms,
-                              args.down_after_ms).start())
+                              args.down_after_ms))
+            nodes[-1].start()
             if i == 0:
                 until(lambda: master_of(nodes) == nodes[0].port, 30, "the first master")
         rows = {True: [], False: []}
         for r in range(args.kills):
-            wait = r % 2 == 0
+            wait = r % 2 == 0 or args.wait_only
             row = one_round(nodes, r, wait)
             rows[wait].append(row)
             print("round %2d %-7s detect %.2f s promote %.2f s clients %.2f s lost %d of %d"
@@ -185,6 +200,7 @@ def main():
         for n in nodes:
             n.kill()
         zk.cleanup()
+        shutil.rmtree(work, ignore_errors=True)
 
 
 if __name__ == "__main__":

@@ -502,6 +502,26 @@ def test_wait_counts_replicas(shared):
     c.connection_pool.disconnect()
 
 
+def test_wait_pipelined_after_writes_counts_them(shared):
+    """SET and WAIT sent together: WAIT's count covers the SET (it may run on another worker, or
+    wait for a group commit, when WAIT starts), so a replica WAIT counted holds it at once."""
+    master, r1, r2 = shared
+    c = master.client(socket_timeout=30)
+    readers = [r1.client(), r2.client()]
+    missing = []
+    for i in range(200):
+        key = "waitpipe:%d" % i
+        pipe = c.pipeline(transaction=False)
+        pipe.execute_command("SET", key, i)
+        pipe.execute_command("WAIT", 2, 5000)
+        ok, acked = pipe.execute()
+        assert ok == b"OK" and acked == 2
+        missing += [(key, r.connection_pool.connection_kwargs["port"]) for r in readers
+                    if r.execute_command("GET", key) != str(i).encode()]
+    assert not missing, "WAIT counted replicas that did not hold the write: %r" % missing[:5]
+    c.connection_pool.disconnect()
+
+
 def test_wait_errors(shared):
     master, r1, r2 = shared
     c = master.client()
