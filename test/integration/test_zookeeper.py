@@ -10,7 +10,8 @@ of a SIGSTOPped master (writes queued while it was stopped are refused after SIG
 ZooKeeper restarted within and beyond the session timeout (no failover, the lease error while it
 is down, writes again after); a failover whose controller dies with the master (the survivor
 wins exactly epoch + 1; a stale conditional write loses); FAILOVER TO, a graceful switch of the
-record, also to a replica that has just joined.
+record, also to a replica that has just joined; the admin API (GET /cluster, POST
+/cluster/failover under a writer, POST /cluster/replicaof, the cluster metrics).
 
 One module-scoped cluster (ZooKeeper + 3 nodes, kazoo to read the znodes) serves every test in
 file order; each test starts from a settled cluster (one master named by the record, two linked
@@ -18,10 +19,13 @@ replicas its coordinator knows) and leaves it whole. About 40 s on a 2-core mach
 failover takes 3-4 s: the 2 s session expiry + 1 s down-after + ticks); every wait is bounded.
 """
 
+import json
 import os
 import signal
 import threading
 import time
+import urllib.error
+import urllib.request
 
 import pytest
 import redis
@@ -142,12 +146,14 @@ class Cluster:
         self.kz.start(timeout=15)
 
     def add_node(self):
-        sentinel_port = free_port()
+        sentinel_port, http_port = free_port(), free_port()
         node = start_server([
             "--zookeeper-connect", self.zk.connect, "--zookeeper-root", self.root,
             "--zookeeper-session-timeout-ms", SESSION_MS,
-            "--failover-down-after-ms", DOWN_AFTER_MS, "--sentinel-port", sentinel_port])
+            "--failover-down-after-ms", DOWN_AFTER_MS, "--sentinel-port", sentinel_port,
+            "--http-port", http_port])
         node.sentinel_port = sentinel_port
+        node.http_port = http_port
         self.nodes.append(node)
         return node
 
@@ -804,3 +810,91 @@ def test_failover_to_a_replica_that_just_joined(cluster):
         % (target.port, m.port, cluster.epoch(), member, known, "\n".join(lines[-4:])))
     assert cluster.epoch() == epoch0 + 1
     assert cluster.wait_settled() is target
+
+
+# ---------------------------------------------------------------------------------------------
+# 7. the HTTP admin API
+
+
+def http(node, method, path):
+    """(status, parsed JSON body or text) of one request to the node's admin API."""
+    req = urllib.request.Request("http://127.0.0.1:%d%s" % (node.http_port, path),
+                                 method=method)
+    try:
+        with urllib.request.urlopen(req, timeout=30) as r:
+            status, body = r.status, r.read().decode()
+    except urllib.error.HTTPError as e:
+        status, body = e.code, e.read().decode()
+    try:
+        return status, json.loads(body)
+    except ValueError:
+        return status, body
+
+
+def test_admin_cluster_view_and_metrics(cluster):
+    m = cluster.wait_settled()
+    status, view = http(cluster.replicas()[0], "GET", "/cluster")
+    assert status == 200, view
+    assert view["enabled"] is True and view["name"] == cluster.name
+    assert view["zookeeper_session"] == "connected"
+    assert view["epoch"] == cluster.epoch() and view["master"] == "127.0.0.1:%d" % m.port
+    assert view["master_alive"] is True and view["lease"] is False  # a replica's view
+    nodes = {n["address"]: n for n in view["nodes"]}
+    assert set(nodes) == {"127.0.0.1:%d" % n.port for n in cluster.nodes}
+    assert nodes["127.0.0.1:%d" % m.port]["role"] == "master"
+    for n in cluster.replicas():
+        entry = nodes["127.0.0.1:%d" % n.port]
+        assert entry["role"] == "replica" and entry["link_up"] is True, entry
+        assert entry["sentinel_port"] == n.sentinel_port and "lag" in entry
+    assert sum(1 for n in cluster.nodes if http(n, "GET", "/cluster")[1]["controller"]) == 1
+    status, master_view = http(m, "GET", "/cluster")
+    assert master_view["lease"] is True, master_view
+    metrics = urllib.request.urlopen("http://127.0.0.1:%d/metrics" % m.http_port,
+                                     timeout=10).read().decode()
+    assert "slotkv_cluster_epoch %d" % cluster.epoch() in metrics
+    assert "slotkv_cluster_zookeeper_connected 1" in metrics
+    assert "slotkv_cluster_master_lease 1" in metrics
+    assert "slotkv_cluster_failovers_total" in metrics
+
+
+def test_admin_failover_under_a_writer_loses_nothing(cluster):
+    m = cluster.wait_settled()
+    epoch0 = cluster.epoch()
+    target = cluster.replicas()[1]
+    assert http(m, "POST", "/cluster/failover?to=127.0.0.1")[0] == 400
+    assert http(target, "POST", "/cluster/failover")[0] == 409  # not the master
+    w = Writer(cluster)
+    w.start()
+    try:
+        assert wait_until(lambda: len(w.acked) >= 50, timeout=15, interval=0.05), w.errors[-3:]
+        status, body = http(m, "POST",
+                            "/cluster/failover?to=127.0.0.1:%d&timeout_ms=5000" % target.port)
+        assert status == 200, (body, tails(m, target))
+        assert body["master"] == "127.0.0.1:%d" % target.port and body["epoch"] == epoch0 + 1
+        print("\nPOST /cluster/failover: switched in %d ms" % body["took_ms"])
+        switched = time.monotonic()
+        assert wait_until(lambda: w.acks_after(switched) >= 20, timeout=15, interval=0.05), (
+            "the writer made no progress after the switch: %r" % w.errors[-3:])
+    finally:
+        w.stop.set()
+        w.join(10)
+    new = cluster.wait_settled()
+    assert new is target
+    got = new.client().mget(list(w.acked))
+    lost = [k for k, v in zip(w.acked, got) if v != w.acked[k]]
+    assert not lost, "acknowledged writes lost in a graceful switch: %r" % lost[:5]
+
+
+def test_admin_replicaof_names_a_master(cluster):
+    m = cluster.wait_settled()
+    epoch0 = cluster.epoch()
+    target = cluster.replicas()[0]
+    assert http(m, "POST", "/cluster/replicaof")[0] == 400
+    status, body = http(m, "POST", "/cluster/replicaof?master=127.0.0.1:1")
+    assert status == 404, body  # not a member
+    status, body = http(target, "POST", "/cluster/replicaof?master=127.0.0.1:%d" % target.port)
+    assert status == 200, body
+    assert body["master"] == "127.0.0.1:%d" % target.port and body["epoch"] == epoch0 + 1
+    assert cluster.wait_settled() is target
+    assert cluster.epoch() == epoch0 + 1
+    assert http(m, "GET", "/cluster")[1]["failovers"] >= 1
