@@ -136,8 +136,10 @@ TEST_CASE("admin api: /cluster shows ZooKeeper mode; POST /cluster/... switch th
   b.cluster.master_port = 7379;
   b.cluster.master_alive = true;
   b.cluster.lease = true;
-  command::ClusterNode m{"10.0.0.1", 7379, 27379, "m1", true, false, 3, 500, 100};
-  command::ClusterNode r{"10.0.0.2", 7379, 27379, "r1", false, true, 3, 420, 100};
+  command::ClusterNode m{.host = "10.0.0.1", .port = 7379, .sentinel_port = 27379,
+                         .run_id = "m1", .master = true, .epoch = 3, .offset = 500};
+  command::ClusterNode r{.host = "10.0.0.2", .port = 7379, .sentinel_port = 27379,
+                         .run_id = "r1", .link_up = true, .epoch = 3, .offset = 420};
   b.cluster.nodes = {m, r};
   CHECK(api.Handle(Req("GET", "/cluster")).body ==
         R"({"enabled":true,"name":"mymaster","zookeeper_session":"connected",)"

@@ -66,6 +66,7 @@ std::string FormatMember(const ClusterNode& n) {
   Put(out, "run_id", n.run_id);
   Put(out, "role", n.master ? "master" : "replica");
   Put(out, "link_up", n.link_up ? 1 : 0);
+  Put(out, "partial", n.partial ? 1 : 0);
   Put(out, "epoch", static_cast<int64_t>(n.epoch));
   Put(out, "offset", static_cast<int64_t>(n.offset));
   Put(out, "priority", n.priority);
@@ -83,15 +84,17 @@ std::optional<ClusterNode> ParseMember(std::string_view text) {
   auto role = f.find("role");
   n.master = role != f.end() && role->second == "master";
   int link_up = 0;
+  int partial = 0;
   constexpr int64_t kMax = INT64_MAX;
   if (!Number(f, "port", 1, 65535, &n.port) ||
       !Number(f, "sentinel_port", 0, 65535, &n.sentinel_port) ||
-      !Number(f, "link_up", 0, 1, &link_up) || !Number(f, "epoch", 0, kMax, &n.epoch) ||
+      !Number(f, "link_up", 0, 1, &link_up) || !Number(f, "partial", 0, 1, &partial) || !Number(f, "epoch", 0, kMax, &n.epoch) ||
       !Number(f, "offset", 0, kMax, &n.offset) ||
       !Number(f, "priority", 0, kMax, &n.priority)) {
     return std::nullopt;
   }
   n.link_up = link_up != 0;
+  n.partial = partial != 0;
   return n;
 }
 
@@ -121,7 +124,9 @@ std::optional<ClusterNode> ChooseReplica(const std::vector<ClusterNode>& members
                                          const MasterRecord& failed) {
   std::optional<ClusterNode> best;
   for (const ClusterNode& n : members) {
-    if (n.priority <= 0 || (n.host == failed.host && n.port == failed.port)) continue;
+    if (n.priority <= 0 || n.partial || (n.host == failed.host && n.port == failed.port)) {
+      continue;
+    }
     if (!best || Better(n, *best)) best = n;
   }
   return best;
@@ -130,6 +135,7 @@ std::optional<ClusterNode> ChooseReplica(const std::vector<ClusterNode>& members
 std::optional<ClusterNode> ChooseFirstMaster(const std::vector<ClusterNode>& members) {
   std::optional<ClusterNode> best;
   for (const ClusterNode& n : members) {
+    if (n.partial) continue;
     if (!best || (n.master && !best->master) || (n.master == best->master && Better(n, *best))) {
       best = n;
     }

@@ -38,11 +38,12 @@ std::string FormatRecord(const MasterRecord& record);
 std::optional<MasterRecord> ParseRecord(std::string_view text);
 
 // The replica a failover promotes, as Sentinel picks one: not the failed master, priority > 0,
-// then the lowest priority, the highest offset, the smallest run id. nullopt: none qualifies.
+// then the lowest priority, the highest offset, the smallest run id. Never one whose data is
+// partial (a full sync under way or cut off: some streams hold old data). nullopt: none.
 std::optional<ClusterNode> ChooseReplica(const std::vector<ClusterNode>& members,
                                          const MasterRecord& failed);
 // The first master of a cluster with no record yet: a node that is a master (its data is the
-// cluster's), else any node, each time by the same order as ChooseReplica.
+// cluster's), else any node, each time by the same order as ChooseReplica; none partial.
 std::optional<ClusterNode> ChooseFirstMaster(const std::vector<ClusterNode>& members);
 
 }  // namespace slotkv::repl

@@ -21,6 +21,7 @@ TEST_CASE("member znodes and master records round-trip; malformed ones are refus
   ClusterNode n = Node("10.0.0.2", 7379, "abc", false, 12345, 7);
   n.sentinel_port = 27379;
   n.link_up = true;
+  n.partial = true;
   n.epoch = 4;
   std::optional<ClusterNode> back = ParseMember(FormatMember(n));
   REQUIRE(back);
@@ -30,6 +31,7 @@ TEST_CASE("member znodes and master records round-trip; malformed ones are refus
   CHECK(back->run_id == "abc");
   CHECK_FALSE(back->master);
   CHECK(back->link_up);
+  CHECK(back->partial);
   CHECK(back->epoch == 4);
   CHECK(back->offset == 12345);
   CHECK(back->priority == 7);
@@ -62,6 +64,9 @@ TEST_CASE("a failover promotes as Sentinel does: priority, then offset, then run
   CHECK(ChooseReplica(members, failed)->host == "a");
   members[1].priority = 0;  // 0: never
   CHECK(ChooseReplica(members, failed)->host == "c");
+  members[3].partial = true;  // its full sync was cut off: never
+  CHECK(ChooseReplica(members, failed)->host == "b");
+  members[3].partial = false;
   for (ClusterNode& n : members) n.priority = 0;
   CHECK_FALSE(ChooseReplica(members, failed));
   CHECK_FALSE(ChooseReplica({Node("m", 1, "mm", true, 1)}, failed));
@@ -72,6 +77,8 @@ TEST_CASE("the first master is a node that is one, else the best of the others")
   CHECK(ChooseFirstMaster(members)->host == "b");
   members[1].master = false;
   CHECK(ChooseFirstMaster(members)->host == "a");
+  members[0].partial = true;
+  CHECK(ChooseFirstMaster(members)->host == "b");
   CHECK_FALSE(ChooseFirstMaster({}));
 }
 

@@ -564,6 +564,29 @@ void Master::Resume(uint32_t s, uint32_t db, uint64_t offset) {
   offsets_[Index(s, db)] = offset;
 }
 
+void Master::ResumeSuspended() {
+  command::Executor& ex = *state_->executor;
+  for (int w = 0; w < ex.workers(); ++w) {
+    ex.Post(w, [this, w] {
+      command::Keyspace& ks = *state_->keyspace;
+      const auto workers = static_cast<uint32_t>(state_->executor->workers());
+      for (uint32_t s = static_cast<uint32_t>(w); s < ks.slots(); s += workers) {
+        for (uint32_t db = 0; db < databases_; ++db) {
+          const size_t i = Index(s, db);
+          if (!streams_[i]->suspended) continue;
+          std::vector<slot::Slot*>& dirty = (*state_->dirty)[static_cast<size_t>(w)];
+          Status st = command::Store(&ks, s, db, &dirty).AbortStaging();
+          if (!st.ok()) {
+            std::fprintf(stderr, "repl: db %u slot %u: dropping the cut-off sync: %s\n", db, s,
+                         st.ToString().c_str());
+          }
+          Resume(s, db, offsets_[i].load());
+        }
+      }
+    });
+  }
+}
+
 uint64_t Master::offset() const {
   uint64_t sum = 0;
   for (size_t i = 0; i < streams_.size(); ++i) sum += offsets_[i].load();

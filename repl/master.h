@@ -125,6 +125,11 @@ class Master : public command::StreamListener {
   // On the owner.
   void Suspend(uint32_t s, uint32_t db);
   void Resume(uint32_t s, uint32_t db, uint64_t offset);
+  // This node was promoted: every stream still suspended (its full sync cut off) drops what
+  // it staged and resumes at its live offset, so client writes there stream to replicas (its
+  // data is the old one: why the controller never promotes a node with partial data). On
+  // every worker, posted.
+  void ResumeSuspended();
 
   // The epoch of ZooKeeper mode's master record this node follows (0 without): HELLO tells it.
   void set_epoch(uint64_t epoch) { epoch_ = epoch; }

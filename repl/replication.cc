@@ -282,6 +282,7 @@ Status Replication::BecomeMaster(const char* why) {
   }
   StopLink();
   master_->Promote(RandomHexId());
+  master_->ResumeSuspended();
   std::fprintf(stderr, "repl: MASTER MODE enabled (%s)\n", why);
   return st;
 }
@@ -489,6 +490,7 @@ ClusterNode Replication::Self() {
   std::lock_guard lock(mu_);
   n.master = !replica_;
   n.link_up = replica_ && link_ && link_->up();
+  n.partial = partial_data_;
   n.offset = replica_ && link_ ? link_->offset() : master_->offset();
   return n;
 }

@@ -366,9 +366,14 @@ Result<uint64_t> Store::KeyCount() {
 }
 
 Status Store::BeginStaging() {
+  SLOTKV_RETURN_IF_ERROR(AbortStaging());
+  return keyspace_->BeginStaging(slot_, db_);
+}
+
+Status Store::AbortStaging() {
   SLOTKV_ASSIGN_OR_RETURN(slot::Slot * staged, keyspace_->StagingSlot(slot_, db_, false));
   if (staged != nullptr) std::erase(*dirty_, staged);
-  return keyspace_->BeginStaging(slot_, db_);
+  return keyspace_->AbortStaging(slot_, db_);
 }
 
 Status Store::FinishStaging(uint64_t floor) {

@@ -118,10 +118,13 @@ class Keyspace {
   // an earlier one); while it runs, Store::Apply writes to a staging slot opened on the first
   // write (dir/slot-SSSS/sync-D/); FinishStaging swaps that in for the live database (whose
   // files go as Drop's do; an empty one when nothing came) with its stream offset at least
-  // floor. A sync dir found at Open is a cut-off sync's partial copy: removed. On s's owner;
-  // FinishStaging only once the staging slot's writes are committed (Store::FinishStaging).
+  // floor. A sync dir found at Open is a cut-off sync's partial copy: removed. AbortStaging
+  // drops a sync that will not finish (the node was promoted): the live data stays. On s's
+  // owner; FinishStaging only once the staging slot's writes are committed
+  // (Store::FinishStaging).
   Status BeginStaging(uint32_t s, uint32_t db);
   Status FinishStaging(uint32_t s, uint32_t db, uint64_t floor);
+  Status AbortStaging(uint32_t s, uint32_t db) { return DropStaging(s, db); }
   bool staging(uint32_t s, uint32_t db) const {
     return entries_[s * options_.databases + db].staging_active;
   }
@@ -259,9 +262,11 @@ class Store {
   // while a full sync of this database runs (Keyspace::BeginStaging).
   Status Apply(const wal::Record& record);
   // A replica's full sync of this database: starts it (dropping what an earlier one staged),
-  // and ends it: commits what was staged, swaps it in, and marks the WATCHes of the old data.
+  // and ends it: commits what was staged, swaps it in, and marks the WATCHes of the old data;
+  // or drops it (AbortStaging: the live data stays).
   Status BeginStaging();
   Status FinishStaging(uint64_t floor);
+  Status AbortStaging();
   Result<slot::ScanResult> Scan(uint64_t cursor, size_t count);
   Result<uint64_t> KeyCount();
   // Removes every key of this database in this slot; its stream offset becomes floor

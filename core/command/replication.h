@@ -30,6 +30,7 @@ struct ClusterNode {
   std::string run_id;
   bool master = false;    // its role when it last wrote its znode
   bool link_up = false;   // a replica's link to its master
+  bool partial = false;   // a full sync of some stream is under way or was cut off
   uint64_t epoch = 0;     // the master record's epoch it had read
   uint64_t offset = 0;    // INFO's master_repl_offset (master) or slave_repl_offset (replica)
   int64_t priority = 100;  // replica-priority (0: never promoted)

@@ -553,6 +553,36 @@ def test_wait_without_replicas(server, r):
 # promotion, resync, restarts, kill -9
 
 
+@pytest.mark.slotkv_only
+def test_promoted_during_its_full_sync_streams_every_slot(servers):
+    """A replica promoted while its full sync still runs (slowed by the master's
+    repl-sync-max-bytes-per-sec) keeps its old data in the cut-off streams and streams the
+    writes it takes there to a replica of its own (they were held back forever: the streams
+    stayed suspended for the sync that would never end)."""
+    master, rep, sub = servers(), servers(), servers()
+    m = master.client()
+    for b in range(10):
+        m.execute_command("MSET", *[v for i in range(500)
+                                    for v in ("big:%d:%d" % (b, i), os.urandom(200))])
+    assert cmd(master, "CONFIG", "SET", "repl-sync-max-bytes-per-sec", "100000") == b"OK"
+    time.sleep(1.2)  # the master takes the limit at its next once-a-second tick
+    assert replicaof(rep, master) == b"OK"
+    assert wait_until(lambda: info(rep).get("master_sync_in_progress") == "1", timeout=10,
+                      interval=0.02), info(rep)
+    time.sleep(0.3)
+    assert info(rep).get("master_sync_in_progress") == "1", "the sync ended too soon"
+    assert cmd(rep, "REPLICAOF", "NO", "ONE") == b"OK"
+    link(sub, rep)
+    c = rep.client()
+    for i in range(300):  # every engine slot of every worker
+        assert c.execute_command("SET", "after:%d" % i, i) == b"OK"
+    assert c.execute_command("WAIT", 1, 5000) == 1, rep.log()[-2000:]
+    got = sub.client().mget(["after:%d" % i for i in range(300)])
+    missing = [i for i, v in enumerate(got) if v != str(i).encode()]
+    assert not missing, "writes of the promoted node missing on its replica: %r" % missing[:10]
+    c.connection_pool.disconnect()
+
+
 def test_replicaof_no_one_then_back(servers):
     master, rep = servers(), servers()
     m = master.client()
