@@ -350,7 +350,7 @@ void Coordinator::Control() {
   if (now - master_missing_ns_ < options_.down_after_ms * kMs) return;
   std::optional<ClusterNode> next = ChooseReplica(members, record_);
   if (!next) {
-    Log("no replica can be promoted (priority 0 or none registered)");
+    Log("no replica can be promoted (none registered with priority > 0 and whole data)");
     return;
   }
   std::fprintf(stderr, "zk: failover: the controller promotes a replica\n");
