@@ -45,6 +45,35 @@ bool Number(const Fields& fields, std::string_view key, int64_t lo, int64_t hi, 
   return true;
 }
 
+constexpr size_t kMaxStreamsField = 64 << 10;
+constexpr size_t kMaxStreams = 16384 * 1024;  // slots * databases at most
+
+// "index:offset,..." into streams[index] = offset.
+bool ParseStreams(std::string_view text, std::vector<uint64_t>* streams) {
+  while (!text.empty()) {
+    const size_t end = std::min(text.find(','), text.size());
+    const std::string_view item = text.substr(0, end);
+    text.remove_prefix(std::min(end + 1, text.size()));
+    const size_t colon = item.find(':');
+    if (colon == std::string_view::npos) return false;
+    std::optional<uint64_t> index = ParseUint64(item.substr(0, colon));
+    std::optional<uint64_t> offset = ParseUint64(item.substr(colon + 1));
+    if (!index || !offset || *index >= kMaxStreams) return false;
+    if (streams->size() <= *index) streams->resize(*index + 1, 0);
+    (*streams)[*index] = *offset;
+  }
+  return true;
+}
+
+// Whether a holds at least what b holds in every stream (both known).
+bool Covers(const ClusterNode& a, const ClusterNode& b) {
+  if (a.streams.empty() || b.streams.empty()) return false;
+  for (size_t i = 0; i < b.streams.size(); ++i) {
+    if ((i < a.streams.size() ? a.streams[i] : 0) < b.streams[i]) return false;
+  }
+  return true;
+}
+
 // Sentinel's order of replicas: lower priority, higher offset, smaller run id first.
 bool Better(const ClusterNode& a, const ClusterNode& b) {
   if (a.priority != b.priority) return a.priority < b.priority;
@@ -70,6 +99,15 @@ std::string FormatMember(const ClusterNode& n) {
   Put(out, "epoch", static_cast<int64_t>(n.epoch));
   Put(out, "offset", static_cast<int64_t>(n.offset));
   Put(out, "priority", n.priority);
+  // The streams that hold something, "index:offset,..." (left out when too long for a znode
+  // rewritten every second: the choice falls back to the sums).
+  std::string streams;
+  for (size_t i = 0; i < n.streams.size(); ++i) {
+    if (n.streams[i] == 0) continue;
+    if (!streams.empty()) streams += ',';
+    streams += std::to_string(i) + ":" + std::to_string(n.streams[i]);
+  }
+  if (streams.size() <= kMaxStreamsField) Put(out, "streams", streams);
   return out;
 }
 
@@ -95,6 +133,9 @@ std::optional<ClusterNode> ParseMember(std::string_view text) {
   }
   n.link_up = link_up != 0;
   n.partial = partial != 0;
+  if (auto it = f.find("streams"); it != f.end() && !ParseStreams(it->second, &n.streams)) {
+    return std::nullopt;
+  }
   return n;
 }
 
@@ -122,12 +163,26 @@ std::optional<MasterRecord> ParseRecord(std::string_view text) {
 
 std::optional<ClusterNode> ChooseReplica(const std::vector<ClusterNode>& members,
                                          const MasterRecord& failed) {
-  std::optional<ClusterNode> best;
+  std::vector<const ClusterNode*> eligible;
   for (const ClusterNode& n : members) {
     if (n.priority <= 0 || n.partial || (n.host == failed.host && n.port == failed.port)) {
       continue;
     }
-    if (!best || Better(n, *best)) best = n;
+    eligible.push_back(&n);
+  }
+  // A replica that holds, in every stream, what each other one holds loses nothing another
+  // one had (a write WAIT counted on any of them); the sums alone cannot tell, as one replica
+  // may be ahead in a stream and behind in another. Among those, and when there is none,
+  // Sentinel's order.
+  std::optional<ClusterNode> best;
+  bool best_covers = false;
+  for (const ClusterNode* n : eligible) {
+    const bool covers = std::all_of(eligible.begin(), eligible.end(),
+                                    [n](const ClusterNode* o) { return o == n || Covers(*n, *o); });
+    if (!best || (covers && !best_covers) || (covers == best_covers && Better(*n, *best))) {
+      best = *n;
+      best_covers = covers;
+    }
   }
   return best;
 }

@@ -37,8 +37,9 @@ std::optional<ClusterNode> ParseMember(std::string_view text);
 std::string FormatRecord(const MasterRecord& record);
 std::optional<MasterRecord> ParseRecord(std::string_view text);
 
-// The replica a failover promotes, as Sentinel picks one: not the failed master, priority > 0,
-// then the lowest priority, the highest offset, the smallest run id. Never one whose data is
+// The replica a failover promotes: one that holds, in every stream, at least what each other
+// candidate holds, when there is one; then as Sentinel picks: not the failed master,
+// priority > 0, then the lowest priority, the highest offset, the smallest run id. Never one whose data is
 // partial (a full sync under way or cut off: some streams hold old data). nullopt: none.
 std::optional<ClusterNode> ChooseReplica(const std::vector<ClusterNode>& members,
                                          const MasterRecord& failed);

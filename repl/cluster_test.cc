@@ -36,6 +36,11 @@ TEST_CASE("member znodes and master records round-trip; malformed ones are refus
   CHECK(back->offset == 12345);
   CHECK(back->priority == 7);
   CHECK(ParseMember("host=a\nport=1\nrun_id=x\nfuture=1\n"));  // unknown keys ignored
+  n.streams = {0, 7, 0, 9};  // only the streams that hold something are written
+  CHECK(FormatMember(n).find("streams=1:7,3:9\n") != std::string::npos);
+  CHECK(ParseMember(FormatMember(n))->streams == std::vector<uint64_t>{0, 7, 0, 9});
+  CHECK_FALSE(ParseMember("host=a\nport=1\nrun_id=x\nstreams=1:x\n"));
+  CHECK_FALSE(ParseMember("host=a\nport=1\nrun_id=x\nstreams=17\n"));
   CHECK_FALSE(ParseMember("host=a\nrun_id=x\n"));
   CHECK_FALSE(ParseMember("host=a\nport=99999\nrun_id=x\n"));
   CHECK_FALSE(ParseMember("host=a\nport=1\nrun_id=x\noffset=-3\n"));
@@ -70,6 +75,27 @@ TEST_CASE("a failover promotes as Sentinel does: priority, then offset, then run
   for (ClusterNode& n : members) n.priority = 0;
   CHECK_FALSE(ChooseReplica(members, failed));
   CHECK_FALSE(ChooseReplica({Node("m", 1, "mm", true, 1)}, failed));
+}
+
+TEST_CASE("a failover prefers the replica that holds what every other one holds") {
+  const MasterRecord failed{3, "m", 1, "mm"};
+  // b has the larger sum, but a holds stream 0's last write, which b lacks: a write WAIT
+  // counted on a would be lost with b. c holds everything a and b hold: c wins.
+  ClusterNode a = Node("a", 2, "r0", false, 0);
+  ClusterNode b = Node("b", 3, "r1", false, 0);
+  ClusterNode c = Node("c", 4, "r2", false, 0);
+  a.streams = {5, 1};
+  b.streams = {4, 3};
+  c.streams = {5, 3};
+  for (ClusterNode* n : {&a, &b, &c}) n->offset = n->streams[0] + n->streams[1];
+  CHECK(ChooseReplica({a, b, c}, failed)->host == "c");
+  c.priority = 150;  // covering wins over a worse priority (Sentinel's first rule)
+  CHECK(ChooseReplica({a, b, c}, failed)->host == "c");
+  // No one covers the others: Sentinel's order (b: the highest sum).
+  CHECK(ChooseReplica({a, b}, failed)->host == "b");
+  // Unknown streams (an older node): the sums decide.
+  b.streams.clear();
+  CHECK(ChooseReplica({a, b}, failed)->host == "b");
 }
 
 TEST_CASE("the first master is a node that is one, else the best of the others") {

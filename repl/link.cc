@@ -157,6 +157,12 @@ uint64_t Link::offset() const {
   return sum;
 }
 
+std::vector<uint64_t> Link::offsets() const {
+  std::vector<uint64_t> out(streams_);
+  for (size_t i = 0; i < streams_; ++i) out[i] = offsets_[i].load();
+  return out;
+}
+
 void Link::Run() {
   while (!stop_) {
     Session();

@@ -79,8 +79,9 @@ class Link {
   // Since when the link is down (ms, wall clock), and when the master last sent anything.
   int64_t down_since_ms() const { return down_since_ms_.load(); }
   int64_t last_io_ms() const { return last_io_ms_.load(); }
-  // The sum of the streams' applied offsets (slave_repl_offset).
+  // The sum of the streams' applied offsets (slave_repl_offset), and each one.
   uint64_t offset() const;
+  std::vector<uint64_t> offsets() const;
   // Streams left in their full sync. REQUIRES: stopped.
   std::vector<bool> Partial() const {
     return std::vector<bool>(in_sync_.get(), in_sync_.get() + streams_);

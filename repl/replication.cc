@@ -491,7 +491,13 @@ ClusterNode Replication::Self() {
   n.master = !replica_;
   n.link_up = replica_ && link_ && link_->up();
   n.partial = partial_data_;
-  n.offset = replica_ && link_ ? link_->offset() : master_->offset();
+  if (replica_ && link_) {
+    n.streams = link_->offsets();
+  } else {
+    n.streams.resize(master_->streams());
+    for (size_t i = 0; i < n.streams.size(); ++i) n.streams[i] = master_->stream_offset(i);
+  }
+  for (uint64_t o : n.streams) n.offset += o;
   return n;
 }
 

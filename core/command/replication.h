@@ -33,6 +33,7 @@ struct ClusterNode {
   bool partial = false;   // a full sync of some stream is under way or was cut off
   uint64_t epoch = 0;     // the master record's epoch it had read
   uint64_t offset = 0;    // INFO's master_repl_offset (master) or slave_repl_offset (replica)
+  std::vector<uint64_t> streams = {};  // [stream]: each one's offset (empty: unknown)
   int64_t priority = 100;  // replica-priority (0: never promoted)
 };
 

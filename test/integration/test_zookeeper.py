@@ -833,8 +833,17 @@ def http(node, method, path):
 
 def test_admin_cluster_view_and_metrics(cluster):
     m = cluster.wait_settled()
-    status, view = http(cluster.replicas()[0], "GET", "/cluster")
-    assert status == 200, view
+    viewer = cluster.replicas()[0]
+    replica_addrs = {"127.0.0.1:%d" % n.port for n in cluster.replicas()}
+
+    def converged():
+        # A node's view is its last read of the member znodes (each rewritten every second).
+        status, view = http(viewer, "GET", "/cluster")
+        return status == 200 and all(
+            n["role"] == "replica" and n["link_up"] for n in view["nodes"]
+            if n["address"] in replica_addrs) and view
+    view = wait_until(converged, timeout=10, interval=0.1)
+    assert view, http(viewer, "GET", "/cluster")
     assert view["enabled"] is True and view["name"] == cluster.name
     assert view["zookeeper_session"] == "connected"
     assert view["epoch"] == cluster.epoch() and view["master"] == "127.0.0.1:%d" % m.port
