@@ -221,15 +221,13 @@ std::string ClusterJson(const ServerSnapshot& snap) {
   j.Key("master").String(c.master_host.empty() ? ""
                                                 : c.master_host + ":" +
                                                       std::to_string(c.master_port));
-  j.Key("master_alive").Bool(c.master_alive).Key("lease").Bool(c.lease);
+  const command::ClusterNode* master = c.master();
+  j.Key("master_alive").Bool(master != nullptr).Key("lease").Bool(c.lease);
   j.Key("failovers").Uint(c.failovers).Key("last_failover_ms").Int(c.last_failover_ms);
-  uint64_t master_offset = 0;
-  for (const command::ClusterNode& n : c.nodes) {
-    if (n.host == c.master_host && n.port == c.master_port) master_offset = n.offset;
-  }
+  const uint64_t master_offset = master != nullptr ? master->offset : 0;
   j.Key("nodes").BeginArray();
   for (const command::ClusterNode& n : c.nodes) {
-    const bool is_master = n.host == c.master_host && n.port == c.master_port;
+    const bool is_master = &n == master;
     j.BeginObject().Key("address").String(n.host + ":" + std::to_string(n.port));
     j.Key("role").String(is_master ? "master" : n.master ? "master (stale)" : "replica");
     j.Key("run_id").String(n.run_id).Key("epoch").Uint(n.epoch).Key("offset").Uint(n.offset);

@@ -134,7 +134,6 @@ TEST_CASE("admin api: /cluster shows ZooKeeper mode; POST /cluster/... switch th
   b.cluster.epoch = 3;
   b.cluster.master_host = "10.0.0.1";
   b.cluster.master_port = 7379;
-  b.cluster.master_alive = true;
   b.cluster.lease = true;
   command::ClusterNode m{.host = "10.0.0.1", .port = 7379, .sentinel_port = 27379,
                          .run_id = "m1", .master = true, .epoch = 3, .offset = 500};

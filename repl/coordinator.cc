@@ -118,6 +118,8 @@ void Coordinator::Log(const std::string& line) {
 }
 
 void Coordinator::Run() {
+  const ClusterNode self = node_->Self();
+  self_addr_ = Address(self.host, self.port);
   // A tick of a sixth of the session timeout renews the lease (2/3 of it) several times over.
   const auto tick = std::chrono::milliseconds(
       std::clamp<int64_t>(options_.session_timeout_ms / 6, 50, 1000));
@@ -171,9 +173,7 @@ void Coordinator::Step() {
     }
     paths_ready_ = true;
   }
-  const ClusterNode self = node_->Self();
-  self_addr_ = Address(self.host, self.port);
-  if (member_path_.empty()) WriteMember(self);  // before the lease (coordinator.h)
+  if (member_path_.empty()) WriteMember(node_->Self());  // before the lease (coordinator.h)
   // The record, with a watch (a change wakes us), and the lease when it names this node.
   const int64_t sent = SteadyNowNs();
   std::string data;
@@ -229,12 +229,6 @@ void Coordinator::Step() {
   status_.epoch = have_record_ ? record_.epoch : 0;
   status_.master_host = have_record_ ? record_.host : "";
   status_.master_port = have_record_ ? record_.port : 0;
-  status_.master_alive = false;
-  for (const ClusterNode& n : status_.nodes) {
-    if (have_record_ && n.host == record_.host && n.port == record_.port) {
-      status_.master_alive = true;
-    }
-  }
 }
 
 void Coordinator::WriteMember(const ClusterNode& self) {
@@ -333,11 +327,8 @@ void Coordinator::Control() {
     Wake();
     return;
   }
-  const bool alive = std::any_of(members.begin(), members.end(), [this](const ClusterNode& n) {
-    return n.host == record_.host && n.port == record_.port;
-  });
   const int64_t now = SteadyNowNs();
-  if (alive) {
+  if (command::FindNode(members, record_.host, record_.port) != nullptr) {
     master_missing_ns_ = 0;
     return;
   }

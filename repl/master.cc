@@ -94,7 +94,7 @@ void Master::OnClear(uint32_t s, uint32_t db, uint64_t seq) {
   backlog_bytes_ += st.backlog.bytes() - before;
 }
 
-void Master::Sync(AsyncContext& ctx) {
+void Master::Sync(AsyncContext& ctx, uint64_t epoch) {
   command::ServerState& server = ctx.server;
   const std::vector<std::string>& a = ctx.args;
   std::optional<int64_t> port = ParseInt64(a[1]);
@@ -140,7 +140,7 @@ void Master::Sync(AsyncContext& ctx) {
   std::fprintf(stderr, "repl: replica %s:%d starts its link (replid %s)\n", feed->ip.c_str(),
                feed->port, replid.c_str());
   ctx.reply.buffer() =
-      EncodeFrame({"HELLO", this->replid(), a[3], a[4], std::to_string(epoch_.load())});
+      EncodeFrame({"HELLO", this->replid(), a[3], a[4], std::to_string(epoch)});
   command::Executor& ex = *server.executor;
   for (int w = 0; w < ex.workers(); ++w) {
     ex.Post(w, [this, feed, w, replid, from] {

@@ -85,8 +85,9 @@ class Master : public command::StreamListener {
   void OnUnits(uint32_t s, uint32_t db, std::string units, uint64_t seq) override;
   void OnClear(uint32_t s, uint32_t db, uint64_t seq) override;
 
-  // SLOTKV.SYNC (on the client's worker): replies HELLO and attaches every stream.
-  void Sync(command::AsyncContext& ctx);
+  // SLOTKV.SYNC (on the client's worker): replies HELLO (naming epoch, the master record's
+  // this node follows in ZooKeeper mode, else 0) and attaches every stream.
+  void Sync(command::AsyncContext& ctx, uint64_t epoch);
   // SLOTKV.ACK (on the client's worker).
   void Ack(command::AsyncContext& ctx);
   // WAIT numreplicas timeout.
@@ -130,9 +131,6 @@ class Master : public command::StreamListener {
   // data is the old one: why the controller never promotes a node with partial data). On
   // every worker, posted.
   void ResumeSuspended();
-
-  // The epoch of ZooKeeper mode's master record this node follows (0 without): HELLO tells it.
-  void set_epoch(uint64_t epoch) { epoch_ = epoch; }
 
   // The sum of the streams' offsets: INFO's master_repl_offset (monotonic).
   uint64_t offset() const;
@@ -180,7 +178,6 @@ class Master : public command::StreamListener {
   std::vector<std::unique_ptr<Stream>> streams_;  // [s * databases + db], owner only
   std::unique_ptr<std::atomic<uint64_t>[]> offsets_;  // [stream], written by the owner
   std::atomic<uint64_t> backlog_bytes_{0};
-  std::atomic<uint64_t> epoch_{0};
 
   struct Outbox {
     std::vector<std::pair<std::shared_ptr<Feed>, std::string>> frames;

@@ -114,6 +114,23 @@ Result<std::unique_ptr<Replication>> Replication::Install(command::ServerState* 
   }
   r->replica_ = !r->role_.host.empty();
   r->Refresh();
+  // ZooKeeper mode is decided here, before the workers run (they read coordinator_ at every
+  // write); its thread starts with Start.
+  conf::Config& config = *state->config;
+  if (!config.Get("zookeeper-connect").empty()) {
+    // Known in ZooKeeper by the address a replica announces, else the one bound.
+    r->self_host_ = config.Get("replica-announce-ip");
+    if (r->self_host_.empty()) r->self_host_ = config.Get("bind");
+    if (r->self_host_ == "0.0.0.0" || r->self_host_ == "::") r->self_host_ = "127.0.0.1";
+    r->self_port_ = static_cast<int>(config.GetInt("replica-announce-port"));
+    Coordinator::Options options;
+    options.hosts = config.Get("zookeeper-connect");
+    options.root = config.Get("zookeeper-root");
+    options.session_timeout_ms = static_cast<int>(config.GetInt("zookeeper-session-timeout-ms"));
+    options.down_after_ms = config.GetInt("failover-down-after-ms");
+    r->coordinator_ = std::make_unique<Coordinator>(std::move(options),
+                                                    static_cast<Coordinator::Node*>(r.get()));
+  }
   state->replication = r.get();
   state->keyspace->set_stream_listener(r->master_.get());
   return r;
@@ -124,28 +141,7 @@ void Replication::Start() {
     std::lock_guard change(change_mu_);
     if (replica_) StartLink();
   }
-  conf::Config& config = *state_->config;
-  if (!config.Get("zookeeper-connect").empty()) {
-    // Known in ZooKeeper by the address a replica announces, else the first bound one.
-    self_host_ = config.Get("replica-announce-ip");
-    if (self_host_.empty()) {
-      std::istringstream bind(config.Get("bind"));
-      bind >> self_host_;
-      if (self_host_ == "0.0.0.0" || self_host_ == "::" || self_host_ == "*") {
-        self_host_ = "127.0.0.1";
-      }
-    }
-    self_port_ = static_cast<int>(config.GetInt("replica-announce-port"));
-    if (self_port_ == 0) self_port_ = state_->tcp_port;
-    Coordinator::Options options;
-    options.hosts = config.Get("zookeeper-connect");
-    options.root = config.Get("zookeeper-root");
-    options.session_timeout_ms = static_cast<int>(config.GetInt("zookeeper-session-timeout-ms"));
-    options.down_after_ms = config.GetInt("failover-down-after-ms");
-    coordinator_ =
-        std::make_unique<Coordinator>(std::move(options), static_cast<Coordinator::Node*>(this));
-    coordinator_->Start();
-  }
+  if (coordinator_) coordinator_->Start();
   command::Executor& ex = *state_->executor;
   ex.Post(0, [this] { Tick(); });
 }
@@ -473,7 +469,7 @@ void Replication::Sync(command::AsyncContext& ctx) {
       return;
     }
   }
-  master_->Sync(ctx);
+  master_->Sync(ctx, epoch_.load());
 }
 
 void Replication::Ack(command::AsyncContext& ctx) { master_->Ack(ctx); }
@@ -482,7 +478,7 @@ void Replication::Ack(command::AsyncContext& ctx) { master_->Ack(ctx); }
 ClusterNode Replication::Self() {
   ClusterNode n;
   n.host = self_host_;
-  n.port = self_port_;
+  n.port = self_port();
   n.sentinel_port = state_->sentinel_port;
   n.run_id = state_->run_id;
   n.epoch = epoch_.load();
@@ -504,10 +500,9 @@ ClusterNode Replication::Self() {
 void Replication::Follow(const MasterRecord& record) {
   std::lock_guard change(change_mu_);
   epoch_ = record.epoch;
-  master_->set_epoch(record.epoch);
   const std::string why = "ZooKeeper's master record, epoch " + std::to_string(record.epoch);
   Status st;
-  if (record.host == self_host_ && record.port == self_port_) {
+  if (record.host == self_host_ && record.port == self_port()) {
     if (replica_) st = BecomeMaster(why.c_str());
   } else {
     lease_until_ns_ = 0;
@@ -544,7 +539,7 @@ Status Replication::NameMaster(const std::string& host, int port) {
 
 bool Replication::Sentinel(command::AsyncContext& ctx) {
   if (!coordinator_) return false;
-  SentinelSelf self{state_->run_id, self_host_, self_port_,
+  SentinelSelf self{state_->run_id, self_host_, self_port(),
                     state_->config->GetInt("failover-down-after-ms")};
   SentinelReply(coordinator_->Status(), self, ctx.args, ctx.reply);
   return true;

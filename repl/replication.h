@@ -123,9 +123,12 @@ class Replication : public command::Replication, private Coordinator::Node {
 
   command::ServerState* state_;
   std::unique_ptr<Master> master_;
-  std::unique_ptr<Coordinator> coordinator_;  // ZooKeeper mode's, else null
-  std::string self_host_;  // the address this node is known by in ZooKeeper
+  std::unique_ptr<Coordinator> coordinator_;  // ZooKeeper mode's, else null (set by Install)
+  // The address this node is known by in ZooKeeper (set by Install; the port bound when
+  // replica-announce-port is 0, known once listening).
+  std::string self_host_;
   int self_port_ = 0;
+  int self_port() const { return self_port_ != 0 ? self_port_ : state_->tcp_port; }
   std::atomic<uint64_t> epoch_{0};         // the master record's, as last read
   std::atomic<int64_t> lease_until_ns_{0};  // SteadyNowNs(): a ZooKeeper master writes until
   std::atomic<bool> replica_{false};

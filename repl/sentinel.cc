@@ -23,13 +23,6 @@ void Send(const Fields& fields, command::Reply& reply) {
 
 std::string Str(int64_t v) { return std::to_string(v); }
 
-const ClusterNode* Find(const ClusterStatus& st, const std::string& host, int port) {
-  for (const ClusterNode& n : st.nodes) {
-    if (n.host == host && n.port == port) return &n;
-  }
-  return nullptr;
-}
-
 // The fields every instance has, in Sentinel's order: name, address, flags, link state.
 Fields Instance(std::string name, const std::string& ip, int port, const std::string& run_id,
                 std::string flags, int64_t down_after_ms) {
@@ -51,7 +44,7 @@ void Add(Fields& fields, std::initializer_list<std::pair<std::string_view, std::
 }
 
 void Master(const ClusterStatus& st, const SentinelSelf& self, command::Reply& reply) {
-  const ClusterNode* m = Find(st, st.master_host, st.master_port);
+  const ClusterNode* m = st.master();
   int64_t replicas = 0;
   for (const ClusterNode& n : st.nodes) replicas += (&n != m && !n.master) ? 1 : 0;
   // Gone from ZooKeeper: s_down and o_down (the controller decides alone, as a quorum of one).
@@ -129,12 +122,13 @@ void SentinelReply(const ClusterStatus& st, const SentinelSelf& self,
     } else if (Is(sub, "MASTER")) {
       Master(st, self, reply);
     } else {
+      // Replicas: every node but the master; sentinels: every node but this one.
       const bool sentinels = Is(sub, "SENTINELS");
+      const ClusterNode* left_out =
+          sentinels ? command::FindNode(st.nodes, self.host, self.port) : st.master();
       std::vector<const ClusterNode*> listed;
       for (const ClusterNode& n : st.nodes) {
-        const bool is_master = n.host == st.master_host && n.port == st.master_port;
-        const bool is_self = n.host == self.host && n.port == self.port;
-        if (sentinels ? !is_self : !is_master) listed.push_back(&n);
+        if (&n != left_out) listed.push_back(&n);
       }
       reply.Array(listed.size());
       for (const ClusterNode* n : listed) sentinels ? Sentinel(*n, reply) : Replica(st, *n, reply);

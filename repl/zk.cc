@@ -44,12 +44,21 @@ int64_t Zk::session_id() const {
 }
 
 int Zk::Get(const std::string& path, bool watch, std::string* data, Stat* stat) {
-  data->resize(64 * 1024);
-  int len = static_cast<int>(data->size());
-  const int rc = zoo_wget(zh_, path.c_str(), watch ? &Zk::Watcher : nullptr,
-                          watch ? this : nullptr, data->data(), &len, stat);
-  data->resize(rc == ZOK && len > 0 ? static_cast<size_t>(len) : 0);
-  return rc;
+  // A buffer of the usual size (a member znode takes a few hundred bytes), and once more of
+  // the node's size when it holds more (the client truncates silently).
+  size_t size = 4096;
+  for (;;) {
+    data->resize(size);
+    int len = static_cast<int>(size);
+    const int rc = zoo_wget(zh_, path.c_str(), watch ? &Zk::Watcher : nullptr,
+                            watch ? this : nullptr, data->data(), &len, stat);
+    if (rc == ZOK && static_cast<size_t>(stat->dataLength) > size) {
+      size = static_cast<size_t>(stat->dataLength);
+      continue;
+    }
+    data->resize(rc == ZOK && len > 0 ? static_cast<size_t>(len) : 0);
+    return rc;
+  }
 }
 
 int Zk::Children(const std::string& path, bool watch, std::vector<std::string>* names) {

@@ -1,8 +1,9 @@
 // Zk: one ZooKeeper session through the C client (libzookeeper-mt), with blocking calls for
-// the coordinator's thread. The client's own log is off (it prints a line per reconnection
-// attempt, dozens a second while ZooKeeper is down): the coordinator logs state changes. The client's own threads keep the session alive and reconnect
-// within it; watches and session events only wake the caller (on_event), which then reads
-// again. A session that expired stays so: the caller opens a new Zk.
+// the coordinator's thread. The client's own threads keep the session alive and reconnect
+// within it (its log is off: it prints a line per reconnection attempt, dozens a second while
+// ZooKeeper is down; the coordinator logs state changes); watches and session events only
+// wake the caller (on_event), which then reads again. A session that expired stays so: the
+// caller opens a new Zk.
 //
 // Thread rule: the calls from one thread; on_event runs on the client's thread.
 #pragma once
@@ -35,7 +36,7 @@ class Zk {
   int64_t session_id() const;
 
   // Each returns the ZooKeeper code (ZOK, ZNONODE, ZNODEEXISTS, ZBADVERSION, ZCONNECTIONLOSS..).
-  // watch: the node's next change calls on_event.
+  // watch: the node's next change calls on_event. Get: stat is required.
   int Get(const std::string& path, bool watch, std::string* data, Stat* stat);
   int Children(const std::string& path, bool watch, std::vector<std::string>* names);
   int Exists(const std::string& path, bool watch, Stat* stat);

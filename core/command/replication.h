@@ -37,6 +37,15 @@ struct ClusterNode {
   int64_t priority = 100;  // replica-priority (0: never promoted)
 };
 
+// The node at host:port among nodes, or null.
+inline const ClusterNode* FindNode(const std::vector<ClusterNode>& nodes, std::string_view host,
+                                   int port) {
+  for (const ClusterNode& n : nodes) {
+    if (n.host == host && n.port == port) return &n;
+  }
+  return nullptr;
+}
+
 // ZooKeeper mode as this node sees it (repl/coordinator.h).
 struct ClusterStatus {
   bool enabled = false;  // zookeeper-connect is set
@@ -46,11 +55,12 @@ struct ClusterStatus {
   uint64_t epoch = 0;    // of the master record
   std::string master_host;  // the record's master ("" when none yet)
   int master_port = 0;
-  bool master_alive = false;  // its member znode exists
   std::vector<ClusterNode> nodes;  // the members, this one included
   uint64_t failovers = 0;          // master changes this node saw
   int64_t last_failover_ms = 0;    // wall clock of the last one (0: none)
   bool lease = false;              // a master whose lease allows writes now
+  // The record's master among the members (null: its member znode is gone, or no record).
+  const ClusterNode* master() const { return FindNode(nodes, master_host, master_port); }
 };
 
 // The node's replication at one moment (the admin API, /metrics).
