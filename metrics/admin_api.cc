@@ -301,32 +301,28 @@ HttpResponse AdminApi::Handle(const HttpRequest& req) {
     kHealth, kMetrics, kInfo, kSlots, kSlot, kReplication, kConfig, kSave, kCluster,
     kClusterFailover, kClusterReplicaOf, kNone
   };
+  static constexpr std::pair<std::string_view, Route> kPaths[] = {
+      {"/health", Route::kHealth},
+      {"/metrics", Route::kMetrics},
+      {"/info", Route::kInfo},
+      {"/slots", Route::kSlots},
+      {"/save", Route::kSave},
+      {"/replication", Route::kReplication},
+      {"/cluster", Route::kCluster},
+      {"/cluster/failover", Route::kClusterFailover},
+      {"/cluster/replicaof", Route::kClusterReplicaOf},
+  };
   Route route = Route::kNone;
   std::string arg;
-  if (path == "/health") {
-    route = Route::kHealth;
-  } else if (path == "/metrics") {
-    route = Route::kMetrics;
-  } else if (path == "/info") {
-    route = Route::kInfo;
-  } else if (path == "/slots") {
-    route = Route::kSlots;
-  } else if (path.starts_with("/slots/")) {
+  for (const auto& [p, r] : kPaths) {
+    if (path == p) route = r;
+  }
+  if (path.starts_with("/slots/")) {
     route = Route::kSlot;
     arg = path.substr(7);
   } else if (path.starts_with("/config/") && path.size() > 8) {
     route = Route::kConfig;
     arg = path.substr(8);
-  } else if (path == "/save") {
-    route = Route::kSave;
-  } else if (path == "/replication") {
-    route = Route::kReplication;
-  } else if (path == "/cluster") {
-    route = Route::kCluster;
-  } else if (path == "/cluster/failover") {
-    route = Route::kClusterFailover;
-  } else if (path == "/cluster/replicaof") {
-    route = Route::kClusterReplicaOf;
   }
   // Every request but GET /health needs the password (unknown paths and wrong methods too, so
   // nothing is learnt without it); /metrics only with metrics-auth.

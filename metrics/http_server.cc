@@ -44,6 +44,12 @@ std::string BulkText(const std::string& reply) {
   return reply.substr(start + 2, reply.size() - start - 4);
 }
 
+int64_t MsSince(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() -
+                                                               start)
+      .count();
+}
+
 // The text of an error reply without '-' and CRLF; "" for a success.
 std::string ErrorText(const std::string& reply) {
   if (reply.empty() || reply[0] != '-') return "";
@@ -100,9 +106,7 @@ class ServerBackend : public AdminBackend {
       std::this_thread::sleep_for(std::chrono::milliseconds(5));
       st = state_.replication->GetStatus();
     } while (st.failover_state != "no-failover" && std::chrono::steady_clock::now() < give_up);
-    change.took_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
-                         std::chrono::steady_clock::now() - start)
-                         .count();
+    change.took_ms = MsSince(start);
     if (!st.replica) {
       change.status = 409;
       change.error = "the failover was aborted (the server log says why)";
@@ -131,9 +135,7 @@ class ServerBackend : public AdminBackend {
       std::this_thread::sleep_for(std::chrono::milliseconds(10));
     }
     change.epoch = c.epoch;
-    change.took_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
-                         std::chrono::steady_clock::now() - start)
-                         .count();
+    change.took_ms = MsSince(start);
     return change;
   }
 
