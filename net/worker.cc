@@ -8,6 +8,7 @@
 
 #include "conf/config.h"
 #include "core/command/client_pause.h"
+#include "core/command/collection_pages.h"
 #include "core/command/notify.h"
 #include "core/command/replication.h"
 #include "net/connection.h"
@@ -160,19 +161,23 @@ void Worker::CloseIdleClients() {
   for (const auto& conn : idle) conn->Close();
 }
 
+bool Worker::BackgroundWritesWait() {
+  command::ServerState& state = server_->state();
+  // A replica's keys expire and its pages go by its master's deletes (reads already treat
+  // them as missing).
+  if (state.replication != nullptr && state.replication->is_replica()) return true;
+  // Paused clients pause them too (as Redis): the dataset holds still, e.g. for FAILOVER.
+  return state.pause != nullptr && state.pause->active() &&
+         state.pause->Mode(state.keyspace->clock()->MonotonicUs() / 1000) !=
+             command::PauseMode::kNone;
+}
+
 // Each step looks at a few buckets of every slot this worker owns, in every database, and
 // deletes the expired keys there, so expired keys are reclaimed without being read.
 void Worker::ExpireStep() {
   constexpr size_t kBucketsPerStep = 16;
   command::ServerState& state = server_->state();
-  // A replica's keys expire by its master's deletes (reads already treat them as missing).
-  if (state.replication != nullptr && state.replication->is_replica()) return;
-  // Paused clients pause expiry too (as Redis): the dataset holds still, e.g. for FAILOVER.
-  if (state.pause != nullptr && state.pause->active() &&
-      state.pause->Mode(state.keyspace->clock()->MonotonicUs() / 1000) !=
-          command::PauseMode::kNone) {
-    return;
-  }
+  if (BackgroundWritesWait()) return;
   command::Keyspace& ks = *state.keyspace;
   for (uint32_t s = static_cast<uint32_t>(index_); s < ks.slots();
        s += static_cast<uint32_t>(server_->workers())) {
@@ -196,6 +201,40 @@ void Worker::ExpireStep() {
   }
   Status st = state.CommitDirty();
   if (!st.ok()) std::fprintf(stderr, "commit after active expiry: %s\n", st.ToString().c_str());
+  if (!reclaim_scheduled_) ReclaimStep();
+}
+
+void Worker::ReclaimStep() {
+  constexpr uint64_t kPagesPerStep = 256;
+  reclaim_scheduled_ = false;
+  command::ServerState& state = server_->state();
+  if (BackgroundWritesWait()) return;
+  command::Keyspace& ks = *state.keyspace;
+  auto& dirty = (*state.dirty)[static_cast<size_t>(index_)];
+  bool more = false;
+  for (uint32_t s = static_cast<uint32_t>(index_); s < ks.slots();
+       s += static_cast<uint32_t>(server_->workers())) {
+    for (uint32_t db = 0; db < ks.databases(); ++db) {
+      if (!ks.reclaim_pending(s, db)) continue;
+      Result<slot::Slot*> slot = ks.Get(s, db, false);
+      if (!slot.ok() || *slot == nullptr || (*slot)->held()) continue;
+      command::Store store(&ks, s, db, &dirty);
+      Result<bool> left = command::ReclaimStep(store, kPagesPerStep);
+      if (!left.ok()) {
+        std::fprintf(stderr, "page reclaim of slot %u db %u: %s\n", s, db,
+                     left.status().ToString().c_str());
+        continue;
+      }
+      ks.set_reclaim_pending(s, db, *left);
+      more = more || *left;
+    }
+  }
+  Status st = state.CommitDirty();
+  if (!st.ok()) std::fprintf(stderr, "commit after page reclaim: %s\n", st.ToString().c_str());
+  if (more) {
+    reclaim_scheduled_ = true;
+    RunAfter(2, [this] { ReclaimStep(); });
+  }
 }
 
 uint64_t Worker::RunAfter(int64_t delay_ms, std::function<void()> fn) {

@@ -83,7 +83,13 @@ class Worker {
  private:
   void ScheduleExpiry();
   void ScheduleCommit();
+  // Whether active expiry and page reclaim must not write now: on a replica, or while
+  // clients are paused.
+  bool BackgroundWritesWait();
   void ExpireStep();
+  // Deletes a bounded number of pages of dropped paged collections in each owned slot
+  // (command::ReclaimStep); runs again 2 ms later while any remain.
+  void ReclaimStep();
   void CommitOwned();
   // Reopens a failed slot (slot::Slot::Recover) when the fault is gone.
   void TryRecover(slot::Slot* slot);
@@ -92,6 +98,7 @@ class Worker {
   struct CommitRound;
   void EndCommit(const std::shared_ptr<CommitRound>& round);
   void WatchRing();
+  bool reclaim_scheduled_ = false;  // a ReclaimStep is due on a timer
 
   Server* server_;
   int index_;

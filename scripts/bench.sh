@@ -33,6 +33,11 @@
 #   scripts/bench.sh --cold-reads [--keys N] [--requests R] [--clients C] [--rounds K]
 # runs the cold-read benchmark (scripts/bench-cold-reads.sh: GETs of data on disk only, with the
 # io_uring fetches against waiting reads). --cold-reads comes first.
+#
+#   scripts/bench.sh --big-collections [--members N] [--small M] [--ops K] [--clients C]
+#                    [--extra "server args"] [--skip-build]
+# runs the big-collection benchmark (scripts/bench-big-collections.sh: ZSET, HASH and LIST
+# op rates at N members against M, DEL time of the big ones with PING p99 meanwhile, RSS, disk).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -42,6 +47,7 @@ collection_requests=20000 workers=2
 for arg in "$@"; do
   [ "$arg" = --scale ] && exec scripts/bench-scale.sh "$@"
   [ "$arg" = --replication ] && exec scripts/bench-replication.sh "$@"
+  [ "$arg" = --big-collections ] && exec scripts/bench-big-collections.sh "$@"
   if [ "$arg" = --cold-reads ]; then
     shift
     exec scripts/bench-cold-reads.sh "$@"

@@ -203,8 +203,9 @@ class Slot {
   // Closes without flushing: what is not persisted stays in the log and replays next time.
   ~Slot();
 
-  // Keys longer than this are refused with InvalidArgument.
-  static constexpr size_t kMaxKeyBytes = 2048;
+  // Keys longer than this are refused with InvalidArgument (user keys are limited to 2048
+  // bytes by the command layer; escaped and internal keys take a few more).
+  static constexpr size_t kMaxKeyBytes = 2048 + 32;
 
   // The value of key and its metadata; nullopt when absent or expired.
   Result<std::optional<std::string>> Get(std::string_view key, KeyMeta* meta = nullptr);

@@ -54,9 +54,12 @@ inline std::optional<int64_t> MsTimeoutArg(std::string_view arg, Reply& reply) {
 
 // The options of HSCAN/SSCAN over one collection value, from args[first]: COUNT n (n >= 1,
 // else a syntax error) and MATCH pattern. False after replying the error; *pattern is unset
-// for no MATCH or a lone "*" (Redis skips matching then, so "*" also matches "").
+// for no MATCH or a lone "*" (Redis skips matching then, so "*" also matches ""); *count_out
+// (when given) is COUNT, 10 without it.
 inline bool ParseCollectionScanOptions(const std::vector<std::string>& args, size_t first,
-                                       Reply& reply, std::optional<std::string_view>* pattern) {
+                                       Reply& reply, std::optional<std::string_view>* pattern,
+                                       int64_t* count_out = nullptr) {
+  if (count_out) *count_out = 10;
   for (size_t i = first; i < args.size(); i += 2) {
     const bool has_value = i + 1 < args.size();
     if (Is(args[i], "COUNT") && has_value) {
@@ -66,6 +69,7 @@ inline bool ParseCollectionScanOptions(const std::vector<std::string>& args, siz
         reply.Error(kErrSyntax);
         return false;
       }
+      if (count_out) *count_out = *count;
     } else if (Is(args[i], "MATCH") && has_value) {
       *pattern = args[i + 1];
       if (**pattern == "*") pattern->reset();

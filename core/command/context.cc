@@ -42,6 +42,8 @@ void ServerState::RefreshLive() {
   Result<uint32_t> notify = conf::ParseNotifyClasses(config->Get("notify-keyspace-events"));
   notify_flags = notify.ok() ? *notify : 0;
   keyspace->SetCacheBudget(static_cast<uint64_t>(config->GetInt("maxmemory-cache")));
+  keyspace->SetPaging(static_cast<uint32_t>(config->GetInt("paged-collection-threshold")),
+                      static_cast<uint32_t>(config->GetInt("paged-page-members")));
   slot::Dictionaries& dicts = *keyspace->dictionaries();
   dicts.set_min_bytes(static_cast<size_t>(config->GetInt("compress-min-bytes")));
   dicts.set_max_bytes(static_cast<size_t>(config->GetInt("compress-max-bytes")));

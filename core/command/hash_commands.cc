@@ -1,7 +1,9 @@
 // Hash family: HSET HGET HDEL ... HRANDFIELD HSCAN, as Redis 7.0's t_hash.c.
-// A hash is stored as one value of type kHash (core/types/hash_value.h): each command decodes
-// the whole hash, works on it and, when it changed it, writes the whole hash back. O(size of
-// the hash) per command, at any size; a paged layout can replace this behind HashValue.
+// A hash of up to paged-collection-threshold fields is one value of type kHash
+// (core/types/hash_value.h); a larger one is a root plus pages of fields (collection_pages.h).
+// Commands on a few fields (HSET HGET HDEL HMGET HLEN HEXISTS HSTRLEN HSETNX HINCRBY*) go
+// through MemberAccess: one page per field on a paged hash. HGETALL, HKEYS, HVALS and
+// HRANDFIELD read every field; HSCAN reads a few pages per call (cursor = page index).
 //
 // A key of another type gives WRONGTYPE. A write that leaves the hash empty deletes the key
 // (Redis never keeps an empty hash). Writes keep the key's TTL (Put with the old expiry).
@@ -23,6 +25,7 @@
 #include "core/base/glob.h"
 #include "core/command/args.h"
 #include "core/command/command_table.h"
+#include "core/command/member_access.h"
 #include "core/command/typed_read.h"
 #include "core/types/hash_value.h"
 
@@ -55,19 +58,25 @@ bool ReadHash(CommandContext& ctx, Lookup lookup, std::string_view key,
     ctx.reply.Error(kErrWrongType);
     return false;
   }
-  Result<HashValue> h = HashValue::Decode(std::move(**r));
+  Result<HashValue> h = HashValue();
+  if (IsPagedRoot(**r)) {
+    Result<HashedRoot> root = HashedRoot::Decode(**r);
+    if (Failed(root.status(), ctx.reply)) return false;
+    h = LoadPagedMembers(ctx.store, ValueType::kHash, *root);
+  } else {
+    h = HashValue::Decode(std::move(**r));
+  }
   if (Failed(h.status(), ctx.reply)) return false;
   hash->emplace(std::move(h).value());
   return true;
 }
 
-// Stores hash under key with the given expiry, or deletes the key when the hash is empty.
-// False after replying a storage failure.
-bool WriteHash(CommandContext& ctx, std::string_view key, const HashValue& hash,
-               int64_t expire_at_ms) {
-  Status st = hash.empty() ? ctx.store.Delete(key).status()
-                           : ctx.store.Put(key, hash.Encode(), ValueType::kHash, expire_at_ms);
-  return !Failed(st, ctx.reply);
+// Opens key as a hash for point operations. False after replying an error.
+bool OpenHash(CommandContext& ctx, Lookup lookup, MemberAccess<HashValue>* hash) {
+  bool wrong_type = false;
+  if (Failed(hash->Open(ctx.args[1], ctx.stats, lookup, &wrong_type), ctx.reply)) return false;
+  if (wrong_type) ctx.reply.Error(kErrWrongType);
+  return !wrong_type;
 }
 
 // ---- writes -------------------------------------------------------------------------------
@@ -80,13 +89,15 @@ void SetFields(CommandContext& ctx, std::string_view command, bool reply_ok) {
     ctx.reply.Error(WrongArgs(command));
     return;
   }
-  std::optional<HashValue> hash;
-  int64_t expire_at = 0;
-  if (!ReadHash(ctx, Lookup::kWrite, a[1], &hash, &expire_at)) return;
-  if (!hash) hash.emplace();
+  MemberAccess<HashValue> hash(ctx.store, ValueType::kHash);
+  if (!OpenHash(ctx, Lookup::kWrite, &hash)) return;
   int64_t created = 0;
-  for (size_t i = 2; i < a.size(); i += 2) created += hash->Set(a[i], a[i + 1]) ? 1 : 0;
-  if (!WriteHash(ctx, a[1], *hash, expire_at)) return;
+  for (size_t i = 2; i < a.size(); i += 2) {
+    Result<bool> r = hash.Set(a[i], a[i + 1]);
+    if (Failed(r.status(), ctx.reply)) return;
+    created += *r ? 1 : 0;
+  }
+  if (Failed(hash.Write(), ctx.reply)) return;
   if (reply_ok) {
     ctx.reply.Ok();
   } else {
@@ -99,44 +110,58 @@ void HMSet(CommandContext& ctx) { SetFields(ctx, "hmset", true); }
 
 // HSETNX key field value: 1 when set, 0 when the field exists.
 void HSetNx(CommandContext& ctx) {
-  std::optional<HashValue> hash;
-  int64_t expire_at = 0;
-  if (!ReadHash(ctx, Lookup::kWrite, ctx.args[1], &hash, &expire_at)) return;
-  if (hash && hash->Contains(ctx.args[2])) {
+  MemberAccess<HashValue> hash(ctx.store, ValueType::kHash);
+  if (!OpenHash(ctx, Lookup::kWrite, &hash)) return;
+  Result<bool> has = hash.Contains(ctx.args[2]);
+  if (Failed(has.status(), ctx.reply)) return;
+  if (*has) {
     ctx.reply.Integer(0);
     return;
   }
-  if (!hash) hash.emplace();
-  hash->Set(ctx.args[2], ctx.args[3]);
-  if (!WriteHash(ctx, ctx.args[1], *hash, expire_at)) return;
+  if (Failed(hash.Set(ctx.args[2], ctx.args[3]).status(), ctx.reply)) return;
+  if (Failed(hash.Write(), ctx.reply)) return;
   ctx.reply.Integer(1);
 }
 
 // HDEL key field [field ...]: the number of fields removed; the key goes with the last field.
 void HDel(CommandContext& ctx) {
-  std::optional<HashValue> hash;
-  int64_t expire_at = 0;
-  if (!ReadHash(ctx, Lookup::kWrite, ctx.args[1], &hash, &expire_at)) return;
-  if (!hash) {
-    ctx.reply.Integer(0);
-    return;
-  }
+  MemberAccess<HashValue> hash(ctx.store, ValueType::kHash);
+  if (!OpenHash(ctx, Lookup::kWrite, &hash)) return;
   int64_t deleted = 0;
-  for (size_t i = 2; i < ctx.args.size(); ++i) deleted += hash->Delete(ctx.args[i]) ? 1 : 0;
-  if (deleted > 0 && !WriteHash(ctx, ctx.args[1], *hash, expire_at)) return;
+  for (size_t i = 2; i < ctx.args.size() && hash.exists(); ++i) {
+    Result<bool> r = hash.Delete(ctx.args[i]);
+    if (Failed(r.status(), ctx.reply)) return;
+    deleted += *r ? 1 : 0;
+  }
+  if (Failed(hash.Write(), ctx.reply)) return;
   ctx.reply.Integer(deleted);
+}
+
+// The current value of the field HINCRBY / HINCRBYFLOAT add to. False after replying an error.
+bool ReadField(CommandContext& ctx, MemberAccess<HashValue>* hash,
+               std::optional<std::string>* value) {
+  if (!OpenHash(ctx, Lookup::kWrite, hash)) return false;
+  Result<std::optional<std::string>> v = hash->Get(ctx.args[2]);
+  if (Failed(v.status(), ctx.reply)) return false;
+  *value = std::move(*v);
+  return true;
+}
+
+// Stores the field HINCRBY / HINCRBYFLOAT computed. False after replying an error.
+bool WriteField(CommandContext& ctx, MemberAccess<HashValue>* hash, std::string_view value) {
+  return !Failed(hash->Set(ctx.args[2], value).status(), ctx.reply) &&
+         !Failed(hash->Write(), ctx.reply);
 }
 
 // HINCRBY key field increment: the new value. The increment is checked before the key.
 void HIncrBy(CommandContext& ctx) {
   std::optional<int64_t> incr = IntArg(ctx.args[3], ctx.reply);
   if (!incr) return;
-  std::optional<HashValue> hash;
-  int64_t expire_at = 0;
-  if (!ReadHash(ctx, Lookup::kWrite, ctx.args[1], &hash, &expire_at)) return;
-  if (!hash) hash.emplace();
+  MemberAccess<HashValue> hash(ctx.store, ValueType::kHash);
+  std::optional<std::string> v;
+  if (!ReadField(ctx, &hash, &v)) return;
   int64_t old = 0;
-  if (std::optional<std::string_view> v = hash->Get(ctx.args[2])) {
+  if (v) {
     std::optional<int64_t> parsed = ParseInt64(*v);
     if (!parsed) {
       ctx.reply.Error(kErrHashNotInteger);
@@ -150,8 +175,7 @@ void HIncrBy(CommandContext& ctx) {
     return;
   }
   const int64_t result = old + *incr;
-  hash->Set(ctx.args[2], FormatInt64(result));
-  if (!WriteHash(ctx, ctx.args[1], *hash, expire_at)) return;
+  if (!WriteField(ctx, &hash, FormatInt64(result))) return;
   ctx.reply.Integer(result);
 }
 
@@ -167,12 +191,11 @@ void HIncrByFloat(CommandContext& ctx) {
     ctx.reply.Error(kErrIncrNaN);
     return;
   }
-  std::optional<HashValue> hash;
-  int64_t expire_at = 0;
-  if (!ReadHash(ctx, Lookup::kWrite, ctx.args[1], &hash, &expire_at)) return;
-  if (!hash) hash.emplace();
+  MemberAccess<HashValue> hash(ctx.store, ValueType::kHash);
+  std::optional<std::string> v;
+  if (!ReadField(ctx, &hash, &v)) return;
   long double sum = 0;
-  if (std::optional<std::string_view> v = hash->Get(ctx.args[2])) {
+  if (v) {
     std::optional<long double> parsed = ParseLongDouble(*v);
     if (!parsed) {
       ctx.reply.Error(kErrHashNotFloat);
@@ -186,21 +209,32 @@ void HIncrByFloat(CommandContext& ctx) {
     return;
   }
   const std::string text = FormatLongDouble(sum);
-  hash->Set(ctx.args[2], text);
-  if (!WriteHash(ctx, ctx.args[1], *hash, expire_at)) return;
+  if (!WriteField(ctx, &hash, text)) return;
   ctx.reply.Bulk(text);
 }
 
 // ---- reads --------------------------------------------------------------------------------
 
+// The values of fields args[first..] of the hash (nullopt for a missing one). False after
+// replying an error.
+bool GetFields(CommandContext& ctx, size_t first, std::vector<std::optional<std::string>>* out) {
+  MemberAccess<HashValue> hash(ctx.store, ValueType::kHash);
+  if (!OpenHash(ctx, Lookup::kRead, &hash)) return false;
+  out->clear();
+  for (size_t i = first; i < ctx.args.size(); ++i) {
+    Result<std::optional<std::string>> v = hash.Get(ctx.args[i]);
+    if (Failed(v.status(), ctx.reply)) return false;
+    out->push_back(std::move(*v));
+  }
+  return true;
+}
+
 // HGET key field: the value, or nil.
 void HGet(CommandContext& ctx) {
-  std::optional<HashValue> hash;
-  if (!ReadHash(ctx, Lookup::kRead, ctx.args[1], &hash)) return;
-  std::optional<std::string_view> v;
-  if (hash) v = hash->Get(ctx.args[2]);
-  if (v) {
-    ctx.reply.Bulk(*v);
+  std::vector<std::optional<std::string>> v;
+  if (!GetFields(ctx, 2, &v)) return;
+  if (v[0]) {
+    ctx.reply.Bulk(*v[0]);
   } else {
     ctx.reply.Null();
   }
@@ -208,12 +242,10 @@ void HGet(CommandContext& ctx) {
 
 // HMGET key field [field ...]: one value or nil per field (all nil for a missing key).
 void HMGet(CommandContext& ctx) {
-  std::optional<HashValue> hash;
-  if (!ReadHash(ctx, Lookup::kRead, ctx.args[1], &hash)) return;
-  ctx.reply.Array(ctx.args.size() - 2);
-  for (size_t i = 2; i < ctx.args.size(); ++i) {
-    std::optional<std::string_view> v;
-    if (hash) v = hash->Get(ctx.args[i]);
+  std::vector<std::optional<std::string>> values;
+  if (!GetFields(ctx, 2, &values)) return;
+  ctx.reply.Array(values.size());
+  for (const std::optional<std::string>& v : values) {
     if (v) {
       ctx.reply.Bulk(*v);
     } else {
@@ -224,25 +256,23 @@ void HMGet(CommandContext& ctx) {
 
 // HLEN key: the number of fields, 0 for a missing key.
 void HLen(CommandContext& ctx) {
-  std::optional<HashValue> hash;
-  if (!ReadHash(ctx, Lookup::kRead, ctx.args[1], &hash)) return;
-  ctx.reply.Integer(hash ? static_cast<int64_t>(hash->size()) : 0);
+  MemberAccess<HashValue> hash(ctx.store, ValueType::kHash);
+  if (!OpenHash(ctx, Lookup::kRead, &hash)) return;
+  ctx.reply.Integer(static_cast<int64_t>(hash.size()));
 }
 
 // HSTRLEN key field: the value's length, 0 when the key or field is missing.
 void HStrLen(CommandContext& ctx) {
-  std::optional<HashValue> hash;
-  if (!ReadHash(ctx, Lookup::kRead, ctx.args[1], &hash)) return;
-  std::optional<std::string_view> v;
-  if (hash) v = hash->Get(ctx.args[2]);
-  ctx.reply.Integer(v ? static_cast<int64_t>(v->size()) : 0);
+  std::vector<std::optional<std::string>> v;
+  if (!GetFields(ctx, 2, &v)) return;
+  ctx.reply.Integer(v[0] ? static_cast<int64_t>(v[0]->size()) : 0);
 }
 
 // HEXISTS key field: 1 or 0.
 void HExists(CommandContext& ctx) {
-  std::optional<HashValue> hash;
-  if (!ReadHash(ctx, Lookup::kRead, ctx.args[1], &hash)) return;
-  ctx.reply.Integer(hash && hash->Contains(ctx.args[2]) ? 1 : 0);
+  std::vector<std::optional<std::string>> v;
+  if (!GetFields(ctx, 2, &v)) return;
+  ctx.reply.Integer(v[0] ? 1 : 0);
 }
 
 enum class Parts { kKeys, kValues, kBoth };
@@ -364,33 +394,43 @@ void HRandField(CommandContext& ctx) {
 
 
 // HSCAN key cursor [MATCH pattern] [COUNT count]
-// The whole hash is one value, so one call returns every (matching) pair and cursor 0, whatever
-// the cursor and COUNT: what Redis does for a listpack hash. As Redis: the cursor is checked
-// first, a missing key replies an empty scan before the options are read, COUNT must be an
-// integer >= 1 (else "not an integer" / syntax error), and MATCH filters on the field.
+// A one-value hash replies every (matching) pair and cursor 0 in one call, whatever the cursor
+// and COUNT: what Redis does for a listpack hash. A paged hash replies whole pages from the
+// cursor (a page index) until COUNT fields were looked at (ScanPages). As Redis: the cursor is
+// checked first, a missing key replies an empty scan before the options are read, COUNT must be
+// an integer >= 1 (else "not an integer" / syntax error), and MATCH filters on the field.
 void HScan(CommandContext& ctx) {
   const std::vector<std::string>& a = ctx.args;
-  if (!ParseScanCursor(a[2])) {
+  std::optional<uint64_t> cursor = ParseScanCursor(a[2]);
+  if (!cursor) {
     ctx.reply.Error(kErrInvalidCursor);
     return;
   }
-  std::optional<HashValue> hash;
-  if (!ReadHash(ctx, Lookup::kRead, a[1], &hash)) return;
-  if (!hash) {
+  MemberAccess<HashValue> hash(ctx.store, ValueType::kHash);
+  if (!OpenHash(ctx, Lookup::kRead, &hash)) return;
+  if (!hash.exists()) {
     ctx.reply.Array(2);
     ctx.reply.Bulk("0");
     ctx.reply.Array(0);
     return;
   }
   std::optional<std::string_view> pattern;
-  if (!ParseCollectionScanOptions(a, 3, ctx.reply, &pattern)) return;
-  std::vector<std::pair<std::string_view, std::string_view>> out;
-  out.reserve(hash->size());
-  hash->ForEach([&](std::string_view f, std::string_view v) {
+  int64_t count = 0;
+  if (!ParseCollectionScanOptions(a, 3, ctx.reply, &pattern, &count)) return;
+  std::vector<std::pair<std::string, std::string>> out;
+  auto add = [&](std::string_view f, std::string_view v) {
     if (!pattern || GlobMatch(*pattern, f)) out.emplace_back(f, v);
-  });
+  };
+  uint64_t next = 0;
+  if (hash.small()) {
+    hash.small()->ForEach(add);
+  } else {
+    Result<uint64_t> r = ScanPages(*hash.paged(), *cursor, static_cast<uint64_t>(count), add);
+    if (Failed(r.status(), ctx.reply)) return;
+    next = *r;
+  }
   ctx.reply.Array(2);
-  ctx.reply.Bulk("0");
+  ctx.reply.Bulk(FormatInt64(static_cast<int64_t>(next)));
   ctx.reply.Array(out.size() * 2);
   for (const auto& [f, v] : out) {
     ctx.reply.Bulk(f);

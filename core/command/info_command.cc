@@ -17,6 +17,7 @@
 
 #include "core/command/args.h"
 #include "core/command/blocking.h"
+#include "core/command/collection_pages.h"
 #include "core/command/command_table.h"
 #include "core/command/replication.h"
 #include "core/command/server_family.h"
@@ -128,7 +129,7 @@ Task GatherEngine(AsyncContext& ctx, bool count_keys, EngineTotals* out) {
         if (*slot == nullptr) continue;
         out->stats.Add((*slot)->Stats());
         if (!count_keys) continue;
-        Result<uint64_t> n = (*slot)->KeyCount();
+        Result<uint64_t> n = UserKeyCount(**slot);
         if (!n.ok()) {
           if (out->failure.ok()) out->failure = n.status();
           continue;

@@ -20,6 +20,7 @@
 #include "core/types/set_value.h"
 #include "core/types/zset_value.h"
 #include "core/command/args.h"
+#include "core/command/collection_pages.h"
 #include "core/command/command_table.h"
 #include "core/command/typed_read.h"
 #include "core/command/fanout.h"
@@ -72,7 +73,7 @@ Task Del(AsyncContext& ctx) {
   co_await ForEachKeySlot(ctx, AllKeys(ctx),
                           [&](Store& store, const std::vector<size_t>& positions) {
                             for (size_t p : positions) {
-                              Result<bool> r = store.Delete(ctx.args[p]);
+                              Result<bool> r = DeleteKey(store, ctx.args[p]);
                               if (!r.ok()) {
                                 if (failure.ok()) failure = r.status();
                                 return;
@@ -190,7 +191,7 @@ void ExpireGeneric(CommandContext& ctx, bool seconds, bool relative) {
     ctx.reply.Integer(0);
     return;
   }
-  Status st = *when <= now ? ctx.store.Delete(key).status() : SetExpire(ctx.store, key, *when);
+  Status st = *when <= now ? DeleteKey(ctx.store, key).status() : SetExpire(ctx.store, key, *when);
   if (Failed(st, ctx.reply)) return;
   ctx.reply.Integer(1);
 }
@@ -258,7 +259,10 @@ Task ReadSource(AsyncContext& ctx, uint32_t s, bool count_lookup, SourceKey* out
   *ok = !Failed(v.status(), ctx.reply);
   if (!*ok) co_return;
   if (count_lookup) CountLookup(store, StatsHere(ctx.server), ctx.args[1], v->has_value());
-  out->value = std::move(*v);
+  if (!v->has_value()) co_return;
+  Result<std::string> whole = WholeValue(store, out->meta.type, std::move(**v));
+  *ok = !Failed(whole.status(), ctx.reply);
+  if (*ok) out->value = std::move(*whole);
 }
 
 // The steps of RENAME / RENAMENX; may end on any worker.
@@ -296,7 +300,7 @@ Task RenameSteps(AsyncContext& ctx, bool nx) {
       }
     }
     // Put replaces the destination whole: its old TTL goes, the source's comes along.
-    if (Failed(store.Put(dst, *source.value, source.meta.type, source.meta.expire_at_ms),
+    if (Failed(PutWhole(store, dst, *source.value, source.meta.type, source.meta.expire_at_ms),
                ctx.reply)) {
       co_return;
     }
@@ -309,7 +313,7 @@ Task RenameSteps(AsyncContext& ctx, bool nx) {
   Result<std::optional<slot::KeyMeta>> m = store.GetMeta(src);
   if (Failed(m.status(), ctx.reply)) co_return;
   if (m->has_value() && (*m)->seq == source.meta.seq) {
-    if (Failed(store.Delete(src).status(), ctx.reply)) co_return;
+    if (Failed(DeleteKey(store, src).status(), ctx.reply)) co_return;
   }
   if (nx) {
     ctx.reply.Integer(1);
@@ -375,7 +379,7 @@ Task CopySteps(AsyncContext& ctx) {
       co_return;
     }
   }
-  if (Failed(store.Put(a[2], *source.value, source.meta.type, source.meta.expire_at_ms),
+  if (Failed(PutWhole(store, a[2], *source.value, source.meta.type, source.meta.expire_at_ms),
              ctx.reply)) {
     co_return;
   }
@@ -411,8 +415,10 @@ void Move(CommandContext& ctx) {
     ctx.reply.Integer(0);
     return;
   }
-  if (Failed(target.Put(key, **v, meta.type, meta.expire_at_ms), ctx.reply)) return;
-  if (Failed(ctx.store.Delete(key).status(), ctx.reply)) return;
+  Result<std::string> whole = WholeValue(ctx.store, meta.type, std::move(**v));
+  if (Failed(whole.status(), ctx.reply)) return;
+  if (Failed(PutWhole(target, key, *whole, meta.type, meta.expire_at_ms), ctx.reply)) return;
+  if (Failed(DeleteKey(ctx.store, key).status(), ctx.reply)) return;
   ctx.reply.Integer(1);
 }
 

@@ -7,11 +7,16 @@
 // new data in dir/slot-SSSS/sync-D/, renamed to db-D when complete (removed at Open if not).
 #include "core/command/keyspace.h"
 
+#include "core/command/collection_pages.h"
+#include "core/command/internal_keys.h"
+
 #include <algorithm>
 #include <cstdio>
 
 #include "core/base/hash.h"
 #include "core/base/mem_fs.h"
+#include "core/command/collection_pages.h"
+#include "core/command/internal_keys.h"
 
 namespace slotkv::command {
 namespace {
@@ -262,13 +267,13 @@ Result<slot::Slot*> Store::Open(bool create) { return keyspace_->Get(slot_, db_,
 Result<std::optional<std::string>> Store::Get(std::string_view key, slot::KeyMeta* meta) {
   SLOTKV_ASSIGN_OR_RETURN(slot::Slot * s, Open(false));
   if (!s) return std::optional<std::string>();
-  return s->Get(key, meta);
+  return s->Get(StoredKey(key), meta);
 }
 
 Result<std::optional<slot::KeyMeta>> Store::GetMeta(std::string_view key) {
   SLOTKV_ASSIGN_OR_RETURN(slot::Slot * s, Open(false));
   if (!s) return std::optional<slot::KeyMeta>();
-  return s->GetMeta(key);
+  return s->GetMeta(StoredKey(key));
 }
 
 Status Store::MultiGet(const std::vector<std::string_view>& keys,
@@ -280,7 +285,14 @@ Status Store::MultiGet(const std::vector<std::string_view>& keys,
     if (metas) metas->assign(keys.size(), slot::KeyMeta());
     return Status::OK();
   }
-  return s->MultiGet(keys, values, metas);
+  if (std::none_of(keys.begin(), keys.end(),
+                   [](std::string_view k) { return !k.empty() && k[0] == kEscapeByte; })) {
+    return s->MultiGet(keys, values, metas);
+  }
+  std::vector<std::string> escaped;
+  escaped.reserve(keys.size());
+  for (std::string_view k : keys) escaped.emplace_back(StoredKey(k).view());
+  return s->MultiGet(std::vector<std::string_view>(escaped.begin(), escaped.end()), values, metas);
 }
 
 void Store::JoinUnit(slot::Slot* s) {
@@ -292,15 +304,17 @@ void Store::JoinUnit(slot::Slot* s) {
 
 Status Store::Put(std::string_view key, std::string_view value, ValueType type,
                   int64_t expire_at_ms) {
+  if (key.size() > kMaxKeyBytes) return Status::InvalidArgument("key too long");
   SLOTKV_ASSIGN_OR_RETURN(slot::Slot * s, Open(true));
   SLOTKV_RETURN_IF_ERROR(BeforeWrite(s));
+  const StoredKey stored(key);
   const bool observed = observer_ && observer_->active();
   bool created = false;
   if (observed && observer_->wants_created()) {
-    SLOTKV_ASSIGN_OR_RETURN(std::optional<slot::KeyMeta> before, s->GetMeta(key));
+    SLOTKV_ASSIGN_OR_RETURN(std::optional<slot::KeyMeta> before, s->GetMeta(stored));
     created = !before.has_value();
   }
-  SLOTKV_RETURN_IF_ERROR(s->Put(key, value, type, expire_at_ms));
+  SLOTKV_RETURN_IF_ERROR(s->Put(stored, value, type, expire_at_ms));
   AfterPut(s, key, type);
   if (observed) observer_->OnPut(db_, key, created);
   return Status::OK();
@@ -310,7 +324,7 @@ Result<bool> Store::Delete(std::string_view key) {
   SLOTKV_ASSIGN_OR_RETURN(slot::Slot * s, Open(false));
   if (!s) return false;
   SLOTKV_RETURN_IF_ERROR(BeforeWrite(s));
-  SLOTKV_ASSIGN_OR_RETURN(bool removed, s->Delete(key));
+  SLOTKV_ASSIGN_OR_RETURN(bool removed, s->Delete(StoredKey(key)));
   NoteWrite(s);
   // As Redis's DEL: only a key that was there touches its watchers.
   if (removed) {
@@ -327,9 +341,38 @@ Status Store::Apply(const wal::Record& record) {
   }
   SLOTKV_RETURN_IF_ERROR(BeforeWrite(s));
   SLOTKV_RETURN_IF_ERROR(s->Apply(record));
+  if (IsInternalKey(record.key)) {
+    NoteWrite(s);
+    if (record.key == kReclaimKey) NoteReclaim();
+    return Status::OK();
+  }
   const bool put = record.kind == wal::RecordKind::kPut;
-  AfterPut(s, record.key, put ? static_cast<ValueType>(record.type_tag) : ValueType::kString);
+  AfterPut(s, *UserKeyOf(record.key),
+           put ? static_cast<ValueType>(record.type_tag) : ValueType::kString);
   return Status::OK();
+}
+
+Result<std::optional<std::string>> Store::GetInternal(std::string_view key) {
+  SLOTKV_ASSIGN_OR_RETURN(slot::Slot * s, Open(false));
+  if (!s) return std::optional<std::string>();
+  return s->Get(key);
+}
+
+Status Store::PutInternal(std::string_view key, std::string_view value, ValueType type) {
+  SLOTKV_ASSIGN_OR_RETURN(slot::Slot * s, Open(true));
+  SLOTKV_RETURN_IF_ERROR(BeforeWrite(s));
+  SLOTKV_RETURN_IF_ERROR(s->Put(key, value, type, 0));
+  NoteWrite(s);
+  return Status::OK();
+}
+
+Result<bool> Store::DeleteInternal(std::string_view key) {
+  SLOTKV_ASSIGN_OR_RETURN(slot::Slot * s, Open(false));
+  if (!s) return false;
+  SLOTKV_RETURN_IF_ERROR(BeforeWrite(s));
+  SLOTKV_ASSIGN_OR_RETURN(bool removed, s->Delete(key));
+  NoteWrite(s);
+  return removed;
 }
 
 Status Store::BeforeWrite(slot::Slot* s) {
@@ -356,13 +399,18 @@ void Store::NoteWrite(slot::Slot* s) {
 Result<slot::ScanResult> Store::Scan(uint64_t cursor, size_t count) {
   SLOTKV_ASSIGN_OR_RETURN(slot::Slot * s, Open(false));
   if (!s) return slot::ScanResult();
-  return s->Scan(cursor, count);
+  SLOTKV_ASSIGN_OR_RETURN(slot::ScanResult r, s->Scan(cursor, count));
+  std::erase_if(r.items, [](const slot::ScanItem& item) { return IsInternalKey(item.key); });
+  for (slot::ScanItem& item : r.items) {
+    if (!item.key.empty() && item.key[0] == kEscapeByte) item.key.erase(0, 1);
+  }
+  return r;
 }
 
 Result<uint64_t> Store::KeyCount() {
   SLOTKV_ASSIGN_OR_RETURN(slot::Slot * s, Open(false));
   if (!s) return uint64_t{0};
-  return s->KeyCount();
+  return UserKeyCount(*s);
 }
 
 Status Store::BeginStaging() {
@@ -393,7 +441,7 @@ Status Store::Clear(std::optional<uint64_t> floor) {
   SLOTKV_ASSIGN_OR_RETURN(slot::Slot * s, Open(false));
   if (!s) return floor ? keyspace_->Drop(slot_, db_, floor) : Status::OK();
   keyspace_->watched().TouchFlushed(slot_, db_, [s](std::string_view key) {
-    Result<std::optional<slot::KeyMeta>> meta = s->GetMeta(key);
+    Result<std::optional<slot::KeyMeta>> meta = s->GetMeta(StoredKey(key));
     return !meta.ok() || meta->has_value();
   });
   dirty_->erase(std::remove(dirty_->begin(), dirty_->end(), s), dirty_->end());

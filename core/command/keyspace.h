@@ -150,6 +150,25 @@ class Keyspace {
     if (slot->cache_budget() != share) slot->SetCacheBudget(share);
   }
 
+  // Paged collections (collection_pages.h): the member count above which a hash or set is
+  // paged, and the members per page (CONFIG SET paged-collection-threshold, paged-page-members).
+  // Any thread sets them.
+  void SetPaging(uint32_t threshold, uint32_t page_members) {
+    paged_threshold_.store(threshold);
+    page_members_.store(page_members);
+  }
+  uint32_t paged_threshold() const { return paged_threshold_.load(std::memory_order_relaxed); }
+  uint32_t page_members() const { return page_members_.load(std::memory_order_relaxed); }
+  // Whether database db of slot s may have pages of dropped collections to reclaim: set when
+  // a slot opens and when a collection is queued, cleared by the reclaim step that finds the
+  // queue empty. On the owner.
+  bool reclaim_pending(uint32_t s, uint32_t db) const {
+    return entries_[s * options_.databases + db].reclaim_pending;
+  }
+  void set_reclaim_pending(uint32_t s, uint32_t db, bool pending) {
+    entries_[s * options_.databases + db].reclaim_pending = pending;
+  }
+
   // The zstd dictionaries of every slot (dir/dicts/, or in memory).
   slot::Dictionaries* dictionaries() const { return dictionaries_.get(); }
 
@@ -194,6 +213,7 @@ class Keyspace {
     std::unique_ptr<Fs> mem_fs;  // pure-memory mode only
     std::unique_ptr<slot::Slot> slot;
     uint64_t seq_floor = 0;  // the stream offset a dropped slot left
+    bool reclaim_pending = true;  // reclaim_pending()
     // A replica's full sync (BeginStaging .. FinishStaging).
     bool staging_active = false;
     std::unique_ptr<Fs> staging_fs;  // pure-memory mode only
@@ -209,6 +229,8 @@ class Keyspace {
   std::atomic<int> fsync_;
   KeyWatcher* watcher_ = nullptr;
   std::atomic<uint64_t> cache_budget_;
+  std::atomic<uint32_t> paged_threshold_{512};
+  std::atomic<uint32_t> page_members_{64};
   std::atomic<uint64_t> open_slots_{0};  // database slots open now
   txn::SlotLocks locks_;
   txn::WatchedKeys watched_;
@@ -254,7 +276,10 @@ class Store {
   Status MultiGet(const std::vector<std::string_view>& keys,
                   std::vector<std::optional<std::string>>* values,
                   std::vector<slot::KeyMeta>* metas = nullptr);
-  // InvalidArgument("key too long ...") past slot::Slot::kMaxKeyBytes.
+  // User keys: Get, GetMeta, MultiGet, Put, Delete, Scan and KeyCount take and give the user's
+  // keys, stored as internal_keys.h says; internal keys never show in Scan or KeyCount.
+  // Put refuses keys longer than kMaxKeyBytes with InvalidArgument("key too long").
+  static constexpr size_t kMaxKeyBytes = 2048;
   Status Put(std::string_view key, std::string_view value, ValueType type, int64_t expire_at_ms);
   Result<bool> Delete(std::string_view key);
   // Writes a replicated record (kPut or kDelete) with its master's seq (slot::Slot::Apply),
@@ -269,6 +294,17 @@ class Store {
   Status AbortStaging();
   Result<slot::ScanResult> Scan(uint64_t cursor, size_t count);
   Result<uint64_t> KeyCount();
+
+  // Internal keys (internal_keys.h), as stored: no watchers, observers or blocked clients are
+  // told of their writes.
+  Result<std::optional<std::string>> GetInternal(std::string_view key);
+  Status PutInternal(std::string_view key, std::string_view value, ValueType type);
+  Result<bool> DeleteInternal(std::string_view key);
+  // This slot has pages to reclaim (collection_pages.h).
+  void NoteReclaim() { keyspace_->set_reclaim_pending(slot_, db_, true); }
+  // paged-collection-threshold and paged-page-members.
+  uint32_t paged_threshold() const { return keyspace_->paged_threshold(); }
+  uint32_t page_members() const { return keyspace_->page_members(); }
   // Removes every key of this database in this slot; its stream offset becomes floor
   // (Keyspace::Drop).
   Status Clear(std::optional<uint64_t> floor = std::nullopt);

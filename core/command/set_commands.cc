@@ -1,9 +1,11 @@
 // Set family: SADD SREM SCARD SISMEMBER SMISMEMBER SMEMBERS SRANDMEMBER SPOP SSCAN SMOVE
 // SUNION SINTER SDIFF SINTERCARD SUNIONSTORE SINTERSTORE SDIFFSTORE, as Redis 7.0's t_set.c.
 //
-// Values are stored with type kSet, encoded by SetValue (core/types/set_value.h). A command
-// decodes the whole value and, when it changes it, encodes and writes it whole again: O(size)
-// per write, fine for now; a paged layout would stay behind SetValue.
+// Values are stored with type kSet: up to paged-collection-threshold members as one value
+// encoded by SetValue (core/types/set_value.h), above as a root plus pages of members
+// (collection_pages.h). SADD SREM SISMEMBER SMISMEMBER SCARD go through MemberAccess (one page
+// per member on a paged set); SSCAN reads a few pages per call; the others read and write the
+// whole set, O(size) as before.
 //
 // Semantics kept from Redis: a key of another type gives WRONGTYPE (SUNIONSTORE & co. overwrite
 // a destination of any type); a set emptied by SREM / SPOP / SMOVE is deleted; a *STORE with an
@@ -28,8 +30,9 @@
 #include "core/base/glob.h"
 #include "core/command/args.h"
 #include "core/command/command_table.h"
-#include "core/command/typed_read.h"
 #include "core/command/fanout.h"
+#include "core/command/member_access.h"
+#include "core/command/typed_read.h"
 #include "core/types/set_value.h"
 
 namespace slotkv::command {
@@ -60,15 +63,27 @@ struct SetRead {
   slot::KeyMeta meta;  // the key's metadata; default (no TTL) when missing
 };
 
-// Decodes a value read from the store as a set.
-SetRead FromStored(std::optional<std::string>* value, const slot::KeyMeta& meta) {
+// Decodes a value read from the store as a set (a paged one read whole).
+SetRead FromStored(Store& store, std::optional<std::string>* value, const slot::KeyMeta& meta) {
   SetRead out;
   if (!value->has_value()) return out;
   if (meta.type != ValueType::kSet) {
     out.wrong_type = true;
     return out;
   }
-  Result<SetValue> set = SetValue::Decode(**value);
+  Result<SetValue> set = SetValue();
+  if (IsPagedRoot(**value)) {
+    Result<HashedRoot> root = HashedRoot::Decode(**value);
+    Result<HashValue> members =
+        root.ok() ? LoadPagedMembers(store, ValueType::kSet, *root) : root.status();
+    if (members.ok()) {
+      members->ForEach([&](std::string_view m, std::string_view) { set->Add(m); });
+    } else {
+      set = members.status();
+    }
+  } else {
+    set = SetValue::Decode(**value);
+  }
   if (!set.ok()) {
     out.status = set.status();
     return out;
@@ -87,7 +102,7 @@ SetRead ReadSetValue(Store& store, WorkerStats& stats, Lookup lookup, std::strin
     return out;
   }
   if (lookup == Lookup::kRead) CountLookup(store, stats, key, r->has_value());
-  return FromStored(&*r, meta);
+  return FromStored(store, &*r, meta);
 }
 
 // Replies the error of a failed read; true when there was one.
@@ -109,8 +124,29 @@ bool ReadSet(CommandContext& ctx, Lookup lookup, std::string_view key, SetRead* 
 
 // Writes set under key with expiry expire_at_ms, or deletes the key when the set is empty.
 Status WriteSet(Store& store, std::string_view key, const SetValue& set, int64_t expire_at_ms) {
-  if (set.empty()) return store.Delete(key).status();
-  return store.Put(key, set.Encode(), ValueType::kSet, expire_at_ms);
+  return WriteCollection(store, key, set, ValueType::kSet, expire_at_ms);
+}
+
+// Opens key as a set for point operations. False after replying an error.
+bool OpenSet(CommandContext& ctx, Lookup lookup, MemberAccess<SetValue>* set) {
+  bool wrong_type = false;
+  if (Failed(set->Open(ctx.args[1], ctx.stats, lookup, &wrong_type), ctx.reply)) return false;
+  if (wrong_type) ctx.reply.Error(kErrWrongType);
+  return !wrong_type;
+}
+
+// Adds (or removes) members args[2..] of the set; how many were added (removed).
+void ChangeMembers(CommandContext& ctx, bool add) {
+  MemberAccess<SetValue> set(ctx.store, ValueType::kSet);
+  if (!OpenSet(ctx, Lookup::kWrite, &set)) return;
+  int64_t changed = 0;
+  for (size_t i = 2; i < ctx.args.size() && (add || set.exists()); ++i) {
+    Result<bool> r = add ? set.Set(ctx.args[i], "") : set.Delete(ctx.args[i]);
+    if (Failed(r.status(), ctx.reply)) return;
+    changed += *r ? 1 : 0;
+  }
+  if (changed > 0 && Failed(set.Write(), ctx.reply)) return;
+  ctx.reply.Integer(changed);
 }
 
 // A set reply ("~n" in RESP3) of the given members.
@@ -122,69 +158,43 @@ void ReplyMembers(Reply& reply, const SetValue& set) {
 // ---- one key ------------------------------------------------------------------------------
 
 // SADD key member [member ...]: how many were new. Creates the key; keeps its TTL.
-void SAdd(CommandContext& ctx) {
-  const std::string& key = ctx.args[1];
-  SetRead read;
-  if (!ReadSet(ctx, Lookup::kWrite, key, &read)) return;
-  SetValue set = read.set ? std::move(*read.set) : SetValue();
-  int64_t added = 0;
-  for (size_t i = 2; i < ctx.args.size(); ++i) added += set.Add(ctx.args[i]) ? 1 : 0;
-  if (added > 0 && Failed(WriteSet(ctx.store, key, set, read.meta.expire_at_ms), ctx.reply)) {
-    return;
-  }
-  ctx.reply.Integer(added);
-}
+void SAdd(CommandContext& ctx) { ChangeMembers(ctx, true); }
 
 // SREM key member [member ...]: how many were removed; an emptied set is deleted.
-void SRem(CommandContext& ctx) {
-  const std::string& key = ctx.args[1];
-  SetRead read;
-  if (!ReadSet(ctx, Lookup::kWrite, key, &read)) return;
-  int64_t removed = 0;
-  if (read.set) {
-    for (size_t i = 2; i < ctx.args.size(); ++i) removed += read.set->Remove(ctx.args[i]) ? 1 : 0;
-  }
-  if (removed > 0 &&
-      Failed(WriteSet(ctx.store, key, *read.set, read.meta.expire_at_ms), ctx.reply)) {
-    return;
-  }
-  ctx.reply.Integer(removed);
+void SRem(CommandContext& ctx) { ChangeMembers(ctx, false); }
+
+// SCARD key: the member count (0 for a missing key).
+void SCard(CommandContext& ctx) {
+  MemberAccess<SetValue> set(ctx.store, ValueType::kSet);
+  if (!OpenSet(ctx, Lookup::kRead, &set)) return;
+  ctx.reply.Integer(static_cast<int64_t>(set.size()));
 }
 
-// SCARD key: the member count (0 for a missing key), read from the header alone.
-void SCard(CommandContext& ctx) {
-  slot::KeyMeta meta;
-  Result<std::optional<std::string>> r = ctx.store.Get(ctx.args[1], &meta);
-  if (Failed(r.status(), ctx.reply)) return;
-  CountLookup(ctx.store, ctx.stats, ctx.args[1], r->has_value());
-  if (!r->has_value()) {
-    ctx.reply.Integer(0);
-    return;
+// Whether the set holds each of args[2..]. False after replying an error.
+bool ContainsMembers(CommandContext& ctx, std::vector<bool>* out) {
+  MemberAccess<SetValue> set(ctx.store, ValueType::kSet);
+  if (!OpenSet(ctx, Lookup::kRead, &set)) return false;
+  for (size_t i = 2; i < ctx.args.size(); ++i) {
+    Result<bool> r = set.Contains(ctx.args[i]);
+    if (Failed(r.status(), ctx.reply)) return false;
+    out->push_back(*r);
   }
-  if (meta.type != ValueType::kSet) {
-    ctx.reply.Error(kErrWrongType);
-    return;
-  }
-  Result<uint64_t> n = SetValue::DecodeSize(**r);
-  if (Failed(n.status(), ctx.reply)) return;
-  ctx.reply.Integer(static_cast<int64_t>(*n));
+  return true;
 }
 
 // SISMEMBER key member: 1 or 0.
 void SIsMember(CommandContext& ctx) {
-  SetRead read;
-  if (!ReadSet(ctx, Lookup::kRead, ctx.args[1], &read)) return;
-  ctx.reply.Integer(read.set && read.set->Contains(ctx.args[2]) ? 1 : 0);
+  std::vector<bool> has;
+  if (!ContainsMembers(ctx, &has)) return;
+  ctx.reply.Integer(has[0] ? 1 : 0);
 }
 
 // SMISMEMBER key member [member ...]: 1 or 0 per member.
 void SMIsMember(CommandContext& ctx) {
-  SetRead read;
-  if (!ReadSet(ctx, Lookup::kRead, ctx.args[1], &read)) return;
-  ctx.reply.Array(ctx.args.size() - 2);
-  for (size_t i = 2; i < ctx.args.size(); ++i) {
-    ctx.reply.Integer(read.set && read.set->Contains(ctx.args[i]) ? 1 : 0);
-  }
+  std::vector<bool> has;
+  if (!ContainsMembers(ctx, &has)) return;
+  ctx.reply.Array(has.size());
+  for (bool h : has) ctx.reply.Integer(h ? 1 : 0);
 }
 
 // SMEMBERS key: every member, as a set reply (empty for a missing key).
@@ -288,7 +298,7 @@ void SPop(CommandContext& ctx) {
     return;
   }
   if (static_cast<uint64_t>(*count) >= set.size()) {
-    if (Failed(ctx.store.Delete(key).status(), ctx.reply)) return;
+    if (Failed(WriteSet(ctx.store, key, SetValue(), 0), ctx.reply)) return;
     ReplyMembers(ctx.reply, set);
     return;
   }
@@ -302,33 +312,45 @@ void SPop(CommandContext& ctx) {
 
 
 // SSCAN key cursor [MATCH pattern] [COUNT count]
-// A set is one value, so one call returns every (matching) member with cursor 0, whatever the
-// cursor and COUNT, as Redis does for its small (intset) sets. Order as Redis: the cursor, the
-// key (a missing key replies an empty scan without reading the options), then the options.
+// A one-value set replies every (matching) member with cursor 0 in one call, whatever the
+// cursor and COUNT, as Redis does for its small (intset) sets; a paged set replies whole pages
+// from the cursor (a page index) until COUNT members were looked at (ScanPages). Order as Redis:
+// the cursor, the key (a missing key replies an empty scan without reading the options), then
+// the options.
 void SScan(CommandContext& ctx) {
   const auto& a = ctx.args;
-  if (!ParseScanCursor(a[2])) {
+  std::optional<uint64_t> cursor = ParseScanCursor(a[2]);
+  if (!cursor) {
     ctx.reply.Error(kErrInvalidCursor);
     return;
   }
-  SetRead read;
-  if (!ReadSet(ctx, Lookup::kRead, a[1], &read)) return;
-  if (!read.set) {
+  MemberAccess<SetValue> set(ctx.store, ValueType::kSet);
+  if (!OpenSet(ctx, Lookup::kRead, &set)) return;
+  if (!set.exists()) {
     ctx.reply.Array(2);
     ctx.reply.Bulk("0");
     ctx.reply.Array(0);
     return;
   }
   std::optional<std::string_view> pattern;
-  if (!ParseCollectionScanOptions(a, 3, ctx.reply, &pattern)) return;
-  std::vector<const std::string*> out;
-  for (const std::string& m : read.set->members()) {
-    if (!pattern || GlobMatch(*pattern, m)) out.push_back(&m);
+  int64_t count = 0;
+  if (!ParseCollectionScanOptions(a, 3, ctx.reply, &pattern, &count)) return;
+  std::vector<std::string> out;
+  auto add = [&](std::string_view m, std::string_view = {}) {
+    if (!pattern || GlobMatch(*pattern, m)) out.emplace_back(m);
+  };
+  uint64_t next = 0;
+  if (set.small()) {
+    for (const std::string& m : set.small()->members()) add(m);
+  } else {
+    Result<uint64_t> r = ScanPages(*set.paged(), *cursor, static_cast<uint64_t>(count), add);
+    if (Failed(r.status(), ctx.reply)) return;
+    next = *r;
   }
   ctx.reply.Array(2);
-  ctx.reply.Bulk("0");
+  ctx.reply.Bulk(FormatInt64(static_cast<int64_t>(next)));
   ctx.reply.Array(out.size());
-  for (const std::string* m : out) ctx.reply.Bulk(*m);
+  for (const std::string& m : out) ctx.reply.Bulk(m);
 }
 
 // ---- several keys -------------------------------------------------------------------------

@@ -485,7 +485,7 @@ std::vector<size_t> PairKeys(AsyncContext& ctx, std::string_view command) {
   }
   std::vector<size_t> positions;
   for (size_t p = 1; p < ctx.args.size(); p += 2) {
-    if (ctx.args[p].size() > slot::Slot::kMaxKeyBytes) {
+    if (ctx.args[p].size() > Store::kMaxKeyBytes) {
       ctx.reply.Error(kErrKeyTooLong);
       return {};
     }

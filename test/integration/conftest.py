@@ -1,5 +1,7 @@
 """Server fixtures for the slotkv integration suites (pytest + redis-py).
 
+SLOTKV_TEST_ARGS adds options to every slotkv server started (not to redis-server).
+
 SLOTKV_TEST_SERVER picks the server under test:
   /path/to/slotkv-server   the slotkv binary (what the suites are for)
   redis                    /usr/bin/redis-server, to check that the suites pin real Redis behaviour
@@ -277,6 +279,9 @@ class Server:
             # No HTTP listener unless a test asks for one: servers must not share port 7380.
             if "--http-port" not in self.extra_args:
                 cmd += ["--http-port", "0"]
+            # SLOTKV_TEST_ARGS: options for every slotkv server of the run (e.g. the paged
+            # collection threshold forced down, so the collection suites run on both layouts).
+            cmd += os.environ.get("SLOTKV_TEST_ARGS", "").split()
         return cmd + self.extra_args
 
     def log(self):
@@ -397,11 +402,17 @@ def pytest_configure(config):
         "markers",
         "huge: moves values of hundreds of MB; skipped when SLOTKV_TEST_SANITIZED=1 (the "
         "ASan build, where it would take minutes)")
+    config.addinivalue_line(
+        "markers",
+        "one_value: pins what a small (one-value, listpack in Redis) collection does: its "
+        "member order, a scan in one call; skipped when SLOTKV_TEST_ARGS forces paging")
 
 
 def pytest_runtest_setup(item):
     if item.get_closest_marker("huge") and os.environ.get("SLOTKV_TEST_SANITIZED") == "1":
         pytest.skip("huge values under the sanitizer build")
+    if item.get_closest_marker("one_value") and "paged-" in os.environ.get("SLOTKV_TEST_ARGS", ""):
+        pytest.skip("pins the one-value layout; this run forces paging")
     marker = item.get_closest_marker("slotkv_only")
     if marker is None or not is_redis():
         return

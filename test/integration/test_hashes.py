@@ -138,6 +138,7 @@ def test_hkeys_hvals_hgetall(r):
         assert err(r, cmd, "a", "b") == arity(cmd)
 
 
+@pytest.mark.one_value
 def test_resp3_replies(server, r):
     r.execute_command("HSET", "h", "a", "1", "b", "2")
     with server.raw() as c:
@@ -283,6 +284,7 @@ def test_hrandfield_errors(r):
 
 # ---- HSCAN ---------------------------------------------------------------------------------------
 
+@pytest.mark.one_value
 def test_hscan_small_hash_in_one_call(r):
     assert r.execute_command("HSCAN", "nokey", "0") == [b"0", []]
     r.execute_command("HSET", "h", "a1", "x", "b1", "y", "a2", "z", "", "e")

@@ -1,0 +1,258 @@
+#include "core/command/collection_pages.h"
+
+#include <utility>
+
+#include "core/base/coding.h"
+#include "core/base/number.h"
+#include "core/command/internal_keys.h"
+
+namespace slotkv::command {
+
+std::string PageKey(uint64_t id, uint64_t index) {
+  std::string key;
+  key.reserve(18);
+  key.push_back(kEscapeByte);
+  key.push_back('p');
+  for (int shift = 56; shift >= 0; shift -= 8) key.push_back(static_cast<char>(id >> shift));
+  for (int shift = 56; shift >= 0; shift -= 8) key.push_back(static_cast<char>(index >> shift));
+  return key;
+}
+
+Result<std::optional<std::string>> StorePageIo::GetPage(uint64_t id, uint64_t index) {
+  return store_.GetInternal(PageKey(id, index));
+}
+
+Status StorePageIo::PutPage(uint64_t id, uint64_t index, std::string_view bytes, bool created) {
+  SLOTKV_RETURN_IF_ERROR(store_.PutInternal(PageKey(id, index), bytes, type_));
+  if (created) ++delta_;
+  return Status::OK();
+}
+
+Status StorePageIo::DeletePage(uint64_t id, uint64_t index) {
+  SLOTKV_ASSIGN_OR_RETURN(bool removed, store_.DeleteInternal(PageKey(id, index)));
+  if (removed) --delta_;
+  return Status::OK();
+}
+
+namespace {
+
+// The internal keys of a slot, the count key itself included (0 when none).
+Result<uint64_t> ParseCount(const std::optional<std::string>& v) {
+  if (!v) return uint64_t{0};
+  std::optional<uint64_t> n = ParseUint64(*v);
+  if (!n) return Status::Corruption("internal key count: not a number");
+  return *n;
+}
+
+}  // namespace
+
+Result<uint64_t> UserKeyCount(slot::Slot& slot) {
+  SLOTKV_ASSIGN_OR_RETURN(uint64_t all, slot.KeyCount());
+  SLOTKV_ASSIGN_OR_RETURN(std::optional<std::string> v, slot.Get(kInternalCountKey));
+  SLOTKV_ASSIGN_OR_RETURN(uint64_t internal, ParseCount(v));
+  return all >= internal ? all - internal : 0;
+}
+
+namespace {
+
+// Adds delta to the count of the store's internal keys (other than the count key itself).
+Status AddInternalKeys(Store& store, int64_t delta) {
+  if (delta == 0) return Status::OK();
+  SLOTKV_ASSIGN_OR_RETURN(std::optional<std::string> v, store.GetInternal(kInternalCountKey));
+  SLOTKV_ASSIGN_OR_RETURN(uint64_t n, ParseCount(v));
+  // The count includes its own key: 0 internal keys = no count key.
+  const int64_t others = (n == 0 ? 0 : static_cast<int64_t>(n) - 1) + delta;
+  if (others <= 0) return store.DeleteInternal(kInternalCountKey).status();
+  return store.PutInternal(kInternalCountKey, FormatInt64(others + 1), ValueType::kString);
+}
+
+}  // namespace
+
+Status StorePageIo::Close() {
+  const int64_t delta = delta_;
+  delta_ = 0;
+  return AddInternalKeys(store_, delta);
+}
+
+namespace {
+
+struct Queued {
+  uint64_t id = 0;
+  uint64_t pages = 0;
+};
+
+// kReclaimKey's value: (id:fixed64 pages:varint64)*, oldest first.
+Result<std::vector<Queued>> ReadQueue(Store& store) {
+  SLOTKV_ASSIGN_OR_RETURN(std::optional<std::string> v, store.GetInternal(kReclaimKey));
+  std::vector<Queued> queue;
+  if (!v) return queue;
+  std::string_view in = *v;
+  while (!in.empty()) {
+    Queued q;
+    if (!GetFixed64(&in, &q.id) || !GetVarint64(&in, &q.pages)) {
+      return Status::Corruption("reclaim queue: truncated entry");
+    }
+    queue.push_back(q);
+  }
+  return queue;
+}
+
+// Writes queue; existed: kReclaimKey was there before (it counts as an internal key).
+Status WriteQueue(Store& store, const std::vector<Queued>& queue, bool existed) {
+  if (queue.empty()) {
+    if (!existed) return Status::OK();
+    SLOTKV_RETURN_IF_ERROR(store.DeleteInternal(kReclaimKey).status());
+    return AddInternalKeys(store, -1);
+  }
+  if (!existed) SLOTKV_RETURN_IF_ERROR(AddInternalKeys(store, 1));
+  std::string v;
+  for (const Queued& q : queue) {
+    PutFixed64(&v, q.id);
+    PutVarint64(&v, q.pages);
+  }
+  return store.PutInternal(kReclaimKey, v, ValueType::kString);
+}
+
+}  // namespace
+
+Status QueueReclaim(Store& store, uint64_t id, uint64_t pages) {
+  SLOTKV_ASSIGN_OR_RETURN(std::vector<Queued> queue, ReadQueue(store));
+  const bool existed = !queue.empty();
+  queue.push_back({id, pages});
+  SLOTKV_RETURN_IF_ERROR(WriteQueue(store, queue, existed));
+  store.NoteReclaim();
+  return Status::OK();
+}
+
+Status DropPages(Store& store, std::string_view stored) {
+  if (!IsPagedRoot(stored)) return Status::OK();
+  SLOTKV_ASSIGN_OR_RETURN(HashedRoot root, HashedRoot::Decode(stored));
+  return QueueReclaim(store, root.id, root.pages());
+}
+
+Result<HashValue> LoadPagedMembers(Store& store, ValueType type, const HashedRoot& root) {
+  StorePageIo io(store, type);
+  MemberPages pages(root, &io, store.page_members());
+  HashValue out;
+  SLOTKV_RETURN_IF_ERROR(pages.ForEachPage(0, [&](uint64_t, const HashValue& page) {
+                                  page.ForEach([&](std::string_view f, std::string_view v) {
+                                    out.Set(f, v);
+                                  });
+                                  return true;
+                                })
+                             .status());
+  return out;
+}
+
+namespace {
+
+// Writes members as a new paged collection under key.
+Status WritePaged(Store& store, std::string_view key, const HashValue& members, ValueType type,
+                  int64_t expire_at_ms) {
+  StorePageIo io(store, type);
+  MemberPages pages = MemberPages::Create(&io, store.page_members());
+  Status st;
+  members.ForEach([&](std::string_view f, std::string_view v) {
+    if (st.ok()) st = pages.Set(f, v).status();
+  });
+  SLOTKV_RETURN_IF_ERROR(st);
+  SLOTKV_RETURN_IF_ERROR(pages.Finish());
+  SLOTKV_RETURN_IF_ERROR(io.Close());
+  return store.Put(key, pages.root().Encode(), type, expire_at_ms);
+}
+
+// Queues the pages of what key holds when it is a paged collection.
+Status DropOld(Store& store, std::string_view key) {
+  SLOTKV_ASSIGN_OR_RETURN(std::optional<std::string> old, store.Get(key));
+  return old ? DropPages(store, *old) : Status::OK();
+}
+
+}  // namespace
+
+Status StoreCollection(Store& store, std::string_view key, const HashValue& value,
+                       ValueType type, int64_t expire_at_ms) {
+  if (value.empty()) return store.Delete(key).status();
+  if (value.size() > store.paged_threshold()) {
+    return WritePaged(store, key, value, type, expire_at_ms);
+  }
+  return store.Put(key, value.Encode(), type, expire_at_ms);
+}
+
+Status StoreCollection(Store& store, std::string_view key, const SetValue& value,
+                       ValueType type, int64_t expire_at_ms) {
+  if (value.empty()) return store.Delete(key).status();
+  if (value.size() > store.paged_threshold()) {
+    HashValue members;
+    for (const std::string& m : value.members()) members.Set(m, "");
+    return WritePaged(store, key, members, type, expire_at_ms);
+  }
+  return store.Put(key, value.Encode(), type, expire_at_ms);
+}
+
+Status WriteCollection(Store& store, std::string_view key, const HashValue& value,
+                       ValueType type, int64_t expire_at_ms) {
+  SLOTKV_RETURN_IF_ERROR(DropOld(store, key));
+  return StoreCollection(store, key, value, type, expire_at_ms);
+}
+
+Status WriteCollection(Store& store, std::string_view key, const SetValue& value,
+                       ValueType type, int64_t expire_at_ms) {
+  SLOTKV_RETURN_IF_ERROR(DropOld(store, key));
+  return StoreCollection(store, key, value, type, expire_at_ms);
+}
+
+namespace {
+
+bool Pageable(ValueType type) { return type == ValueType::kHash || type == ValueType::kSet; }
+
+}  // namespace
+
+Result<bool> DeleteKey(Store& store, std::string_view key) {
+  SLOTKV_ASSIGN_OR_RETURN(std::optional<slot::KeyMeta> meta, store.GetMeta(key));
+  if (!meta) return false;
+  if (Pageable(meta->type)) SLOTKV_RETURN_IF_ERROR(DropOld(store, key));
+  return store.Delete(key);
+}
+
+Result<std::string> WholeValue(Store& store, ValueType type, std::string stored) {
+  if (!Pageable(type) || !IsPagedRoot(stored)) return stored;
+  SLOTKV_ASSIGN_OR_RETURN(HashedRoot root, HashedRoot::Decode(stored));
+  SLOTKV_ASSIGN_OR_RETURN(HashValue members, LoadPagedMembers(store, type, root));
+  if (type == ValueType::kHash) return members.Encode();
+  SetValue set;
+  members.ForEach([&](std::string_view m, std::string_view) { set.Add(m); });
+  return set.Encode();
+}
+
+Status PutWhole(Store& store, std::string_view key, std::string_view value, ValueType type,
+                int64_t expire_at_ms) {
+  SLOTKV_RETURN_IF_ERROR(DropOld(store, key));
+  // A value that does not decode moves as it is (its readers report the corruption).
+  if (type == ValueType::kHash) {
+    Result<HashValue> h = HashValue::Decode(value);
+    if (h.ok()) return StoreCollection(store, key, *h, type, expire_at_ms);
+  } else if (type == ValueType::kSet) {
+    Result<SetValue> set = SetValue::Decode(value);
+    if (set.ok()) return StoreCollection(store, key, *set, type, expire_at_ms);
+  }
+  return store.Put(key, value, type, expire_at_ms);
+}
+
+Result<bool> ReclaimStep(Store& store, uint64_t max_pages) {
+  SLOTKV_ASSIGN_OR_RETURN(std::vector<Queued> queue, ReadQueue(store));
+  if (queue.empty()) return false;
+  StorePageIo io(store, ValueType::kString);
+  uint64_t budget = max_pages;
+  while (!queue.empty() && budget > 0) {
+    Queued& q = queue.front();
+    const uint64_t before = q.pages;
+    SLOTKV_RETURN_IF_ERROR(ReclaimPages(&io, q.id, &q.pages, budget));
+    budget -= before - q.pages;
+    if (q.pages == 0) queue.erase(queue.begin());
+  }
+  SLOTKV_RETURN_IF_ERROR(WriteQueue(store, queue, true));
+  SLOTKV_RETURN_IF_ERROR(io.Close());
+  return !queue.empty();
+}
+
+}  // namespace slotkv::command

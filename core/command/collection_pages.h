@@ -1,0 +1,87 @@
+// Paged collections on a Store: where their pages live (internal keys of the owner slot), the
+// count of internal keys that DBSIZE leaves out, and the background reclaim of the pages of
+// dropped collections.
+//
+// Design. A hash or set above paged-collection-threshold members is a root under the user's
+// key plus pages under internal keys (core/types/member_pages.h, internal_keys.h). Every page
+// written or deleted goes through StorePageIo, which keeps the slot's internal-key count
+// (kInternalCountKey) in the same WAL unit as the pages, so Store::KeyCount stays exact after
+// a crash. DEL of a paged collection removes the root at once and queues (id, pages) under
+// kReclaimKey in the same unit; ReclaimStep, run by each worker between requests, deletes a
+// bounded number of pages per call. A reader never sees the dropped pages (no root names that
+// id any more) and a key re-created meanwhile gets a new id.
+//
+// Thread rule: on the Store's slot owner, within one command or worker step.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "core/base/status.h"
+#include "core/command/keyspace.h"
+#include "core/types/member_pages.h"
+#include "core/types/set_value.h"
+
+namespace slotkv::command {
+
+// Pages of a Store; Close writes the change of the internal-key count (once per command).
+class StorePageIo : public PageIo {
+ public:
+  StorePageIo(Store& store, ValueType type) : store_(store), type_(type) {}
+  Result<std::optional<std::string>> GetPage(uint64_t id, uint64_t index) override;
+  Status PutPage(uint64_t id, uint64_t index, std::string_view bytes, bool created) override;
+  Status DeletePage(uint64_t id, uint64_t index) override;
+  // Adds the pages created and deleted so far to the slot's internal-key count.
+  Status Close();
+
+ private:
+  Store& store_;
+  ValueType type_;
+  int64_t delta_ = 0;
+};
+
+// The keys of a slot minus its internal ones (DBSIZE, INFO keyspace, metrics).
+Result<uint64_t> UserKeyCount(slot::Slot& slot);
+
+// Queues the pages of a dropped collection (its root already deleted) for ReclaimStep.
+Status QueueReclaim(Store& store, uint64_t id, uint64_t pages);
+
+// If stored is a paged root, queues its pages for reclaim: the caller is deleting or
+// overwriting the key that held it.
+Status DropPages(Store& store, std::string_view stored);
+
+// Whole-collection access, for the commands that work on every member (HGETALL, SMEMBERS,
+// SINTER ...): O(members) as a one-value collection is.
+// The members of a paged hash or set (a set's with empty values).
+Result<HashValue> LoadPagedMembers(Store& store, ValueType type, const HashedRoot& root);
+// Stores value under key (expiry expire_at_ms): one value up to paged-collection-threshold
+// members, a paged collection above; deletes the key when value is empty. A paged collection
+// the key held before is queued for reclaim.
+Status WriteCollection(Store& store, std::string_view key, const HashValue& value,
+                       ValueType type, int64_t expire_at_ms);
+Status WriteCollection(Store& store, std::string_view key, const SetValue& value,
+                       ValueType type, int64_t expire_at_ms);
+// As WriteCollection, for a key known not to hold a paged collection now.
+Status StoreCollection(Store& store, std::string_view key, const HashValue& value,
+                       ValueType type, int64_t expire_at_ms);
+Status StoreCollection(Store& store, std::string_view key, const SetValue& value,
+                       ValueType type, int64_t expire_at_ms);
+
+// Keys as a whole (DEL, UNLINK, RENAME, COPY, MOVE).
+// Deletes key, queueing its pages when it is a paged collection; whether it existed.
+Result<bool> DeleteKey(Store& store, std::string_view key);
+// A value read under a key, to be written elsewhere: a paged collection's root becomes the
+// collection's one-value encoding (read whole); any other value stays as it is.
+Result<std::string> WholeValue(Store& store, ValueType type, std::string stored);
+// Writes value (as WholeValue gives it) under key, a hash or set above the threshold as a
+// paged collection; what key held before, when paged, is queued for reclaim.
+Status PutWhole(Store& store, std::string_view key, std::string_view value, ValueType type,
+                int64_t expire_at_ms);
+
+// Deletes up to max_pages pages of the collections queued in the store's slot. Returns
+// whether pages remain queued.
+Result<bool> ReclaimStep(Store& store, uint64_t max_pages);
+
+}  // namespace slotkv::command

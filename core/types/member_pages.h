@@ -1,0 +1,126 @@
+// MemberPages: a large hash or set stored as a small root plus pages of members, so that a
+// change reads and writes one page (and the root) whatever the collection's size.
+//
+// Design. Members are partitioned by a 64-bit hash of the member (MemberHash) with linear
+// hashing: the root holds the page count as (level, split), page p holds the members whose
+// hash h has p = h mod 2^level, or h mod 2^(level+1) when that is below split. When the
+// collection outgrows page_members per page, page `split` is split in two (its members move to
+// itself or to split + 2^level), split advances, and once it reaches 2^level the level goes up.
+// The root needs no directory (it stays a few bytes), and a split moves members only from a
+// page to a higher one, which keeps a scan by page index valid across splits: a member present
+// for the whole scan is returned at least once. Pages are never merged; a page left empty is
+// deleted and reads as empty.
+//
+// A page is a HashValue (field -> value); a set's members are fields with empty values. Pages
+// are read and written through PageIo, which names them by (collection id, page index): the
+// command layer maps that to internal keys of the owner slot, tests to a std::map. The id is
+// random per collection, so a key re-created (or renamed) never meets another collection's pages.
+//
+// Root grammar (the value of the user's key; first byte kPagedMarker, which no one-value
+// encoding starts with):
+//   root := kPagedMarker kind:u8 id:fixed64 count:varint64 level:u8 split:varint64
+// kind is kHashedKind here (lists and sorted sets will have their own).
+//
+// Thread rule: none inside; used by the slot's owner for the duration of one command.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "core/base/status.h"
+#include "core/types/hash_value.h"
+
+namespace slotkv {
+
+// The first byte of every paged root.
+inline constexpr uint8_t kPagedMarker = 0xF1;
+inline constexpr uint8_t kHashedKind = 1;
+
+// Whether bytes (a stored hash, set, list or sorted set value) is a paged root.
+inline bool IsPagedRoot(std::string_view bytes) {
+  return !bytes.empty() && static_cast<uint8_t>(bytes[0]) == kPagedMarker;
+}
+
+// The hash that places a member in a page (part of the on-disk format: never change it).
+uint64_t MemberHash(std::string_view member);
+
+struct HashedRoot {
+  uint64_t id = 0;
+  uint64_t count = 0;  // members
+  uint8_t level = 0;
+  uint64_t split = 0;  // pages = 2^level + split
+
+  uint64_t pages() const { return (uint64_t{1} << level) + split; }
+  // The page of a member with hash h.
+  uint64_t PageOf(uint64_t h) const;
+  std::string Encode() const;
+  // Corruption on anything Encode could not have made.
+  static Result<HashedRoot> Decode(std::string_view bytes);
+};
+
+// Where pages live. Page (id, index) is absent until first written.
+class PageIo {
+ public:
+  virtual ~PageIo() = default;
+  virtual Result<std::optional<std::string>> GetPage(uint64_t id, uint64_t index) = 0;
+  // created: the page did not exist before (the caller knows).
+  virtual Status PutPage(uint64_t id, uint64_t index, std::string_view bytes, bool created) = 0;
+  virtual Status DeletePage(uint64_t id, uint64_t index) = 0;
+};
+
+class MemberPages {
+ public:
+  // A collection whose root is root; page_members is the target members per page (>= 1).
+  MemberPages(HashedRoot root, PageIo* io, uint32_t page_members);
+  // A new empty collection with a fresh random id.
+  static MemberPages Create(PageIo* io, uint32_t page_members);
+
+  const HashedRoot& root() const { return root_; }
+  uint64_t size() const { return root_.count; }
+
+  // Point operations: each loads the member's page once (kept until Finish).
+  Result<std::optional<std::string>> Get(std::string_view field);
+  Result<bool> Contains(std::string_view field);
+  // true when field is new.
+  Result<bool> Set(std::string_view field, std::string_view value);
+  // true when field was there.
+  Result<bool> Delete(std::string_view field);
+
+  // Runs the splits the count asks for and writes every changed page (an emptied page is
+  // deleted). The caller then stores root() under the key (or deletes the key when empty).
+  Status Finish();
+
+  // Calls fn(index, page) for each page from index `from` until fn returns false or the pages
+  // end; pages not loaded are read without being kept. Returns the index after the last page
+  // visited (pages() when all were).
+  Result<uint64_t> ForEachPage(uint64_t from,
+                               const std::function<bool(uint64_t, const HashValue&)>& fn);
+
+  // Deletes every page (DEL of the collection, done at once; background reclaim goes through
+  // ReclaimPages).
+  Status DeleteAll();
+
+ private:
+  struct Page {
+    HashValue value;
+    bool existed = false;  // in storage before this MemberPages changed it
+    bool dirty = false;
+  };
+  Result<Page*> Load(uint64_t index);
+  Status SplitOne();
+
+  HashedRoot root_;
+  PageIo* io_;
+  uint32_t page_members_;
+  std::map<uint64_t, Page> pages_;  // loaded
+};
+
+// Deletes up to max pages of collection id, from the highest index below *pages down; *pages
+// becomes the count still to delete. For background reclaim of a dropped collection.
+Status ReclaimPages(PageIo* io, uint64_t id, uint64_t* pages, uint64_t max);
+
+}  // namespace slotkv
