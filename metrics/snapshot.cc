@@ -18,7 +18,8 @@ SlotSnapshot ReadSlot(command::ServerState& state, uint32_t s, Status* failure) 
   out.worker = state.executor->OwnerOf(s);
   for (uint32_t db = 0; db < ks.databases(); ++db) {
     Result<slot::Slot*> slot = ks.Get(s, db, /*create=*/false);
-    Result<uint64_t> keys = slot.ok() && *slot ? command::UserKeyCount(**slot) : Result<uint64_t>(0);
+    Result<uint64_t> keys = slot.ok() && *slot ? command::UserKeyCount(ks, s, db, **slot)
+                                                   : Result<uint64_t>(0);
     if (!slot.ok() || !keys.ok()) {
       if (failure->ok()) *failure = slot.ok() ? keys.status() : slot.status();
       continue;

@@ -46,11 +46,14 @@ Result<uint64_t> ParseCount(const std::optional<std::string>& v) {
 
 }  // namespace
 
-Result<uint64_t> UserKeyCount(slot::Slot& slot) {
+Result<uint64_t> UserKeyCount(Keyspace& keyspace, uint32_t s, uint32_t db, slot::Slot& slot) {
   SLOTKV_ASSIGN_OR_RETURN(uint64_t all, slot.KeyCount());
-  SLOTKV_ASSIGN_OR_RETURN(std::optional<std::string> v, slot.Get(kInternalCountKey));
-  SLOTKV_ASSIGN_OR_RETURN(uint64_t internal, ParseCount(v));
-  return all >= internal ? all - internal : 0;
+  std::optional<uint64_t>& internal = keyspace.internal_keys(s, db);
+  if (!internal) {
+    SLOTKV_ASSIGN_OR_RETURN(std::optional<std::string> v, slot.Get(kInternalCountKey));
+    SLOTKV_ASSIGN_OR_RETURN(internal, ParseCount(v));
+  }
+  return all >= *internal ? all - *internal : 0;
 }
 
 namespace {
@@ -58,12 +61,24 @@ namespace {
 // Adds delta to the count of the store's internal keys (other than the count key itself).
 Status AddInternalKeys(Store& store, int64_t delta) {
   if (delta == 0) return Status::OK();
-  SLOTKV_ASSIGN_OR_RETURN(std::optional<std::string> v, store.GetInternal(kInternalCountKey));
-  SLOTKV_ASSIGN_OR_RETURN(uint64_t n, ParseCount(v));
+  std::optional<uint64_t>& cached = store.internal_keys();
+  if (!cached) {
+    SLOTKV_ASSIGN_OR_RETURN(std::optional<std::string> v, store.GetInternal(kInternalCountKey));
+    SLOTKV_ASSIGN_OR_RETURN(cached, ParseCount(v));
+  }
+  const uint64_t n = *cached;
+  cached.reset();  // known again once the write below succeeded
   // The count includes its own key: 0 internal keys = no count key.
   const int64_t others = (n == 0 ? 0 : static_cast<int64_t>(n) - 1) + delta;
-  if (others <= 0) return store.DeleteInternal(kInternalCountKey).status();
-  return store.PutInternal(kInternalCountKey, FormatInt64(others + 1), ValueType::kString);
+  if (others <= 0) {
+    SLOTKV_RETURN_IF_ERROR(store.DeleteInternal(kInternalCountKey).status());
+    cached = 0;
+    return Status::OK();
+  }
+  SLOTKV_RETURN_IF_ERROR(
+      store.PutInternal(kInternalCountKey, FormatInt64(others + 1), ValueType::kString));
+  cached = static_cast<uint64_t>(others + 1);
+  return Status::OK();
 }
 
 }  // namespace

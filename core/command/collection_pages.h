@@ -42,8 +42,9 @@ class StorePageIo : public PageIo {
   int64_t delta_ = 0;
 };
 
-// The keys of a slot minus its internal ones (DBSIZE, INFO keyspace, metrics).
-Result<uint64_t> UserKeyCount(slot::Slot& slot);
+// The keys of database db of slot s (its open slot) minus its internal ones (DBSIZE, INFO
+// keyspace, metrics). Reads the internal count once per slot, then keeps it in keyspace.
+Result<uint64_t> UserKeyCount(Keyspace& keyspace, uint32_t s, uint32_t db, slot::Slot& slot);
 
 // Queues the pages of a dropped collection (its root already deleted) for ReclaimStep.
 Status QueueReclaim(Store& store, uint64_t id, uint64_t pages);

@@ -129,7 +129,7 @@ Task GatherEngine(AsyncContext& ctx, bool count_keys, EngineTotals* out) {
         if (*slot == nullptr) continue;
         out->stats.Add((*slot)->Stats());
         if (!count_keys) continue;
-        Result<uint64_t> n = UserKeyCount(**slot);
+        Result<uint64_t> n = UserKeyCount(ks, s, db, **slot);
         if (!n.ok()) {
           if (out->failure.ok()) out->failure = n.status();
           continue;

@@ -196,6 +196,8 @@ Status Keyspace::Drop(uint32_t s, uint32_t db, std::optional<uint64_t> floor) {
   if (stream_listener_ != nullptr && options_.streams) {
     stream_listener_->OnClear(s, db, e.seq_floor);
   }
+  e.internal_keys.reset();
+  e.reclaim_pending = true;
   if (!e.slot) return Status::OK();
   e.slot.reset();
   SetRefusal(s * options_.databases + db, Status::OK());  // a new slot starts healthy
@@ -344,6 +346,7 @@ Status Store::Apply(const wal::Record& record) {
   if (IsInternalKey(record.key)) {
     NoteWrite(s);
     if (record.key == kReclaimKey) NoteReclaim();
+    if (record.key == kInternalCountKey) internal_keys().reset();
     return Status::OK();
   }
   const bool put = record.kind == wal::RecordKind::kPut;
@@ -410,7 +413,7 @@ Result<slot::ScanResult> Store::Scan(uint64_t cursor, size_t count) {
 Result<uint64_t> Store::KeyCount() {
   SLOTKV_ASSIGN_OR_RETURN(slot::Slot * s, Open(false));
   if (!s) return uint64_t{0};
-  return UserKeyCount(*s);
+  return UserKeyCount(*keyspace_, slot_, db_, *s);
 }
 
 Status Store::BeginStaging() {

@@ -169,6 +169,13 @@ class Keyspace {
     entries_[s * options_.databases + db].reclaim_pending = pending;
   }
 
+  // The internal-key count of database db of slot s as collection_pages.cc last read or wrote
+  // it (nullopt: read it from the slot), so counting keys (DBSIZE, INFO, metrics) reads
+  // nothing. On the owner.
+  std::optional<uint64_t>& internal_keys(uint32_t s, uint32_t db) {
+    return entries_[s * options_.databases + db].internal_keys;
+  }
+
   // The zstd dictionaries of every slot (dir/dicts/, or in memory).
   slot::Dictionaries* dictionaries() const { return dictionaries_.get(); }
 
@@ -214,6 +221,7 @@ class Keyspace {
     std::unique_ptr<slot::Slot> slot;
     uint64_t seq_floor = 0;  // the stream offset a dropped slot left
     bool reclaim_pending = true;  // reclaim_pending()
+    std::optional<uint64_t> internal_keys;  // internal_keys()
     // A replica's full sync (BeginStaging .. FinishStaging).
     bool staging_active = false;
     std::unique_ptr<Fs> staging_fs;  // pure-memory mode only
@@ -300,6 +308,8 @@ class Store {
   Result<std::optional<std::string>> GetInternal(std::string_view key);
   Status PutInternal(std::string_view key, std::string_view value, ValueType type);
   Result<bool> DeleteInternal(std::string_view key);
+  // The slot's internal-key count as last known (Keyspace::internal_keys).
+  std::optional<uint64_t>& internal_keys() { return keyspace_->internal_keys(slot_, db_); }
   // This slot has pages to reclaim (collection_pages.h).
   void NoteReclaim() { keyspace_->set_reclaim_pending(slot_, db_, true); }
   // paged-collection-threshold and paged-page-members.
