@@ -145,29 +145,26 @@ Status DropPages(Store& store, std::string_view stored) {
   return QueueReclaim(store, root.id, root.pages());
 }
 
-Result<HashValue> LoadPagedMembers(Store& store, ValueType type, const HashedRoot& root) {
-  StorePageIo io(store, type);
-  MemberPages pages(root, &io, store.page_members());
-  HashValue out;
-  SLOTKV_RETURN_IF_ERROR(pages.ForEachPage(0, [&](uint64_t, const HashValue& page) {
-                                  page.ForEach([&](std::string_view f, std::string_view v) {
-                                    out.Set(f, v);
-                                  });
-                                  return true;
-                                })
-                             .status());
-  return out;
-}
-
 namespace {
 
-// Writes members as a new paged collection under key.
-Status WritePaged(Store& store, std::string_view key, const HashValue& members, ValueType type,
+// Calls fn(member, value) for each member of a one-value collection.
+template <class Fn>
+void ForEachMember(const HashValue& h, Fn&& fn) {
+  h.ForEach(fn);
+}
+template <class Fn>
+void ForEachMember(const SetValue& s, Fn&& fn) {
+  for (const std::string& m : s.members()) fn(m, std::string_view());
+}
+
+// Writes value's members as a new paged collection under key.
+template <class V>
+Status WritePaged(Store& store, std::string_view key, const V& value, ValueType type,
                   int64_t expire_at_ms) {
   StorePageIo io(store, type);
   MemberPages pages = MemberPages::Create(&io, store.page_members());
   Status st;
-  members.ForEach([&](std::string_view f, std::string_view v) {
+  ForEachMember(value, [&](std::string_view f, std::string_view v) {
     if (st.ok()) st = pages.Set(f, v).status();
   });
   SLOTKV_RETURN_IF_ERROR(st);
@@ -184,8 +181,26 @@ Status DropOld(Store& store, std::string_view key) {
 
 }  // namespace
 
-Status StoreCollection(Store& store, std::string_view key, const HashValue& value,
-                       ValueType type, int64_t expire_at_ms) {
+template <class V>
+Result<V> LoadWhole(Store& store, ValueType type, std::string stored) {
+  if (!IsPagedRoot(stored)) return V::Decode(std::move(stored));
+  SLOTKV_ASSIGN_OR_RETURN(HashedRoot root, HashedRoot::Decode(stored));
+  StorePageIo io(store, type);
+  MemberPages pages(root, &io, store.page_members());
+  V out;
+  SLOTKV_RETURN_IF_ERROR(pages.ForEachPage(0, [&](uint64_t, const HashValue& page) {
+                                  page.ForEach([&](std::string_view f, std::string_view v) {
+                                    SmallSet(out, f, v);
+                                  });
+                                  return true;
+                                })
+                             .status());
+  return out;
+}
+
+template <class V>
+Status StoreCollection(Store& store, std::string_view key, const V& value, ValueType type,
+                       int64_t expire_at_ms) {
   if (value.empty()) return store.Delete(key).status();
   if (value.size() > store.paged_threshold()) {
     return WritePaged(store, key, value, type, expire_at_ms);
@@ -193,28 +208,19 @@ Status StoreCollection(Store& store, std::string_view key, const HashValue& valu
   return store.Put(key, value.Encode(), type, expire_at_ms);
 }
 
-Status StoreCollection(Store& store, std::string_view key, const SetValue& value,
-                       ValueType type, int64_t expire_at_ms) {
-  if (value.empty()) return store.Delete(key).status();
-  if (value.size() > store.paged_threshold()) {
-    HashValue members;
-    for (const std::string& m : value.members()) members.Set(m, "");
-    return WritePaged(store, key, members, type, expire_at_ms);
-  }
-  return store.Put(key, value.Encode(), type, expire_at_ms);
-}
-
-Status WriteCollection(Store& store, std::string_view key, const HashValue& value,
-                       ValueType type, int64_t expire_at_ms) {
+template <class V>
+Status WriteCollection(Store& store, std::string_view key, const V& value, ValueType type,
+                       int64_t expire_at_ms) {
   SLOTKV_RETURN_IF_ERROR(DropOld(store, key));
   return StoreCollection(store, key, value, type, expire_at_ms);
 }
 
-Status WriteCollection(Store& store, std::string_view key, const SetValue& value,
-                       ValueType type, int64_t expire_at_ms) {
-  SLOTKV_RETURN_IF_ERROR(DropOld(store, key));
-  return StoreCollection(store, key, value, type, expire_at_ms);
-}
+template Result<HashValue> LoadWhole(Store&, ValueType, std::string);
+template Result<SetValue> LoadWhole(Store&, ValueType, std::string);
+template Status StoreCollection(Store&, std::string_view, const HashValue&, ValueType, int64_t);
+template Status StoreCollection(Store&, std::string_view, const SetValue&, ValueType, int64_t);
+template Status WriteCollection(Store&, std::string_view, const HashValue&, ValueType, int64_t);
+template Status WriteCollection(Store&, std::string_view, const SetValue&, ValueType, int64_t);
 
 namespace {
 
@@ -231,11 +237,11 @@ Result<bool> DeleteKey(Store& store, std::string_view key) {
 
 Result<std::string> WholeValue(Store& store, ValueType type, std::string stored) {
   if (!Pageable(type) || !IsPagedRoot(stored)) return stored;
-  SLOTKV_ASSIGN_OR_RETURN(HashedRoot root, HashedRoot::Decode(stored));
-  SLOTKV_ASSIGN_OR_RETURN(HashValue members, LoadPagedMembers(store, type, root));
-  if (type == ValueType::kHash) return members.Encode();
-  SetValue set;
-  members.ForEach([&](std::string_view m, std::string_view) { set.Add(m); });
+  if (type == ValueType::kHash) {
+    SLOTKV_ASSIGN_OR_RETURN(HashValue h, LoadWhole<HashValue>(store, type, std::move(stored)));
+    return h.Encode();
+  }
+  SLOTKV_ASSIGN_OR_RETURN(SetValue set, LoadWhole<SetValue>(store, type, std::move(stored)));
   return set.Encode();
 }
 

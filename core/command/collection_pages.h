@@ -53,22 +53,31 @@ Status QueueReclaim(Store& store, uint64_t id, uint64_t pages);
 // overwriting the key that held it.
 Status DropPages(Store& store, std::string_view stored);
 
+// The member operations of the one-value codecs a paged collection stands in for: a hash's
+// fields with their values, a set's members (whose values are empty in pages).
+inline bool SmallContains(const HashValue& h, std::string_view f) { return h.Contains(f); }
+inline bool SmallContains(const SetValue& s, std::string_view f) { return s.Contains(f); }
+inline bool SmallSet(HashValue& h, std::string_view f, std::string_view v) { return h.Set(f, v); }
+inline bool SmallSet(SetValue& s, std::string_view f, std::string_view) { return s.Add(f); }
+inline bool SmallDelete(HashValue& h, std::string_view f) { return h.Delete(f); }
+inline bool SmallDelete(SetValue& s, std::string_view f) { return s.Remove(f); }
+
 // Whole-collection access, for the commands that work on every member (HGETALL, SMEMBERS,
-// SINTER ...): O(members) as a one-value collection is.
-// The members of a paged hash or set (a set's with empty values).
-Result<HashValue> LoadPagedMembers(Store& store, ValueType type, const HashedRoot& root);
+// SINTER ...): O(members) as a one-value collection is. V is HashValue or SetValue.
+// stored (the value of a key of type `type`) as a V: decoded, or read from every page of a
+// paged collection.
+template <class V>
+Result<V> LoadWhole(Store& store, ValueType type, std::string stored);
 // Stores value under key (expiry expire_at_ms): one value up to paged-collection-threshold
 // members, a paged collection above; deletes the key when value is empty. A paged collection
 // the key held before is queued for reclaim.
-Status WriteCollection(Store& store, std::string_view key, const HashValue& value,
-                       ValueType type, int64_t expire_at_ms);
-Status WriteCollection(Store& store, std::string_view key, const SetValue& value,
-                       ValueType type, int64_t expire_at_ms);
+template <class V>
+Status WriteCollection(Store& store, std::string_view key, const V& value, ValueType type,
+                       int64_t expire_at_ms);
 // As WriteCollection, for a key known not to hold a paged collection now.
-Status StoreCollection(Store& store, std::string_view key, const HashValue& value,
-                       ValueType type, int64_t expire_at_ms);
-Status StoreCollection(Store& store, std::string_view key, const SetValue& value,
-                       ValueType type, int64_t expire_at_ms);
+template <class V>
+Status StoreCollection(Store& store, std::string_view key, const V& value, ValueType type,
+                       int64_t expire_at_ms);
 
 // Keys as a whole (DEL, UNLINK, RENAME, COPY, MOVE).
 // Deletes key, queueing its pages when it is a paged collection; whether it existed.

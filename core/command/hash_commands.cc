@@ -58,14 +58,7 @@ bool ReadHash(CommandContext& ctx, Lookup lookup, std::string_view key,
     ctx.reply.Error(kErrWrongType);
     return false;
   }
-  Result<HashValue> h = HashValue();
-  if (IsPagedRoot(**r)) {
-    Result<HashedRoot> root = HashedRoot::Decode(**r);
-    if (Failed(root.status(), ctx.reply)) return false;
-    h = LoadPagedMembers(ctx.store, ValueType::kHash, *root);
-  } else {
-    h = HashValue::Decode(std::move(**r));
-  }
+  Result<HashValue> h = LoadWhole<HashValue>(ctx.store, ValueType::kHash, std::move(**r));
   if (Failed(h.status(), ctx.reply)) return false;
   hash->emplace(std::move(h).value());
   return true;
@@ -255,11 +248,7 @@ void HMGet(CommandContext& ctx) {
 }
 
 // HLEN key: the number of fields, 0 for a missing key.
-void HLen(CommandContext& ctx) {
-  MemberAccess<HashValue> hash(ctx.store, ValueType::kHash);
-  if (!OpenHash(ctx, Lookup::kRead, &hash)) return;
-  ctx.reply.Integer(static_cast<int64_t>(hash.size()));
-}
+void HLen(CommandContext& ctx) { ReplyCollectionSize<HashValue>(ctx, ValueType::kHash); }
 
 // HSTRLEN key field: the value's length, 0 when the key or field is missing.
 void HStrLen(CommandContext& ctx) {

@@ -55,6 +55,14 @@ inline std::optional<std::string_view> UserKeyOf(std::string_view stored) {
   return stored.substr(1);
 }
 
+// Turns a stored key into its user key in place; false (key untouched) for an internal key.
+inline bool ToUserKey(std::string* stored) {
+  std::optional<std::string_view> user = UserKeyOf(*stored);
+  if (!user) return false;
+  if (user->size() != stored->size()) stored->erase(0, 1);
+  return true;
+}
+
 // Internal keys: 0xFF, a kind byte, then the kind's fields.
 // How many internal keys the slot holds besides this one (a decimal number; absent = 0).
 inline constexpr std::string_view kInternalCountKey = "\xFF" "c";

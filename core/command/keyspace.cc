@@ -144,6 +144,8 @@ Result<std::unique_ptr<slot::Slot>> Keyspace::OpenSlot(uint32_t s, uint32_t db, 
 }
 
 void Keyspace::SetRefusal(size_t index, const Status& failure) {
+  // A failed commit may not have stored the count the cache holds: read it again.
+  entries_[index].internal_keys.reset();
   std::lock_guard lock(refusal_mu_);
   const bool refusing = !failure.ok();
   refusal_text_[index] = refusing ? failure.ToString() : std::string();
@@ -403,10 +405,13 @@ Result<slot::ScanResult> Store::Scan(uint64_t cursor, size_t count) {
   SLOTKV_ASSIGN_OR_RETURN(slot::Slot * s, Open(false));
   if (!s) return slot::ScanResult();
   SLOTKV_ASSIGN_OR_RETURN(slot::ScanResult r, s->Scan(cursor, count));
-  std::erase_if(r.items, [](const slot::ScanItem& item) { return IsInternalKey(item.key); });
-  for (slot::ScanItem& item : r.items) {
-    if (!item.key.empty() && item.key[0] == kEscapeByte) item.key.erase(0, 1);
+  size_t kept = 0;
+  for (size_t i = 0; i < r.items.size(); ++i) {
+    if (!ToUserKey(&r.items[i].key)) continue;
+    if (kept != i) r.items[kept] = std::move(r.items[i]);
+    ++kept;
   }
+  r.items.resize(kept);
   return r;
 }
 

@@ -20,13 +20,6 @@
 
 namespace slotkv::command {
 
-inline bool SmallContains(const HashValue& h, std::string_view f) { return h.Contains(f); }
-inline bool SmallContains(const SetValue& s, std::string_view f) { return s.Contains(f); }
-inline bool SmallSet(HashValue& h, std::string_view f, std::string_view v) { return h.Set(f, v); }
-inline bool SmallSet(SetValue& s, std::string_view f, std::string_view) { return s.Add(f); }
-inline bool SmallDelete(HashValue& h, std::string_view f) { return h.Delete(f); }
-inline bool SmallDelete(SetValue& s, std::string_view f) { return s.Remove(f); }
-
 template <class V>
 class MemberAccess {
  public:
@@ -47,7 +40,6 @@ class MemberAccess {
       *wrong_type = true;
       return Status::OK();
     }
-    exists_ = true;
     expire_at_ms_ = meta.expire_at_ms;
     if (IsPagedRoot(*raw)) {
       SLOTKV_ASSIGN_OR_RETURN(HashedRoot root, HashedRoot::Decode(*raw));
@@ -59,7 +51,8 @@ class MemberAccess {
     return Status::OK();
   }
 
-  bool exists() const { return exists_; }
+  // Whether the collection exists: it was read, or a Set created it.
+  bool exists() const { return small_ || paged_; }
   int64_t expire_at_ms() const { return expire_at_ms_; }
   uint64_t size() const { return paged_ ? paged_->size() : small_ ? small_->size() : 0; }
 
@@ -115,7 +108,6 @@ class MemberAccess {
   ValueType type_;
   StorePageIo io_;
   std::string key_;
-  bool exists_ = false;
   bool changed_ = false;
   int64_t expire_at_ms_ = 0;
   std::optional<V> small_;

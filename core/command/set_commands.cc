@@ -71,19 +71,7 @@ SetRead FromStored(Store& store, std::optional<std::string>* value, const slot::
     out.wrong_type = true;
     return out;
   }
-  Result<SetValue> set = SetValue();
-  if (IsPagedRoot(**value)) {
-    Result<HashedRoot> root = HashedRoot::Decode(**value);
-    Result<HashValue> members =
-        root.ok() ? LoadPagedMembers(store, ValueType::kSet, *root) : root.status();
-    if (members.ok()) {
-      members->ForEach([&](std::string_view m, std::string_view) { set->Add(m); });
-    } else {
-      set = members.status();
-    }
-  } else {
-    set = SetValue::Decode(**value);
-  }
+  Result<SetValue> set = LoadWhole<SetValue>(store, ValueType::kSet, std::move(**value));
   if (!set.ok()) {
     out.status = set.status();
     return out;
@@ -163,12 +151,8 @@ void SAdd(CommandContext& ctx) { ChangeMembers(ctx, true); }
 // SREM key member [member ...]: how many were removed; an emptied set is deleted.
 void SRem(CommandContext& ctx) { ChangeMembers(ctx, false); }
 
-// SCARD key: the member count (0 for a missing key).
-void SCard(CommandContext& ctx) {
-  MemberAccess<SetValue> set(ctx.store, ValueType::kSet);
-  if (!OpenSet(ctx, Lookup::kRead, &set)) return;
-  ctx.reply.Integer(static_cast<int64_t>(set.size()));
-}
+// SCARD key: the member count (0 for a missing key), read from the header or root alone.
+void SCard(CommandContext& ctx) { ReplyCollectionSize<SetValue>(ctx, ValueType::kSet); }
 
 // Whether the set holds each of args[2..]. False after replying an error.
 bool ContainsMembers(CommandContext& ctx, std::vector<bool>* out) {
@@ -298,7 +282,7 @@ void SPop(CommandContext& ctx) {
     return;
   }
   if (static_cast<uint64_t>(*count) >= set.size()) {
-    if (Failed(WriteSet(ctx.store, key, SetValue(), 0), ctx.reply)) return;
+    if (Failed(DeleteKey(ctx.store, key).status(), ctx.reply)) return;
     ReplyMembers(ctx.reply, set);
     return;
   }

@@ -12,6 +12,7 @@
 
 #include "core/command/args.h"
 #include "core/command/context.h"
+#include "core/types/member_pages.h"
 
 namespace slotkv::command {
 
@@ -77,8 +78,9 @@ bool ReadFailed(const TypedRead<V>& read, Reply& reply) {
   return false;
 }
 
-// LLEN / SCARD / ZCARD key: the count read from the value's header alone (V::DecodeSize), 0 for
-// a missing key; a reader's lookup (a keyspace hit or miss).
+// LLEN / SCARD / ZCARD / HLEN key: the count read from the value's header alone
+// (V::DecodeSize), or from a paged collection's root, 0 for a missing key; a reader's lookup
+// (a keyspace hit or miss).
 template <class V>
 void ReplyCollectionSize(CommandContext& ctx, ValueType type) {
   slot::KeyMeta meta;
@@ -93,7 +95,13 @@ void ReplyCollectionSize(CommandContext& ctx, ValueType type) {
     ctx.reply.Error(kErrWrongType);
     return;
   }
-  Result<uint64_t> n = V::DecodeSize(**r);
+  Result<uint64_t> n = uint64_t{0};
+  if (IsPagedRoot(**r)) {
+    Result<HashedRoot> root = HashedRoot::Decode(**r);
+    n = root.ok() ? Result<uint64_t>(root->count) : root.status();
+  } else {
+    n = V::DecodeSize(**r);
+  }
   if (Failed(n.status(), ctx.reply)) return;
   ctx.reply.Integer(static_cast<int64_t>(*n));
 }

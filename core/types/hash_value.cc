@@ -30,18 +30,30 @@ namespace slotkv {
 
 Result<HashValue> HashValue::Decode(std::string_view bytes) { return Decode(std::string(bytes)); }
 
+namespace {
+
+// Reads the version and the pair count, leaving *in at the first pair.
+Result<uint64_t> DecodeHeader(std::string_view* in) {
+  if (in->empty()) return Status::Corruption("hash: empty value");
+  if (static_cast<uint8_t>((*in)[0]) != HashValue::kVersion) {
+    return Status::Corruption("hash: unknown version " +
+                              std::to_string(static_cast<uint8_t>((*in)[0])));
+  }
+  in->remove_prefix(1);
+  uint64_t count = 0;
+  if (!GetVarint64(in, &count)) return Status::Corruption("hash: bad count");
+  return count;
+}
+
+}  // namespace
+
+Result<uint64_t> HashValue::DecodeSize(std::string_view bytes) { return DecodeHeader(&bytes); }
+
 Result<HashValue> HashValue::Decode(std::string&& bytes) {
   HashValue h;
   h.arena_.push_back(std::move(bytes));
   std::string_view in = h.arena_.back();
-  if (in.empty()) return Status::Corruption("hash: empty value");
-  if (static_cast<uint8_t>(in[0]) != kVersion) {
-    return Status::Corruption("hash: unknown version " +
-                              std::to_string(static_cast<uint8_t>(in[0])));
-  }
-  in.remove_prefix(1);
-  uint64_t count = 0;
-  if (!GetVarint64(&in, &count)) return Status::Corruption("hash: bad count");
+  SLOTKV_ASSIGN_OR_RETURN(uint64_t count, DecodeHeader(&in));
   // Each pair takes at least two bytes: this bounds the reservation below by the input size.
   if (count > in.size() / 2) return Status::Corruption("hash: count larger than the value");
   h.entries_.reserve(count);

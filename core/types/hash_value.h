@@ -1,11 +1,9 @@
 // HashValue: the in-memory form of a Redis hash (field -> value, both binary-safe byte strings)
 // and its codec, the bytes stored as the value of a kHash key.
 //
-// Design. A hash is kept whole in one stored value for now: a command decodes it, works on it
-// and re-encodes it, so every command costs O(size of the hash) in bytes moved, even HGET.
-// This is correct at any size (a 100k-field hash works) but not cheap for big hashes; a later
-// paged layout (fields spread over several stored values) can replace the codec behind this
-// class without touching the commands, which only use the operations below.
+// Design. A small hash is kept whole in one stored value: a command decodes it, works on it
+// and re-encodes it. A hash above paged-collection-threshold fields is paged
+// (core/types/member_pages.h), each page being a HashValue.
 //
 // Order. Fields iterate in insertion order: a new field goes last, overwriting a field keeps
 // its place, deleting one closes the gap. This is the order of Redis's listpack encoding, so
@@ -51,6 +49,9 @@ class HashValue {
   // field twice. Never crashes on any input. The second form takes the buffer without a copy.
   [[nodiscard]] static Result<HashValue> Decode(std::string_view bytes);
   [[nodiscard]] static Result<HashValue> Decode(std::string&& bytes);
+  // The field count of an encoded hash from its header alone (HLEN). Corruption as Decode for
+  // a bad header; the pairs are not checked.
+  [[nodiscard]] static Result<uint64_t> DecodeSize(std::string_view bytes);
 
   // The encoded form, in iteration order. An empty hash encodes too (commands never store
   // one: they delete the key instead).

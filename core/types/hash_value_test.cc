@@ -32,6 +32,17 @@ TEST_CASE("empty hash encodes to version and zero count and decodes back") {
   CHECK(d.empty());
 }
 
+TEST_CASE("DecodeSize reads the count from the header alone") {
+  HashValue h;
+  h.Set("a", "1");
+  h.Set("b", "2");
+  CHECK(*HashValue::DecodeSize(h.Encode()) == 2);
+  CHECK(*HashValue::DecodeSize(HashValue().Encode()) == 0);
+  CHECK(!HashValue::DecodeSize("").ok());
+  CHECK(!HashValue::DecodeSize("\x02\x01").ok());
+  CHECK(!HashValue::DecodeSize("\x01").ok());
+}
+
 TEST_CASE("worked example of the grammar") {
   HashValue h;
   CHECK(h.Set("a", "1"));

@@ -153,14 +153,6 @@ Result<uint64_t> MemberPages::ForEachPage(
   return end;
 }
 
-Status MemberPages::DeleteAll() {
-  uint64_t pages = root_.pages();
-  SLOTKV_RETURN_IF_ERROR(ReclaimPages(io_, root_.id, &pages, pages));
-  pages_.clear();
-  root_.count = 0;
-  return Status::OK();
-}
-
 Status ReclaimPages(PageIo* io, uint64_t id, uint64_t* pages, uint64_t max) {
   for (uint64_t n = 0; n < max && *pages > 0; ++n) {
     SLOTKV_RETURN_IF_ERROR(io->DeletePage(id, *pages - 1));

@@ -100,10 +100,6 @@ class MemberPages {
   Result<uint64_t> ForEachPage(uint64_t from,
                                const std::function<bool(uint64_t, const HashValue&)>& fn);
 
-  // Deletes every page (DEL of the collection, done at once; background reclaim goes through
-  // ReclaimPages).
-  Status DeleteAll();
-
  private:
   struct Page {
     HashValue value;

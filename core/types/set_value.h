@@ -1,9 +1,9 @@
 // SetValue: the in-memory form of a Redis set (the value of a key of type ValueType::kSet) and
 // its codec. The encoded form is what the slot stores under the key (grammar in set_value.cc).
 //
-// A command decodes the whole value, changes it and encodes it whole again: O(size) per write.
-// That is fine for the sizes slotkv targets now (a 100k-member set re-encodes in milliseconds);
-// a later paged layout (members spread over several records) would stay behind this interface.
+// A small set is one stored value that a command decodes, changes and encodes whole again; a
+// set above paged-collection-threshold members is paged (core/types/member_pages.h) and read
+// whole into a SetValue only by the commands that need every member.
 //
 // Members are binary-safe byte strings, unique within the set. Iteration order is insertion
 // order, with one exception: Remove moves the last member into the removed member's place.
