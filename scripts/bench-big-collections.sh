@@ -47,13 +47,11 @@ done
 [[ $server =~ ^(slotkv|redis)$ ]] || { echo "--server wants slotkv or redis" >&2; exit 2; }
 read -ra extra_args <<<"$extra"
 
+. scripts/lib.sh
 if [ "$server" = slotkv ] && [ "$skip_build" = 0 ]; then
-  ./scripts/setup.sh
-  cmake -S . -B build/release -DCMAKE_BUILD_TYPE=Release >/dev/null
-  cmake --build build/release -j"${SLOTKV_JOBS:-2}" --target slotkv-server >/dev/null
+  build_release slotkv-server
 fi
 
-. scripts/lib.sh
 bench_workdir big
 port=$(free_port)
 mkdir -p "$work/$server"

@@ -32,9 +32,7 @@ done
 . scripts/lib.sh
 step() { echo "[${SECONDS}s] $*" >&2; }
 
-./scripts/setup.sh
-cmake -S . -B build/release -DCMAKE_BUILD_TYPE=Release >/dev/null
-cmake --build build/release -j"${SLOTKV_JOBS:-2}" --target slotkv-server >/dev/null
+build_release slotkv-server
 server=build/release/net/slotkv-server
 
 work=$(mktemp -d /tmp/slotkv-bench-cold-XXXXXX)

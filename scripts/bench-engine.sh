@@ -5,9 +5,8 @@
 # RESULT puts_per_s=… warm_gets_per_s=… cold_gets_per_s=… write_amp=… space_amp=… peak_rss_mb=…
 set -euo pipefail
 cd "$(dirname "$0")/.."
-./scripts/setup.sh
-cmake -S . -B build/release -DCMAKE_BUILD_TYPE=Release >/dev/null
-cmake --build build/release -j"${SLOTKV_JOBS:-2}" --target engine_bench >/dev/null
+. scripts/lib.sh
+build_release engine_bench
 dir=${SLOTKV_BENCH_DIR:-./data/bench-engine}
 trap 'rm -rf "$dir"' EXIT
 ./build/release/bench/engine_bench --dir "$dir" "$@"

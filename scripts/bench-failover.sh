@@ -13,7 +13,6 @@
 # Target (issue 22): clients_max_s <= D/1000 + 5.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-./scripts/setup.sh
-cmake -S . -B build/release -DCMAKE_BUILD_TYPE=Release >/dev/null
-cmake --build build/release -j"${SLOTKV_JOBS:-2}" --target slotkv-server >/dev/null
+. scripts/lib.sh
+build_release slotkv-server
 exec /usr/bin/python3 scripts/failover-probe.py --binary build/release/net/slotkv-server "$@"

@@ -59,12 +59,10 @@ while [ $# -gt 0 ]; do
 done
 [ "$keys" -ge 20 ] || { echo "--keys must be at least 20" >&2; exit 2; }
 
-./scripts/setup.sh
-cmake -S . -B build/release -DCMAKE_BUILD_TYPE=Release >/dev/null
-cmake --build build/release -j"${SLOTKV_JOBS:-2}" --target slotkv-server >/dev/null
+. scripts/lib.sh
+build_release slotkv-server
 server=build/release/net/slotkv-server
 
-. scripts/lib.sh
 bench_workdir memory
 rss_bytes() { awk '/^VmRSS:/ {print $2 * 1024}' "/proc/$1/status"; }
 mib() { calc '%.1f MiB' "$1 / 1048576"; }

@@ -37,11 +37,9 @@ while [ $# -gt 0 ]; do
   shift 2
 done
 
-./scripts/setup.sh
-cmake -S . -B build/release -DCMAKE_BUILD_TYPE=Release >/dev/null
-cmake --build build/release -j"${SLOTKV_JOBS:-2}" --target slotkv-server >/dev/null
-
 . scripts/lib.sh
+build_release slotkv-server
+
 bench_workdir repl
 step() { echo "[${SECONDS}s] $*" >&2; }
 

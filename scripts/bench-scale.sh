@@ -67,9 +67,8 @@ install_gnuplot() {
   "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends gnuplot-nox >/dev/null
 }
 install_gnuplot
-./scripts/setup.sh
-cmake -S . -B build/release -DCMAKE_BUILD_TYPE=Release >/dev/null
-cmake --build build/release -j"${SLOTKV_JOBS:-2}" --target slotkv-server >/dev/null
+. scripts/lib.sh
+build_release slotkv-server
 server=build/release/net/slotkv-server
 mkdir -p "$out"
 
@@ -86,7 +85,6 @@ cleanup() {
 }
 trap cleanup EXIT
 
-. scripts/lib.sh
 # Whether N keys at 350 bytes each take less than half of MemAvailable.
 redis_fits() { awk -v n="$1" '/^MemAvailable:/ {exit !(n * 350 < $2 * 1024 / 2)}' /proc/meminfo; }
 

@@ -15,9 +15,10 @@
 # script that cannot fail on what the other tests leave in the keys).
 #
 # The collection tests of redis-benchmark (lpush lpop sadd hset zadd lrange_*) work on ONE key
-# that grows (members random over --keyspace; lists grow by every request). slotkv rewrites a
-# whole collection per write for now, so those tests run --collection-requests requests
-# (default 20000) rather than --requests.
+# that grows (members random over --keyspace; lists grow by every request). slotkv pages
+# hashes and sets above paged-collection-threshold members but still rewrites a whole list or
+# sorted set per write, so those tests run --collection-requests requests (default 20000) rather
+# than --requests.
 #
 # Prints one table row per test (requests/s of each server, and their ratio), then
 # `RESULT <test>_ratio=... ...` (slotkv / redis) so a script can check the figures.
@@ -68,11 +69,9 @@ while [ $# -gt 0 ]; do
   shift 2
 done
 
-./scripts/setup.sh
-cmake -S . -B build/release -DCMAKE_BUILD_TYPE=Release >/dev/null
-cmake --build build/release -j"${SLOTKV_JOBS:-2}" --target slotkv-server resp_bench >/dev/null
-
 . scripts/lib.sh
+build_release slotkv-server resp_bench
+
 bench_workdir run
 
 redis_port=$(free_port)

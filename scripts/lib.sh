@@ -36,6 +36,12 @@ benchmark_figures() {
       /throughput summary:/ {rps = $3}
       END {if (rps != "" && p999 != "") print rps, p50, p99, p999}' || true
 }
+# Installs what is missing and builds the given targets of the Release tree, quietly.
+build_release() {
+  ./scripts/setup.sh
+  cmake -S . -B build/release -DCMAKE_BUILD_TYPE=Release >/dev/null
+  cmake --build build/release -j"${SLOTKV_JOBS:-2}" --target "$@" >/dev/null
+}
 # A benchmark's scratch space: bench_workdir <name> makes $work (/tmp/slotkv-bench-<name>-XXXXXX)
 # and an empty $pids; on exit every pid in pids is killed and $work removed.
 bench_workdir() {
