@@ -208,17 +208,17 @@ Try TryListMove(AsyncContext& ctx, const BlockCall&, Store& store, const std::st
 
 // BZPOPMIN / BZPOPMAX: [key, member, score].
 Try TryZSetPop(AsyncContext& ctx, const BlockCall& call, Store& store, const std::string& key) {
-  ZSetRead read = ReadZSet(store, StatsHere(ctx.server), Lookup::kWrite, key);
-  if (ReadFailed(read, ctx.reply)) return Try::kReplied;
-  if (!read.value) return Try::kEmpty;
-  std::vector<ZSetValue::Entry> popped = PopEntries(*read.value, call.zset_end, 1);
-  if (Failed(WriteZSet(store, key, *read.value, read.meta.expire_at_ms), ctx.reply)) {
+  ZSetAccess zset(store);
+  if (!zset.Open(key, StatsHere(ctx.server), Lookup::kWrite, ctx.reply)) return Try::kReplied;
+  if (!zset.exists()) return Try::kEmpty;
+  Result<std::vector<ZSetValue::Entry>> popped = zset.Pop(call.zset_end, 1);
+  if (Failed(popped.status(), ctx.reply) || Failed(zset.Write(), ctx.reply)) {
     return Try::kReplied;
   }
   ctx.reply.Array(3);
   ctx.reply.Bulk(key);
-  ctx.reply.Bulk(popped[0].member);
-  ctx.reply.Double(popped[0].score);
+  ctx.reply.Bulk((*popped)[0].member);
+  ctx.reply.Double((*popped)[0].score);
   return Try::kReplied;
 }
 

@@ -93,10 +93,11 @@ namespace {
 
 struct Queued {
   uint64_t id = 0;
+  uint64_t base = 0;  // the first page index
   uint64_t pages = 0;
 };
 
-// kReclaimKey's value: (id:fixed64 pages:varint64)*, oldest first.
+// kReclaimKey's value: (id:fixed64 base:varint64 pages:varint64)*, oldest first.
 Result<std::vector<Queued>> ReadQueue(Store& store) {
   SLOTKV_ASSIGN_OR_RETURN(std::optional<std::string> v, store.GetInternal(kReclaimKey));
   std::vector<Queued> queue;
@@ -104,7 +105,7 @@ Result<std::vector<Queued>> ReadQueue(Store& store) {
   std::string_view in = *v;
   while (!in.empty()) {
     Queued q;
-    if (!GetFixed64(&in, &q.id) || !GetVarint64(&in, &q.pages)) {
+    if (!GetFixed64(&in, &q.id) || !GetVarint64(&in, &q.base) || !GetVarint64(&in, &q.pages)) {
       return Status::Corruption("reclaim queue: truncated entry");
     }
     queue.push_back(q);
@@ -123,6 +124,7 @@ Status WriteQueue(Store& store, const std::vector<Queued>& queue, bool existed) 
   std::string v;
   for (const Queued& q : queue) {
     PutFixed64(&v, q.id);
+    PutVarint64(&v, q.base);
     PutVarint64(&v, q.pages);
   }
   return store.PutInternal(kReclaimKey, v, ValueType::kString);
@@ -130,19 +132,29 @@ Status WriteQueue(Store& store, const std::vector<Queued>& queue, bool existed) 
 
 }  // namespace
 
-Status QueueReclaim(Store& store, uint64_t id, uint64_t pages) {
+Status QueueReclaim(Store& store, uint64_t id, uint64_t base, uint64_t pages) {
+  if (pages == 0) return Status::OK();
   SLOTKV_ASSIGN_OR_RETURN(std::vector<Queued> queue, ReadQueue(store));
   const bool existed = !queue.empty();
-  queue.push_back({id, pages});
+  queue.push_back({id, base, pages});
   SLOTKV_RETURN_IF_ERROR(WriteQueue(store, queue, existed));
   store.NoteReclaim();
   return Status::OK();
 }
 
+Status QueueZSetPages(Store& store, const ZSetRoot& root) {
+  SLOTKV_RETURN_IF_ERROR(QueueReclaim(store, root.index.id, 0, root.index.pages()));
+  return QueueReclaim(store, root.index.id, kTreePageBit, root.nodes);
+}
+
 Status DropPages(Store& store, std::string_view stored) {
   if (!IsPagedRoot(stored)) return Status::OK();
+  if (stored.size() >= 2 && static_cast<uint8_t>(stored[1]) == kZSetKind) {
+    SLOTKV_ASSIGN_OR_RETURN(ZSetRoot root, ZSetRoot::Decode(stored));
+    return QueueZSetPages(store, root);
+  }
   SLOTKV_ASSIGN_OR_RETURN(HashedRoot root, HashedRoot::Decode(stored));
-  return QueueReclaim(store, root.id, root.pages());
+  return QueueReclaim(store, root.id, 0, root.pages());
 }
 
 namespace {
@@ -173,6 +185,19 @@ Status WritePaged(Store& store, std::string_view key, const V& value, ValueType 
   return store.Put(key, pages.root().Encode(), type, expire_at_ms);
 }
 
+// Writes zset as a new paged sorted set under key.
+Status WritePaged(Store& store, std::string_view key, const ZSetValue& zset, ValueType type,
+                  int64_t expire_at_ms) {
+  StorePageIo io(store, type);
+  ZSetPages pages = ZSetPages::Create(&io, store.page_members());
+  for (const ZSetValue::Entry& e : zset) {
+    SLOTKV_RETURN_IF_ERROR(pages.Set(e.member, e.score).status());
+  }
+  SLOTKV_RETURN_IF_ERROR(pages.Finish());
+  SLOTKV_RETURN_IF_ERROR(io.Close());
+  return store.Put(key, pages.root().Encode(), type, expire_at_ms);
+}
+
 // Queues the pages of what key holds when it is a paged collection.
 Status DropOld(Store& store, std::string_view key) {
   SLOTKV_ASSIGN_OR_RETURN(std::optional<std::string> old, store.Get(key));
@@ -180,6 +205,30 @@ Status DropOld(Store& store, std::string_view key) {
 }
 
 }  // namespace
+
+template <>
+Result<ZSetValue> LoadWhole(Store& store, ValueType type, std::string stored) {
+  if (!IsPagedRoot(stored)) return ZSetValue::Decode(std::move(stored));
+  SLOTKV_ASSIGN_OR_RETURN(ZSetRoot root, ZSetRoot::Decode(stored));
+  StorePageIo io(store, type);
+  ZSetPages pages(root, &io, store.page_members());
+  ZSetValue out;
+  Status st;
+  SLOTKV_RETURN_IF_ERROR(pages.ForEachPage(0, [&](uint64_t, const HashValue& page) {
+                                  page.ForEach([&](std::string_view f, std::string_view v) {
+                                    Result<double> score = ZSetPages::DecodeScore(v);
+                                    if (!score.ok()) {
+                                      st = score.status();
+                                    } else {
+                                      out.Set(f, *score);
+                                    }
+                                  });
+                                  return st.ok();
+                                })
+                             .status());
+  SLOTKV_RETURN_IF_ERROR(st);
+  return out;
+}
 
 template <class V>
 Result<V> LoadWhole(Store& store, ValueType type, std::string stored) {
@@ -221,10 +270,14 @@ template Status StoreCollection(Store&, std::string_view, const HashValue&, Valu
 template Status StoreCollection(Store&, std::string_view, const SetValue&, ValueType, int64_t);
 template Status WriteCollection(Store&, std::string_view, const HashValue&, ValueType, int64_t);
 template Status WriteCollection(Store&, std::string_view, const SetValue&, ValueType, int64_t);
+template Status StoreCollection(Store&, std::string_view, const ZSetValue&, ValueType, int64_t);
+template Status WriteCollection(Store&, std::string_view, const ZSetValue&, ValueType, int64_t);
 
 namespace {
 
-bool Pageable(ValueType type) { return type == ValueType::kHash || type == ValueType::kSet; }
+bool Pageable(ValueType type) {
+  return type == ValueType::kHash || type == ValueType::kSet || type == ValueType::kZSet;
+}
 
 }  // namespace
 
@@ -241,6 +294,10 @@ Result<std::string> WholeValue(Store& store, ValueType type, std::string stored)
     SLOTKV_ASSIGN_OR_RETURN(HashValue h, LoadWhole<HashValue>(store, type, std::move(stored)));
     return h.Encode();
   }
+  if (type == ValueType::kZSet) {
+    SLOTKV_ASSIGN_OR_RETURN(ZSetValue z, LoadWhole<ZSetValue>(store, type, std::move(stored)));
+    return z.Encode();
+  }
   SLOTKV_ASSIGN_OR_RETURN(SetValue set, LoadWhole<SetValue>(store, type, std::move(stored)));
   return set.Encode();
 }
@@ -255,6 +312,9 @@ Status PutWhole(Store& store, std::string_view key, std::string_view value, Valu
   } else if (type == ValueType::kSet) {
     Result<SetValue> set = SetValue::Decode(value);
     if (set.ok()) return StoreCollection(store, key, *set, type, expire_at_ms);
+  } else if (type == ValueType::kZSet) {
+    Result<ZSetValue> z = ZSetValue::Decode(value);
+    if (z.ok()) return StoreCollection(store, key, *z, type, expire_at_ms);
   }
   return store.Put(key, value, type, expire_at_ms);
 }
@@ -267,7 +327,7 @@ Result<bool> ReclaimStep(Store& store, uint64_t max_pages) {
   while (!queue.empty() && budget > 0) {
     Queued& q = queue.front();
     const uint64_t before = q.pages;
-    SLOTKV_RETURN_IF_ERROR(ReclaimPages(&io, q.id, &q.pages, budget));
+    SLOTKV_RETURN_IF_ERROR(ReclaimPages(&io, q.id, q.base, &q.pages, budget));
     budget -= before - q.pages;
     if (q.pages == 0) queue.erase(queue.begin());
   }

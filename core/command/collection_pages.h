@@ -2,12 +2,12 @@
 // count of internal keys that DBSIZE leaves out, and the background reclaim of the pages of
 // dropped collections.
 //
-// Design. A hash or set above paged-collection-threshold members is a root under the user's
-// key plus pages under internal keys (core/types/member_pages.h, internal_keys.h). Every page
-// written or deleted goes through StorePageIo, which keeps the slot's internal-key count
-// (kInternalCountKey) in the same WAL unit as the pages, so Store::KeyCount stays exact after
-// a crash. DEL of a paged collection removes the root at once and queues (id, pages) under
-// kReclaimKey in the same unit; ReclaimStep, run by each worker between requests, deletes a
+// Design. A hash, set or sorted set above paged-collection-threshold members is a root under
+// the user's key plus pages under internal keys (core/types/member_pages.h, zset_pages.h,
+// internal_keys.h). Every page written or deleted goes through StorePageIo, which keeps the
+// slot's internal-key count (kInternalCountKey) in the same WAL unit as the pages, so
+// Store::KeyCount stays exact after a crash. DEL of a paged collection removes the root at once
+// and queues its page ranges (id, base, pages) under kReclaimKey in the same unit; ReclaimStep, run by each worker between requests, deletes a
 // bounded number of pages per call. A reader never sees the dropped pages (no root names that
 // id any more) and a key re-created meanwhile gets a new id.
 //
@@ -23,6 +23,7 @@
 #include "core/command/keyspace.h"
 #include "core/types/member_pages.h"
 #include "core/types/set_value.h"
+#include "core/types/zset_pages.h"
 
 namespace slotkv::command {
 
@@ -46,8 +47,11 @@ class StorePageIo : public PageIo {
 // keyspace, metrics). Reads the internal count once per slot, then keeps it in keyspace.
 Result<uint64_t> UserKeyCount(Keyspace& keyspace, uint32_t s, uint32_t db, slot::Slot& slot);
 
-// Queues the pages of a dropped collection (its root already deleted) for ReclaimStep.
-Status QueueReclaim(Store& store, uint64_t id, uint64_t pages);
+// Queues pages [base, base + pages) of a dropped collection (its root already deleted) for
+// ReclaimStep.
+Status QueueReclaim(Store& store, uint64_t id, uint64_t base, uint64_t pages);
+// Queues every page of a paged sorted set: its index pages and its tree nodes.
+Status QueueZSetPages(Store& store, const ZSetRoot& root);
 
 // If stored is a paged root, queues its pages for reclaim: the caller is deleting or
 // overwriting the key that held it.
@@ -63,7 +67,8 @@ inline bool SmallDelete(HashValue& h, std::string_view f) { return h.Delete(f); 
 inline bool SmallDelete(SetValue& s, std::string_view f) { return s.Remove(f); }
 
 // Whole-collection access, for the commands that work on every member (HGETALL, SMEMBERS,
-// SINTER ...): O(members) as a one-value collection is. V is HashValue or SetValue.
+// SINTER, ZUNION ...): O(members) as a one-value collection is. V is HashValue, SetValue or
+// ZSetValue.
 // stored (the value of a key of type `type`) as a V: decoded, or read from every page of a
 // paged collection.
 template <class V>
@@ -85,8 +90,8 @@ Result<bool> DeleteKey(Store& store, std::string_view key);
 // A value read under a key, to be written elsewhere: a paged collection's root becomes the
 // collection's one-value encoding (read whole); any other value stays as it is.
 Result<std::string> WholeValue(Store& store, ValueType type, std::string stored);
-// Writes value (as WholeValue gives it) under key, a hash or set above the threshold as a
-// paged collection; what key held before, when paged, is queued for reclaim.
+// Writes value (as WholeValue gives it) under key, a hash, set or sorted set above the
+// threshold as a paged collection; what key held before, when paged, is queued for reclaim.
 Status PutWhole(Store& store, std::string_view key, std::string_view value, ValueType type,
                 int64_t expire_at_ms);
 

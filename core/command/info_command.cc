@@ -105,8 +105,9 @@ std::string CpuSeconds(const timeval& tv) {
 
 // What INFO needs from the engine slots, gathered on their owners.
 struct EngineTotals {
-  std::vector<uint64_t> keys;  // [db]
-  slot::SlotStats stats;       // summed over every database of every slot
+  std::vector<uint64_t> keys;   // [db]
+  uint64_t internal_keys = 0;   // pages of paged collections and their bookkeeping keys
+  slot::SlotStats stats;        // summed over every database of every slot
   Status failure;
 };
 
@@ -135,6 +136,7 @@ Task GatherEngine(AsyncContext& ctx, bool count_keys, EngineTotals* out) {
           continue;
         }
         out->keys[db] += *n;
+        out->internal_keys += ks.internal_keys(s, db).value_or(0);
       }
     }
   }
@@ -382,6 +384,9 @@ void KeyspaceSection(const ServerState&, const EngineTotals& engine, std::string
     Field(out, "db" + std::to_string(db),
           "keys=" + std::to_string(engine.keys[db]) + ",expires=0,avg_ttl=0");
   }
+  // Not a Redis field: the internal keys (pages of paged collections, queued or not) that the
+  // db lines leave out; printed only when there are some, so a plain server matches Redis.
+  if (engine.internal_keys > 0) Field(out, "slotkv_internal_keys", engine.internal_keys);
 }
 
 void ModulesSection(const ServerState&, const EngineTotals&, std::string&) {}  // no modules

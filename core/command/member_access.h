@@ -114,12 +114,13 @@ class MemberAccess {
   std::optional<MemberPages> paged_;
 };
 
-// HSCAN / SSCAN of a paged collection: calls fn(field, value) for the members of the pages
+// HSCAN / SSCAN / ZSCAN of a paged collection (MemberPages or ZSetPages, whose pages are its
+// member -> score index): calls fn(field, value) for the members of the pages
 // from cursor (a page index) on, page by page, until count members were seen. The next cursor,
 // 0 once the last page was read. A member present for the whole scan is returned at least once
 // (pages split only towards higher indexes).
-template <class Fn>
-Result<uint64_t> ScanPages(MemberPages& pages, uint64_t cursor, uint64_t count, Fn&& fn) {
+template <class Pages, class Fn>
+Result<uint64_t> ScanPages(Pages& pages, uint64_t cursor, uint64_t count, Fn&& fn) {
   uint64_t seen = 0;
   SLOTKV_ASSIGN_OR_RETURN(
       uint64_t next, pages.ForEachPage(cursor, [&](uint64_t, const HashValue& page) {
@@ -127,7 +128,7 @@ Result<uint64_t> ScanPages(MemberPages& pages, uint64_t cursor, uint64_t count, 
         seen += page.size();
         return seen < count;
       }));
-  return next >= pages.root().pages() ? 0 : next;
+  return next >= pages.page_count() ? 0 : next;
 }
 
 }  // namespace slotkv::command

@@ -12,7 +12,7 @@
 
 #include "core/command/args.h"
 #include "core/command/context.h"
-#include "core/types/member_pages.h"
+#include "core/types/zset_pages.h"
 
 namespace slotkv::command {
 
@@ -95,13 +95,7 @@ void ReplyCollectionSize(CommandContext& ctx, ValueType type) {
     ctx.reply.Error(kErrWrongType);
     return;
   }
-  Result<uint64_t> n = uint64_t{0};
-  if (IsPagedRoot(**r)) {
-    Result<HashedRoot> root = HashedRoot::Decode(**r);
-    n = root.ok() ? Result<uint64_t>(root->count) : root.status();
-  } else {
-    n = V::DecodeSize(**r);
-  }
+  Result<uint64_t> n = IsPagedRoot(**r) ? PagedRootCount(**r) : V::DecodeSize(**r);
   if (Failed(n.status(), ctx.reply)) return;
   ctx.reply.Integer(static_cast<int64_t>(*n));
 }

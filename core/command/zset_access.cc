@@ -2,6 +2,134 @@
 
 namespace slotkv::command {
 
+ZSetRead ReadZSet(Store& store, WorkerStats& stats, Lookup lookup, std::string_view key) {
+  ZSetRead out;
+  Result<std::optional<std::string>> r = store.Get(key, &out.meta);
+  if (!r.ok()) {
+    out.status = r.status();
+    return out;
+  }
+  if (lookup == Lookup::kRead) CountLookup(store, stats, key, r->has_value());
+  if (!r->has_value()) {
+    out.meta = slot::KeyMeta();
+    return out;
+  }
+  if (out.meta.type != ValueType::kZSet) {
+    out.wrong_type = true;
+    return out;
+  }
+  Result<ZSetValue> value = LoadWhole<ZSetValue>(store, ValueType::kZSet, std::move(**r));
+  if (!value.ok()) {
+    out.status = value.status();
+    return out;
+  }
+  out.value = std::move(value).value();
+  return out;
+}
+
+Status ZSetAccess::Open(std::string_view key, WorkerStats& stats, Lookup lookup,
+                        bool* wrong_type) {
+  key_.assign(key);
+  *wrong_type = false;
+  slot::KeyMeta meta;
+  SLOTKV_ASSIGN_OR_RETURN(std::optional<std::string> raw, store_.Get(key, &meta));
+  if (lookup == Lookup::kRead) CountLookup(store_, stats, key, raw.has_value());
+  if (!raw) return Status::OK();
+  if (meta.type != ValueType::kZSet) {
+    *wrong_type = true;
+    return Status::OK();
+  }
+  expire_at_ms_ = meta.expire_at_ms;
+  if (IsPagedRoot(*raw)) {
+    SLOTKV_ASSIGN_OR_RETURN(ZSetRoot root, ZSetRoot::Decode(*raw));
+    paged_.emplace(root, &io_, store_.page_members());
+    return Status::OK();
+  }
+  SLOTKV_ASSIGN_OR_RETURN(ZSetValue value, ZSetValue::Decode(*raw));
+  small_.emplace(std::move(value));
+  return Status::OK();
+}
+
+bool ZSetAccess::Open(std::string_view key, WorkerStats& stats, Lookup lookup, Reply& reply) {
+  bool wrong_type = false;
+  if (Failed(Open(key, stats, lookup, &wrong_type), reply)) return false;
+  if (wrong_type) {
+    reply.Error(kErrWrongType);
+    return false;
+  }
+  return true;
+}
+
+Result<std::optional<double>> ZSetAccess::Score(std::string_view member) {
+  if (paged_) return paged_->Score(member);
+  return small_ ? small_->Score(member) : std::nullopt;
+}
+
+Result<ZSetValue::Change> ZSetAccess::Set(std::string_view member, double score) {
+  if (paged_) {
+    SLOTKV_ASSIGN_OR_RETURN(ZSetValue::Change c, paged_->Set(member, score));
+    changed_ = changed_ || c != ZSetValue::Change::kUnchanged;
+    return c;
+  }
+  if (!small_) small_.emplace();
+  const ZSetValue::Change c = small_->Set(member, score);
+  changed_ = changed_ || c != ZSetValue::Change::kUnchanged;
+  return c;
+}
+
+Result<bool> ZSetAccess::Remove(std::string_view member) {
+  bool removed = false;
+  if (paged_) {
+    SLOTKV_ASSIGN_OR_RETURN(removed, paged_->Remove(member));
+  } else if (small_) {
+    removed = small_->Remove(member);
+  }
+  changed_ = changed_ || removed;
+  return removed;
+}
+
+Result<std::optional<uint64_t>> ZSetAccess::Rank(std::string_view member) {
+  if (paged_) return paged_->Rank(member);
+  if (!small_) return std::optional<uint64_t>();
+  std::optional<size_t> r = small_->Rank(member);
+  return r ? std::optional<uint64_t>(*r) : std::nullopt;
+}
+
+Result<std::vector<ZSetValue::Entry>> ZSetAccess::Pop(ZEnd end, size_t count) {
+  if (!paged_) {
+    if (!small_) return std::vector<ZSetValue::Entry>();
+    std::vector<ZSetValue::Entry> out = PopEntries(*small_, end, count);
+    changed_ = changed_ || !out.empty();
+    return out;
+  }
+  std::vector<ZSetValue::Entry> out;
+  if (paged_->size() == 0 || count == 0) return out;
+  const bool max = end == ZEnd::kMax;
+  SLOTKV_RETURN_IF_ERROR(
+      paged_->Walk(max ? paged_->size() - 1 : 0, max, [&](const ZSetValue::Entry& e) {
+        out.push_back(e);
+        return out.size() < count;
+      }));
+  for (const ZSetValue::Entry& e : out) SLOTKV_RETURN_IF_ERROR(paged_->Remove(e.member).status());
+  changed_ = changed_ || !out.empty();
+  return out;
+}
+
+Status ZSetAccess::Write() {
+  if (!changed_) return Status::OK();
+  changed_ = false;
+  if (!paged_) {
+    return StoreCollection(store_, key_, *small_, ValueType::kZSet, expire_at_ms_);
+  }
+  SLOTKV_RETURN_IF_ERROR(paged_->Finish());
+  SLOTKV_RETURN_IF_ERROR(io_.Close());
+  if (paged_->size() == 0) {
+    SLOTKV_RETURN_IF_ERROR(store_.Delete(key_).status());
+    return QueueZSetPages(store_, paged_->root());
+  }
+  return store_.Put(key_, paged_->root().Encode(), ValueType::kZSet, expire_at_ms_);
+}
+
 std::vector<ZSetValue::Entry> PopEntries(ZSetValue& zset, ZEnd end, size_t count) {
   std::vector<ZSetValue::Entry> out;
   out.reserve(std::min(count, zset.size()));
@@ -79,16 +207,15 @@ std::optional<ZMPopArgs> ParseZMPopArgs(const std::vector<std::string>& a, size_
 
 bool ZMPopFrom(Store& store, WorkerStats& stats, std::string_view key, ZEnd end, int64_t count,
                Reply& reply) {
-  ZSetRead read = ReadZSet(store, stats, Lookup::kWrite, key);
-  if (ReadFailed(read, reply)) return true;
-  if (!read.value) return false;
-  std::vector<ZSetValue::Entry> popped =
-      PopEntries(*read.value, end, static_cast<size_t>(count));
-  if (Failed(WriteZSet(store, key, *read.value, read.meta.expire_at_ms), reply)) return true;
+  ZSetAccess zset(store);
+  if (!zset.Open(key, stats, Lookup::kWrite, reply)) return true;
+  if (!zset.exists()) return false;
+  Result<std::vector<ZSetValue::Entry>> popped = zset.Pop(end, static_cast<size_t>(count));
+  if (Failed(popped.status(), reply) || Failed(zset.Write(), reply)) return true;
   reply.Array(2);
   reply.Bulk(key);
-  reply.Array(popped.size());
-  for (const ZSetValue::Entry& e : popped) {
+  reply.Array(popped->size());
+  for (const ZSetValue::Entry& e : *popped) {
     reply.Array(2);
     reply.Bulk(e.member);
     reply.Double(e.score);

@@ -1,6 +1,11 @@
 // What the sorted-set command files (zset_commands.cc, zset_range_commands.cc,
-// zset_setops_commands.cc, blocking_commands.cc) share: reading and writing a key as a
-// ZSetValue, popping from either end, and replying entries as Redis does in RESP2 and RESP3.
+// zset_setops_commands.cc, blocking_commands.cc) share: reading and writing a key as a whole
+// ZSetValue, point and end operations on a key whatever its representation (ZSetAccess), and
+// replying entries as Redis does in RESP2 and RESP3.
+//
+// A sorted set above paged-collection-threshold entries is paged (core/types/zset_pages.h):
+// ZSetAccess reaches it in O(log n) pages per member; ReadZSet reads it whole (O(n)), for the
+// commands that need every entry (set operations, ZRANDMEMBER, ZRANGESTORE's source).
 #pragma once
 
 #include <cstdint>
@@ -9,21 +14,23 @@
 #include <string_view>
 #include <vector>
 
+#include "core/command/collection_pages.h"
 #include "core/command/typed_read.h"
+#include "core/types/zset_pages.h"
 #include "core/types/zset_value.h"
 
 namespace slotkv::command {
 
 using ZSetRead = TypedRead<ZSetValue>;
 
-inline ZSetRead ReadZSet(Store& store, WorkerStats& stats, Lookup lookup, std::string_view key) {
-  return ReadTyped<ZSetValue>(store, stats, lookup, key, ValueType::kZSet);
-}
+// Reads key whole (a paged set from all its pages).
+ZSetRead ReadZSet(Store& store, WorkerStats& stats, Lookup lookup, std::string_view key);
 
-// Writes zset under key (keeping expire_at_ms), or deletes the key when zset is empty.
+// Writes zset under key (keeping expire_at_ms; paged above the threshold), or deletes the key
+// when zset is empty; a paged set the key held is queued for reclaim.
 inline Status WriteZSet(Store& store, std::string_view key, const ZSetValue& zset,
                         int64_t expire_at_ms) {
-  return WriteTyped(store, key, zset, ValueType::kZSet, expire_at_ms);
+  return WriteCollection(store, key, zset, ValueType::kZSet, expire_at_ms);
 }
 
 // Which end a pop takes from: the lowest scores (ZPOPMIN, MIN) or the highest (ZPOPMAX, MAX).
@@ -31,6 +38,55 @@ enum class ZEnd { kMin, kMax };
 
 // Removes up to count entries from `end` of zset and returns them in pop order.
 std::vector<ZSetValue::Entry> PopEntries(ZSetValue& zset, ZEnd end, size_t count);
+
+// One sorted-set key for the commands that touch a few entries (ZADD ZREM ZSCORE ZRANK, pops,
+// ranges): a one-value set is decoded whole, as before, and becomes paged when a write takes
+// it past the threshold; a paged set costs O(log n) pages per entry touched.
+class ZSetAccess {
+ public:
+  explicit ZSetAccess(Store& store) : store_(store), io_(store, ValueType::kZSet) {}
+  ZSetAccess(const ZSetAccess&) = delete;
+  ZSetAccess& operator=(const ZSetAccess&) = delete;
+
+  // Reads key (a reader's lookup counts a hit or miss). The status of a storage failure or a
+  // corrupt value; *wrong_type when the key holds another type.
+  Status Open(std::string_view key, WorkerStats& stats, Lookup lookup, bool* wrong_type);
+  // Open, replying WRONGTYPE or the failure; false then.
+  bool Open(std::string_view key, WorkerStats& stats, Lookup lookup, Reply& reply);
+
+  // Whether the set exists: it was read, or a Set created it.
+  bool exists() const { return small_ || paged_; }
+  int64_t expire_at_ms() const { return expire_at_ms_; }
+  uint64_t size() const { return paged_ ? paged_->size() : small_ ? small_->size() : 0; }
+
+  Result<std::optional<double>> Score(std::string_view member);
+  // As ZSetValue::Set; creates the set when the key was missing.
+  Result<ZSetValue::Change> Set(std::string_view member, double score);
+  // true when member was there.
+  Result<bool> Remove(std::string_view member);
+  // The ascending rank of member, or nullopt.
+  Result<std::optional<uint64_t>> Rank(std::string_view member);
+  // Removes up to count entries from `end` and returns them in pop order.
+  Result<std::vector<ZSetValue::Entry>> Pop(ZEnd end, size_t count);
+
+  // Writes what changed, keeping the key's TTL; an emptied set is deleted (a paged one's
+  // pages queued for reclaim). Nothing when nothing changed.
+  Status Write();
+
+  // The one-value set (nullptr when paged or missing).
+  ZSetValue* small() { return small_ ? &*small_ : nullptr; }
+  // The paged set (nullptr when one value or missing).
+  ZSetPages* paged() { return paged_ ? &*paged_ : nullptr; }
+
+ private:
+  Store& store_;
+  StorePageIo io_;
+  std::string key_;
+  bool changed_ = false;
+  int64_t expire_at_ms_ = 0;
+  std::optional<ZSetValue> small_;
+  std::optional<ZSetPages> paged_;
+};
 
 // Entries as ZRANGE ... WITHSCORES replies them: RESP2 a flat array member, score, ...;
 // RESP3 an array of [member, score] pairs with double scores. Without scores, the members.

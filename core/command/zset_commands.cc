@@ -2,9 +2,10 @@
 // ZREM ZPOPMIN ZPOPMAX ZRANDMEMBER ZSCAN, as Redis 7.0's t_zset.c. The range commands are in
 // zset_range_commands.cc, the set operations in zset_setops_commands.cc.
 //
-// A sorted set is stored as one value of type kZSet (core/types/zset_value.h), read and written
-// through zset_access.h: each command decodes the whole set, works on it and, when it changed
-// it, writes it whole again (O(size) per write). A key of another type gives WRONGTYPE; a set
+// A sorted set is one value of type kZSet (core/types/zset_value.h) up to
+// paged-collection-threshold entries and a paged set above (core/types/zset_pages.h). Point
+// commands and pops go through ZSetAccess (O(log n) pages per entry on a paged set; a one-value
+// set is decoded and written whole); ZRANDMEMBER reads the set whole. A key of another type gives WRONGTYPE; a set
 // emptied by ZREM or a pop is deleted; writes keep the key's TTL.
 //
 // Keyspace hits/misses count the lookups Redis counts (lookupKeyRead): ZCARD ZSCORE ZMSCORE
@@ -27,6 +28,7 @@
 #include "core/base/glob.h"
 #include "core/command/args.h"
 #include "core/command/command_table.h"
+#include "core/command/member_access.h"
 #include "core/command/zset_access.h"
 
 namespace slotkv::command {
@@ -52,12 +54,6 @@ constexpr size_t kListpackMaxMember = 64;
 bool ReadKey(CommandContext& ctx, Lookup lookup, ZSetRead* read) {
   *read = ReadZSet(ctx.store, ctx.stats, lookup, ctx.args[1]);
   return !ReadFailed(*read, ctx.reply);
-}
-
-// Writes zset back under args[1] with the key's old TTL (deleting an emptied set). False after
-// replying a storage failure.
-bool WriteKey(CommandContext& ctx, const ZSetValue& zset, const ZSetRead& read) {
-  return !Failed(WriteZSet(ctx.store, ctx.args[1], zset, read.meta.expire_at_ms), ctx.reply);
 }
 
 // Whether Redis would hold zset in a listpack (see the file comment).
@@ -145,33 +141,33 @@ void ZAddGeneric(CommandContext& ctx, bool incr) {
     }
     scores[j] = *s;
   }
-  ZSetRead read;
-  if (!ReadKey(ctx, Lookup::kWrite, &read)) return;
+  ZSetAccess zset(ctx.store);
+  if (!zset.Open(a[1], ctx.stats, Lookup::kWrite, ctx.reply)) return;
   int64_t added = 0;
   int64_t updated = 0;
   std::optional<double> result;  // the last score set (INCR's reply)
-  if (read.value || !o.xx) {
-    ZSetValue zset = read.value ? std::move(*read.value) : ZSetValue();
+  if (zset.exists() || !o.xx) {
     // Redis turns a listpack into a skiplist before an insert that breaks its limits, and a
-    // listpack stores -0 as 0 (see the file comment).
-    bool skiplist = !zset.empty() && !ListpackShaped(zset);
+    // listpack stores -0 as 0 (see the file comment). A paged set is past those limits.
+    bool skiplist = zset.paged() != nullptr ||
+                    (zset.small() && !zset.small()->empty() && !ListpackShaped(*zset.small()));
     for (size_t j = 0; j < pairs; ++j) {
       const std::string& member = a[first + 2 * j + 1];
       double score = scores[j];
-      const std::optional<double> current = zset.Score(member);
-      if (current) {
+      Result<std::optional<double>> current = zset.Score(member);
+      if (Failed(current.status(), ctx.reply)) return;
+      if (*current) {
         if (o.nx) continue;
         if (o.incr) {
-          score += *current;
+          score += **current;
           if (std::isnan(score)) {  // inf + -inf; INCR has one pair, so nothing changed
             ctx.reply.Error(kErrScoreNaN);
             return;
           }
         }
-        if ((o.lt && score >= *current) || (o.gt && score <= *current)) continue;
+        if ((o.lt && score >= **current) || (o.gt && score <= **current)) continue;
         result = score;
-        if (score == *current) continue;
-        zset.Set(member, skiplist || score != 0 ? score : 0.0);
+        if (score == **current) continue;
         ++updated;
       } else {
         if (o.xx) continue;
@@ -179,11 +175,13 @@ void ZAddGeneric(CommandContext& ctx, bool incr) {
           skiplist = true;
         }
         result = score;
-        zset.Set(member, skiplist || score != 0 ? score : 0.0);
         ++added;
       }
+      if (Failed(zset.Set(member, skiplist || score != 0 ? score : 0.0).status(), ctx.reply)) {
+        return;
+      }
     }
-    if (added + updated > 0 && !WriteKey(ctx, zset, read)) return;
+    if (Failed(zset.Write(), ctx.reply)) return;
   }
   if (!o.incr) {
     ctx.reply.Integer(o.ch ? added + updated : added);
@@ -199,13 +197,15 @@ void ZIncrBy(CommandContext& ctx) { ZAddGeneric(ctx, true); }
 
 // ZREM key member [member ...]: the number removed; the key goes with its last member.
 void ZRem(CommandContext& ctx) {
-  ZSetRead read;
-  if (!ReadKey(ctx, Lookup::kWrite, &read)) return;
+  ZSetAccess zset(ctx.store);
+  if (!zset.Open(ctx.args[1], ctx.stats, Lookup::kWrite, ctx.reply)) return;
   int64_t removed = 0;
-  if (read.value) {
-    for (size_t i = 2; i < ctx.args.size(); ++i) removed += read.value->Remove(ctx.args[i]) ? 1 : 0;
+  for (size_t i = 2; i < ctx.args.size() && zset.exists(); ++i) {
+    Result<bool> r = zset.Remove(ctx.args[i]);
+    if (Failed(r.status(), ctx.reply)) return;
+    removed += *r ? 1 : 0;
   }
-  if (removed > 0 && !WriteKey(ctx, *read.value, read)) return;
+  if (Failed(zset.Write(), ctx.reply)) return;
   ctx.reply.Integer(removed);
 }
 
@@ -228,22 +228,22 @@ void ZPop(CommandContext& ctx, ZEnd end) {
       return;
     }
   }
-  ZSetRead read;
-  if (!ReadKey(ctx, Lookup::kWrite, &read)) return;
-  if (!read.value || (count && *count == 0)) {
+  ZSetAccess zset(ctx.store);
+  if (!zset.Open(a[1], ctx.stats, Lookup::kWrite, ctx.reply)) return;
+  if (!zset.exists() || (count && *count == 0)) {
     ctx.reply.Array(0);
     return;
   }
-  std::vector<ZSetValue::Entry> popped =
-      PopEntries(*read.value, end, count ? static_cast<size_t>(*count) : 1);
-  if (!WriteKey(ctx, *read.value, read)) return;
+  Result<std::vector<ZSetValue::Entry>> popped =
+      zset.Pop(end, count ? static_cast<size_t>(*count) : 1);
+  if (Failed(popped.status(), ctx.reply) || Failed(zset.Write(), ctx.reply)) return;
   if (count) {
-    ReplyEntries(ctx.reply, popped, true);
+    ReplyEntries(ctx.reply, *popped, true);
     return;
   }
   ctx.reply.Array(2);
-  ctx.reply.Bulk(popped[0].member);
-  ctx.reply.Double(popped[0].score);
+  ctx.reply.Bulk((*popped)[0].member);
+  ctx.reply.Double((*popped)[0].score);
 }
 
 void ZPopMin(CommandContext& ctx) { ZPop(ctx, ZEnd::kMin); }
@@ -254,46 +254,47 @@ void ZPopMax(CommandContext& ctx) { ZPop(ctx, ZEnd::kMax); }
 // ZCARD key: the entry count (0 for a missing key), read from the header alone.
 void ZCard(CommandContext& ctx) { ReplyCollectionSize<ZSetValue>(ctx, ValueType::kZSet); }
 
-// ZSCORE key member: the score (a double in RESP3), or nil.
-void ZScore(CommandContext& ctx) {
-  ZSetRead read;
-  if (!ReadKey(ctx, Lookup::kRead, &read)) return;
-  std::optional<double> score;
-  if (read.value) score = read.value->Score(ctx.args[2]);
-  if (score) {
-    ctx.reply.Double(*score);
+// Replies the score of member or nil.
+bool ReplyScore(CommandContext& ctx, ZSetAccess& zset, std::string_view member) {
+  Result<std::optional<double>> score = zset.Score(member);
+  if (Failed(score.status(), ctx.reply)) return false;
+  if (*score) {
+    ctx.reply.Double(**score);
   } else {
     ctx.reply.Null();
   }
+  return true;
+}
+
+// ZSCORE key member: the score (a double in RESP3), or nil.
+void ZScore(CommandContext& ctx) {
+  ZSetAccess zset(ctx.store);
+  if (!zset.Open(ctx.args[1], ctx.stats, Lookup::kRead, ctx.reply)) return;
+  ReplyScore(ctx, zset, ctx.args[2]);
 }
 
 // ZMSCORE key member [member ...]: one score or nil per member (all nil for a missing key).
+// A storage failure part-way ends the reply with the error in place of the remaining scores.
 void ZMScore(CommandContext& ctx) {
-  ZSetRead read;
-  if (!ReadKey(ctx, Lookup::kRead, &read)) return;
+  ZSetAccess zset(ctx.store);
+  if (!zset.Open(ctx.args[1], ctx.stats, Lookup::kRead, ctx.reply)) return;
   ctx.reply.Array(ctx.args.size() - 2);
   for (size_t i = 2; i < ctx.args.size(); ++i) {
-    std::optional<double> score;
-    if (read.value) score = read.value->Score(ctx.args[i]);
-    if (score) {
-      ctx.reply.Double(*score);
-    } else {
-      ctx.reply.Null();
-    }
+    if (!ReplyScore(ctx, zset, ctx.args[i])) return;
   }
 }
 
 // ZRANK / ZREVRANK key member: the 0-based rank by ascending (descending) score, or nil.
 void RankGeneric(CommandContext& ctx, bool reverse) {
-  ZSetRead read;
-  if (!ReadKey(ctx, Lookup::kRead, &read)) return;
-  std::optional<size_t> rank;
-  if (read.value) rank = read.value->Rank(ctx.args[2]);
-  if (!rank) {
+  ZSetAccess zset(ctx.store);
+  if (!zset.Open(ctx.args[1], ctx.stats, Lookup::kRead, ctx.reply)) return;
+  Result<std::optional<uint64_t>> rank = zset.Rank(ctx.args[2]);
+  if (Failed(rank.status(), ctx.reply)) return;
+  if (!*rank) {
     ctx.reply.Null();
     return;
   }
-  ctx.reply.Integer(static_cast<int64_t>(reverse ? read.value->size() - 1 - *rank : *rank));
+  ctx.reply.Integer(static_cast<int64_t>(reverse ? zset.size() - 1 - **rank : **rank));
 }
 
 void ZRank(CommandContext& ctx) { RankGeneric(ctx, false); }
@@ -394,38 +395,59 @@ void ZRandMember(CommandContext& ctx) {
 // ---- ZSCAN --------------------------------------------------------------------------------
 
 // ZSCAN key cursor [MATCH pattern] [COUNT count]
-// The whole set is one value, so one call returns every (matching) member and its score with
-// cursor 0, whatever the cursor and COUNT: what Redis does for a listpack. Scores are bulk
-// strings in both protocols, as Redis prints them for the set's encoding. As Redis: the cursor
-// is checked first, a missing key replies an empty scan before the options are read, and
-// MATCH filters on the member.
+// A one-value set replies every (matching) member and its score with cursor 0 in one call,
+// whatever the cursor and COUNT: what Redis does for a listpack. A paged set replies whole
+// pages of its member index from the cursor (a page index) until COUNT members were looked at
+// (ScanPages). Scores are bulk strings in both protocols, as Redis prints them for the set's
+// encoding. As Redis: the cursor is checked first, a missing key replies an empty scan before
+// the options are read, and MATCH filters on the member.
 void ZScan(CommandContext& ctx) {
   const std::vector<std::string>& a = ctx.args;
-  if (!ParseScanCursor(a[2])) {
+  std::optional<uint64_t> cursor = ParseScanCursor(a[2]);
+  if (!cursor) {
     ctx.reply.Error(kErrInvalidCursor);
     return;
   }
-  ZSetRead read;
-  if (!ReadKey(ctx, Lookup::kRead, &read)) return;
-  if (!read.value) {
+  ZSetAccess zset(ctx.store);
+  if (!zset.Open(a[1], ctx.stats, Lookup::kRead, ctx.reply)) return;
+  if (!zset.exists()) {
     ctx.reply.Array(2);
     ctx.reply.Bulk("0");
     ctx.reply.Array(0);
     return;
   }
   std::optional<std::string_view> pattern;
-  if (!ParseCollectionScanOptions(a, 3, ctx.reply, &pattern)) return;
-  const bool listpack = ListpackShaped(*read.value);
-  std::vector<const ZSetValue::Entry*> out;
-  for (const ZSetValue::Entry& e : *read.value) {
-    if (!pattern || GlobMatch(*pattern, e.member)) out.push_back(&e);
+  int64_t count = 0;
+  if (!ParseCollectionScanOptions(a, 3, ctx.reply, &pattern, &count)) return;
+  std::vector<ZSetValue::Entry> out;
+  uint64_t next = 0;
+  bool listpack = false;
+  if (zset.small()) {
+    listpack = ListpackShaped(*zset.small());
+    for (const ZSetValue::Entry& e : *zset.small()) {
+      if (!pattern || GlobMatch(*pattern, e.member)) out.push_back(e);
+    }
+  } else {
+    Status bad;
+    auto add = [&](std::string_view member, std::string_view score) {
+      if (pattern && !GlobMatch(*pattern, member)) return;
+      Result<double> s = ZSetPages::DecodeScore(score);
+      if (!s.ok()) {
+        bad = s.status();
+        return;
+      }
+      out.push_back({*s, std::string(member)});
+    };
+    Result<uint64_t> r = ScanPages(*zset.paged(), *cursor, static_cast<uint64_t>(count), add);
+    if (Failed(r.status(), ctx.reply) || Failed(bad, ctx.reply)) return;
+    next = *r;
   }
   ctx.reply.Array(2);
-  ctx.reply.Bulk("0");
+  ctx.reply.Bulk(FormatInt64(static_cast<int64_t>(next)));
   ctx.reply.Array(out.size() * 2);
-  for (const ZSetValue::Entry* e : out) {
-    ctx.reply.Bulk(e->member);
-    ctx.reply.Bulk(listpack ? ListpackScoreText(e->score) : FormatDouble(e->score));
+  for (const ZSetValue::Entry& e : out) {
+    ctx.reply.Bulk(e.member);
+    ctx.reply.Bulk(listpack ? ListpackScoreText(e.score) : FormatDouble(e.score));
   }
 }
 

@@ -101,14 +101,70 @@ int64_t CountInRange(const ZSetValue& zset, const Range& range) {
   return n;
 }
 
-// Removes the entries a forward walk over range visits; returns how many.
+// ---- the same walks on a paged set -------------------------------------------------------
+// Seeks are rank descents (ZSetPages::CountBefore); a lex range descends comparing members
+// only, as Redis's skiplist does, which is exact when every score is equal.
+
+// Up to n entries from ascending rank `from` on (descending when reverse); skip are passed
+// over first; the walk stops at the first entry for which in(e) is false.
+template <class In>
+Result<Entries> WalkPaged(ZSetPages& zset, uint64_t from, bool reverse, uint64_t skip,
+                          int64_t n, In in) {
+  Entries out;
+  if (n == 0) return out;
+  SLOTKV_RETURN_IF_ERROR(zset.Walk(from, reverse, [&](const ZSetValue::Entry& e) {
+    if (skip > 0) {
+      --skip;
+      return true;
+    }
+    if (!in(e)) return false;
+    out.push_back(e);
+    return n < 0 || static_cast<int64_t>(out.size()) < n;
+  }));
+  return out;
+}
+
+Result<Entries> ByRank(ZSetPages& zset, int64_t start, int64_t end, bool reverse) {
+  const auto size = static_cast<int64_t>(zset.size());
+  if (!ClampRanks(size, &start, &end)) return Entries();
+  const auto from = static_cast<uint64_t>(reverse ? size - 1 - start : start);
+  return WalkPaged(zset, from, reverse, 0, end - start + 1,
+                   [](const ZSetValue::Entry&) { return true; });
+}
+
 template <class Range>
-int64_t RemoveInRange(ZSetValue& zset, const Range& range) {
-  int64_t n = 0;
-  for (auto it = FirstInRange(zset, range); it != zset.end() && range.BelowMax(*it); ++n) {
-    it = zset.Erase(it);
+Result<Entries> InRange(ZSetPages& zset, const Range& range, bool reverse, int64_t offset,
+                        int64_t limit) {
+  if (offset < 0 || (offset > 0 && static_cast<uint64_t>(offset) >= zset.size()) ||
+      range.AlwaysEmpty()) {
+    return Entries();
   }
-  return n;
+  const auto skip = static_cast<uint64_t>(offset);
+  if (!reverse) {
+    SLOTKV_ASSIGN_OR_RETURN(uint64_t first, zset.CountBefore([&](const ZSetValue::Entry& e) {
+                              return range.AboveMin(e);
+                            }));
+    return WalkPaged(zset, first, false, skip, limit,
+                     [&](const ZSetValue::Entry& e) { return range.BelowMax(e); });
+  }
+  SLOTKV_ASSIGN_OR_RETURN(uint64_t past, zset.CountBefore([&](const ZSetValue::Entry& e) {
+                            return !range.BelowMax(e);
+                          }));
+  if (past == 0) return Entries();
+  return WalkPaged(zset, past - 1, true, skip, limit,
+                   [&](const ZSetValue::Entry& e) { return range.AboveMin(e); });
+}
+
+template <class Range>
+Result<int64_t> CountInRange(ZSetPages& zset, const Range& range) {
+  if (range.AlwaysEmpty()) return int64_t{0};
+  SLOTKV_ASSIGN_OR_RETURN(uint64_t first, zset.CountBefore([&](const ZSetValue::Entry& e) {
+                            return range.AboveMin(e);
+                          }));
+  SLOTKV_ASSIGN_OR_RETURN(uint64_t past, zset.CountBefore([&](const ZSetValue::Entry& e) {
+                            return !range.BelowMax(e);
+                          }));
+  return past > first ? static_cast<int64_t>(past - first) : 0;
 }
 
 // ---- the ZRANGE parser --------------------------------------------------------------------
@@ -204,8 +260,9 @@ std::optional<RangeRequest> ParseRange(const std::vector<std::string>& args, siz
   return req;
 }
 
-// The entries req selects from zset, in reply order.
-Entries Select(const ZSetValue& zset, const RangeRequest& req) {
+// The entries req selects from zset (a ZSetValue or a paged ZSetPages), in reply order.
+template <class ZSet>
+auto Select(ZSet& zset, const RangeRequest& req) {
   switch (req.kind) {
     case RangeKind::kScore:
       return InRange(zset, req.score, req.reverse, req.offset, req.limit);
@@ -218,6 +275,12 @@ Entries Select(const ZSetValue& zset, const RangeRequest& req) {
   return ByRank(zset, req.start, req.end, req.reverse);
 }
 
+// The entries req selects from the opened key (none when it is missing).
+Result<Entries> Select(ZSetAccess& zset, const RangeRequest& req) {
+  if (zset.paged()) return Select(*zset.paged(), req);
+  return zset.small() ? Select(std::as_const(*zset.small()), req) : Entries();
+}
+
 // ---- reading commands ---------------------------------------------------------------------
 
 // The ZRANGE-like commands replying entries: parse, read the key, reply (an empty array for a
@@ -225,13 +288,11 @@ Entries Select(const ZSetValue& zset, const RangeRequest& req) {
 void RangeCommand(CommandContext& ctx, RangeKind kind, Direction dir) {
   std::optional<RangeRequest> req = ParseRange(ctx.args, 1, false, kind, dir, ctx.reply);
   if (!req) return;
-  ZSetRead read = ReadZSet(ctx.store, ctx.stats, Lookup::kRead, ctx.args[1]);
-  if (ReadFailed(read, ctx.reply)) return;
-  if (!read.value) {
-    ctx.reply.Array(0);
-    return;
-  }
-  ReplyEntries(ctx.reply, Select(*read.value, *req), req->with_scores);
+  ZSetAccess zset(ctx.store);
+  if (!zset.Open(ctx.args[1], ctx.stats, Lookup::kRead, ctx.reply)) return;
+  Result<Entries> entries = Select(zset, *req);
+  if (Failed(entries.status(), ctx.reply)) return;
+  ReplyEntries(ctx.reply, *entries, req->with_scores);
 }
 
 // ZRANGE key start stop [BYSCORE | BYLEX] [REV] [LIMIT offset count] [WITHSCORES]
@@ -256,9 +317,16 @@ void ZRevRangeByLex(CommandContext& ctx) {
 // Replies how many entries of the key's sorted set are in range (0 for a missing key).
 template <class Range>
 void ReplyCount(CommandContext& ctx, const Range& range) {
-  ZSetRead read = ReadZSet(ctx.store, ctx.stats, Lookup::kRead, ctx.args[1]);
-  if (ReadFailed(read, ctx.reply)) return;
-  ctx.reply.Integer(read.value ? CountInRange(*read.value, range) : 0);
+  ZSetAccess zset(ctx.store);
+  if (!zset.Open(ctx.args[1], ctx.stats, Lookup::kRead, ctx.reply)) return;
+  Result<int64_t> n = int64_t{0};
+  if (zset.paged()) {
+    n = CountInRange(*zset.paged(), range);
+  } else if (zset.small()) {
+    n = CountInRange(*zset.small(), range);
+  }
+  if (Failed(n.status(), ctx.reply)) return;
+  ctx.reply.Integer(*n);
 }
 
 // ZCOUNT key min max
@@ -283,36 +351,31 @@ void ZLexCount(CommandContext& ctx) {
 
 // ---- writing commands ---------------------------------------------------------------------
 
-// Reads the key for a ZREMRANGEBY* command, removes what remove(zset) removes (returning the
-// count), writes the set back (keeping its TTL; deleting it when emptied) and replies the
-// count; 0 for a missing key.
-template <class Remove>
-void RemoveCommand(CommandContext& ctx, Remove remove) {
-  const std::string& key = ctx.args[1];
-  ZSetRead read = ReadZSet(ctx.store, ctx.stats, Lookup::kWrite, key);
-  if (ReadFailed(read, ctx.reply)) return;
-  const int64_t removed = read.value ? remove(*read.value) : 0;
-  if (removed > 0 &&
-      Failed(WriteZSet(ctx.store, key, *read.value, read.meta.expire_at_ms), ctx.reply)) {
-    return;
+// ZREMRANGEBY*: removes the entries req selects (a forward range without LIMIT) from the
+// key's set, writes it back (keeping its TTL; deleting it when emptied) and replies the count;
+// 0 for a missing key.
+void RemoveCommand(CommandContext& ctx, const RangeRequest& req) {
+  ZSetAccess zset(ctx.store);
+  if (!zset.Open(ctx.args[1], ctx.stats, Lookup::kWrite, ctx.reply)) return;
+  Result<Entries> entries = Select(zset, req);
+  if (Failed(entries.status(), ctx.reply)) return;
+  for (const ZSetValue::Entry& e : *entries) {
+    if (Failed(zset.Remove(e.member).status(), ctx.reply)) return;
   }
-  ctx.reply.Integer(removed);
+  if (Failed(zset.Write(), ctx.reply)) return;
+  ctx.reply.Integer(static_cast<int64_t>(entries->size()));
 }
 
 // ZREMRANGEBYRANK key start stop
 void ZRemRangeByRank(CommandContext& ctx) {
+  RangeRequest req;
   std::optional<int64_t> start = IntArg(ctx.args[2], ctx.reply);
   if (!start) return;
   std::optional<int64_t> end = IntArg(ctx.args[3], ctx.reply);
   if (!end) return;
-  RemoveCommand(ctx, [&](ZSetValue& zset) -> int64_t {
-    int64_t first = *start;
-    int64_t last = *end;
-    if (!ClampRanks(static_cast<int64_t>(zset.size()), &first, &last)) return 0;
-    auto it = zset.AtRank(static_cast<size_t>(first));
-    for (int64_t r = first; r <= last; ++r) it = zset.Erase(it);
-    return last - first + 1;
-  });
+  req.start = *start;
+  req.end = *end;
+  RemoveCommand(ctx, req);
 }
 
 // ZREMRANGEBYSCORE key min max
@@ -322,7 +385,10 @@ void ZRemRangeByScore(CommandContext& ctx) {
     ctx.reply.Error(kErrScoreRange);
     return;
   }
-  RemoveCommand(ctx, [&](ZSetValue& zset) { return RemoveInRange(zset, *range); });
+  RangeRequest req;
+  req.kind = RangeKind::kScore;
+  req.score = *range;
+  RemoveCommand(ctx, req);
 }
 
 // ZREMRANGEBYLEX key min max
@@ -332,17 +398,20 @@ void ZRemRangeByLex(CommandContext& ctx) {
     ctx.reply.Error(kErrLexRange);
     return;
   }
-  RemoveCommand(ctx, [&](ZSetValue& zset) { return RemoveInRange(zset, *range); });
+  RangeRequest req;
+  req.kind = RangeKind::kLex;
+  req.lex = std::move(*range);
+  RemoveCommand(ctx, req);
 }
 
 // Reads ZRANGESTORE's source (args[2]) in store and selects req's entries into *result.
 // False after replying the error (WRONGTYPE, storage); a missing source selects nothing.
 bool ReadStoreSource(AsyncContext& ctx, Store& store, const RangeRequest& req, ZSetValue* result) {
-  ZSetRead read = ReadZSet(store, StatsHere(ctx.server), Lookup::kRead, ctx.args[2]);
-  if (ReadFailed(read, ctx.reply)) return false;
-  if (read.value) {
-    for (const ZSetValue::Entry& e : Select(*read.value, req)) result->Set(e.member, e.score);
-  }
+  ZSetAccess zset(store);
+  if (!zset.Open(ctx.args[2], StatsHere(ctx.server), Lookup::kRead, ctx.reply)) return false;
+  Result<Entries> entries = Select(zset, req);
+  if (Failed(entries.status(), ctx.reply)) return false;
+  for (const ZSetValue::Entry& e : *entries) result->Set(e.member, e.score);
   return true;
 }
 

@@ -195,14 +195,14 @@ void ReadSources(AsyncContext& ctx, Store& store, const std::vector<size_t>& ps,
     if (!r->has_value()) continue;
     Source& in = src->inputs[p - src->first];
     if (meta.type == ValueType::kZSet) {
-      Result<ZSetValue> zset = ZSetValue::Decode(**r);
+      Result<ZSetValue> zset = LoadWhole<ZSetValue>(store, meta.type, std::move(**r));
       if (!zset.ok()) {
         src->failure = zset.status();
         return;
       }
       in.zset = std::move(zset).value();
     } else if (meta.type == ValueType::kSet) {
-      Result<SetValue> set = SetValue::Decode(**r);
+      Result<SetValue> set = LoadWhole<SetValue>(store, meta.type, std::move(**r));
       if (!set.ok()) {
         src->failure = set.status();
         return;

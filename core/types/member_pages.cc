@@ -16,14 +16,25 @@ uint64_t HashedRoot::PageOf(uint64_t h) const {
   return low < split ? h & ((uint64_t{2} << level) - 1) : low;
 }
 
+void HashedRoot::EncodeFields(std::string* out) const {
+  PutFixed64(out, id);
+  PutVarint64(out, count);
+  out->push_back(static_cast<char>(level));
+  PutVarint64(out, split);
+}
+
+bool HashedRoot::DecodeFields(std::string_view* in, HashedRoot* r) {
+  if (!GetFixed64(in, &r->id) || !GetVarint64(in, &r->count) || in->empty()) return false;
+  r->level = static_cast<uint8_t>((*in)[0]);
+  in->remove_prefix(1);
+  return r->level <= 62 && GetVarint64(in, &r->split) && r->split < (uint64_t{1} << r->level);
+}
+
 std::string HashedRoot::Encode() const {
   std::string out;
   out.push_back(static_cast<char>(kPagedMarker));
   out.push_back(static_cast<char>(kHashedKind));
-  PutFixed64(&out, id);
-  PutVarint64(&out, count);
-  out.push_back(static_cast<char>(level));
-  PutVarint64(&out, split);
+  EncodeFields(&out);
   return out;
 }
 
@@ -34,15 +45,7 @@ Result<HashedRoot> HashedRoot::Decode(std::string_view bytes) {
     return Status::Corruption("paged root: bad header");
   }
   std::string_view in = bytes.substr(2);
-  if (!GetFixed64(&in, &r.id) || !GetVarint64(&in, &r.count) || in.empty()) {
-    return Status::Corruption("paged root: truncated");
-  }
-  r.level = static_cast<uint8_t>(in[0]);
-  in.remove_prefix(1);
-  if (r.level > 62 || !GetVarint64(&in, &r.split) || !in.empty() ||
-      r.split >= (uint64_t{1} << r.level)) {
-    return Status::Corruption("paged root: bad page count");
-  }
+  if (!DecodeFields(&in, &r) || !in.empty()) return Status::Corruption("paged root: bad fields");
   return r;
 }
 
@@ -153,9 +156,9 @@ Result<uint64_t> MemberPages::ForEachPage(
   return end;
 }
 
-Status ReclaimPages(PageIo* io, uint64_t id, uint64_t* pages, uint64_t max) {
+Status ReclaimPages(PageIo* io, uint64_t id, uint64_t base, uint64_t* pages, uint64_t max) {
   for (uint64_t n = 0; n < max && *pages > 0; ++n) {
-    SLOTKV_RETURN_IF_ERROR(io->DeletePage(id, *pages - 1));
+    SLOTKV_RETURN_IF_ERROR(io->DeletePage(id, base + *pages - 1));
     --*pages;
   }
   return Status::OK();

@@ -60,6 +60,9 @@ struct HashedRoot {
   std::string Encode() const;
   // Corruption on anything Encode could not have made.
   static Result<HashedRoot> Decode(std::string_view bytes);
+  // The fields after the marker and kind, shared with the sorted set's root (zset_pages.h).
+  void EncodeFields(std::string* out) const;
+  static bool DecodeFields(std::string_view* in, HashedRoot* r);
 };
 
 // Where pages live. Page (id, index) is absent until first written.
@@ -81,6 +84,7 @@ class MemberPages {
 
   const HashedRoot& root() const { return root_; }
   uint64_t size() const { return root_.count; }
+  uint64_t page_count() const { return root_.pages(); }
 
   // Point operations: each loads the member's page once (kept until Finish).
   Result<std::optional<std::string>> Get(std::string_view field);
@@ -115,8 +119,8 @@ class MemberPages {
   std::map<uint64_t, Page> pages_;  // loaded
 };
 
-// Deletes up to max pages of collection id, from the highest index below *pages down; *pages
+// Deletes up to max pages of collection id, from index base + *pages - 1 down to base; *pages
 // becomes the count still to delete. For background reclaim of a dropped collection.
-Status ReclaimPages(PageIo* io, uint64_t id, uint64_t* pages, uint64_t max);
+Status ReclaimPages(PageIo* io, uint64_t id, uint64_t base, uint64_t* pages, uint64_t max);
 
 }  // namespace slotkv

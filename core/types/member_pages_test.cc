@@ -8,32 +8,12 @@
 #include <string>
 #include <utility>
 
+#include "core/types/map_page_io_test.h"
+
 namespace slotkv {
 namespace {
 
-// Pages in a std::map; counts the live pages as the server's internal-key count does.
-class MapIo : public PageIo {
- public:
-  Result<std::optional<std::string>> GetPage(uint64_t id, uint64_t index) override {
-    ++reads;
-    auto it = pages.find({id, index});
-    if (it == pages.end()) return std::optional<std::string>();
-    return std::optional<std::string>(it->second);
-  }
-  Status PutPage(uint64_t id, uint64_t index, std::string_view bytes, bool created) override {
-    CHECK(created == (pages.count({id, index}) == 0));
-    pages[{id, index}] = std::string(bytes);
-    ++writes;
-    return Status::OK();
-  }
-  Status DeletePage(uint64_t id, uint64_t index) override {
-    pages.erase({id, index});
-    return Status::OK();
-  }
-  std::map<std::pair<uint64_t, uint64_t>, std::string> pages;
-  int reads = 0;
-  int writes = 0;
-};
+using MapIo = MapPageIo;
 
 // Every member sits on the page the root places it on, and the pages hold exactly model.
 void CheckAgainst(MapIo& io, const HashedRoot& root, const std::map<std::string, std::string>& model) {
@@ -120,7 +100,7 @@ TEST_CASE("randomised against a std::map, with splits and emptied pages") {
   }
   CHECK(root.pages() > 64);  // it grew through several levels
   uint64_t left = root.pages();
-  REQUIRE(ReclaimPages(&io, root.id, &left, left).ok());
+  REQUIRE(ReclaimPages(&io, root.id, 0, &left, left).ok());
   CHECK(io.pages.empty());
 }
 
@@ -182,7 +162,7 @@ TEST_CASE("reclaim deletes pages in bounded steps") {
   int steps = 0;
   while (left > 0) {
     const size_t before = io.pages.size();
-    REQUIRE(ReclaimPages(&io, pages.root().id, &left, 10).ok());
+    REQUIRE(ReclaimPages(&io, pages.root().id, 0, &left, 10).ok());
     CHECK(before - io.pages.size() <= 10);
     ++steps;
   }

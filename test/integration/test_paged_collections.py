@@ -1,8 +1,10 @@
-"""Paged hashes and sets: a collection above paged-collection-threshold members is a root plus
-pages under internal keys (core/command/collection_pages.h). The pages must never show as keys,
-survive a SIGKILL, follow RENAME / COPY / MOVE, and go when the key goes. The suites of each
-family also run with paging forced (ctest py_test_hashes_paged, py_test_sets_paged)."""
+"""Paged hashes, sets and sorted sets: a collection above paged-collection-threshold members is
+a root plus pages under internal keys (core/command/collection_pages.h). The pages must never
+show as keys, survive a SIGKILL, follow RENAME / COPY / MOVE, and go when the key goes. The
+suites of each family also run with paging forced (ctest py_test_hashes_paged,
+py_test_sets_paged, py_test_zsets_paged)."""
 
+import random
 import time
 
 import pytest
@@ -179,4 +181,158 @@ def test_paged_collections_survive_sigkill(server, r):
     assert c.execute_command("SCARD", "s") == N
     assert c.execute_command("DBSIZE") == 2
     assert c.execute_command("EXISTS", "gone") == 0
+    c.connection_pool.disconnect()
+
+
+def internal_keys(r):
+    info = r.execute_command("INFO", "keyspace").decode()
+    for line in info.splitlines():
+        if line.startswith("slotkv_internal_keys:"):
+            return int(line.split(":")[1])
+    return 0
+
+
+def wait_reclaimed(r):
+    for _ in range(200):
+        if internal_keys(r) == 0:
+            return
+        time.sleep(0.05)
+    assert internal_keys(r) == 0
+
+
+def zmodel_order(model):
+    return sorted(model.items(), key=lambda kv: (kv[1], kv[0]))
+
+
+def flat(entries):
+    out = []
+    for m, s in entries:
+        out += [m, b"%g" % s if s != int(s) else b"%d" % int(s)]
+    return out
+
+
+def test_paged_zset_matches_a_model(r):
+    rng = random.Random(7)
+    model = {}
+    for i in range(3000):
+        m = b"m%d" % rng.randrange(400)
+        op = rng.random()
+        if op < 0.6:
+            score = rng.randrange(40)
+            r.execute_command("ZADD", "z", score, m)
+            model[m] = score
+        elif op < 0.8:
+            assert r.execute_command("ZREM", "z", m) == (1 if m in model else 0)
+            model.pop(m, None)
+        else:
+            got = r.execute_command("ZINCRBY", "z", 2, m)
+            model[m] = model.get(m, 0) + 2
+            assert float(got) == model[m]
+    order = zmodel_order(model)
+    members = [m for m, _ in order]
+    assert r.execute_command("OBJECT", "ENCODING", "z") == b"skiplist"
+    assert r.execute_command("ZCARD", "z") == len(order)
+    assert r.execute_command("ZRANGE", "z", 0, -1) == members
+    assert r.execute_command("ZRANGE", "z", 100, 120, "REV") == members[::-1][100:121]
+    assert r.execute_command("ZRANGE", "z", 50, 60, "WITHSCORES") == flat(order[50:61])
+    for m in members[::37]:
+        assert r.execute_command("ZRANK", "z", m) == members.index(m)
+        assert r.execute_command("ZREVRANK", "z", m) == len(members) - 1 - members.index(m)
+        assert float(r.execute_command("ZSCORE", "z", m)) == model[m]
+    assert r.execute_command("ZRANK", "z", "nope") is None
+    in_10_20 = [m for m, s in order if 10 <= s <= 20]
+    assert r.execute_command("ZRANGEBYSCORE", "z", 10, 20) == in_10_20
+    assert r.execute_command("ZRANGEBYSCORE", "z", "(10", "+inf", "LIMIT", 3, 5) == \
+        [m for m, s in order if s > 10][3:8]
+    assert r.execute_command("ZREVRANGEBYSCORE", "z", 20, 10, "LIMIT", 2, 4) == \
+        in_10_20[::-1][2:6]
+    assert r.execute_command("ZCOUNT", "z", 10, 20) == len(in_10_20)
+    assert r.execute_command("ZCOUNT", "z", "(10", "(10") == 0
+    assert r.execute_command("ZMSCORE", "z", members[0], "nope") == [
+        b"%d" % model[members[0]], None]
+    # Pops from both ends, then range removals.
+    assert r.execute_command("ZPOPMIN", "z", 3) == flat(order[:3])
+    assert r.execute_command("ZPOPMAX", "z") == flat(order[-1:])
+    assert r.execute_command("ZMPOP", 1, "z", "MIN", "COUNT", 2) == [
+        b"z", [[m, b"%d" % s] for m, s in order[3:5]]]
+    order = order[5:-1]
+    assert r.execute_command("ZREMRANGEBYSCORE", "z", 10, 20) == len(
+        [m for m, s in order if 10 <= s <= 20])
+    order = [(m, s) for m, s in order if not 10 <= s <= 20]
+    assert r.execute_command("ZREMRANGEBYRANK", "z", 10, 29) == 20
+    order = order[:10] + order[30:]
+    assert r.execute_command("ZRANGE", "z", 0, -1, "WITHSCORES") == flat(order)
+    assert r.execute_command("ZREMRANGEBYRANK", "z", 0, -1) == len(order)
+    assert r.execute_command("EXISTS", "z") == 0
+    wait_reclaimed(r)
+
+
+def test_paged_zset_lex_ranges(r):
+    members = sorted(b"k%04d" % i for i in range(300))
+    r.execute_command("ZADD", "lex", *[x for m in members for x in (0, m)])
+    assert r.execute_command("ZRANGEBYLEX", "lex", "[k0100", "(k0110") == members[100:110]
+    assert r.execute_command("ZREVRANGEBYLEX", "lex", "+", "(k0290") == members[:290:-1]
+    assert r.execute_command("ZRANGE", "lex", "-", "[k0005", "BYLEX", "LIMIT", 1, 3) == \
+        members[1:4]
+    assert r.execute_command("ZLEXCOUNT", "lex", "[k0100", "[k0199") == 100
+    assert r.execute_command("ZREMRANGEBYLEX", "lex", "[k0000", "(k0200") == 200
+    assert r.execute_command("ZRANGE", "lex", 0, -1) == members[200:]
+
+
+def test_zscan_returns_every_member_across_splits(r):
+    r.execute_command("ZADD", "z", *[x for i in range(100) for x in (i, b"m%d" % i)])
+    seen, cursor, calls = {}, b"0", 0
+    while True:
+        cursor, items = r.execute_command("ZSCAN", "z", cursor, "COUNT", 5)
+        seen.update(zip(items[::2], items[1::2]))
+        calls += 1
+        if calls < 40:
+            r.execute_command("ZADD", "z", 1000 + calls, "new%d" % calls)
+        if cursor == b"0":
+            break
+        assert calls < 1000
+    assert calls > 3
+    for i in range(100):
+        assert seen[b"m%d" % i] == b"%d" % i
+
+
+def test_paged_zset_set_algebra_rename_copy(r):
+    r.execute_command("ZADD", "a", *[x for i in range(200) for x in (i, i)])
+    r.execute_command("SADD", "s", *range(100, 300))
+    assert r.execute_command("ZUNIONSTORE", "u", 2, "a", "s") == 300
+    assert r.execute_command("ZSCORE", "u", 150) == b"151"
+    assert r.execute_command("ZINTERSTORE", "i", 2, "a", "s", "AGGREGATE", "MAX") == 100
+    assert r.execute_command("ZRANGE", "i", 0, 2, "WITHSCORES") == [
+        b"100", b"100", b"101", b"101", b"102", b"102"]
+    assert r.execute_command("ZRANGESTORE", "r", "a", 10, 49) == 40
+    assert r.execute_command("ZRANGE", "r", 0, -1) == [b"%d" % i for i in range(10, 50)]
+    assert r.execute_command("RENAME", "a", "a2") == b"OK"
+    assert r.execute_command("COPY", "a2", "a3") == 1
+    r.execute_command("ZADD", "a3", 1000, 5)
+    assert r.execute_command("ZRANK", "a2", 5) == 5
+    assert r.execute_command("ZRANK", "a3", 5) == 199
+    assert r.execute_command("ZCARD", "a2") == 200
+    assert r.execute_command("DBSIZE") == 6
+    r.execute_command("FLUSHALL")
+    wait_reclaimed(r)
+
+
+def test_paged_zset_survives_sigkill_without_orphan_pages(server, r):
+    r.execute_command("ZADD", "z", *[x for i in range(N) for x in (i % 50, b"m%d" % i)])
+    r.execute_command("ZREM", "z", "m7")
+    r.execute_command("ZADD", "gone", *[x for i in range(N) for x in (i, i)])
+    r.execute_command("DEL", "gone")
+    server.kill()
+    server.restart()
+    c = server.client()
+    assert c.execute_command("ZCARD", "z") == N - 1
+    assert c.execute_command("ZSCORE", "z", "m57") == b"7"
+    assert c.execute_command("ZSCORE", "z", "m7") is None
+    assert c.execute_command("ZCOUNT", "z", 7, 7) == N // 50 - 1
+    assert c.execute_command("DBSIZE") == 1
+    assert c.execute_command("EXISTS", "gone") == 0
+    # Every page left belongs to z: once z goes, none may remain.
+    assert internal_keys(c) > 0
+    assert c.execute_command("DEL", "z") == 1
+    wait_reclaimed(c)
     c.connection_pool.disconnect()
