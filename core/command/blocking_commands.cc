@@ -178,16 +178,14 @@ Task BlockOn(AsyncContext& ctx, BlockCall call) {
 
 // BLPOP / BRPOP: [key, element].
 Try TryListPop(AsyncContext& ctx, const BlockCall& call, Store& store, const std::string& key) {
-  ListRead read = ReadListValue(store, StatsHere(ctx.server), Lookup::kWrite, key);
-  if (ReadFailed(read, ctx.reply)) return Try::kReplied;
-  if (!read.value) return Try::kEmpty;
-  std::string v = Pop(*read.value, call.list_end);
-  if (Failed(WriteList(store, key, *read.value, read.meta.expire_at_ms), ctx.reply)) {
-    return Try::kReplied;
-  }
+  ListAccess list(store);
+  if (!list.Open(key, StatsHere(ctx.server), Lookup::kWrite, ctx.reply)) return Try::kReplied;
+  if (!list.exists()) return Try::kEmpty;
+  Result<std::string> v = list.Pop(call.list_end);
+  if (Failed(v.status(), ctx.reply) || Failed(list.Write(), ctx.reply)) return Try::kReplied;
   ctx.reply.Array(2);
   ctx.reply.Bulk(key);
-  ctx.reply.Bulk(v);
+  ctx.reply.Bulk(*v);
   return Try::kReplied;
 }
 
@@ -201,9 +199,9 @@ Try TryListMPop(AsyncContext& ctx, const BlockCall& call, Store& store, const st
 // BLMOVE / BRPOPLPUSH: kMove when the source holds a list; BlockOn then runs the move right
 // away (in this same step when both keys share a slot).
 Try TryListMove(AsyncContext& ctx, const BlockCall&, Store& store, const std::string& key) {
-  ListRead read = ReadListValue(store, StatsHere(ctx.server), Lookup::kWrite, key);
-  if (ReadFailed(read, ctx.reply)) return Try::kReplied;
-  return read.value ? Try::kMove : Try::kEmpty;
+  ListAccess list(store);
+  if (!list.Open(key, StatsHere(ctx.server), Lookup::kWrite, ctx.reply)) return Try::kReplied;
+  return list.exists() ? Try::kMove : Try::kEmpty;
 }
 
 // BZPOPMIN / BZPOPMAX: [key, member, score].

@@ -149,6 +149,10 @@ Status QueueZSetPages(Store& store, const ZSetRoot& root) {
 
 Status DropPages(Store& store, std::string_view stored) {
   if (!IsPagedRoot(stored)) return Status::OK();
+  if (stored.size() >= 2 && static_cast<uint8_t>(stored[1]) == kListKind) {
+    SLOTKV_ASSIGN_OR_RETURN(ListRoot root, ListRoot::Decode(stored));
+    return QueueReclaim(store, root.id, kTreePageBit, root.nodes);
+  }
   if (stored.size() >= 2 && static_cast<uint8_t>(stored[1]) == kZSetKind) {
     SLOTKV_ASSIGN_OR_RETURN(ZSetRoot root, ZSetRoot::Decode(stored));
     return QueueZSetPages(store, root);
@@ -198,6 +202,19 @@ Status WritePaged(Store& store, std::string_view key, const ZSetValue& zset, Val
   return store.Put(key, pages.root().Encode(), type, expire_at_ms);
 }
 
+// Writes list as a new paged list under key.
+Status WritePaged(Store& store, std::string_view key, const ListValue& list, ValueType type,
+                  int64_t expire_at_ms) {
+  StorePageIo io(store, type);
+  ListPages pages = ListPages::Create(&io, store.page_members());
+  for (size_t i = 0; i < list.size(); ++i) {
+    SLOTKV_RETURN_IF_ERROR(pages.InsertAt(i, list.at(i)));
+  }
+  SLOTKV_RETURN_IF_ERROR(pages.Finish());
+  SLOTKV_RETURN_IF_ERROR(io.Close());
+  return store.Put(key, pages.root().Encode(), type, expire_at_ms);
+}
+
 // Queues the pages of what key holds when it is a paged collection.
 Status DropOld(Store& store, std::string_view key) {
   SLOTKV_ASSIGN_OR_RETURN(std::optional<std::string> old, store.Get(key));
@@ -227,6 +244,20 @@ Result<ZSetValue> LoadWhole(Store& store, ValueType type, std::string stored) {
                                 })
                              .status());
   SLOTKV_RETURN_IF_ERROR(st);
+  return out;
+}
+
+template <>
+Result<ListValue> LoadWhole(Store& store, ValueType type, std::string stored) {
+  if (!IsPagedRoot(stored)) return ListValue::Decode(std::move(stored));
+  SLOTKV_ASSIGN_OR_RETURN(ListRoot root, ListRoot::Decode(stored));
+  StorePageIo io(store, type);
+  ListPages pages(root, &io, store.page_members());
+  ListValue out;
+  SLOTKV_RETURN_IF_ERROR(pages.Walk(0, false, [&](const std::string& v) {
+    out.PushBack(v);
+    return true;
+  }));
   return out;
 }
 
@@ -272,11 +303,14 @@ template Status WriteCollection(Store&, std::string_view, const HashValue&, Valu
 template Status WriteCollection(Store&, std::string_view, const SetValue&, ValueType, int64_t);
 template Status StoreCollection(Store&, std::string_view, const ZSetValue&, ValueType, int64_t);
 template Status WriteCollection(Store&, std::string_view, const ZSetValue&, ValueType, int64_t);
+template Status StoreCollection(Store&, std::string_view, const ListValue&, ValueType, int64_t);
+template Status WriteCollection(Store&, std::string_view, const ListValue&, ValueType, int64_t);
 
 namespace {
 
 bool Pageable(ValueType type) {
-  return type == ValueType::kHash || type == ValueType::kSet || type == ValueType::kZSet;
+  return type == ValueType::kHash || type == ValueType::kSet || type == ValueType::kZSet ||
+         type == ValueType::kList;
 }
 
 }  // namespace
@@ -298,6 +332,10 @@ Result<std::string> WholeValue(Store& store, ValueType type, std::string stored)
     SLOTKV_ASSIGN_OR_RETURN(ZSetValue z, LoadWhole<ZSetValue>(store, type, std::move(stored)));
     return z.Encode();
   }
+  if (type == ValueType::kList) {
+    SLOTKV_ASSIGN_OR_RETURN(ListValue l, LoadWhole<ListValue>(store, type, std::move(stored)));
+    return l.Encode();
+  }
   SLOTKV_ASSIGN_OR_RETURN(SetValue set, LoadWhole<SetValue>(store, type, std::move(stored)));
   return set.Encode();
 }
@@ -315,6 +353,9 @@ Status PutWhole(Store& store, std::string_view key, std::string_view value, Valu
   } else if (type == ValueType::kZSet) {
     Result<ZSetValue> z = ZSetValue::Decode(value);
     if (z.ok()) return StoreCollection(store, key, *z, type, expire_at_ms);
+  } else if (type == ValueType::kList) {
+    Result<ListValue> l = ListValue::Decode(value);
+    if (l.ok()) return StoreCollection(store, key, *l, type, expire_at_ms);
   }
   return store.Put(key, value, type, expire_at_ms);
 }

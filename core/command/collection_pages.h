@@ -2,8 +2,8 @@
 // count of internal keys that DBSIZE leaves out, and the background reclaim of the pages of
 // dropped collections.
 //
-// Design. A hash, set or sorted set above paged-collection-threshold members is a root under
-// the user's key plus pages under internal keys (core/types/member_pages.h, zset_pages.h,
+// Design. A collection above paged-collection-threshold members is a root under the user's
+// key plus pages under internal keys (core/types/member_pages.h, zset_pages.h, list_pages.h,
 // internal_keys.h). Every page written or deleted goes through StorePageIo, which keeps the
 // slot's internal-key count (kInternalCountKey) in the same WAL unit as the pages, so
 // Store::KeyCount stays exact after a crash. DEL of a paged collection removes the root at once
@@ -21,7 +21,10 @@
 
 #include "core/base/status.h"
 #include "core/command/keyspace.h"
+#include "core/command/typed_read.h"
 #include "core/types/member_pages.h"
+#include "core/types/list_pages.h"
+#include "core/types/list_value.h"
 #include "core/types/set_value.h"
 #include "core/types/zset_pages.h"
 
@@ -67,8 +70,8 @@ inline bool SmallDelete(HashValue& h, std::string_view f) { return h.Delete(f); 
 inline bool SmallDelete(SetValue& s, std::string_view f) { return s.Remove(f); }
 
 // Whole-collection access, for the commands that work on every member (HGETALL, SMEMBERS,
-// SINTER, ZUNION ...): O(members) as a one-value collection is. V is HashValue, SetValue or
-// ZSetValue.
+// SINTER, ZUNION ...): O(members) as a one-value collection is. V is HashValue, SetValue,
+// ZSetValue or ListValue.
 // stored (the value of a key of type `type`) as a V: decoded, or read from every page of a
 // paged collection.
 template <class V>
@@ -79,6 +82,27 @@ Result<V> LoadWhole(Store& store, ValueType type, std::string stored);
 template <class V>
 Status WriteCollection(Store& store, std::string_view key, const V& value, ValueType type,
                        int64_t expire_at_ms);
+// Reads key whole as a V of `type` (a paged collection from all its pages; a reader's lookup
+// counts a hit or miss): the value, WRONGTYPE or the failure (typed_read.h's TypedRead).
+template <class V>
+TypedRead<V> ReadWhole(Store& store, WorkerStats& stats, Lookup lookup, std::string_view key,
+                       ValueType type) {
+  TypedRead<V> out;
+  Result<std::optional<std::string>> raw = ReadCollection(
+      store, stats, lookup, key, type, &out.wrong_type, &out.meta.expire_at_ms);
+  if (!raw.ok()) {
+    out.status = raw.status();
+  } else if (*raw) {
+    Result<V> value = LoadWhole<V>(store, type, std::move(**raw));
+    if (value.ok()) {
+      out.value = std::move(value).value();
+      out.meta.type = type;
+    } else {
+      out.status = value.status();
+    }
+  }
+  return out;
+}
 // As WriteCollection, for a key known not to hold a paged collection now.
 template <class V>
 Status StoreCollection(Store& store, std::string_view key, const V& value, ValueType type,
@@ -90,8 +114,8 @@ Result<bool> DeleteKey(Store& store, std::string_view key);
 // A value read under a key, to be written elsewhere: a paged collection's root becomes the
 // collection's one-value encoding (read whole); any other value stays as it is.
 Result<std::string> WholeValue(Store& store, ValueType type, std::string stored);
-// Writes value (as WholeValue gives it) under key, a hash, set or sorted set above the
-// threshold as a paged collection; what key held before, when paged, is queued for reclaim.
+// Writes value (as WholeValue gives it) under key, a collection above the threshold as a
+// paged one; what key held before, when paged, is queued for reclaim.
 Status PutWhole(Store& store, std::string_view key, std::string_view value, ValueType type,
                 int64_t expire_at_ms);
 

@@ -45,31 +45,17 @@ constexpr std::string_view kErrInvalidCursor = "ERR invalid cursor";
 // exist, and *expire_at_ms (when given) is the key's expiry (0 = none or missing).
 bool ReadHash(CommandContext& ctx, Lookup lookup, std::string_view key,
               std::optional<HashValue>* hash, int64_t* expire_at_ms = nullptr) {
-  slot::KeyMeta meta;
-  Result<std::optional<std::string>> r = ctx.store.Get(key, &meta);
-  if (Failed(r.status(), ctx.reply)) return false;
-  if (lookup == Lookup::kRead) CountLookup(ctx.store, ctx.stats, key, r->has_value());
-  if (expire_at_ms) *expire_at_ms = r->has_value() ? meta.expire_at_ms : 0;
-  if (!r->has_value()) {
-    hash->reset();
-    return true;
-  }
-  if (meta.type != ValueType::kHash) {
-    ctx.reply.Error(kErrWrongType);
-    return false;
-  }
-  Result<HashValue> h = LoadWhole<HashValue>(ctx.store, ValueType::kHash, std::move(**r));
-  if (Failed(h.status(), ctx.reply)) return false;
-  hash->emplace(std::move(h).value());
+  TypedRead<HashValue> read =
+      ReadWhole<HashValue>(ctx.store, ctx.stats, lookup, key, ValueType::kHash);
+  if (ReadFailed(read, ctx.reply)) return false;
+  if (expire_at_ms) *expire_at_ms = read.meta.expire_at_ms;
+  *hash = std::move(read.value);
   return true;
 }
 
 // Opens key as a hash for point operations. False after replying an error.
 bool OpenHash(CommandContext& ctx, Lookup lookup, MemberAccess<HashValue>* hash) {
-  bool wrong_type = false;
-  if (Failed(hash->Open(ctx.args[1], ctx.stats, lookup, &wrong_type), ctx.reply)) return false;
-  if (wrong_type) ctx.reply.Error(kErrWrongType);
-  return !wrong_type;
+  return OpenOrReply(*hash, ctx.args[1], ctx.stats, lookup, ctx.reply);
 }
 
 // ---- writes -------------------------------------------------------------------------------

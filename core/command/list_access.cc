@@ -12,27 +12,29 @@ constexpr std::string_view kErrCountPositive = "ERR count should be greater than
 void MoveInSlot(AsyncContext& ctx, Store& store, std::string_view src, std::string_view dst,
                 End from_end, End to_end, bool* source_missing) {
   WorkerStats& stats = StatsHere(ctx.server);
-  ListRead from = ReadListValue(store, stats, Lookup::kWrite, src);
-  if (ReadFailed(from, ctx.reply)) return;
-  if (!from.value) {
+  ListAccess from(store);
+  if (!from.Open(src, stats, Lookup::kWrite, ctx.reply)) return;
+  if (!from.exists()) {
     *source_missing = true;
     return;
   }
   if (src == dst) {  // rotate
-    std::string v = Pop(*from.value, from_end);
-    Push(*from.value, to_end, v);
-    if (Failed(WriteList(store, src, *from.value, from.meta.expire_at_ms), ctx.reply)) return;
-    ctx.reply.Bulk(v);
+    Result<std::string> v = from.Pop(from_end);
+    if (Failed(v.status(), ctx.reply) || Failed(from.Push(to_end, *v), ctx.reply) ||
+        Failed(from.Write(), ctx.reply)) {
+      return;
+    }
+    ctx.reply.Bulk(*v);
     return;
   }
-  ListRead to = ReadListValue(store, stats, Lookup::kWrite, dst);
-  if (ReadFailed(to, ctx.reply)) return;
-  std::string v = Pop(*from.value, from_end);
-  ListValue target = to.value ? std::move(*to.value) : ListValue();
-  Push(target, to_end, v);
-  if (Failed(WriteList(store, src, *from.value, from.meta.expire_at_ms), ctx.reply)) return;
-  if (Failed(WriteList(store, dst, target, to.meta.expire_at_ms), ctx.reply)) return;
-  ctx.reply.Bulk(v);
+  ListAccess to(store);
+  if (!to.Open(dst, stats, Lookup::kWrite, ctx.reply)) return;
+  Result<std::string> v = from.Pop(from_end);
+  if (Failed(v.status(), ctx.reply) || Failed(to.Push(to_end, *v), ctx.reply) ||
+      Failed(from.Write(), ctx.reply) || Failed(to.Write(), ctx.reply)) {
+    return;
+  }
+  ctx.reply.Bulk(*v);
 }
 
 // LMOVE across slots; ends on any worker. Checks as Redis (a missing source is nil even when
@@ -48,10 +50,14 @@ Task MoveAcrossSlots(AsyncContext& ctx, std::string_view src, std::string_view d
   co_await ctx.ToSlot(src_slot);
   {
     Store store = ctx.StoreOf(src_slot);
-    ListRead from = ReadListValue(store, StatsHere(ctx.server), Lookup::kWrite, src);
-    if (ReadFailed(from, ctx.reply)) co_return;
-    if (!from.value) {
+    Result<std::optional<slot::KeyMeta>> m = store.GetMeta(src);
+    if (Failed(m.status(), ctx.reply)) co_return;
+    if (!m->has_value()) {
       *source_missing = true;
+      co_return;
+    }
+    if ((*m)->type != ValueType::kList) {
+      ctx.reply.Error(kErrWrongType);
       co_return;
     }
   }
@@ -69,53 +75,44 @@ Task MoveAcrossSlots(AsyncContext& ctx, std::string_view src, std::string_view d
   std::string v;
   {
     Store store = ctx.StoreOf(src_slot);
-    ListRead from = ReadListValue(store, StatsHere(ctx.server), Lookup::kWrite, src);
-    if (ReadFailed(from, ctx.reply)) co_return;
-    if (!from.value) {
+    ListAccess from(store);
+    if (!from.Open(src, StatsHere(ctx.server), Lookup::kWrite, ctx.reply)) co_return;
+    if (!from.exists()) {
       *source_missing = true;
       co_return;
     }
-    v = Pop(*from.value, from_end);
-    if (Failed(WriteList(store, src, *from.value, from.meta.expire_at_ms), ctx.reply)) co_return;
+    Result<std::string> popped = from.Pop(from_end);
+    if (Failed(popped.status(), ctx.reply) || Failed(from.Write(), ctx.reply)) co_return;
+    v = std::move(*popped);
   }
   co_await ctx.ToSlot(dst_slot);
   bool put_back = false;
   {
     Store store = ctx.StoreOf(dst_slot);
-    ListRead to = ReadListValue(store, StatsHere(ctx.server), Lookup::kWrite, dst);
-    if (ReadFailed(to, ctx.reply)) {
-      put_back = to.wrong_type;
-    } else {
-      ListValue target = to.value ? std::move(*to.value) : ListValue();
-      Push(target, to_end, v);
-      if (Failed(WriteList(store, dst, target, to.meta.expire_at_ms), ctx.reply)) co_return;
+    ListAccess to(store);
+    bool wrong_type = false;
+    Status st = to.Open(dst, StatsHere(ctx.server), Lookup::kWrite, &wrong_type);
+    if (wrong_type) {
+      ctx.reply.Error(kErrWrongType);
+      put_back = true;
+    } else if (!Failed(st, ctx.reply)) {
+      if (Failed(to.Push(to_end, v), ctx.reply) || Failed(to.Write(), ctx.reply)) co_return;
       ctx.reply.Bulk(v);
     }
   }
   if (!put_back) co_return;
   co_await ctx.ToSlot(src_slot);
   Store store = ctx.StoreOf(src_slot);
-  ListRead from = ReadListValue(store, StatsHere(ctx.server), Lookup::kWrite, src);
-  if (!from.status.ok() || from.wrong_type) co_return;  // the WRONGTYPE reply stands
-  ListValue back = from.value ? std::move(*from.value) : ListValue();
-  Push(back, from_end, v);
+  ListAccess back(store);
+  bool wrong_type = false;
+  if (!back.Open(src, StatsHere(ctx.server), Lookup::kWrite, &wrong_type).ok() || wrong_type) {
+    co_return;  // the WRONGTYPE reply stands
+  }
   // Best effort: the reply is already the WRONGTYPE error.
-  WriteList(store, src, back, from.meta.expire_at_ms).PermitUnchecked();
+  if (back.Push(from_end, v).ok()) back.Write().PermitUnchecked();
 }
 
 }  // namespace
-
-std::string Pop(ListValue& list, End end) {
-  return end == End::kLeft ? list.PopFront() : list.PopBack();
-}
-
-void Push(ListValue& list, End end, std::string_view v) {
-  if (end == End::kLeft) {
-    list.PushFront(v);
-  } else {
-    list.PushBack(v);
-  }
-}
 
 std::optional<End> ParseEnd(std::string_view arg) {
   if (Is(arg, "LEFT")) return End::kLeft;
@@ -177,20 +174,178 @@ std::optional<MPopArgs> ParseMPopArgs(const std::vector<std::string>& a, size_t 
 
 bool ListMPopFrom(Store& store, WorkerStats& stats, std::string_view key, End end,
                   int64_t count, Reply& reply) {
-  ListRead read = ReadListValue(store, stats, Lookup::kWrite, key);
-  if (ReadFailed(read, reply)) return true;
-  if (!read.value) return false;
-  const size_t n =
-      static_cast<size_t>(std::min<uint64_t>(static_cast<uint64_t>(count), read.value->size()));
+  ListAccess list(store);
+  if (!list.Open(key, stats, Lookup::kWrite, reply)) return true;
+  if (!list.exists()) return false;
+  const uint64_t n = std::min<uint64_t>(static_cast<uint64_t>(count), list.size());
   std::vector<std::string> popped;
   popped.reserve(n);
-  for (size_t i = 0; i < n; ++i) popped.push_back(Pop(*read.value, end));
-  if (Failed(WriteList(store, key, *read.value, read.meta.expire_at_ms), reply)) return true;
+  for (uint64_t i = 0; i < n; ++i) {
+    Result<std::string> v = list.Pop(end);
+    if (Failed(v.status(), reply)) return true;
+    popped.push_back(std::move(*v));
+  }
+  if (Failed(list.Write(), reply)) return true;
   reply.Array(2);
   reply.Bulk(key);
   reply.Array(popped.size());
   for (const std::string& v : popped) reply.Bulk(v);
   return true;
+}
+
+// ---- ListAccess ---------------------------------------------------------------------------
+
+Status ListAccess::Open(std::string_view key, WorkerStats& stats, Lookup lookup,
+                        bool* wrong_type) {
+  key_.assign(key);
+  SLOTKV_ASSIGN_OR_RETURN(
+      std::optional<std::string> raw,
+      ReadCollection(store_, stats, lookup, key, ValueType::kList, wrong_type, &expire_at_ms_));
+  if (!raw) return Status::OK();
+  if (IsPagedRoot(*raw)) {
+    SLOTKV_ASSIGN_OR_RETURN(ListRoot root, ListRoot::Decode(*raw));
+    paged_.emplace(root, &io_, store_.page_members());
+    return Status::OK();
+  }
+  SLOTKV_ASSIGN_OR_RETURN(ListValue value, ListValue::Decode(*raw));
+  small_.emplace(std::move(value));
+  return Status::OK();
+}
+
+bool ListAccess::Open(std::string_view key, WorkerStats& stats, Lookup lookup, Reply& reply) {
+  return OpenOrReply(*this, key, stats, lookup, reply);
+}
+
+Status ListAccess::Push(End end, std::string_view v) {
+  changed_ = true;
+  if (paged_) return paged_->InsertAt(end == End::kLeft ? 0 : paged_->size(), std::string(v));
+  if (!small_) small_.emplace();
+  if (end == End::kLeft) {
+    small_->PushFront(v);
+  } else {
+    small_->PushBack(v);
+  }
+  return Status::OK();
+}
+
+Result<std::string> ListAccess::Pop(End end) {
+  changed_ = true;
+  if (paged_) return paged_->EraseAt(end == End::kLeft ? 0 : paged_->size() - 1);
+  return end == End::kLeft ? small_->PopFront() : small_->PopBack();
+}
+
+Result<std::optional<std::string>> ListAccess::Index(int64_t i) {
+  std::optional<uint64_t> pos = ListValue::PositionIn(size(), i);
+  if (!pos) return std::optional<std::string>();
+  if (small_) return std::optional<std::string>(small_->at(*pos));
+  SLOTKV_ASSIGN_OR_RETURN(std::string v, paged_->At(*pos));
+  return std::optional<std::string>(std::move(v));
+}
+
+Result<bool> ListAccess::Set(int64_t i, std::string_view v) {
+  std::optional<uint64_t> pos = ListValue::PositionIn(size(), i);
+  if (!pos) return false;
+  changed_ = true;
+  if (small_) return small_->Set(i, v);
+  SLOTKV_RETURN_IF_ERROR(paged_->ReplaceAt(*pos, std::string(v)));
+  return true;
+}
+
+Result<bool> ListAccess::Insert(std::string_view pivot, std::string_view v, bool after) {
+  if (small_) {
+    const bool inserted = small_->Insert(pivot, v, after);
+    changed_ = changed_ || inserted;
+    return inserted;
+  }
+  if (!paged_) return false;
+  std::optional<uint64_t> at;
+  uint64_t pos = 0;
+  SLOTKV_RETURN_IF_ERROR(paged_->Walk(0, false, [&](const std::string& e) {
+    if (e == pivot) {
+      at = pos;
+      return false;
+    }
+    ++pos;
+    return true;
+  }));
+  if (!at) return false;
+  changed_ = true;
+  SLOTKV_RETURN_IF_ERROR(paged_->InsertAt(after ? *at + 1 : *at, std::string(v)));
+  return true;
+}
+
+Result<uint64_t> ListAccess::Remove(std::string_view v, int64_t count) {
+  if (small_) {
+    const uint64_t removed = small_->Remove(v, count);
+    changed_ = changed_ || removed > 0;
+    return removed;
+  }
+  if (!paged_ || paged_->size() == 0) return uint64_t{0};
+  const uint64_t limit = count == 0  ? UINT64_MAX
+                         : count < 0 ? 0 - static_cast<uint64_t>(count)
+                                     : static_cast<uint64_t>(count);
+  const bool reverse = count < 0;
+  std::vector<uint64_t> matches;  // in walk order
+  uint64_t pos = reverse ? paged_->size() - 1 : 0;
+  SLOTKV_RETURN_IF_ERROR(paged_->Walk(pos, reverse, [&](const std::string& e) {
+    if (e == v) matches.push_back(pos);
+    pos += reverse ? -1 : 1;
+    return matches.size() < limit;
+  }));
+  // Erase from the highest position down, so the others stay where they were.
+  if (!reverse) std::reverse(matches.begin(), matches.end());
+  for (uint64_t p : matches) SLOTKV_RETURN_IF_ERROR(paged_->EraseAt(p).status());
+  changed_ = changed_ || !matches.empty();
+  return static_cast<uint64_t>(matches.size());
+}
+
+Result<uint64_t> ListAccess::Trim(int64_t start, int64_t stop) {
+  const uint64_t before = size();
+  if (small_) {
+    small_->Trim(start, stop);
+    changed_ = changed_ || small_->size() != before;
+    return before - small_->size();
+  }
+  if (!paged_) return uint64_t{0};
+  std::optional<std::pair<uint64_t, uint64_t>> keep = ListValue::RangeIn(before, start, stop);
+  if (!keep) {
+    cleared_ = changed_ = true;
+    return before;
+  }
+  for (uint64_t n = before - 1 - keep->second; n > 0; --n) {
+    SLOTKV_RETURN_IF_ERROR(paged_->EraseAt(paged_->size() - 1).status());
+  }
+  for (uint64_t n = keep->first; n > 0; --n) SLOTKV_RETURN_IF_ERROR(paged_->EraseAt(0).status());
+  changed_ = changed_ || paged_->size() != before;
+  return before - paged_->size();
+}
+
+Status ListAccess::Walk(uint64_t pos, bool reverse,
+                        const std::function<bool(const std::string&)>& fn) {
+  if (paged_) return paged_->Walk(pos, reverse, fn);
+  if (!small_ || pos >= small_->size()) return Status::OK();
+  for (uint64_t i = pos;; reverse ? --i : ++i) {
+    if (!fn(small_->at(i)) || (reverse ? i == 0 : i + 1 == small_->size())) break;
+  }
+  return Status::OK();
+}
+
+Status ListAccess::Write() {
+  if (!changed_) return Status::OK();
+  changed_ = false;
+  if (!paged_) {
+    return StoreCollection(store_, key_, *small_, ValueType::kList, expire_at_ms_);
+  }
+  if (!cleared_) {
+    SLOTKV_RETURN_IF_ERROR(paged_->Finish());
+    SLOTKV_RETURN_IF_ERROR(io_.Close());
+  }
+  if (cleared_ || paged_->size() == 0) {
+    SLOTKV_RETURN_IF_ERROR(store_.Delete(key_).status());
+    const ListRoot root = paged_->root();
+    return QueueReclaim(store_, root.id, kTreePageBit, root.nodes);
+  }
+  return store_.Put(key_, paged_->root().Encode(), ValueType::kList, expire_at_ms_);
 }
 
 }  // namespace slotkv::command

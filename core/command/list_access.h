@@ -1,6 +1,11 @@
-// What the list command files (list_commands.cc, blocking_commands.cc) share: reading and
-// writing a key as a ListValue, the two ends, and the steps of LMOVE and LMPOP that their
-// blocking forms (BLMOVE, BLMPOP) also run.
+// What the list command files (list_commands.cc, blocking_commands.cc) share: one list key
+// whatever its representation (ListAccess), the two ends, and the steps of LMOVE and LMPOP
+// that their blocking forms (BLMOVE, BLMPOP) also run.
+//
+// A list above paged-collection-threshold elements is paged (core/types/list_pages.h): a push,
+// a pop, LINDEX and LSET cost O(height) pages, LRANGE O(height + returned); LINSERT, LREM and
+// LPOS scan as Redis does. A one-value list is decoded and written whole, and becomes paged
+// when a write takes it past the threshold.
 #pragma once
 
 #include <cstdint>
@@ -9,28 +14,66 @@
 #include <string_view>
 #include <vector>
 
+#include <functional>
+
+#include "core/command/collection_pages.h"
 #include "core/command/typed_read.h"
+#include "core/types/list_pages.h"
 #include "core/types/list_value.h"
 
 namespace slotkv::command {
 
-using ListRead = TypedRead<ListValue>;
-
-inline ListRead ReadListValue(Store& store, WorkerStats& stats, Lookup lookup,
-                              std::string_view key) {
-  return ReadTyped<ListValue>(store, stats, lookup, key, ValueType::kList);
-}
-
-// Writes list under key (keeping expire_at_ms), or deletes the key when list is empty.
-inline Status WriteList(Store& store, std::string_view key, const ListValue& list,
-                        int64_t expire_at_ms) {
-  return WriteTyped(store, key, list, ValueType::kList, expire_at_ms);
-}
-
 enum class End { kLeft, kRight };
 
-std::string Pop(ListValue& list, End end);
-void Push(ListValue& list, End end, std::string_view v);
+// One list key for the list commands.
+class ListAccess {
+ public:
+  explicit ListAccess(Store& store) : store_(store), io_(store, ValueType::kList) {}
+  ListAccess(const ListAccess&) = delete;
+  ListAccess& operator=(const ListAccess&) = delete;
+
+  // Reads key (a reader's lookup counts a hit or miss). The status of a storage failure or a
+  // corrupt value; *wrong_type when the key holds another type.
+  Status Open(std::string_view key, WorkerStats& stats, Lookup lookup, bool* wrong_type);
+  // Open, replying WRONGTYPE or the failure; false then.
+  bool Open(std::string_view key, WorkerStats& stats, Lookup lookup, Reply& reply);
+
+  // Whether the list exists: it was read, or a push created it.
+  bool exists() const { return small_ || paged_; }
+  uint64_t size() const { return paged_ ? paged_->size() : small_ ? small_->size() : 0; }
+
+  // Pushes v at `end`, creating the list when the key was missing.
+  Status Push(End end, std::string_view v);
+  // Pops from `end`. REQUIRES: size() > 0.
+  Result<std::string> Pop(End end);
+  // The element at Redis index i, or nullopt when out of range (LINDEX).
+  Result<std::optional<std::string>> Index(int64_t i);
+  // Replaces the element at Redis index i; false when out of range (LSET).
+  Result<bool> Set(int64_t i, std::string_view v);
+  // Inserts v before (after) the first element equal to pivot; false when pivot is absent.
+  Result<bool> Insert(std::string_view pivot, std::string_view v, bool after);
+  // Removes up to |count| elements equal to v (as ListValue::Remove); how many.
+  Result<uint64_t> Remove(std::string_view v, int64_t count);
+  // Keeps only Redis range [start, stop] (LTRIM); how many elements went.
+  Result<uint64_t> Trim(int64_t start, int64_t stop);
+  // Calls fn on the elements from position pos on, towards the tail or (reverse) the head,
+  // until fn returns false or the elements end.
+  Status Walk(uint64_t pos, bool reverse, const std::function<bool(const std::string&)>& fn);
+
+  // Writes what changed, keeping the key's TTL; an emptied list is deleted (a paged one's
+  // pages queued for reclaim). Nothing when nothing changed.
+  Status Write();
+
+ private:
+  Store& store_;
+  StorePageIo io_;
+  std::string key_;
+  bool changed_ = false;
+  bool cleared_ = false;  // a paged list trimmed to nothing: its pages go whole
+  int64_t expire_at_ms_ = 0;
+  std::optional<ListValue> small_;
+  std::optional<ListPages> paged_;
+};
 // LEFT / RIGHT (any case); nullopt for anything else.
 std::optional<End> ParseEnd(std::string_view arg);
 

@@ -2,9 +2,9 @@
 // LTRIM LMOVE RPOPLPUSH LMPOP, as Redis 7.0's t_list.c. The blocking variants (BLPOP & co.)
 // are in blocking_commands.cc; what both use is in list_access.h.
 //
-// Values are stored with type kList, encoded by ListValue (core/types/list_value.h). A command
-// decodes the whole value and, when it changes it, encodes and writes it whole again: O(size)
-// per write, fine for now; a paged layout would stay behind ListValue.
+// Values are stored with type kList: one ListValue (core/types/list_value.h) up to
+// paged-collection-threshold elements, a paged list above (core/types/list_pages.h); commands
+// reach either through ListAccess (list_access.h).
 //
 // Semantics kept from Redis: a key of another type gives WRONGTYPE; a list emptied by a pop,
 // LREM, LTRIM or LMOVE is deleted; modifications keep the key's TTL (Put with the old
@@ -41,11 +41,9 @@ constexpr std::string_view kErrMaxlenNegative = "ERR MAXLEN can't be negative";
 
 // ---- lookups ------------------------------------------------------------------------------
 
-// Reads key as a list for a one-key command. False after replying an error; otherwise
-// read->value is nullopt when the key does not exist.
-bool ReadList(CommandContext& ctx, Lookup lookup, std::string_view key, ListRead* read) {
-  *read = ReadListValue(ctx.store, ctx.stats, lookup, key);
-  return !ReadFailed(*read, ctx.reply);
+// Opens key as a list for a one-key command. False after replying an error.
+bool OpenList(CommandContext& ctx, Lookup lookup, std::string_view key, ListAccess* list) {
+  return list->Open(key, ctx.stats, lookup, ctx.reply);
 }
 
 // ---- one key ------------------------------------------------------------------------------
@@ -54,15 +52,16 @@ bool ReadList(CommandContext& ctx, Lookup lookup, std::string_view key, ListRead
 // nothing (0) on a missing key.
 void PushGeneric(CommandContext& ctx, End end, bool only_existing) {
   const std::string& key = ctx.args[1];
-  ListRead read;
-  if (!ReadList(ctx, Lookup::kWrite, key, &read)) return;
-  if (!read.value && only_existing) {
+  ListAccess list(ctx.store);
+  if (!OpenList(ctx, Lookup::kWrite, key, &list)) return;
+  if (!list.exists() && only_existing) {
     ctx.reply.Integer(0);
     return;
   }
-  ListValue list = read.value ? std::move(*read.value) : ListValue();
-  for (size_t i = 2; i < ctx.args.size(); ++i) Push(list, end, ctx.args[i]);
-  if (Failed(WriteList(ctx.store, key, list, read.meta.expire_at_ms), ctx.reply)) return;
+  for (size_t i = 2; i < ctx.args.size(); ++i) {
+    if (Failed(list.Push(end, ctx.args[i]), ctx.reply)) return;
+  }
+  if (Failed(list.Write(), ctx.reply)) return;
   ctx.reply.Integer(static_cast<int64_t>(list.size()));
 }
 
@@ -87,9 +86,9 @@ void PopGeneric(CommandContext& ctx, End end) {
     }
   }
   const std::string& key = ctx.args[1];
-  ListRead read;
-  if (!ReadList(ctx, Lookup::kWrite, key, &read)) return;
-  if (!read.value) {
+  ListAccess list(ctx.store);
+  if (!OpenList(ctx, Lookup::kWrite, key, &list)) return;
+  if (!list.exists()) {
     if (count) {
       ctx.reply.NullArray();
     } else {
@@ -97,19 +96,19 @@ void PopGeneric(CommandContext& ctx, End end) {
     }
     return;
   }
-  ListValue& list = *read.value;
-  if (!count) {
-    std::string v = Pop(list, end);
-    if (Failed(WriteList(ctx.store, key, list, read.meta.expire_at_ms), ctx.reply)) return;
-    ctx.reply.Bulk(v);
-    return;
-  }
-  const size_t n =
-      static_cast<size_t>(std::min<uint64_t>(static_cast<uint64_t>(*count), list.size()));
+  const uint64_t n = count ? std::min<uint64_t>(static_cast<uint64_t>(*count), list.size()) : 1;
   std::vector<std::string> popped;
   popped.reserve(n);
-  for (size_t i = 0; i < n; ++i) popped.push_back(Pop(list, end));
-  if (n > 0 && Failed(WriteList(ctx.store, key, list, read.meta.expire_at_ms), ctx.reply)) return;
+  for (uint64_t i = 0; i < n; ++i) {
+    Result<std::string> v = list.Pop(end);
+    if (Failed(v.status(), ctx.reply)) return;
+    popped.push_back(std::move(*v));
+  }
+  if (Failed(list.Write(), ctx.reply)) return;
+  if (!count) {
+    ctx.reply.Bulk(popped[0]);
+    return;
+  }
   ctx.reply.Array(popped.size());
   for (const std::string& v : popped) ctx.reply.Bulk(v);
 }
@@ -122,20 +121,21 @@ void LLen(CommandContext& ctx) { ReplyCollectionSize<ListValue>(ctx, ValueType::
 
 // LINDEX key index: the element or nil. The key is looked up before the index is parsed.
 void LIndex(CommandContext& ctx) {
-  ListRead read;
-  if (!ReadList(ctx, Lookup::kRead, ctx.args[1], &read)) return;
-  if (!read.value) {
+  ListAccess list(ctx.store);
+  if (!OpenList(ctx, Lookup::kRead, ctx.args[1], &list)) return;
+  if (!list.exists()) {
     ctx.reply.Null();
     return;
   }
   std::optional<int64_t> index = IntArg(ctx.args[2], ctx.reply);
   if (!index) return;
-  std::optional<size_t> pos = read.value->Position(*index);
-  if (!pos) {
+  Result<std::optional<std::string>> v = list.Index(*index);
+  if (Failed(v.status(), ctx.reply)) return;
+  if (!*v) {
     ctx.reply.Null();
     return;
   }
-  ctx.reply.Bulk(read.value->at(*pos));
+  ctx.reply.Bulk(**v);
 }
 
 // LINSERT key BEFORE|AFTER pivot element: the new length, -1 when pivot is absent, 0 for a
@@ -149,18 +149,20 @@ void LInsert(CommandContext& ctx) {
     ctx.reply.Error(kErrSyntax);
     return;
   }
-  ListRead read;
-  if (!ReadList(ctx, Lookup::kWrite, a[1], &read)) return;
-  if (!read.value) {
+  ListAccess list(ctx.store);
+  if (!OpenList(ctx, Lookup::kWrite, a[1], &list)) return;
+  if (!list.exists()) {
     ctx.reply.Integer(0);
     return;
   }
-  if (!read.value->Insert(a[3], a[4], after)) {
+  Result<bool> inserted = list.Insert(a[3], a[4], after);
+  if (Failed(inserted.status(), ctx.reply)) return;
+  if (!*inserted) {
     ctx.reply.Integer(-1);
     return;
   }
-  if (Failed(WriteList(ctx.store, a[1], *read.value, read.meta.expire_at_ms), ctx.reply)) return;
-  ctx.reply.Integer(static_cast<int64_t>(read.value->size()));
+  if (Failed(list.Write(), ctx.reply)) return;
+  ctx.reply.Integer(static_cast<int64_t>(list.size()));
 }
 
 // LPOS key element [RANK rank] [COUNT num-matches] [MAXLEN len]: the index of a match (nil
@@ -203,12 +205,11 @@ void LPos(CommandContext& ctx) {
       return;
     }
   }
-  ListRead read;
-  if (!ReadList(ctx, Lookup::kRead, a[1], &read)) return;
+  ListAccess list(ctx.store);
+  if (!OpenList(ctx, Lookup::kRead, a[1], &list)) return;
   std::vector<int64_t> found;
-  if (read.value) {
-    const ListValue& list = *read.value;
-    const int64_t n = static_cast<int64_t>(list.size());
+  if (list.exists()) {
+    const auto n = static_cast<int64_t>(list.size());
     const bool from_tail = rank < 0;
     // Redis 7.0 negates a negative rank in place: INT64_MIN stays negative there, which acts as
     // a rank of 1 (the first match from the tail).
@@ -220,11 +221,15 @@ void LPos(CommandContext& ctx) {
                                               : 1;
     const int64_t limit = maxlen == 0 ? n : std::min(maxlen, n);
     uint64_t matches = 0;
-    for (int64_t k = 0; k < limit && found.size() < want; ++k) {
+    int64_t k = 0;
+    Status st = list.Walk(from_tail ? n - 1 : 0, from_tail, [&](const std::string& e) {
+      if (k >= limit || found.size() >= want) return false;
       const int64_t pos = from_tail ? n - 1 - k : k;
-      if (list.at(static_cast<size_t>(pos)) != a[2]) continue;
-      if (++matches > skip) found.push_back(pos);
-    }
+      ++k;
+      if (e == a[2] && ++matches > skip) found.push_back(pos);
+      return true;
+    });
+    if (Failed(st, ctx.reply)) return;
   }
   if (count) {
     ctx.reply.Array(found.size());
@@ -242,49 +247,52 @@ void LRange(CommandContext& ctx) {
   if (!start) return;
   std::optional<int64_t> stop = IntArg(ctx.args[3], ctx.reply);
   if (!stop) return;
-  ListRead read;
-  if (!ReadList(ctx, Lookup::kRead, ctx.args[1], &read)) return;
-  std::optional<std::pair<size_t, size_t>> r;
-  if (read.value) r = read.value->Range(*start, *stop);
+  ListAccess list(ctx.store);
+  if (!OpenList(ctx, Lookup::kRead, ctx.args[1], &list)) return;
+  std::optional<std::pair<uint64_t, uint64_t>> r = ListValue::RangeIn(list.size(), *start, *stop);
   if (!r) {
     ctx.reply.Array(0);
     return;
   }
-  ctx.reply.Array(r->second - r->first + 1);
-  for (size_t i = r->first; i <= r->second; ++i) ctx.reply.Bulk(read.value->at(i));
+  std::vector<std::string> out;
+  out.reserve(r->second - r->first + 1);
+  Status st = list.Walk(r->first, false, [&](const std::string& e) {
+    out.push_back(e);
+    return out.size() < r->second - r->first + 1;
+  });
+  if (Failed(st, ctx.reply)) return;
+  ctx.reply.Array(out.size());
+  for (const std::string& e : out) ctx.reply.Bulk(e);
 }
 
 // LREM key count element: how many were removed (see ListValue::Remove for count).
 void LRem(CommandContext& ctx) {
   std::optional<int64_t> count = IntArg(ctx.args[2], ctx.reply);
   if (!count) return;
-  ListRead read;
-  if (!ReadList(ctx, Lookup::kWrite, ctx.args[1], &read)) return;
-  size_t removed = read.value ? read.value->Remove(ctx.args[3], *count) : 0;
-  if (removed > 0 &&
-      Failed(WriteList(ctx.store, ctx.args[1], *read.value, read.meta.expire_at_ms), ctx.reply)) {
-    return;
-  }
-  ctx.reply.Integer(static_cast<int64_t>(removed));
+  ListAccess list(ctx.store);
+  if (!OpenList(ctx, Lookup::kWrite, ctx.args[1], &list)) return;
+  Result<uint64_t> removed = list.Remove(ctx.args[3], *count);
+  if (Failed(removed.status(), ctx.reply) || Failed(list.Write(), ctx.reply)) return;
+  ctx.reply.Integer(static_cast<int64_t>(*removed));
 }
 
 // LSET key index element: OK; "no such key" for a missing key (checked before the index).
 void LSet(CommandContext& ctx) {
-  ListRead read;
-  if (!ReadList(ctx, Lookup::kWrite, ctx.args[1], &read)) return;
-  if (!read.value) {
+  ListAccess list(ctx.store);
+  if (!OpenList(ctx, Lookup::kWrite, ctx.args[1], &list)) return;
+  if (!list.exists()) {
     ctx.reply.Error(kErrNoSuchKey);
     return;
   }
   std::optional<int64_t> index = IntArg(ctx.args[2], ctx.reply);
   if (!index) return;
-  if (!read.value->Set(*index, ctx.args[3])) {
+  Result<bool> set = list.Set(*index, ctx.args[3]);
+  if (Failed(set.status(), ctx.reply)) return;
+  if (!*set) {
     ctx.reply.Error(kErrIndexRange);
     return;
   }
-  if (Failed(WriteList(ctx.store, ctx.args[1], *read.value, read.meta.expire_at_ms), ctx.reply)) {
-    return;
-  }
+  if (Failed(list.Write(), ctx.reply)) return;
   ctx.reply.Ok();
 }
 
@@ -294,16 +302,15 @@ void LTrim(CommandContext& ctx) {
   if (!start) return;
   std::optional<int64_t> stop = IntArg(ctx.args[3], ctx.reply);
   if (!stop) return;
-  ListRead read;
-  if (!ReadList(ctx, Lookup::kWrite, ctx.args[1], &read)) return;
-  if (read.value) {
-    const size_t before = read.value->size();
-    read.value->Trim(*start, *stop);
-    if (read.value->size() == before) {
+  ListAccess list(ctx.store);
+  if (!OpenList(ctx, Lookup::kWrite, ctx.args[1], &list)) return;
+  if (list.exists()) {
+    Result<uint64_t> removed = list.Trim(*start, *stop);
+    if (Failed(removed.status(), ctx.reply)) return;
+    if (*removed == 0) {
       // Nothing to write; Redis tells "ltrim" all the same.
       Notify(ctx.server, conf::kNotifyList, "ltrim", ctx.args[1], ctx.store.db());
-    } else if (Failed(WriteList(ctx.store, ctx.args[1], *read.value, read.meta.expire_at_ms),
-                      ctx.reply)) {
+    } else if (Failed(list.Write(), ctx.reply)) {
       return;
     }
   }

@@ -31,16 +31,10 @@ class MemberAccess {
   // corrupt value; *wrong_type when the key holds another type.
   Status Open(std::string_view key, WorkerStats& stats, Lookup lookup, bool* wrong_type) {
     key_.assign(key);
-    *wrong_type = false;
-    slot::KeyMeta meta;
-    SLOTKV_ASSIGN_OR_RETURN(std::optional<std::string> raw, store_.Get(key, &meta));
-    if (lookup == Lookup::kRead) CountLookup(store_, stats, key, raw.has_value());
+    SLOTKV_ASSIGN_OR_RETURN(
+        std::optional<std::string> raw,
+        ReadCollection(store_, stats, lookup, key, type_, wrong_type, &expire_at_ms_));
     if (!raw) return Status::OK();
-    if (meta.type != type_) {
-      *wrong_type = true;
-      return Status::OK();
-    }
-    expire_at_ms_ = meta.expire_at_ms;
     if (IsPagedRoot(*raw)) {
       SLOTKV_ASSIGN_OR_RETURN(HashedRoot root, HashedRoot::Decode(*raw));
       paged_.emplace(root, &io_, store_.page_members());

@@ -55,56 +55,14 @@ std::mt19937_64& Rng() {
   return rng;
 }
 
-// The outcome of reading one key as a set.
-struct SetRead {
-  Status status;            // storage failure or Corruption of the value
-  bool wrong_type = false;  // the key holds another type
-  std::optional<SetValue> set;
-  slot::KeyMeta meta;  // the key's metadata; default (no TTL) when missing
-};
-
-// Decodes a value read from the store as a set (a paged one read whole).
-SetRead FromStored(Store& store, std::optional<std::string>* value, const slot::KeyMeta& meta) {
-  SetRead out;
-  if (!value->has_value()) return out;
-  if (meta.type != ValueType::kSet) {
-    out.wrong_type = true;
-    return out;
-  }
-  Result<SetValue> set = LoadWhole<SetValue>(store, ValueType::kSet, std::move(**value));
-  if (!set.ok()) {
-    out.status = set.status();
-    return out;
-  }
-  out.set = std::move(set).value();
-  out.meta = meta;
-  return out;
-}
+using SetRead = TypedRead<SetValue>;
 
 SetRead ReadSetValue(Store& store, WorkerStats& stats, Lookup lookup, std::string_view key) {
-  slot::KeyMeta meta;
-  Result<std::optional<std::string>> r = store.Get(key, &meta);
-  if (!r.ok()) {
-    SetRead out;
-    out.status = r.status();
-    return out;
-  }
-  if (lookup == Lookup::kRead) CountLookup(store, stats, key, r->has_value());
-  return FromStored(store, &*r, meta);
-}
-
-// Replies the error of a failed read; true when there was one.
-bool ReadFailed(const SetRead& read, Reply& reply) {
-  if (Failed(read.status, reply)) return true;
-  if (read.wrong_type) {
-    reply.Error(kErrWrongType);
-    return true;
-  }
-  return false;
+  return ReadWhole<SetValue>(store, stats, lookup, key, ValueType::kSet);
 }
 
 // Reads key as a set for a one-key command. False after replying an error; otherwise
-// read->set is nullopt when the key does not exist.
+// read->value is nullopt when the key does not exist.
 bool ReadSet(CommandContext& ctx, Lookup lookup, std::string_view key, SetRead* read) {
   *read = ReadSetValue(ctx.store, ctx.stats, lookup, key);
   return !ReadFailed(*read, ctx.reply);
@@ -117,10 +75,7 @@ Status WriteSet(Store& store, std::string_view key, const SetValue& set, int64_t
 
 // Opens key as a set for point operations. False after replying an error.
 bool OpenSet(CommandContext& ctx, Lookup lookup, MemberAccess<SetValue>* set) {
-  bool wrong_type = false;
-  if (Failed(set->Open(ctx.args[1], ctx.stats, lookup, &wrong_type), ctx.reply)) return false;
-  if (wrong_type) ctx.reply.Error(kErrWrongType);
-  return !wrong_type;
+  return OpenOrReply(*set, ctx.args[1], ctx.stats, lookup, ctx.reply);
 }
 
 // Adds (or removes) members args[2..] of the set; how many were added (removed).
@@ -185,11 +140,11 @@ void SMIsMember(CommandContext& ctx) {
 void SMembers(CommandContext& ctx) {
   SetRead read;
   if (!ReadSet(ctx, Lookup::kRead, ctx.args[1], &read)) return;
-  if (!read.set) {
+  if (!read.value) {
     ctx.reply.Set(0);
     return;
   }
-  ReplyMembers(ctx.reply, *read.set);
+  ReplyMembers(ctx.reply, *read.value);
 }
 
 // SRANDMEMBER key [count]: one random member (nil for a missing key); with count >= 0, that
@@ -211,7 +166,7 @@ void SRandMember(CommandContext& ctx) {
   }
   SetRead read;
   if (!ReadSet(ctx, Lookup::kRead, ctx.args[1], &read)) return;
-  if (!read.set) {
+  if (!read.value) {
     if (count) {
       ctx.reply.Array(0);
     } else {
@@ -219,7 +174,7 @@ void SRandMember(CommandContext& ctx) {
     }
     return;
   }
-  const SetValue& set = *read.set;
+  const SetValue& set = *read.value;
   std::mt19937_64& rng = Rng();
   if (!count) {
     ctx.reply.Bulk(set.at(set.RandomIndex(rng)));
@@ -265,7 +220,7 @@ void SPop(CommandContext& ctx) {
   const std::string& key = ctx.args[1];
   SetRead read;
   if (!ReadSet(ctx, Lookup::kWrite, key, &read)) return;
-  if (!read.set || (count && *count == 0)) {
+  if (!read.value || (count && *count == 0)) {
     if (count) {
       ctx.reply.Set(0);
     } else {
@@ -273,7 +228,7 @@ void SPop(CommandContext& ctx) {
     }
     return;
   }
-  SetValue& set = *read.set;
+  SetValue& set = *read.value;
   std::mt19937_64& rng = Rng();
   if (!count) {
     std::string member = set.Pop(rng);
@@ -358,7 +313,7 @@ void ReadSources(AsyncContext& ctx, Store& store, const std::vector<size_t>& ps,
     SetRead read = ReadSetValue(store, stats, Lookup::kRead, ctx.args[p]);
     src->failure = std::move(read.status);
     src->wrong_type = read.wrong_type;
-    src->sets[p - src->first] = std::move(read.set);
+    src->sets[p - src->first] = std::move(read.value);
   }
 }
 
@@ -553,22 +508,22 @@ void MoveInSlot(AsyncContext& ctx, Store& store) {
   WorkerStats& stats = StatsHere(ctx.server);
   SetRead from = ReadSetValue(store, stats, Lookup::kWrite, src);
   if (Failed(from.status, ctx.reply)) return;
-  if (!from.set && !from.wrong_type) {
+  if (!from.value && !from.wrong_type) {
     ctx.reply.Integer(0);
     return;
   }
   SetRead to = ReadSetValue(store, stats, Lookup::kWrite, dst);
   if (ReadFailed(from, ctx.reply) || ReadFailed(to, ctx.reply)) return;
   if (src == dst) {
-    ctx.reply.Integer(from.set->Contains(member) ? 1 : 0);
+    ctx.reply.Integer(from.value->Contains(member) ? 1 : 0);
     return;
   }
-  if (!from.set->Remove(member)) {
+  if (!from.value->Remove(member)) {
     ctx.reply.Integer(0);
     return;
   }
-  if (Failed(WriteSet(store, src, *from.set, from.meta.expire_at_ms), ctx.reply)) return;
-  SetValue target = to.set ? std::move(*to.set) : SetValue();
+  if (Failed(WriteSet(store, src, *from.value, from.meta.expire_at_ms), ctx.reply)) return;
+  SetValue target = to.value ? std::move(*to.value) : SetValue();
   if (target.Add(member) && Failed(WriteSet(store, dst, target, to.meta.expire_at_ms), ctx.reply)) {
     return;
   }
@@ -592,7 +547,7 @@ Task MoveAcrossSlots(AsyncContext& ctx) {
     Store store = ctx.StoreOf(src_slot);
     SetRead from = ReadSetValue(store, StatsHere(ctx.server), Lookup::kWrite, src);
     if (Failed(from.status, ctx.reply)) co_return;
-    if (!from.set && !from.wrong_type) {
+    if (!from.value && !from.wrong_type) {
       ctx.reply.Integer(0);
       co_return;
     }
@@ -613,11 +568,11 @@ Task MoveAcrossSlots(AsyncContext& ctx) {
     Store store = ctx.StoreOf(src_slot);
     SetRead from = ReadSetValue(store, StatsHere(ctx.server), Lookup::kWrite, src);
     if (ReadFailed(from, ctx.reply)) co_return;
-    if (!from.set || !from.set->Remove(member)) {
+    if (!from.value || !from.value->Remove(member)) {
       ctx.reply.Integer(0);
       co_return;
     }
-    if (Failed(WriteSet(store, src, *from.set, from.meta.expire_at_ms), ctx.reply)) co_return;
+    if (Failed(WriteSet(store, src, *from.value, from.meta.expire_at_ms), ctx.reply)) co_return;
   }
   co_await ctx.ToSlot(dst_slot);
   bool put_back = false;
@@ -627,7 +582,7 @@ Task MoveAcrossSlots(AsyncContext& ctx) {
     if (ReadFailed(to, ctx.reply)) {
       put_back = to.wrong_type;
     } else {
-      SetValue target = to.set ? std::move(*to.set) : SetValue();
+      SetValue target = to.value ? std::move(*to.value) : SetValue();
       if (target.Add(member) &&
           Failed(WriteSet(store, dst, target, to.meta.expire_at_ms), ctx.reply)) {
         co_return;
@@ -640,7 +595,7 @@ Task MoveAcrossSlots(AsyncContext& ctx) {
   Store store = ctx.StoreOf(src_slot);
   SetRead from = ReadSetValue(store, StatsHere(ctx.server), Lookup::kWrite, src);
   if (!from.status.ok() || from.wrong_type) co_return;  // the WRONGTYPE reply stands
-  SetValue back = from.set ? std::move(*from.set) : SetValue();
+  SetValue back = from.value ? std::move(*from.value) : SetValue();
   if (back.Add(member)) {
     // Best effort: the reply is already the WRONGTYPE error.
     WriteSet(store, src, back, from.meta.expire_at_ms).PermitUnchecked();

@@ -41,30 +41,33 @@ struct TypedRead {
   slot::KeyMeta meta;       // the key's metadata; default (no TTL) when missing
 };
 
-template <class V>
-TypedRead<V> ReadTyped(Store& store, WorkerStats& stats, Lookup lookup, std::string_view key,
-                       ValueType type) {
-  TypedRead<V> out;
+// Reads key for a collection access class (MemberAccess, ZSetAccess, ListAccess): its stored
+// value when it holds `type` (nullopt when missing, or when *wrong_type is set because it
+// holds another type), and its expiry in *expire_at_ms. A reader's lookup counts a hit or miss.
+inline Result<std::optional<std::string>> ReadCollection(Store& store, WorkerStats& stats,
+                                                         Lookup lookup, std::string_view key,
+                                                         ValueType type, bool* wrong_type,
+                                                         int64_t* expire_at_ms) {
+  *wrong_type = false;
   slot::KeyMeta meta;
-  Result<std::optional<std::string>> r = store.Get(key, &meta);
-  if (!r.ok()) {
-    out.status = r.status();
-    return out;
+  SLOTKV_ASSIGN_OR_RETURN(std::optional<std::string> raw, store.Get(key, &meta));
+  if (lookup == Lookup::kRead) CountLookup(store, stats, key, raw.has_value());
+  if (raw && meta.type != type) {
+    *wrong_type = true;
+    raw.reset();
   }
-  if (lookup == Lookup::kRead) CountLookup(store, stats, key, r->has_value());
-  if (!r->has_value()) return out;
-  if (meta.type != type) {
-    out.wrong_type = true;
-    return out;
-  }
-  Result<V> value = V::Decode(**r);
-  if (!value.ok()) {
-    out.status = value.status();
-    return out;
-  }
-  out.value = std::move(value).value();
-  out.meta = meta;
-  return out;
+  *expire_at_ms = raw ? meta.expire_at_ms : 0;
+  return raw;
+}
+
+// access.Open(key, stats, lookup, &wrong_type), replying WRONGTYPE or the failure; false then.
+template <class Access>
+bool OpenOrReply(Access& access, std::string_view key, WorkerStats& stats, Lookup lookup,
+                 Reply& reply) {
+  bool wrong_type = false;
+  if (Failed(access.Open(key, stats, lookup, &wrong_type), reply)) return false;
+  if (wrong_type) reply.Error(kErrWrongType);
+  return !wrong_type;
 }
 
 // Replies the error of a failed read; true when there was one.
@@ -98,15 +101,6 @@ void ReplyCollectionSize(CommandContext& ctx, ValueType type) {
   Result<uint64_t> n = IsPagedRoot(**r) ? PagedRootCount(**r) : V::DecodeSize(**r);
   if (Failed(n.status(), ctx.reply)) return;
   ctx.reply.Integer(static_cast<int64_t>(*n));
-}
-
-// Writes value under key with expiry expire_at_ms, or deletes the key when it is empty (an
-// empty collection is never stored).
-template <class V>
-Status WriteTyped(Store& store, std::string_view key, const V& value, ValueType type,
-                  int64_t expire_at_ms) {
-  if (value.empty()) return store.Delete(key).status();
-  return store.Put(key, value.Encode(), type, expire_at_ms);
 }
 
 }  // namespace slotkv::command

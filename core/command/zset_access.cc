@@ -2,44 +2,13 @@
 
 namespace slotkv::command {
 
-ZSetRead ReadZSet(Store& store, WorkerStats& stats, Lookup lookup, std::string_view key) {
-  ZSetRead out;
-  Result<std::optional<std::string>> r = store.Get(key, &out.meta);
-  if (!r.ok()) {
-    out.status = r.status();
-    return out;
-  }
-  if (lookup == Lookup::kRead) CountLookup(store, stats, key, r->has_value());
-  if (!r->has_value()) {
-    out.meta = slot::KeyMeta();
-    return out;
-  }
-  if (out.meta.type != ValueType::kZSet) {
-    out.wrong_type = true;
-    return out;
-  }
-  Result<ZSetValue> value = LoadWhole<ZSetValue>(store, ValueType::kZSet, std::move(**r));
-  if (!value.ok()) {
-    out.status = value.status();
-    return out;
-  }
-  out.value = std::move(value).value();
-  return out;
-}
-
 Status ZSetAccess::Open(std::string_view key, WorkerStats& stats, Lookup lookup,
                         bool* wrong_type) {
   key_.assign(key);
-  *wrong_type = false;
-  slot::KeyMeta meta;
-  SLOTKV_ASSIGN_OR_RETURN(std::optional<std::string> raw, store_.Get(key, &meta));
-  if (lookup == Lookup::kRead) CountLookup(store_, stats, key, raw.has_value());
+  SLOTKV_ASSIGN_OR_RETURN(
+      std::optional<std::string> raw,
+      ReadCollection(store_, stats, lookup, key, ValueType::kZSet, wrong_type, &expire_at_ms_));
   if (!raw) return Status::OK();
-  if (meta.type != ValueType::kZSet) {
-    *wrong_type = true;
-    return Status::OK();
-  }
-  expire_at_ms_ = meta.expire_at_ms;
   if (IsPagedRoot(*raw)) {
     SLOTKV_ASSIGN_OR_RETURN(ZSetRoot root, ZSetRoot::Decode(*raw));
     paged_.emplace(root, &io_, store_.page_members());
@@ -51,13 +20,7 @@ Status ZSetAccess::Open(std::string_view key, WorkerStats& stats, Lookup lookup,
 }
 
 bool ZSetAccess::Open(std::string_view key, WorkerStats& stats, Lookup lookup, Reply& reply) {
-  bool wrong_type = false;
-  if (Failed(Open(key, stats, lookup, &wrong_type), reply)) return false;
-  if (wrong_type) {
-    reply.Error(kErrWrongType);
-    return false;
-  }
-  return true;
+  return OpenOrReply(*this, key, stats, lookup, reply);
 }
 
 Result<std::optional<double>> ZSetAccess::Score(std::string_view member) {

@@ -24,7 +24,9 @@ namespace slotkv::command {
 using ZSetRead = TypedRead<ZSetValue>;
 
 // Reads key whole (a paged set from all its pages).
-ZSetRead ReadZSet(Store& store, WorkerStats& stats, Lookup lookup, std::string_view key);
+inline ZSetRead ReadZSet(Store& store, WorkerStats& stats, Lookup lookup, std::string_view key) {
+  return ReadWhole<ZSetValue>(store, stats, lookup, key, ValueType::kZSet);
+}
 
 // Writes zset under key (keeping expire_at_ms; paged above the threshold), or deletes the key
 // when zset is empty; a paged set the key held is queued for reclaim.

@@ -96,11 +96,11 @@ std::string ListValue::PopBack() {
   return v;
 }
 
-std::optional<size_t> ListValue::Position(int64_t i) const {
-  const int64_t n = static_cast<int64_t>(items_.size());
+std::optional<uint64_t> ListValue::PositionIn(uint64_t size, int64_t i) {
+  const auto n = static_cast<int64_t>(size);
   if (i < 0) i += n;
   if (i < 0 || i >= n) return std::nullopt;
-  return static_cast<size_t>(i);
+  return static_cast<uint64_t>(i);
 }
 
 bool ListValue::Set(int64_t i, std::string_view v) {
@@ -145,19 +145,20 @@ size_t ListValue::Remove(std::string_view v, int64_t count) {
   return removed;
 }
 
-std::optional<std::pair<size_t, size_t>> ListValue::Range(int64_t start, int64_t stop) const {
+std::optional<std::pair<uint64_t, uint64_t>> ListValue::RangeIn(uint64_t size, int64_t start,
+                                                                int64_t stop) {
   // As Redis's LRANGE: negative indexes count from the tail, start is clamped to 0 and stop to
   // the last element; an empty range when start is past stop or the end.
-  const int64_t n = static_cast<int64_t>(items_.size());
+  const auto n = static_cast<int64_t>(size);
   if (start < 0) start = std::max<int64_t>(start + n, 0);
   if (stop < 0) stop += n;
   if (start > stop || start >= n) return std::nullopt;
   if (stop >= n) stop = n - 1;
-  return std::make_pair(static_cast<size_t>(start), static_cast<size_t>(stop));
+  return std::make_pair(static_cast<uint64_t>(start), static_cast<uint64_t>(stop));
 }
 
 void ListValue::Trim(int64_t start, int64_t stop) {
-  std::optional<std::pair<size_t, size_t>> r = Range(start, stop);
+  std::optional<std::pair<uint64_t, uint64_t>> r = Range(start, stop);
   if (!r) {
     items_.clear();
     return;

@@ -45,8 +45,14 @@ class ListValue {
   std::string PopFront();
   std::string PopBack();
 
-  // The position of Redis index i (negative counts from the tail); nullopt when out of range.
-  std::optional<size_t> Position(int64_t i) const;
+  // The position of Redis index i (negative counts from the tail) in a list of `size`
+  // elements; nullopt when out of range.
+  static std::optional<uint64_t> PositionIn(uint64_t size, int64_t i);
+  // The positions [first, last] of Redis range [start, stop] (LRANGE) in a list of `size`
+  // elements; nullopt when empty.
+  static std::optional<std::pair<uint64_t, uint64_t>> RangeIn(uint64_t size, int64_t start,
+                                                              int64_t stop);
+  std::optional<size_t> Position(int64_t i) const { return PositionIn(items_.size(), i); }
   // The element at position pos. REQUIRES: pos < size().
   const std::string& at(size_t pos) const { return items_[pos]; }
   // Replaces the element at Redis index i; false when i is out of range.
@@ -59,7 +65,9 @@ class ListValue {
   // Keeps only Redis range [start, stop] (LTRIM); may leave the list empty.
   void Trim(int64_t start, int64_t stop);
   // The positions [first, last] of Redis range [start, stop] (LRANGE); nullopt when empty.
-  std::optional<std::pair<size_t, size_t>> Range(int64_t start, int64_t stop) const;
+  std::optional<std::pair<uint64_t, uint64_t>> Range(int64_t start, int64_t stop) const {
+    return RangeIn(items_.size(), start, stop);
+  }
 
  private:
   std::deque<std::string> items_;

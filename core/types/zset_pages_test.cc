@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "core/base/coding.h"
+#include "core/types/counted_tree_check_test.h"
 #include "core/types/map_page_io_test.h"
 
 namespace slotkv {
@@ -61,83 +62,13 @@ void CheckEntries(const std::vector<Entry>& got, const Sorted& want) {
   }
 }
 
-// A node page per the header's grammar (scores as EncodeScore bytes); nullopt unless the whole
-// page parses.
-struct Parsed {
-  char kind = 0;
-  std::vector<Entry> entries;                       // 'L' entries, 'I' first entry per child
-  std::vector<std::pair<uint64_t, uint64_t>> kids;  // 'I': (node, count)
-  uint64_t next = 0;                                // 'F'
-};
-std::optional<Parsed> ParseNode(std::string_view in) {
-  Parsed p;
-  if (in.empty()) return std::nullopt;
-  p.kind = in[0];
-  in.remove_prefix(1);
-  uint64_t n = 0;
-  if (p.kind == 'F') {
-    if (!GetVarint64(&in, &p.next) || !in.empty()) return std::nullopt;
-    return p;
-  }
-  if ((p.kind != 'L' && p.kind != 'I') || !GetVarint64(&in, &n)) return std::nullopt;
-  for (uint64_t i = 0; i < n; ++i) {
-    uint64_t node = 0, count = 0, len = 0;
-    if (p.kind == 'I' && (!GetVarint64(&in, &node) || !GetVarint64(&in, &count))) {
-      return std::nullopt;
-    }
-    if (in.size() < 8) return std::nullopt;
-    Result<double> score = ZSetPages::DecodeScore(in.substr(0, 8));
-    in.remove_prefix(8);
-    if (!score.ok() || !GetVarint64(&in, &len) || in.size() < len) return std::nullopt;
-    p.entries.push_back(Entry{*score, std::string(in.substr(0, len))});
-    in.remove_prefix(len);
-    if (p.kind == 'I') p.kids.emplace_back(node, count);
-  }
-  if (!in.empty()) return std::nullopt;
-  return p;
-}
-
-// Walks the tree from its root, checking each node; collects leaf entries in tree order.
-struct TreeCheck {
-  std::map<uint64_t, std::string_view> pages;  // node number -> page
-  size_t leaf_cap, inner_cap;
-  int height;
-  std::set<uint64_t> reached;
-  std::vector<Entry> leaves;
-
-  uint64_t Visit(uint64_t n, int depth) {
-    CAPTURE(n);
-    REQUIRE(pages.count(n) == 1);
-    REQUIRE(reached.insert(n).second);  // a tree: no node is reached twice
-    std::optional<Parsed> p = ParseNode(pages[n]);
-    REQUIRE(p.has_value());
-    CHECK(!p->entries.empty());
-    if (depth == height) {  // every leaf sits at depth height
-      REQUIRE(p->kind == 'L');
-      CHECK(p->entries.size() <= leaf_cap);
-      leaves.insert(leaves.end(), p->entries.begin(), p->entries.end());
-      return p->entries.size();
-    }
-    REQUIRE(p->kind == 'I');
-    CHECK(p->kids.size() <= inner_cap);
-    if (depth == 0) CHECK(p->kids.size() >= 2);  // a root left with one child gives way
-    uint64_t total = 0;
-    for (size_t i = 0; i < p->kids.size(); ++i) {
-      const size_t start = leaves.size();
-      const uint64_t under = Visit(p->kids[i].first, depth + 1);
-      CHECK(p->kids[i].second == under);
-      if (under == 0) continue;
-      CHECK(p->entries[i].score == leaves[start].score);
-      CHECK(p->entries[i].member == leaves[start].member);
-      total += under;
-    }
-    return total;
-  }
-};
-
 // Decodes every page of io and checks it against root and model (see the header's grammars).
 void CheckPages(const MapIo& io, const ZSetRoot& root, const Model& model, uint32_t pm) {
-  TreeCheck t{{}, std::max<size_t>(pm, 2), std::max<size_t>(pm, 4), root.height, {}, {}};
+  TreePages<ZSetTreeTraits> t;
+  t.leaf_cap = std::max<size_t>(pm, 2);
+  t.inner_cap = std::max<size_t>(pm, 4);
+  t.height = root.height;
+  t.same = [](const Entry& a, const Entry& b) { return a.score == b.score && a.member == b.member; };
   std::map<std::string, double> indexed;
   for (const auto& [where, bytes] : io.pages) {
     REQUIRE(where.first == root.index.id);
@@ -161,28 +92,8 @@ void CheckPages(const MapIo& io, const ZSetRoot& root, const Model& model, uint3
     REQUIRE(it != indexed.end());
     CHECK(Same(it->second, s));
   }
-  // The tree's pages are exactly kTreePageBit + [0, nodes).
-  CHECK(t.pages.size() == root.nodes);
-  if (!t.pages.empty()) CHECK(t.pages.rbegin()->first < root.nodes);
-  REQUIRE((root.tree == 0) == model.order.empty());
-  if (root.tree != 0) CHECK(t.Visit(root.tree - 1, 0) == model.order.size());
+  t.Check(root, model.order.size());
   CheckEntries(t.leaves, model.All());
-  // The free chain holds exactly the nodes the root does not reach.
-  std::set<uint64_t> chain;
-  for (uint64_t f = root.free; f != 0;) {
-    CAPTURE(f);
-    REQUIRE(t.pages.count(f - 1) == 1);
-    REQUIRE(chain.insert(f - 1).second);  // no cycle
-    CHECK(t.reached.count(f - 1) == 0);
-    std::optional<Parsed> p = ParseNode(t.pages[f - 1]);
-    REQUIRE(p.has_value());
-    REQUIRE(p->kind == 'F');
-    f = p->next;
-  }
-  for (const auto& node : t.pages) {
-    CAPTURE(node.first);
-    CHECK(t.reached.count(node.first) + chain.count(node.first) == 1);
-  }
 }
 
 TEST_CASE("root codec: round trip, bad roots, and the count of any paged root") {

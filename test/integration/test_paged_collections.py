@@ -1,8 +1,8 @@
-"""Paged hashes, sets and sorted sets: a collection above paged-collection-threshold members is
+"""Paged hashes, sets, sorted sets and lists: a collection above paged-collection-threshold members is
 a root plus pages under internal keys (core/command/collection_pages.h). The pages must never
 show as keys, survive a SIGKILL, follow RENAME / COPY / MOVE, and go when the key goes. The
 suites of each family also run with paging forced (ctest py_test_hashes_paged,
-py_test_sets_paged, py_test_zsets_paged)."""
+py_test_sets_paged, py_test_zsets_paged, py_test_lists_paged, py_test_blocking_paged)."""
 
 import random
 import time
@@ -334,5 +334,103 @@ def test_paged_zset_survives_sigkill_without_orphan_pages(server, r):
     # Every page left belongs to z: once z goes, none may remain.
     assert internal_keys(c) > 0
     assert c.execute_command("DEL", "z") == 1
+    wait_reclaimed(c)
+    c.connection_pool.disconnect()
+
+
+def test_paged_list_matches_a_model(r):
+    rng = random.Random(11)
+    model = []
+    for i in range(3000):
+        op = rng.random()
+        v = b"e%d" % rng.randrange(50)
+        if op < 0.3:
+            assert r.execute_command("RPUSH", "l", v) == len(model) + 1
+            model.append(v)
+        elif op < 0.55:
+            assert r.execute_command("LPUSH", "l", v) == len(model) + 1
+            model.insert(0, v)
+        elif op < 0.65:
+            assert r.execute_command("LPOP", "l") == (model.pop(0) if model else None)
+        elif op < 0.75:
+            assert r.execute_command("RPOP", "l") == (model.pop() if model else None)
+        elif op < 0.85 and model:
+            i = rng.randrange(-len(model), len(model))
+            assert r.execute_command("LINDEX", "l", i) == model[i]
+            r.execute_command("LSET", "l", i, v + b"s")
+            model[i] = v + b"s"
+        elif op < 0.9 and model:
+            start = rng.randrange(-len(model) - 2, len(model) + 2)
+            stop = rng.randrange(-len(model) - 2, len(model) + 2)
+            a = max(start + len(model), 0) if start < 0 else start
+            b = stop + len(model) if stop < 0 else min(stop, len(model) - 1)
+            assert r.execute_command("LRANGE", "l", start, stop) == model[a:b + 1]
+        elif op < 0.93 and model:
+            pivot = rng.choice(model)
+            assert r.execute_command("LINSERT", "l", "AFTER", pivot, b"ins") == len(model) + 1
+            model.insert(model.index(pivot) + 1, b"ins")
+        elif op < 0.96 and model:
+            count = rng.randrange(-2, 3)
+            target = rng.choice(model)
+            want = model.count(target) if count == 0 else min(abs(count), model.count(target))
+            assert r.execute_command("LREM", "l", count, target) == want
+            order = range(len(model)) if count >= 0 else range(len(model) - 1, -1, -1)
+            drop = [i for i in order if model[i] == target][:want]
+            model = [x for i, x in enumerate(model) if i not in set(drop)]
+        elif model:
+            target = rng.choice(model)
+            assert r.execute_command("LPOS", "l", target) == model.index(target)
+            assert r.execute_command("LPOS", "l", target, "RANK", -1) == \
+                len(model) - 1 - model[::-1].index(target)
+            assert r.execute_command("LPOS", "l", target, "COUNT", 0) == [
+                i for i, x in enumerate(model) if x == target]
+        assert r.execute_command("LLEN", "l") == len(model)
+    assert r.execute_command("LRANGE", "l", 0, -1) == model
+    assert len(model) > 100
+    assert r.execute_command("OBJECT", "ENCODING", "l") == b"quicklist"
+    # LTRIM in the middle, then to nothing; the pages go.
+    assert r.execute_command("LTRIM", "l", 10, -11) == b"OK"
+    model = model[10:-10]
+    assert r.execute_command("LRANGE", "l", 0, -1) == model
+    assert r.execute_command("LTRIM", "l", 5, 1) == b"OK"
+    assert r.execute_command("EXISTS", "l") == 0
+    wait_reclaimed(r)
+
+
+def test_paged_list_moves_and_blocking_pops(r):
+    r.execute_command("RPUSH", "src", *range(N))
+    assert r.execute_command("LMOVE", "src", "dst", "LEFT", "RIGHT") == b"0"
+    assert r.execute_command("RPOPLPUSH", "src", "src") == b"%d" % (N - 1)
+    assert r.execute_command("LINDEX", "src", 0) == b"%d" % (N - 1)
+    assert r.execute_command("BLPOP", "nothing", "src", 1) == [b"src", b"%d" % (N - 1)]
+    assert r.execute_command("LMPOP", 1, "src", "RIGHT", "COUNT", 3) == [
+        b"src", [b"%d" % (N - 2), b"%d" % (N - 3), b"%d" % (N - 4)]]
+    assert r.execute_command("LLEN", "src") == N - 5
+    assert r.execute_command("RENAME", "src", "s2") == b"OK"
+    assert r.execute_command("COPY", "s2", "s3") == 1
+    r.execute_command("LSET", "s3", 0, "changed")
+    assert r.execute_command("LINDEX", "s2", 0) == b"1"
+    assert r.execute_command("LINDEX", "s3", 0) == b"changed"
+    assert r.execute_command("LRANGE", "s2", 100, 102) == [b"101", b"102", b"103"]
+    r.execute_command("FLUSHALL")
+    wait_reclaimed(r)
+
+
+def test_paged_list_survives_sigkill_without_orphan_pages(server, r):
+    r.execute_command("RPUSH", "l", *range(N))
+    r.execute_command("LPUSH", "l", "head")
+    r.execute_command("LSET", "l", 300, "mid")
+    r.execute_command("RPUSH", "gone", *range(N))
+    r.execute_command("UNLINK", "gone")
+    server.kill()
+    server.restart()
+    c = server.client()
+    assert c.execute_command("LLEN", "l") == N + 1
+    assert c.execute_command("LINDEX", "l", 0) == b"head"
+    assert c.execute_command("LINDEX", "l", 300) == b"mid"
+    assert c.execute_command("LINDEX", "l", -1) == b"%d" % (N - 1)
+    assert c.execute_command("DBSIZE") == 1
+    assert internal_keys(c) > 0
+    assert c.execute_command("DEL", "l") == 1
     wait_reclaimed(c)
     c.connection_pool.disconnect()

@@ -1,0 +1,419 @@
+#include "core/types/counted_tree.h"
+
+#include <algorithm>
+#include <bit>
+#include <cmath>
+#include <iterator>
+#include <utility>
+
+#include "core/base/coding.h"
+
+namespace slotkv {
+
+void TreeRoot::EncodeFields(std::string* out) const {
+  PutVarint64(out, tree);
+  out->push_back(static_cast<char>(height));
+  PutVarint64(out, nodes);
+  PutVarint64(out, free);
+}
+
+bool TreeRoot::DecodeFields(std::string_view* in, TreeRoot* r) {
+  if (!GetVarint64(in, &r->tree) || in->empty()) return false;
+  r->height = static_cast<uint8_t>((*in)[0]);
+  in->remove_prefix(1);
+  return GetVarint64(in, &r->nodes) && GetVarint64(in, &r->free) && r->tree <= r->nodes &&
+         r->free <= r->nodes && r->nodes < kTreePageBit && r->height < 64;
+}
+
+void ZSetTreeTraits::Put(std::string* out, const Entry& e) {
+  PutFixed64(out, std::bit_cast<uint64_t>(e.score));
+  PutLengthPrefixed(out, e.member);
+}
+
+bool ZSetTreeTraits::Get(std::string_view* in, Entry* e) {
+  uint64_t bits = 0;
+  std::string_view member;
+  if (!GetFixed64(in, &bits) || !GetLengthPrefixed(in, &member)) return false;
+  e->score = std::bit_cast<double>(bits);
+  e->member.assign(member);
+  return !std::isnan(e->score);
+}
+
+void ListTreeTraits::Put(std::string* out, const Entry& e) { PutLengthPrefixed(out, e); }
+
+bool ListTreeTraits::Get(std::string_view* in, Entry* e) {
+  std::string_view v;
+  if (!GetLengthPrefixed(in, &v)) return false;
+  e->assign(v);
+  return true;
+}
+
+template <class Traits>
+CountedTree<Traits>::CountedTree(TreeRoot root, PageIo* io, uint64_t id, uint32_t node_entries)
+    : root_(root), io_(io), id_(id), node_entries_(node_entries) {}
+
+template <class Traits>
+size_t CountedTree<Traits>::Capacity(const Node& node) const {
+  return std::max<size_t>(node_entries_, node.leaf ? 2 : 4);
+}
+
+// ---- nodes ------------------------------------------------------------------------------
+
+template <class Traits>
+std::string CountedTree<Traits>::EncodeNode(const Node& node) {
+  std::string out;
+  if (node.free) {
+    out.push_back('F');
+    PutVarint64(&out, node.next_free);
+    return out;
+  }
+  out.push_back(node.leaf ? 'L' : 'I');
+  PutVarint64(&out, node.size());
+  for (const Entry& e : node.entries) Traits::Put(&out, e);
+  for (const Child& c : node.children) {
+    PutVarint64(&out, c.node);
+    PutVarint64(&out, c.count);
+    if constexpr (Traits::kKeyed) Traits::Put(&out, c.first);
+  }
+  return out;
+}
+
+template <class Traits>
+auto CountedTree<Traits>::Load(uint64_t n) -> Result<Node*> {
+  auto it = nodes_.find(n);
+  if (it != nodes_.end()) return &it->second;
+  if (n >= root_.nodes) return Status::Corruption("paged tree: node number out of range");
+  SLOTKV_ASSIGN_OR_RETURN(std::optional<std::string> bytes, io_->GetPage(id_, kTreePageBit + n));
+  if (!bytes) return Status::Corruption("paged tree: node missing");
+  Node node;
+  node.existed = true;
+  std::string_view in = *bytes;
+  const char kind = in.empty() ? 0 : in[0];
+  in.remove_prefix(in.empty() ? 0 : 1);
+  uint64_t count = 0;
+  bool ok = false;
+  if (kind == 'F') {
+    node.free = true;
+    ok = GetVarint64(&in, &node.next_free);
+  } else if ((kind == 'L' || kind == 'I') && GetVarint64(&in, &count) && count <= in.size()) {
+    node.leaf = kind == 'L';
+    ok = true;
+    for (uint64_t i = 0; ok && i < count; ++i) {
+      if (node.leaf) {
+        ok = Traits::Get(&in, &node.entries.emplace_back());
+      } else {
+        Child& c = node.children.emplace_back();
+        ok = GetVarint64(&in, &c.node) && GetVarint64(&in, &c.count);
+        if constexpr (Traits::kKeyed) ok = ok && Traits::Get(&in, &c.first);
+      }
+    }
+  }
+  if (!ok || !in.empty()) return Status::Corruption("paged tree: bad node");
+  return &nodes_.emplace(n, std::move(node)).first->second;
+}
+
+template <class Traits>
+Result<uint64_t> CountedTree<Traits>::Allocate(bool leaf) {
+  uint64_t n = 0;
+  if (root_.free != 0) {
+    n = root_.free - 1;
+    SLOTKV_ASSIGN_OR_RETURN(Node * node, Load(n));
+    if (!node->free) return Status::Corruption("paged tree: free chain names a live node");
+    root_.free = node->next_free;
+    node->free = false;
+    node->next_free = 0;
+  } else {
+    n = root_.nodes++;
+    nodes_.emplace(n, Node());
+  }
+  Node& node = nodes_.at(n);
+  node.leaf = leaf;
+  node.entries.clear();
+  node.children.clear();
+  node.dirty = true;
+  return n;
+}
+
+template <class Traits>
+Status CountedTree<Traits>::Free(uint64_t n) {
+  SLOTKV_ASSIGN_OR_RETURN(Node * node, Load(n));
+  node->free = true;
+  node->next_free = root_.free;
+  node->entries.clear();
+  node->children.clear();
+  node->dirty = true;
+  root_.free = n + 1;
+  return Status::OK();
+}
+
+// ---- descents ---------------------------------------------------------------------------
+
+template <class Traits>
+Result<uint64_t> CountedTree<Traits>::Size() {
+  if (root_.tree == 0) return uint64_t{0};
+  SLOTKV_ASSIGN_OR_RETURN(Node * node, Load(root_.tree - 1));
+  if (node->leaf) return static_cast<uint64_t>(node->entries.size());
+  uint64_t n = 0;
+  for (const Child& c : node->children) n += c.count;
+  return n;
+}
+
+template <class Traits>
+Status CountedTree<Traits>::DescendRank(uint64_t r, bool end_ok, std::vector<Step>* path) {
+  path->clear();
+  if (root_.tree == 0) return Status::Corruption("paged tree: rank past the end");
+  uint64_t n = root_.tree - 1;
+  for (int level = root_.height;; --level) {
+    SLOTKV_ASSIGN_OR_RETURN(Node * node, Load(n));
+    if (node->free || node->leaf != (level == 0) || node->size() == 0) {
+      return Status::Corruption("paged tree: bad shape");
+    }
+    if (node->leaf) {
+      if (r > node->entries.size() || (r == node->entries.size() && !end_ok)) {
+        return Status::Corruption("paged tree: bad counts");
+      }
+      path->push_back({n, static_cast<size_t>(r)});
+      return Status::OK();
+    }
+    size_t pos = 0;
+    while (pos + 1 < node->children.size() && r >= node->children[pos].count) {
+      r -= node->children[pos].count;
+      ++pos;
+    }
+    path->push_back({n, pos});
+    n = node->children[pos].node;
+  }
+}
+
+// ---- changes ----------------------------------------------------------------------------
+
+template <class Traits>
+Status CountedTree<Traits>::Refresh(Node* parent, size_t pos) {
+  Child& c = parent->children[pos];
+  SLOTKV_ASSIGN_OR_RETURN(Node * child, Load(c.node));
+  if (child->leaf) {
+    c.count = child->entries.size();
+    if constexpr (Traits::kKeyed) c.first = child->entries.front();
+  } else {
+    c.count = 0;
+    for (const Child& g : child->children) c.count += g.count;
+    if constexpr (Traits::kKeyed) c.first = child->children.front().first;
+  }
+  parent->dirty = true;
+  return Status::OK();
+}
+
+template <class Traits>
+Status CountedTree<Traits>::SplitChild(Node* parent, size_t pos) {
+  SLOTKV_ASSIGN_OR_RETURN(Node * left, Load(parent->children[pos].node));
+  SLOTKV_ASSIGN_OR_RETURN(uint64_t right_n, Allocate(left->leaf));
+  Node& right = nodes_.at(right_n);
+  const size_t keep = (left->size() + 1) / 2;
+  if (left->leaf) {
+    right.entries.assign(std::make_move_iterator(left->entries.begin() + keep),
+                         std::make_move_iterator(left->entries.end()));
+    left->entries.resize(keep);
+  } else {
+    right.children.assign(std::make_move_iterator(left->children.begin() + keep),
+                          std::make_move_iterator(left->children.end()));
+    left->children.resize(keep);
+  }
+  left->dirty = true;
+  Child c;
+  c.node = right_n;
+  parent->children.insert(parent->children.begin() + pos + 1, std::move(c));
+  SLOTKV_RETURN_IF_ERROR(Refresh(parent, pos));
+  return Refresh(parent, pos + 1);
+}
+
+template <class Traits>
+Result<bool> CountedTree<Traits>::MergeChildren(Node* parent, size_t pos) {
+  SLOTKV_ASSIGN_OR_RETURN(Node * left, Load(parent->children[pos].node));
+  SLOTKV_ASSIGN_OR_RETURN(Node * right, Load(parent->children[pos + 1].node));
+  if (left->size() + right->size() > Capacity(*left)) return false;
+  for (Entry& e : right->entries) left->entries.push_back(std::move(e));
+  for (Child& c : right->children) left->children.push_back(std::move(c));
+  left->dirty = true;
+  SLOTKV_RETURN_IF_ERROR(Free(parent->children[pos + 1].node));
+  parent->children.erase(parent->children.begin() + pos + 1);
+  SLOTKV_RETURN_IF_ERROR(Refresh(parent, pos));
+  return true;
+}
+
+template <class Traits>
+Status CountedTree<Traits>::FixPath(const std::vector<Step>& path) {
+  for (size_t i = path.size() - 1; i > 0; --i) {
+    SLOTKV_ASSIGN_OR_RETURN(Node * parent, Load(path[i - 1].node));
+    const size_t pos = path[i - 1].pos;
+    SLOTKV_ASSIGN_OR_RETURN(Node * child, Load(parent->children[pos].node));
+    parent->dirty = true;
+    if (child->size() == 0) {
+      SLOTKV_RETURN_IF_ERROR(Free(parent->children[pos].node));
+      parent->children.erase(parent->children.begin() + pos);
+    } else if (child->size() > Capacity(*child)) {
+      SLOTKV_RETURN_IF_ERROR(SplitChild(parent, pos));
+    } else if (child->size() < Capacity(*child) / 4 && parent->children.size() > 1) {
+      const size_t left = pos + 1 < parent->children.size() ? pos : pos - 1;
+      SLOTKV_ASSIGN_OR_RETURN(bool merged, MergeChildren(parent, left));
+      if (!merged) SLOTKV_RETURN_IF_ERROR(Refresh(parent, pos));
+    } else {
+      SLOTKV_RETURN_IF_ERROR(Refresh(parent, pos));
+    }
+  }
+  // The root: gone when empty, a level up when it overflows, a level down while it is an
+  // internal node with one child.
+  SLOTKV_ASSIGN_OR_RETURN(Node * root, Load(root_.tree - 1));
+  if (root->size() == 0) {
+    SLOTKV_RETURN_IF_ERROR(Free(root_.tree - 1));
+    root_.tree = 0;
+    root_.height = 0;
+    return Status::OK();
+  }
+  if (root->size() > Capacity(*root)) {
+    SLOTKV_ASSIGN_OR_RETURN(uint64_t top_n, Allocate(false));
+    Node& top = nodes_.at(top_n);
+    Child c;
+    c.node = root_.tree - 1;
+    top.children.push_back(std::move(c));
+    SLOTKV_RETURN_IF_ERROR(SplitChild(&top, 0));
+    root_.tree = top_n + 1;
+    ++root_.height;
+    return Status::OK();
+  }
+  while (!root->leaf && root->children.size() == 1) {
+    const uint64_t old = root_.tree - 1;
+    root_.tree = root->children[0].node + 1;
+    --root_.height;
+    SLOTKV_RETURN_IF_ERROR(Free(old));
+    SLOTKV_ASSIGN_OR_RETURN(root, Load(root_.tree - 1));
+  }
+  return Status::OK();
+}
+
+template <class Traits>
+Status CountedTree<Traits>::InsertAt(uint64_t rank, Entry e) {
+  if (root_.tree == 0) {
+    if (rank != 0) return Status::Corruption("paged tree: rank past the end");
+    SLOTKV_ASSIGN_OR_RETURN(uint64_t n, Allocate(true));
+    nodes_.at(n).entries.push_back(std::move(e));
+    root_.tree = n + 1;
+    root_.height = 0;
+    return Status::OK();
+  }
+  std::vector<Step> path;
+  SLOTKV_RETURN_IF_ERROR(DescendRank(rank, true, &path));
+  SLOTKV_ASSIGN_OR_RETURN(Node * leaf, Load(path.back().node));
+  leaf->entries.insert(leaf->entries.begin() + path.back().pos, std::move(e));
+  leaf->dirty = true;
+  return FixPath(path);
+}
+
+template <class Traits>
+auto CountedTree<Traits>::EraseAt(uint64_t rank) -> Result<Entry> {
+  std::vector<Step> path;
+  SLOTKV_RETURN_IF_ERROR(DescendRank(rank, false, &path));
+  SLOTKV_ASSIGN_OR_RETURN(Node * leaf, Load(path.back().node));
+  Entry out = std::move(leaf->entries[path.back().pos]);
+  leaf->entries.erase(leaf->entries.begin() + path.back().pos);
+  leaf->dirty = true;
+  SLOTKV_RETURN_IF_ERROR(FixPath(path));
+  return out;
+}
+
+template <class Traits>
+Status CountedTree<Traits>::ReplaceAt(uint64_t rank, Entry e) {
+  std::vector<Step> path;
+  SLOTKV_RETURN_IF_ERROR(DescendRank(rank, false, &path));
+  SLOTKV_ASSIGN_OR_RETURN(Node * leaf, Load(path.back().node));
+  leaf->entries[path.back().pos] = std::move(e);
+  leaf->dirty = true;
+  // Counts stay; a keyed tree's firsts may change.
+  if constexpr (Traits::kKeyed) return FixPath(path);
+  return Status::OK();
+}
+
+template <class Traits>
+Result<uint64_t> CountedTree<Traits>::CountBefore(const Pred& pred) {
+  if constexpr (!Traits::kKeyed) {
+    return Status::InvalidArgument("paged tree: CountBefore needs a keyed tree");
+  }
+  if (root_.tree == 0) return uint64_t{0};
+  uint64_t n = root_.tree - 1;
+  uint64_t rank = 0;
+  for (int level = root_.height;; --level) {
+    SLOTKV_ASSIGN_OR_RETURN(Node * node, Load(n));
+    if (node->free || node->leaf != (level == 0) || node->size() == 0) {
+      return Status::Corruption("paged tree: bad shape");
+    }
+    if (node->leaf) {
+      auto it = std::partition_point(node->entries.begin(), node->entries.end(),
+                                     [&](const Entry& e) { return !pred(e); });
+      return rank + static_cast<uint64_t>(it - node->entries.begin());
+    }
+    // The child before the first whose smallest entry satisfies pred holds the answer, or
+    // its end does (then the answer is that first entry).
+    size_t first = 0;
+    while (first < node->children.size() && !pred(node->children[first].first)) ++first;
+    const size_t pos = first == 0 ? 0 : first - 1;
+    for (size_t i = 0; i < pos; ++i) rank += node->children[i].count;
+    n = node->children[pos].node;
+  }
+}
+
+template <class Traits>
+Status CountedTree<Traits>::Walk(uint64_t rank, bool reverse,
+                                 const std::function<bool(const Entry&)>& fn) {
+  SLOTKV_ASSIGN_OR_RETURN(uint64_t size, Size());
+  if (rank >= size) return Status::OK();
+  std::vector<Step> path;
+  SLOTKV_RETURN_IF_ERROR(DescendRank(rank, false, &path));
+  while (true) {
+    SLOTKV_ASSIGN_OR_RETURN(Node * leaf, Load(path.back().node));
+    if (reverse) {
+      for (size_t j = path.back().pos + 1; j-- > 0;) {
+        if (!fn(leaf->entries[j])) return Status::OK();
+      }
+    } else {
+      for (size_t j = path.back().pos; j < leaf->entries.size(); ++j) {
+        if (!fn(leaf->entries[j])) return Status::OK();
+      }
+    }
+    // Up to the first level that has a next (previous) child, then down its edge.
+    path.pop_back();
+    while (!path.empty()) {
+      SLOTKV_ASSIGN_OR_RETURN(Node * node, Load(path.back().node));
+      if (reverse ? path.back().pos > 0 : path.back().pos + 1 < node->children.size()) break;
+      path.pop_back();
+    }
+    if (path.empty()) return Status::OK();
+    if (reverse) {
+      --path.back().pos;
+    } else {
+      ++path.back().pos;
+    }
+    while (true) {
+      SLOTKV_ASSIGN_OR_RETURN(Node * node, Load(path.back().node));
+      if (node->leaf) break;
+      const uint64_t child_n = node->children[path.back().pos].node;
+      SLOTKV_ASSIGN_OR_RETURN(Node * child, Load(child_n));
+      if (child->size() == 0) return Status::Corruption("paged tree: empty node");
+      path.push_back({child_n, reverse ? child->size() - 1 : 0});
+    }
+  }
+}
+
+template <class Traits>
+Status CountedTree<Traits>::Finish() {
+  for (auto& [n, node] : nodes_) {
+    if (!node.dirty) continue;
+    SLOTKV_RETURN_IF_ERROR(io_->PutPage(id_, kTreePageBit + n, EncodeNode(node), !node.existed));
+    node.existed = true;
+    node.dirty = false;
+  }
+  return Status::OK();
+}
+
+template class CountedTree<ZSetTreeTraits>;
+template class CountedTree<ListTreeTraits>;
+
+}  // namespace slotkv

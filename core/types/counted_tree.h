@@ -1,0 +1,149 @@
+// CountedTree: an order-statistic B+tree whose nodes are pages (PageIo), the ordered part of a
+// paged sorted set (zset_pages.h) and the whole of a paged list (list_pages.h).
+//
+// Design. A leaf holds entries in order; an internal node holds, per child, its node number
+// and its entry count, and in a keyed tree (a sorted set) also the child's smallest entry, so
+// a predicate over the order can be sought in one descent (CountBefore). The counts make every
+// positional operation one descent: the entry at a rank, insert before a rank, erase or replace
+// at a rank, walk from a rank either way. A node splits in two past its capacity (leaves
+// max(node_entries, 2) entries, internal nodes max(node_entries, 4) children); a node left
+// under a quarter full merges with a neighbour when both fit in one node; an emptied node is
+// freed; a root left with one child gives way to it. Node numbers come from a free chain
+// (freed nodes hold the next free number) before new ones are numbered, so the tree's pages
+// are exactly kTreePageBit + [0, nodes) of the collection: a dropped collection is reclaimed
+// by index range.
+//
+// Every change rewrites the path from the root to the leaf it changed (the counts on it
+// change): O(height) pages. Pages are written by Finish, once per command.
+//
+// Node grammar (Traits::Put / Get write and read one entry):
+//   leaf     := 'L' n:varint64 entry*n
+//   internal := 'I' n:varint64 (node:varint64 count:varint64 [first:entry])*n   first: keyed
+//   free     := 'F' next:varint64                                               next: node + 1
+//
+// Thread rule: none inside; used by the slot's owner for the duration of one command.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/base/status.h"
+#include "core/types/member_pages.h"
+#include "core/types/zset_value.h"
+
+namespace slotkv {
+
+// Tree node n is page kTreePageBit + n of the collection.
+inline constexpr uint64_t kTreePageBit = uint64_t{1} << 63;
+
+// The tree's fields of a root (the collection's root holds them after its own).
+struct TreeRoot {
+  uint64_t tree = 0;   // root node + 1; 0 when the tree is empty
+  uint8_t height = 0;  // internal levels above the leaves
+  uint64_t nodes = 0;  // node numbers handed out: pages kTreePageBit + [0, nodes) exist
+  uint64_t free = 0;   // first free node + 1; 0 when none
+
+  // tree:varint64 height:u8 nodes:varint64 free:varint64
+  void EncodeFields(std::string* out) const;
+  // false on anything EncodeFields could not have made.
+  static bool DecodeFields(std::string_view* in, TreeRoot* r);
+};
+
+// A sorted set's entries: (score, member), ordered, firsts kept.
+struct ZSetTreeTraits {
+  using Entry = ZSetValue::Entry;
+  static constexpr bool kKeyed = true;
+  static void Put(std::string* out, const Entry& e);
+  static bool Get(std::string_view* in, Entry* e);
+};
+
+// A list's elements: positions only.
+struct ListTreeTraits {
+  using Entry = std::string;
+  static constexpr bool kKeyed = false;
+  static void Put(std::string* out, const Entry& e);
+  static bool Get(std::string_view* in, Entry* e);
+};
+
+template <class Traits>
+class CountedTree {
+ public:
+  using Entry = typename Traits::Entry;
+  using Pred = std::function<bool(const Entry&)>;
+
+  // The tree of collection id whose fields are root.
+  CountedTree(TreeRoot root, PageIo* io, uint64_t id, uint32_t node_entries);
+
+  const TreeRoot& root() const { return root_; }
+  // The entry count (a descent-free read of the root node's counts).
+  Result<uint64_t> Size();
+
+  // Inserts e before the entry of rank `rank` (at the end when rank == size).
+  Status InsertAt(uint64_t rank, Entry e);
+  // Removes the entry of rank `rank` and returns it. REQUIRES: rank < size.
+  Result<Entry> EraseAt(uint64_t rank);
+  // Replaces the entry of rank `rank`. REQUIRES: rank < size.
+  Status ReplaceAt(uint64_t rank, Entry e);
+  // Calls fn on the entries from rank `rank` on, ascending or (reverse) descending, until fn
+  // returns false or the entries end. Nothing when rank >= size.
+  Status Walk(uint64_t rank, bool reverse, const std::function<bool(const Entry&)>& fn);
+  // Keyed trees: how many entries come before the first one for which pred holds (the size
+  // when none does). pred must be false then true along the order; one that is not gives some
+  // position.
+  Result<uint64_t> CountBefore(const Pred& pred);
+
+  // Writes every changed node.
+  Status Finish();
+
+ private:
+  struct Child {
+    uint64_t node = 0;
+    uint64_t count = 0;
+    Entry first{};  // keyed trees: the smallest entry under the child
+  };
+  struct Node {
+    bool leaf = true;
+    bool free = false;  // on the free chain; next_free is the next one + 1
+    uint64_t next_free = 0;
+    std::vector<Entry> entries;   // leaf
+    std::vector<Child> children;  // internal
+    bool existed = false;         // in storage before this tree wrote it
+    bool dirty = false;
+    size_t size() const { return leaf ? entries.size() : children.size(); }
+  };
+  // One step of a descent: the node and the child (or entry) position taken in it.
+  struct Step {
+    uint64_t node;
+    size_t pos;
+  };
+
+  static std::string EncodeNode(const Node& node);
+  Result<Node*> Load(uint64_t n);
+  Result<uint64_t> Allocate(bool leaf);
+  Status Free(uint64_t n);
+  // The path to rank r; with `end_ok`, r may equal the size (the position after the last).
+  Status DescendRank(uint64_t r, bool end_ok, std::vector<Step>* path);
+  // After the leaf of path changed: refreshes counts (and firsts) up the path, splits or merges
+  // nodes as needed, and replaces the root when it split, emptied or has one child left.
+  Status FixPath(const std::vector<Step>& path);
+  Status SplitChild(Node* parent, size_t pos);
+  // Merges child pos+1 of parent into child pos when they fit in one node; true when merged.
+  Result<bool> MergeChildren(Node* parent, size_t pos);
+  Status Refresh(Node* parent, size_t pos);
+  size_t Capacity(const Node& node) const;
+
+  TreeRoot root_;
+  PageIo* io_;
+  uint64_t id_;
+  uint32_t node_entries_;
+  std::map<uint64_t, Node> nodes_;  // loaded
+};
+
+extern template class CountedTree<ZSetTreeTraits>;
+extern template class CountedTree<ListTreeTraits>;
+
+}  // namespace slotkv
