@@ -255,6 +255,32 @@ TEST_CASE("dictionaries: a damaged dictionary file stops the open") {
   CHECK(Dictionaries::Open(Small(&fs)).status().IsCorruption());
 }
 
+TEST_CASE("slot: a value put with a group key samples and trains in that key's group") {
+  MemFs fs;
+  ManualClock clock;
+  auto dicts = Dictionaries::Open(Small(&fs)).value();
+  SlotOptions options = SmallOptions(&fs, &clock);
+  options.dictionaries = dicts.get();
+  auto slot = OpenOrDie(options);
+  // Keys that say nothing of their values (as a paged collection's pages), with ':' and '.'
+  // bytes that would make a group of their own.
+  const auto page_key = [](int i) { return "\xffp" + std::to_string(i) + ":." + std::to_string(i); };
+  for (int i = 0; i < 300; ++i) {
+    REQUIRE(slot->Put(page_key(i), UserValue(i), ValueType::kHash, 0, "user:1").ok());
+  }
+  REQUIRE(slot->Commit().ok());
+  dicts->WaitIdle();
+  std::vector<Dictionaries::DictStats> stats = dicts->Stats();
+  REQUIRE(stats.size() == 2);
+  CHECK(stats[1].group == "user");
+  for (int i = 0; i < 300; ++i) {
+    Result<std::optional<std::string>> v = slot->Get(page_key(i));
+    REQUIRE(v.ok());
+    REQUIRE(v->has_value());
+    CHECK(**v == UserValue(i));
+  }
+}
+
 TEST_CASE("slot: compressed values read back through every path, types unmasked") {
   MemFs fs;
   ManualClock clock;

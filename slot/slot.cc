@@ -373,18 +373,31 @@ bool Slot::Impl::NeedsFlush(uint32_t g) const {
 }
 
 Status Slot::Put(std::string_view key, std::string_view value, ValueType type,
-                 int64_t expire_at_ms) {
+                 int64_t expire_at_ms, std::string_view group_key) {
   Impl& s = *impl_;
   if (key.size() > kMaxKeyBytes) return Status::InvalidArgument("key too long");
   s.counters.user_bytes_written += key.size() + value.size();
+  const uint64_t hash = KeyHash(key);
   std::string compressed;
-  if (s.options.dictionaries && s.options.dictionaries->Compress(key, value, &compressed)) {
+  if (s.options.dictionaries &&
+      s.options.dictionaries->Compress(group_key.empty() ? key : group_key, value, &compressed)) {
     const auto tag = static_cast<ValueType>(static_cast<uint8_t>(type) | kCompressedTag);
     s.counters.compressed_raw_bytes += value.size();
     s.counters.compressed_stored_bytes += compressed.size();
-    return s.LogWrite(wal::RecordKind::kPut, key, KeyHash(key), compressed, tag, expire_at_ms);
+    SLOTKV_RETURN_IF_ERROR(
+        s.LogWrite(wal::RecordKind::kPut, key, hash, compressed, tag, expire_at_ms));
+  } else {
+    SLOTKV_RETURN_IF_ERROR(s.LogWrite(wal::RecordKind::kPut, key, hash, value, type, expire_at_ms));
   }
-  return s.LogWrite(wal::RecordKind::kPut, key, KeyHash(key), value, type, expire_at_ms);
+  // A key read lately and written now is likely read again (a collection's root and pages are
+  // read and rewritten by every change): keep the new version, uncompressed, so the next read
+  // neither reads the log back nor decompresses. The write itself is no sighting (a bulk load
+  // caches nothing). s.scratch is the record LogWrite just logged.
+  if (s.Cacheable(value.size()) && s.value_admission.Seen(hash)) {
+    s.CacheValue(std::string(key), CachedValue{s.scratch.seq, expire_at_ms,
+                                               static_cast<uint8_t>(type), std::string(value)});
+  }
+  return Status::OK();
 }
 
 Status Slot::Apply(const wal::Record& record) {

@@ -218,8 +218,10 @@ class Slot {
   // Metadata only (EXISTS, TYPE, TTL): never reads chunks. nullopt when absent or expired.
   Result<std::optional<KeyMeta>> GetMeta(std::string_view key);
   // Sets key to value with its type and absolute expiry (0 = none). Buffered: see Commit.
+  // Compression groups the value by group_key when given (a page of a collection by the
+  // collection's key: internal keys say nothing of what they hold), else by key.
   Status Put(std::string_view key, std::string_view value, ValueType type,
-             int64_t expire_at_ms = 0);
+             int64_t expire_at_ms = 0, std::string_view group_key = {});
   // Removes key; returns whether a live key was removed. Buffered: see Commit.
   Result<bool> Delete(std::string_view key);
   // Writes record (a kPut or kDelete of the master's stream, as on_commit told it there) with

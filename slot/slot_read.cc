@@ -59,7 +59,9 @@ Status Slot::MultiGet(const std::vector<std::string_view>& keys,
       if (entry.tombstone || s.Expired(entry.expire_at_ms)) continue;
       const CachedValue* cached = s.value_cache.Lookup(keys[i]);
       if (cached != nullptr && cached->seq == entry.seq) {
-        found(i, cached->value, static_cast<ValueType>(entry.type), entry.expire_at_ms, entry.seq);
+        // The cached type, not the entry's: a value cached when written is kept uncompressed.
+        found(i, cached->value, static_cast<ValueType>(cached->type), entry.expire_at_ms,
+              entry.seq);
         continue;
       }
       in_log.push_back(i);

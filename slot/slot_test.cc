@@ -149,6 +149,23 @@ TEST_CASE("a value read back from the log is cached for its version only") {
   CHECK(GetOrDie(*f.slot, "k") == "<absent>");
 }
 
+TEST_CASE("a key read lately and written again is cached as written; a first write is not") {
+  Fixture f;
+  f.Put("k", "first");
+  f.Put("bulk", "once");
+  CHECK(f.slot->Stats().value_cache_bytes == 0);  // writes alone cache nothing
+  CHECK(GetOrDie(*f.slot, "k") == "first");       // from the log; marked by the doorkeeper
+  f.Put("k", "second");                            // read lately: kept in the cache
+  uint64_t hits = f.slot->Stats().value_cache_hits;
+  CHECK(GetOrDie(*f.slot, "k") == "second");
+  CHECK(f.slot->Stats().value_cache_hits == hits + 1);
+  REQUIRE(f.slot->Flush().ok());
+  CHECK(GetOrDie(*f.slot, "k") == "second");  // still the newest after the flush
+  CHECK(f.slot->Stats().value_cache_hits == hits + 2);
+  REQUIRE(f.slot->Delete("k").ok());
+  CHECK(GetOrDie(*f.slot, "k") == "<absent>");
+}
+
 TEST_CASE("the expiry step passes buckets without an expiry time without reading them") {
   Fixture f;
   int64_t now = f.clock.NowMs();

@@ -27,6 +27,13 @@ class Doorkeeper {
         current_((size_t{1} << bits_log2) / 64),
         previous_(current_.size()) {}
 
+  // Whether hash was marked within the last one or two windows, without marking it.
+  bool Seen(uint64_t hash) const {
+    const uint64_t bit = hash >> shift_;
+    const uint64_t mask = uint64_t{1} << (bit % 64);
+    return ((current_[bit / 64] | previous_[bit / 64]) & mask) != 0;
+  }
+
   // Whether hash was marked within the last one or two windows; marks it either way.
   bool SeenBefore(uint64_t hash) {
     const uint64_t bit = hash >> shift_;

@@ -17,6 +17,15 @@ TEST_CASE("doorkeeper: a key is seen on its second mark, not its first") {
   CHECK_FALSE(d.SeenBefore(KeyHash("b")));
 }
 
+TEST_CASE("doorkeeper: Seen asks without marking") {
+  Doorkeeper d;
+  CHECK_FALSE(d.Seen(KeyHash("a")));
+  CHECK_FALSE(d.Seen(KeyHash("a")));
+  CHECK_FALSE(d.SeenBefore(KeyHash("a")));
+  CHECK(d.Seen(KeyHash("a")));
+  CHECK_FALSE(d.Seen(KeyHash("b")));
+}
+
 TEST_CASE("doorkeeper: keys are forgotten after two windows of other keys") {
   Doorkeeper d(/*bits_log2=*/16, /*window=*/100);
   CHECK_FALSE(d.SeenBefore(KeyHash("old")));

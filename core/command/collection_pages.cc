@@ -18,12 +18,27 @@ std::string PageKey(uint64_t id, uint64_t index) {
   return key;
 }
 
+Result<std::optional<std::string>> ReadCollection(Store& store, WorkerStats& stats, Lookup lookup,
+                                                  std::string_view key, ValueType type,
+                                                  bool* wrong_type, int64_t* expire_at_ms) {
+  *wrong_type = false;
+  slot::KeyMeta meta;
+  SLOTKV_ASSIGN_OR_RETURN(std::optional<std::string> raw, store.Get(key, &meta));
+  if (lookup == Lookup::kRead) CountLookup(store, stats, key, raw.has_value());
+  if (raw && meta.type != type) {
+    *wrong_type = true;
+    raw.reset();
+  }
+  *expire_at_ms = raw ? meta.expire_at_ms : 0;
+  return raw;
+}
+
 Result<std::optional<std::string>> StorePageIo::GetPage(uint64_t id, uint64_t index) {
   return store_.GetInternal(PageKey(id, index));
 }
 
 Status StorePageIo::PutPage(uint64_t id, uint64_t index, std::string_view bytes, bool created) {
-  SLOTKV_RETURN_IF_ERROR(store_.PutInternal(PageKey(id, index), bytes, type_));
+  SLOTKV_RETURN_IF_ERROR(store_.PutInternal(PageKey(id, index), bytes, type_, group_));
   if (created) ++delta_;
   return Status::OK();
 }
@@ -177,7 +192,7 @@ void ForEachMember(const SetValue& s, Fn&& fn) {
 template <class V>
 Status WritePaged(Store& store, std::string_view key, const V& value, ValueType type,
                   int64_t expire_at_ms) {
-  StorePageIo io(store, type);
+  StorePageIo io(store, type, key);
   MemberPages pages = MemberPages::Create(&io, store.page_members());
   Status st;
   ForEachMember(value, [&](std::string_view f, std::string_view v) {
@@ -192,7 +207,7 @@ Status WritePaged(Store& store, std::string_view key, const V& value, ValueType 
 // Writes zset as a new paged sorted set under key.
 Status WritePaged(Store& store, std::string_view key, const ZSetValue& zset, ValueType type,
                   int64_t expire_at_ms) {
-  StorePageIo io(store, type);
+  StorePageIo io(store, type, key);
   ZSetPages pages = ZSetPages::Create(&io, store.page_members());
   for (const ZSetValue::Entry& e : zset) {
     SLOTKV_RETURN_IF_ERROR(pages.Set(e.member, e.score).status());
@@ -205,7 +220,7 @@ Status WritePaged(Store& store, std::string_view key, const ZSetValue& zset, Val
 // Writes list as a new paged list under key.
 Status WritePaged(Store& store, std::string_view key, const ListValue& list, ValueType type,
                   int64_t expire_at_ms) {
-  StorePageIo io(store, type);
+  StorePageIo io(store, type, key);
   ListPages pages = ListPages::Create(&io, store.page_members());
   for (size_t i = 0; i < list.size(); ++i) {
     SLOTKV_RETURN_IF_ERROR(pages.InsertAt(i, list.at(i)));

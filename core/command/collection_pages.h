@@ -31,9 +31,12 @@
 namespace slotkv::command {
 
 // Pages of a Store; Close writes the change of the internal-key count (once per command).
+// Pages written compress in the dictionary group of the collection's key (set_group).
 class StorePageIo : public PageIo {
  public:
-  StorePageIo(Store& store, ValueType type) : store_(store), type_(type) {}
+  StorePageIo(Store& store, ValueType type, std::string_view group = {})
+      : store_(store), type_(type), group_(group) {}
+  void set_group(std::string_view key) { group_.assign(key); }
   Result<std::optional<std::string>> GetPage(uint64_t id, uint64_t index) override;
   Status PutPage(uint64_t id, uint64_t index, std::string_view bytes, bool created) override;
   Status DeletePage(uint64_t id, uint64_t index) override;
@@ -43,6 +46,7 @@ class StorePageIo : public PageIo {
  private:
   Store& store_;
   ValueType type_;
+  std::string group_;
   int64_t delta_ = 0;
 };
 
@@ -82,6 +86,13 @@ Result<V> LoadWhole(Store& store, ValueType type, std::string stored);
 template <class V>
 Status WriteCollection(Store& store, std::string_view key, const V& value, ValueType type,
                        int64_t expire_at_ms);
+// Reads key for a collection access class (MemberAccess, ZSetAccess, ListAccess): its stored
+// value when it holds `type` (nullopt when missing, or when *wrong_type is set because it
+// holds another type), and its expiry in *expire_at_ms. A reader's lookup counts a hit or miss.
+Result<std::optional<std::string>> ReadCollection(Store& store, WorkerStats& stats, Lookup lookup,
+                                                  std::string_view key, ValueType type,
+                                                  bool* wrong_type, int64_t* expire_at_ms);
+
 // Reads key whole as a V of `type` (a paged collection from all its pages; a reader's lookup
 // counts a hit or miss): the value, WRONGTYPE or the failure (typed_read.h's TypedRead).
 template <class V>

@@ -363,10 +363,11 @@ Result<std::optional<std::string>> Store::GetInternal(std::string_view key) {
   return s->Get(key);
 }
 
-Status Store::PutInternal(std::string_view key, std::string_view value, ValueType type) {
+Status Store::PutInternal(std::string_view key, std::string_view value, ValueType type,
+                          std::string_view group_key) {
   SLOTKV_ASSIGN_OR_RETURN(slot::Slot * s, Open(true));
   SLOTKV_RETURN_IF_ERROR(BeforeWrite(s));
-  SLOTKV_RETURN_IF_ERROR(s->Put(key, value, type, 0));
+  SLOTKV_RETURN_IF_ERROR(s->Put(key, value, type, 0, group_key));
   NoteWrite(s);
   return Status::OK();
 }

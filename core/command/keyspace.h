@@ -304,9 +304,11 @@ class Store {
   Result<uint64_t> KeyCount();
 
   // Internal keys (internal_keys.h), as stored: no watchers, observers or blocked clients are
-  // told of their writes.
+  // told of their writes. A page compresses with the dictionary group of group_key (its
+  // collection's user key; see Slot::Put).
   Result<std::optional<std::string>> GetInternal(std::string_view key);
-  Status PutInternal(std::string_view key, std::string_view value, ValueType type);
+  Status PutInternal(std::string_view key, std::string_view value, ValueType type,
+                     std::string_view group_key = {});
   Result<bool> DeleteInternal(std::string_view key);
   // The slot's internal-key count as last known (Keyspace::internal_keys).
   std::optional<uint64_t>& internal_keys() { return keyspace_->internal_keys(slot_, db_); }

@@ -198,6 +198,7 @@ bool ListMPopFrom(Store& store, WorkerStats& stats, std::string_view key, End en
 Status ListAccess::Open(std::string_view key, WorkerStats& stats, Lookup lookup,
                         bool* wrong_type) {
   key_.assign(key);
+  io_.set_group(key);
   SLOTKV_ASSIGN_OR_RETURN(
       std::optional<std::string> raw,
       ReadCollection(store_, stats, lookup, key, ValueType::kList, wrong_type, &expire_at_ms_));

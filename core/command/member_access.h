@@ -31,6 +31,7 @@ class MemberAccess {
   // corrupt value; *wrong_type when the key holds another type.
   Status Open(std::string_view key, WorkerStats& stats, Lookup lookup, bool* wrong_type) {
     key_.assign(key);
+    io_.set_group(key);
     SLOTKV_ASSIGN_OR_RETURN(
         std::optional<std::string> raw,
         ReadCollection(store_, stats, lookup, key, type_, wrong_type, &expire_at_ms_));

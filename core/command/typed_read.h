@@ -41,25 +41,6 @@ struct TypedRead {
   slot::KeyMeta meta;       // the key's metadata; default (no TTL) when missing
 };
 
-// Reads key for a collection access class (MemberAccess, ZSetAccess, ListAccess): its stored
-// value when it holds `type` (nullopt when missing, or when *wrong_type is set because it
-// holds another type), and its expiry in *expire_at_ms. A reader's lookup counts a hit or miss.
-inline Result<std::optional<std::string>> ReadCollection(Store& store, WorkerStats& stats,
-                                                         Lookup lookup, std::string_view key,
-                                                         ValueType type, bool* wrong_type,
-                                                         int64_t* expire_at_ms) {
-  *wrong_type = false;
-  slot::KeyMeta meta;
-  SLOTKV_ASSIGN_OR_RETURN(std::optional<std::string> raw, store.Get(key, &meta));
-  if (lookup == Lookup::kRead) CountLookup(store, stats, key, raw.has_value());
-  if (raw && meta.type != type) {
-    *wrong_type = true;
-    raw.reset();
-  }
-  *expire_at_ms = raw ? meta.expire_at_ms : 0;
-  return raw;
-}
-
 // access.Open(key, stats, lookup, &wrong_type), replying WRONGTYPE or the failure; false then.
 template <class Access>
 bool OpenOrReply(Access& access, std::string_view key, WorkerStats& stats, Lookup lookup,

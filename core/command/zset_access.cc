@@ -5,6 +5,7 @@ namespace slotkv::command {
 Status ZSetAccess::Open(std::string_view key, WorkerStats& stats, Lookup lookup,
                         bool* wrong_type) {
   key_.assign(key);
+  io_.set_group(key);
   SLOTKV_ASSIGN_OR_RETURN(
       std::optional<std::string> raw,
       ReadCollection(store_, stats, lookup, key, ValueType::kZSet, wrong_type, &expire_at_ms_));
