@@ -184,10 +184,19 @@ void Worker::ExpireStep() {
     for (uint32_t db = 0; db < ks.databases(); ++db) {
       Result<slot::Slot*> slot = ks.Get(s, db, false);
       if (!slot.ok() || *slot == nullptr) continue;
-      Result<size_t> expired =
-          (*slot)->ActiveExpireStep(kBucketsPerStep, [&](std::string_view key) {
+      command::Store store(&ks, s, db, &(*state.dirty)[static_cast<size_t>(index_)]);
+      Status dropped;
+      Result<size_t> expired = (*slot)->ActiveExpireStep(
+          kBucketsPerStep, [&](std::string_view key, ValueType, std::string_view value) {
+            // A paged collection's pages are queued in the tombstone's unit.
+            Status st = command::DropPages(store, value);
+            if (dropped.ok()) dropped = st;
             command::Notify(state, conf::kNotifyExpired, "expired", key, db);
           });
+      if (!dropped.ok()) {
+        std::fprintf(stderr, "page reclaim of expired keys in slot %u db %u: %s\n", s, db,
+                     dropped.ToString().c_str());
+      }
       if (!expired.ok()) {
         std::fprintf(stderr, "active expiry of slot %u db %u: %s\n", s, db,
                      expired.status().ToString().c_str());

@@ -268,9 +268,13 @@ class Slot {
   // where the last step stopped; the others are passed without reading, at most a round per
   // call) and deletes the expired keys found there; a group map that took a write with an
   // expiry time is looked at with its group's first bucket. A slot where no key has one costs
-  // nothing. Returns how many were deleted; on_expired (when set) is told each key deleted.
-  Result<size_t> ActiveExpireStep(
-      size_t max_buckets, const std::function<void(std::string_view)>& on_expired = {});
+  // nothing. Returns how many were deleted; on_expired (when set) is told each key deleted,
+  // its type and, for a collection (hash, set, sorted set, list), its value: a paged
+  // collection's root, whose pages the owner must release. A flush leaves expired collections
+  // to this step for that reason (it drops other expired keys itself).
+  using OnExpired =
+      std::function<void(std::string_view key, ValueType type, std::string_view value)>;
+  Result<size_t> ActiveExpireStep(size_t max_buckets, const OnExpired& on_expired = {});
   // Persists every group and syncs: afterwards the log holds nothing that replay would need.
   // Busy while held.
   Status Flush();

@@ -182,8 +182,11 @@ Status Slot::Impl::FlushGroup(uint32_t g) {
   // The values to persist, read back from the log in one batch. `now` is fixed for the whole
   // merge so that this pass and the next agree on what has expired.
   const int64_t now = clock->NowMs();
+  // An expired collection is persisted all the same: ActiveExpireStep hands its value (a paged
+  // root) to the owner.
   auto live = [now](const MapEntry& e) {
-    return !e.tombstone && (e.expire_at_ms == 0 || e.expire_at_ms > now);
+    return !e.tombstone && (e.expire_at_ms == 0 || e.expire_at_ms > now ||
+                            IsCollection(TypeOf(static_cast<ValueType>(e.type))));
   };
   struct Pending {
     std::string_view key;  // in the group map, which does not change during the flush
@@ -244,10 +247,12 @@ Status Slot::Impl::FlushGroup(uint32_t g) {
     }
   }
 
-  // Drop expired cells.
+  // Drop expired cells, but collections: ActiveExpireStep hands their values (a paged root)
+  // to the owner.
   for (BucketCells& bc : bucket_cells) {
     for (size_t i = 0; i < bc.cells.size(); ++i) {
       if (bc.removed[i] || !Expired(bc.cells[i].expire_at_ms)) continue;
+      if (IsCollection(TypeOf(static_cast<ValueType>(bc.cells[i].type_tag)))) continue;
       SLOTKV_RETURN_IF_ERROR(release(bc.cells[i]));
       bc.removed[i] = true;
       ++counters.expired_keys;

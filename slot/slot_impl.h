@@ -276,6 +276,8 @@ struct Slot::Impl {
   // when b is the first bucket of its group, of the group's map, that have expired. Clears the
   // bucket's flag when no cell there has an expiry time.
   Status ExpiredKeys(uint32_t b, std::vector<LiveKey>* doomed);
+  // The stored value of k (read from the log or the chunks when not inline), decompressed.
+  Result<std::string> ValueOf(const LiveKey& k);
   // Sizes the caches to what the group maps leave of cache_budget, but at least an eighth of
   // it: 40% values, 40% bucket pages, 20% chunk segments. Evicts what no longer fits.
   void SizeCaches();

@@ -139,21 +139,57 @@ Status Slot::Impl::ExpiredKeys(uint32_t b, std::vector<LiveKey>* doomed) {
       if (cell.expire_at_ms == 0) continue;
       any_ttl = true;
       if (!Expired(cell.expire_at_ms) || group.map.Find(cell.key, cell.hash)) continue;
-      doomed->push_back({.key = std::move(cell.key), .hash = cell.hash});
+      doomed->push_back({.key = std::move(cell.key),
+                         .hash = cell.hash,
+                         .type_tag = cell.type_tag,
+                         .expire_at_ms = cell.expire_at_ms,
+                         .seq = cell.seq,
+                         .is_pointer = cell.is_pointer,
+                         .payload = std::move(cell.payload)});
     }
     if (!any_ttl) buckets->ClearTtl(b);
   }
   if (MapTurn(b)) {
     group.map.ForEach([&](std::string_view key, uint64_t hash, const MapEntry& entry) {
       if (entry.tombstone || !Expired(entry.expire_at_ms)) return;
-      doomed->push_back({.key = std::string(key), .hash = hash});
+      doomed->push_back({.key = std::string(key),
+                         .hash = hash,
+                         .type_tag = entry.type,
+                         .expire_at_ms = entry.expire_at_ms,
+                         .seq = entry.seq,
+                         .in_log = true,
+                         .pos = entry.pos});
     });
   }
   return Status::OK();
 }
 
-Result<size_t> Slot::ActiveExpireStep(
-    size_t max_buckets, const std::function<void(std::string_view)>& on_expired) {
+Result<std::string> Slot::Impl::ValueOf(const LiveKey& k) {
+  std::string value;
+  if (k.in_log) {
+    std::vector<wal::Record> records;
+    SLOTKV_RETURN_IF_ERROR(log->ReadMany({k.pos}, &records));
+    SLOTKV_RETURN_IF_ERROR(CheckRecord(k.key, MapEntry{.pos = k.pos, .seq = k.seq}, records[0]));
+    value = std::move(records[0].value);
+  } else if (k.is_pointer) {
+    chunk::ValuePtr ptr;
+    if (!chunk::DecodeValuePtr(k.payload, &ptr)) {
+      return Status::Corruption("bad value pointer in the cell of key " + k.key);
+    }
+    std::vector<std::string> values;
+    SLOTKV_RETURN_IF_ERROR(chunks->ReadMany({ptr}, {k.key}, &values));
+    value = std::move(values[0]);
+  } else {
+    value = k.payload;
+  }
+  if ((k.type_tag & kCompressedTag) == 0) return value;
+  if (!options.dictionaries) return Status::Corruption("compressed value without dictionaries");
+  std::string raw;
+  SLOTKV_RETURN_IF_ERROR(options.dictionaries->Decompress(value, &raw));
+  return raw;
+}
+
+Result<size_t> Slot::ActiveExpireStep(size_t max_buckets, const OnExpired& on_expired) {
   Impl& s = *impl_;
   if (!s.Refusal().ok()) return 0;  // a failed slot deletes nothing until it recovers
   // Nothing here has an expiry time: nothing to look at (the common case costs nothing).
@@ -171,12 +207,17 @@ Result<size_t> Slot::ActiveExpireStep(
     doomed.clear();
     SLOTKV_RETURN_IF_ERROR(s.ExpiredKeys(b, &doomed));
     for (const LiveKey& k : doomed) {
+      const ValueType type = TypeOf(static_cast<ValueType>(k.type_tag));
+      std::string value;
+      if (IsCollection(type)) {
+        SLOTKV_ASSIGN_OR_RETURN(value, s.ValueOf(k));
+      }
       // ExpiredKeys already knows the key exists: log the tombstone without looking it up.
       SLOTKV_RETURN_IF_ERROR(
           s.LogWrite(wal::RecordKind::kDelete, k.key, k.hash, {}, ValueType::kString, 0));
       ++expired;
       ++s.counters.expired_keys;
-      if (on_expired) on_expired(k.key);
+      if (on_expired) on_expired(k.key, type, value);
     }
   }
   return expired;

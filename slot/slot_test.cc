@@ -166,6 +166,38 @@ TEST_CASE("a key read lately and written again is cached as written; a first wri
   CHECK(GetOrDie(*f.slot, "k") == "<absent>");
 }
 
+TEST_CASE("expired collections go through the expiry step, which hands over their values") {
+  Fixture f;
+  const int64_t at = f.clock.NowMs() + 10;
+  const std::string long_root(500, 'r');  // in a chunk, not inline
+  f.Put("str", "v", at);
+  f.Put("hash", "root-bytes", at, ValueType::kHash);
+  f.Put("zset", long_root, at, ValueType::kZSet);
+  f.Put("kept", "v");
+  REQUIRE(f.slot->Flush().ok());
+  f.Put("list", "in the log", at, ValueType::kList);
+  f.clock.AdvanceMs(10);
+  REQUIRE(f.slot->Flush().ok());  // may drop "str", never a collection
+  f.Put("list", "in the log again", at + 10, ValueType::kList);  // unflushed: read from the log
+  f.clock.AdvanceMs(10);
+  std::map<std::string, std::pair<ValueType, std::string>> told;
+  Result<size_t> n = f.slot->ActiveExpireStep(
+      1000, [&](std::string_view key, ValueType type, std::string_view value) {
+        told[std::string(key)] = {type, std::string(value)};
+      });
+  REQUIRE(n.ok());
+  REQUIRE(f.slot->Commit().ok());
+  CHECK(*n == told.size());
+  CHECK(told["hash"] == std::make_pair(ValueType::kHash, std::string("root-bytes")));
+  CHECK(told["zset"] == std::make_pair(ValueType::kZSet, long_root));
+  CHECK(told["list"] == std::make_pair(ValueType::kList, std::string("in the log again")));
+  CHECK(told["str"] == std::make_pair(ValueType::kString, std::string()));  // no value for a string
+  CHECK(f.slot->Stats().expired_keys == 4);
+  CHECK(*f.slot->KeyCount() == 1);
+  REQUIRE(f.slot->Flush().ok());
+  CHECK(*f.slot->KeyCount() == 1);
+}
+
 TEST_CASE("the expiry step passes buckets without an expiry time without reading them") {
   Fixture f;
   int64_t now = f.clock.NowMs();

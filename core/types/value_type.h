@@ -27,4 +27,10 @@ constexpr std::string_view ValueTypeName(ValueType t) {
   return "none";
 }
 
+// Whether values of type t are collections (which may be paged: a root plus pages).
+constexpr bool IsCollection(ValueType t) {
+  return t == ValueType::kHash || t == ValueType::kList || t == ValueType::kSet ||
+         t == ValueType::kZSet;
+}
+
 }  // namespace slotkv

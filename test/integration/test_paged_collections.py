@@ -434,3 +434,18 @@ def test_paged_list_survives_sigkill_without_orphan_pages(server, r):
     assert c.execute_command("DEL", "l") == 1
     wait_reclaimed(c)
     c.connection_pool.disconnect()
+
+
+def test_expired_paged_collections_release_their_pages(r):
+    fill_hash(r, "h", N)
+    r.execute_command("ZADD", "z", *[x for i in range(N) for x in (i, i)])
+    r.execute_command("RPUSH", "l", *range(N))
+    r.execute_command("SADD", "s", *range(N))
+    assert internal_keys(r) > 0
+    for key in ("h", "z", "l", "s"):
+        assert r.execute_command("PEXPIRE", key, 50) == 1
+    time.sleep(0.1)
+    assert r.execute_command("EXISTS", "h", "z", "l", "s") == 0
+    # Active expiry finds the roots (read lazily they are gone already) and queues their pages.
+    wait_reclaimed(r)
+    assert r.execute_command("DBSIZE") == 0
