@@ -14,6 +14,26 @@ namespace {
 // buckets hold an expiry time.
 constexpr size_t kExpiryPassPerVisit = 256;
 
+LiveKey FromCell(keybucket::Cell&& cell) {
+  return {.key = std::move(cell.key),
+          .hash = cell.hash,
+          .type_tag = cell.type_tag,
+          .expire_at_ms = cell.expire_at_ms,
+          .seq = cell.seq,
+          .is_pointer = cell.is_pointer,
+          .payload = std::move(cell.payload)};
+}
+
+LiveKey FromEntry(std::string_view key, uint64_t hash, const MapEntry& entry) {
+  return {.key = std::string(key),
+          .hash = hash,
+          .type_tag = entry.type,
+          .expire_at_ms = entry.expire_at_ms,
+          .seq = entry.seq,
+          .in_log = true,
+          .pos = entry.pos};
+}
+
 }  // namespace
 
 Status Slot::Impl::BucketKeys(uint32_t b, std::vector<LiveKey>* live) {
@@ -23,25 +43,13 @@ Status Slot::Impl::BucketKeys(uint32_t b, std::vector<LiveKey>* live) {
   for (keybucket::Cell& cell : cells) {
     if (group.map.Find(cell.key, cell.hash)) continue;  // the map holds a newer write
     if (Expired(cell.expire_at_ms)) continue;
-    live->push_back({.key = std::move(cell.key),
-                     .hash = cell.hash,
-                     .type_tag = cell.type_tag,
-                     .expire_at_ms = cell.expire_at_ms,
-                     .seq = cell.seq,
-                     .is_pointer = cell.is_pointer,
-                     .payload = std::move(cell.payload)});
+    live->push_back(FromCell(std::move(cell)));
   }
   if (group.map.empty()) return Status::OK();
   group.map.ForEach([&](std::string_view key, uint64_t hash, const MapEntry& entry) {
     if (entry.tombstone || buckets->BucketOf(hash) != b) return;
     if (Expired(entry.expire_at_ms)) return;
-    live->push_back({.key = std::string(key),
-                     .hash = hash,
-                     .type_tag = entry.type,
-                     .expire_at_ms = entry.expire_at_ms,
-                     .seq = entry.seq,
-                     .in_log = true,
-                     .pos = entry.pos});
+    live->push_back(FromEntry(key, hash, entry));
   });
   return Status::OK();
 }
@@ -139,26 +147,14 @@ Status Slot::Impl::ExpiredKeys(uint32_t b, std::vector<LiveKey>* doomed) {
       if (cell.expire_at_ms == 0) continue;
       any_ttl = true;
       if (!Expired(cell.expire_at_ms) || group.map.Find(cell.key, cell.hash)) continue;
-      doomed->push_back({.key = std::move(cell.key),
-                         .hash = cell.hash,
-                         .type_tag = cell.type_tag,
-                         .expire_at_ms = cell.expire_at_ms,
-                         .seq = cell.seq,
-                         .is_pointer = cell.is_pointer,
-                         .payload = std::move(cell.payload)});
+      doomed->push_back(FromCell(std::move(cell)));
     }
     if (!any_ttl) buckets->ClearTtl(b);
   }
   if (MapTurn(b)) {
     group.map.ForEach([&](std::string_view key, uint64_t hash, const MapEntry& entry) {
       if (entry.tombstone || !Expired(entry.expire_at_ms)) return;
-      doomed->push_back({.key = std::string(key),
-                         .hash = hash,
-                         .type_tag = entry.type,
-                         .expire_at_ms = entry.expire_at_ms,
-                         .seq = entry.seq,
-                         .in_log = true,
-                         .pos = entry.pos});
+      doomed->push_back(FromEntry(key, hash, entry));
     });
   }
   return Status::OK();
