@@ -5,7 +5,7 @@
 #
 #   scripts/bench.sh [--requests N] [--clients C] [--pipeline P] [--keyspace K] [--value-size V]
 #                    [--tests set,get,incr,mset,lpush,lpop,sadd,hset,zadd,lrange_100,multi]
-#                    [--collection-requests M] [--workers W]
+#                    [--workers W]
 #
 # Not in the default list: multi is a transaction, MULTI / SET key:<r> / INCR counter:<r> /
 # EXEC, sent as one round trip per operation by bench/resp_bench (redis-benchmark repeats one
@@ -15,10 +15,8 @@
 # script that cannot fail on what the other tests leave in the keys).
 #
 # The collection tests of redis-benchmark (lpush lpop sadd hset zadd lrange_*) work on ONE key
-# that grows (members random over --keyspace; lists grow by every request). slotkv pages
-# hashes and sets above paged-collection-threshold members but still rewrites a whole list or
-# sorted set per write, so those tests run --collection-requests requests (default 20000) rather
-# than --requests.
+# that grows (members random over --keyspace; lists grow by every request); slotkv pages every
+# collection above paged-collection-threshold members, so they run --requests like the others.
 #
 # Prints one table row per test (requests/s of each server, and their ratio), then
 # `RESULT <test>_ratio=... ...` (slotkv / redis) so a script can check the figures.
@@ -44,7 +42,7 @@ cd "$(dirname "$0")/.."
 
 requests=200000 clients=50 pipeline=1 keyspace=100000 value_size=200
 tests=set,get,incr,mset,lpush,lpop,sadd,hset,zadd,lrange_100
-collection_requests=20000 workers=2
+workers=2
 for arg in "$@"; do
   [ "$arg" = --scale ] && exec scripts/bench-scale.sh "$@"
   [ "$arg" = --replication ] && exec scripts/bench-replication.sh "$@"
@@ -62,7 +60,6 @@ while [ $# -gt 0 ]; do
     --keyspace) keyspace=$2 ;;
     --value-size) value_size=$2 ;;
     --tests) tests=$2 ;;
-    --collection-requests) collection_requests=$2 ;;
     --workers) workers=$2 ;;
     *) echo "unknown argument $1" >&2; exit 2 ;;
   esac
@@ -113,7 +110,6 @@ rps() {
       sed -n 's/^RESULT ops_per_s=\([0-9]*\).*/\1/p'
     return
   fi
-  case $2 in lpush|rpush|lpop|rpop|sadd|spop|hset|zadd|zpopmin|lrange*) n=$collection_requests ;; esac
   redis-benchmark -p "$1" -t "$2" -n "$n" -c "$clients" -P "$pipeline" -r "$keyspace" \
     -d "$value_size" --csv -q 2>/dev/null | awk -F'","' 'NR > 1 {v = $2} END {print v}'
 }
@@ -127,5 +123,5 @@ for t in ${tests//,/ }; do
   printf '| %s | %s | %s | %s |\n' "$t" "$r" "$s" "$ratio"
   result="$result ${t}_ratio=$ratio"
 done
-echo "(requests=$requests collection requests=$collection_requests clients=$clients pipeline=$pipeline keyspace=$keyspace value=${value_size}B, slotkv workers=$workers)"
+echo "(requests=$requests clients=$clients pipeline=$pipeline keyspace=$keyspace value=${value_size}B, slotkv workers=$workers)"
 echo "$result"
