@@ -393,6 +393,11 @@ Status CountedTree<Traits>::Walk(uint64_t rank, bool reverse,
     }
     while (true) {
       SLOTKV_ASSIGN_OR_RETURN(Node * node, Load(path.back().node));
+      // Leaves sit at depth height exactly: a damaged tree never walks in circles.
+      const bool at_leaf_depth = path.size() == size_t{root_.height} + 1;
+      if (node->free || node->leaf != at_leaf_depth) {
+        return Status::Corruption("paged tree: bad shape");
+      }
       if (node->leaf) break;
       const uint64_t child_n = node->children[path.back().pos].node;
       SLOTKV_ASSIGN_OR_RETURN(Node * child, Load(child_n));

@@ -283,3 +283,31 @@ TEST_CASE("a walk over the whole list returns every element in order, both ways"
 
 }  // namespace
 }  // namespace slotkv
+
+namespace slotkv {
+namespace {
+
+TEST_CASE("a damaged tree (a node its own child) is Corruption, never a walk in circles") {
+  MapPageIo io;
+  // Node 0: internal, children (node 0, 1 element) and (node 1, 1 element); node 1: leaf "x".
+  io.pages[{7, kTreePageBit + 0}] = std::string("I\x02\x00\x01\x01\x01", 6);
+  io.pages[{7, kTreePageBit + 1}] = std::string("L\x01\x01x", 4);
+  ListRoot root;
+  root.id = 7;
+  root.count = 2;
+  root.tree = 1;
+  root.height = 1;
+  root.nodes = 2;
+  ListPages list(root, &io, 4);
+  std::vector<std::string> seen;
+  Status st = list.Walk(1, true, [&](const std::string& v) {
+    seen.push_back(v);
+    return seen.size() < 100;
+  });
+  CHECK(st.IsCorruption());
+  CHECK(seen == std::vector<std::string>{"x"});
+  CHECK(list.At(0).status().IsCorruption());
+}
+
+}  // namespace
+}  // namespace slotkv
