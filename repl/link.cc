@@ -374,6 +374,11 @@ bool Link::OnFrame(Conn& conn, std::vector<std::string>& args) {
   const uint64_t* offset = has_offset ? &offset_value : nullptr;
   const uint64_t session = session_.load();
   if (name == "CONT" && offset) {
+    if (in_sync_[i]) {  // its copy is unfinished: only a full sync makes it whole
+      std::fprintf(stderr, "repl: db %u slot %u: the master continues a stream this node "
+                   "did not list\n", db, s);
+      return false;
+    }
     if (*offset > 0) {
       std::fprintf(stderr, "repl: db %u slot %u: CONTINUE from %llu\n", db, s,
                    static_cast<unsigned long long>(*offset));

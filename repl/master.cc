@@ -116,7 +116,9 @@ void Master::Sync(AsyncContext& ctx, uint64_t epoch) {
     ctx.reply.Error(command::kErrSyntax);
     return;
   }
-  std::vector<uint64_t> from(streams_.size(), 0);
+  // A stream the replica leaves out is in a full sync it did not finish: it syncs in full
+  // again, whatever the backlog holds.
+  std::vector<std::optional<uint64_t>> from(streams_.size());
   for (const StreamOffset& o : *listed) from[Index(o.slot, o.db)] = o.offset;
   const int home = ctx.home;
   auto feed = std::make_shared<Feed>(ctx.client->id, home, streams_.size(),
@@ -126,7 +128,7 @@ void Master::Sync(AsyncContext& ctx, uint64_t epoch) {
   feed->port = static_cast<int>(*port);
   feed->waiting = static_cast<int>(streams_.size());
   feed->last_ack_ms = server.keyspace->clock()->NowMs();
-  for (size_t i = 0; i < streams_.size(); ++i) feed->acked[i] = from[i];
+  for (size_t i = 0; i < streams_.size(); ++i) feed->acked[i] = from[i].value_or(0);
   const bool made = server.clients->MakeFeedLocal(ctx.client->id, feed->unsent, [this, feed] {
     feed->closed = true;
     Forget(feed.get());
@@ -156,14 +158,14 @@ void Master::Sync(AsyncContext& ctx, uint64_t epoch) {
 }
 
 void Master::Attach(const std::shared_ptr<Feed>& feed, uint32_t s, uint32_t db,
-                    const std::string& replid, uint64_t offset) {
+                    const std::string& replid, std::optional<uint64_t> offset) {
   if (feed->closed) return;
   const size_t i = Index(s, db);
   Stream& st = *streams_[i];
   st.feeds.push_back(feed);
-  if (Continues(replid, i, offset) && st.backlog.Covers(offset)) {
-    Send(feed, StreamFrame("CONT", s, db, offset));
-    st.backlog.ForEachAfter(offset, [&](std::string_view f) { Send(feed, std::string(f)); });
+  if (offset && Continues(replid, i, *offset) && st.backlog.Covers(*offset)) {
+    Send(feed, StreamFrame("CONT", s, db, *offset));
+    st.backlog.ForEachAfter(*offset, [&](std::string_view f) { Send(feed, std::string(f)); });
     --feed->waiting;
     return;
   }

@@ -33,6 +33,7 @@
 #include <deque>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -149,9 +150,10 @@ class Master : public command::StreamListener {
   struct FullSync;
   struct WaitCall;
   size_t Index(uint32_t s, uint32_t db) const { return size_t{s} * databases_ + db; }
-  // On the owner of (s, db): continue or fully sync the stream for feed.
+  // On the owner of (s, db): continue the stream for feed from offset, or sync it in full
+  // (always when the replica did not list it: no offset).
   void Attach(const std::shared_ptr<Feed>& feed, uint32_t s, uint32_t db,
-              const std::string& replid, uint64_t offset);
+              const std::string& replid, std::optional<uint64_t> offset);
   // Full syncs take turns, one step per handler on each worker (RunSyncs), so a request
   // arriving meanwhile waits for one step at most, not one per stream in full sync.
   void QueueSync(const std::shared_ptr<FullSync>& job);

@@ -985,6 +985,40 @@ def test_replica_link_dropped_mid_stream_catches_up(servers):
         assert rep.log().count("FULL sync") == full_syncs  # every stream continued
 
 
+@pytest.mark.slotkv_only
+def test_link_dropped_mid_full_sync_then_continued_streams_end_equal(servers):
+    """The link drops while some streams are still in their first full sync, and the master's
+    backlog holds those streams' whole history: the replica leaves them out of its SYNC, and
+    the master must sync them in full again. (It used to CONTINUE them from 0: the replica
+    kept them in its unfinished copy, never acknowledged them and never served their writes,
+    so a FAILOVER TO it waited forever.)"""
+    master = start_server(["--repl-backlog-size", "64mb"])
+    rep = servers()
+    try:
+        m = master.client()
+        for b in range(10):
+            m.execute_command("MSET", *[v for i in range(500)
+                                        for v in ("cut:%d:%d" % (b, i), os.urandom(200))])
+        assert cmd(master, "CONFIG", "SET", "repl-sync-max-bytes-per-sec", "200000") == b"OK"
+        time.sleep(1.2)  # the master takes the limit at its next once-a-second tick
+        assert replicaof(rep, master) == b"OK"
+        assert wait_until(lambda: info(rep).get("master_sync_in_progress") == "1", timeout=10,
+                          interval=0.02), info(rep)
+        time.sleep(0.5)
+        assert info(rep).get("master_sync_in_progress") == "1", "the sync ended too soon"
+        assert cmd(master, "CLIENT", "KILL", "TYPE", "replica") == 1
+        assert cmd(master, "CONFIG", "SET", "repl-sync-max-bytes-per-sec", "0") == b"OK"
+        wait_linked(rep, master)
+        for i in range(300):  # every engine slot of every worker
+            assert m.execute_command("SET", "after:%d" % i, i) == b"OK"
+        assert m.execute_command("WAIT", 1, 10000) == 1, rep.log()[-3000:]
+        assert_same_strings(master, rep)
+        assert info(rep).get("master_sync_in_progress") == "0"
+        m.connection_pool.disconnect()
+    finally:
+        master.cleanup()
+
+
 def test_failover_hands_over_to_a_synced_replica(servers):
     master, rep = servers(), servers()
     load_keys(master, 2000)
