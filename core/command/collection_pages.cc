@@ -157,10 +157,15 @@ Status QueueReclaim(Store& store, uint64_t id, uint64_t base, uint64_t pages) {
   return Status::OK();
 }
 
+namespace {
+
+// Queues every page of a paged sorted set: its index pages and its tree nodes.
 Status QueueZSetPages(Store& store, const ZSetRoot& root) {
   SLOTKV_RETURN_IF_ERROR(QueueReclaim(store, root.index.id, 0, root.index.pages()));
   return QueueReclaim(store, root.index.id, kTreePageBit, root.nodes);
 }
+
+}  // namespace
 
 Status DropPages(Store& store, std::string_view stored) {
   if (!IsPagedRoot(stored)) return Status::OK();
@@ -173,6 +178,8 @@ Status DropPages(Store& store, std::string_view stored) {
     return QueueZSetPages(store, root);
   }
   SLOTKV_ASSIGN_OR_RETURN(HashedRoot root, HashedRoot::Decode(stored));
+  // An emptied hash or set deleted its last pages itself (MemberPages::Finish).
+  if (root.count == 0) return Status::OK();
   return QueueReclaim(store, root.id, 0, root.pages());
 }
 
@@ -188,46 +195,47 @@ void ForEachMember(const SetValue& s, Fn&& fn) {
   for (const std::string& m : s.members()) fn(m, std::string_view());
 }
 
-// Writes value's members as a new paged collection under key.
+// Writes a new paged collection (a fresh Pages) under key, filled by fill(pages).
+template <class Pages, class Fill>
+Status WriteNewPaged(Store& store, std::string_view key, ValueType type, int64_t expire_at_ms,
+                     Fill&& fill) {
+  StorePageIo io(store, type, key);
+  Pages pages = Pages::Create(&io, store.page_members());
+  SLOTKV_RETURN_IF_ERROR(fill(pages));
+  SLOTKV_RETURN_IF_ERROR(pages.Finish());
+  SLOTKV_RETURN_IF_ERROR(io.Close());
+  return store.Put(key, pages.root().Encode(), type, expire_at_ms);
+}
+
+// Writes value as a new paged collection under key.
 template <class V>
 Status WritePaged(Store& store, std::string_view key, const V& value, ValueType type,
                   int64_t expire_at_ms) {
-  StorePageIo io(store, type, key);
-  MemberPages pages = MemberPages::Create(&io, store.page_members());
-  Status st;
-  ForEachMember(value, [&](std::string_view f, std::string_view v) {
-    if (st.ok()) st = pages.Set(f, v).status();
+  return WriteNewPaged<MemberPages>(store, key, type, expire_at_ms, [&](MemberPages& pages) {
+    Status st;
+    ForEachMember(value, [&](std::string_view f, std::string_view v) {
+      if (st.ok()) st = pages.Set(f, v).status();
+    });
+    return st;
   });
-  SLOTKV_RETURN_IF_ERROR(st);
-  SLOTKV_RETURN_IF_ERROR(pages.Finish());
-  SLOTKV_RETURN_IF_ERROR(io.Close());
-  return store.Put(key, pages.root().Encode(), type, expire_at_ms);
 }
-
-// Writes zset as a new paged sorted set under key.
 Status WritePaged(Store& store, std::string_view key, const ZSetValue& zset, ValueType type,
                   int64_t expire_at_ms) {
-  StorePageIo io(store, type, key);
-  ZSetPages pages = ZSetPages::Create(&io, store.page_members());
-  for (const ZSetValue::Entry& e : zset) {
-    SLOTKV_RETURN_IF_ERROR(pages.Set(e.member, e.score).status());
-  }
-  SLOTKV_RETURN_IF_ERROR(pages.Finish());
-  SLOTKV_RETURN_IF_ERROR(io.Close());
-  return store.Put(key, pages.root().Encode(), type, expire_at_ms);
+  return WriteNewPaged<ZSetPages>(store, key, type, expire_at_ms, [&](ZSetPages& pages) {
+    for (const ZSetValue::Entry& e : zset) {
+      SLOTKV_RETURN_IF_ERROR(pages.Set(e.member, e.score).status());
+    }
+    return Status::OK();
+  });
 }
-
-// Writes list as a new paged list under key.
 Status WritePaged(Store& store, std::string_view key, const ListValue& list, ValueType type,
                   int64_t expire_at_ms) {
-  StorePageIo io(store, type, key);
-  ListPages pages = ListPages::Create(&io, store.page_members());
-  for (size_t i = 0; i < list.size(); ++i) {
-    SLOTKV_RETURN_IF_ERROR(pages.InsertAt(i, list.at(i)));
-  }
-  SLOTKV_RETURN_IF_ERROR(pages.Finish());
-  SLOTKV_RETURN_IF_ERROR(io.Close());
-  return store.Put(key, pages.root().Encode(), type, expire_at_ms);
+  return WriteNewPaged<ListPages>(store, key, type, expire_at_ms, [&](ListPages& pages) {
+    for (size_t i = 0; i < list.size(); ++i) {
+      SLOTKV_RETURN_IF_ERROR(pages.InsertAt(i, list.at(i)));
+    }
+    return Status::OK();
+  });
 }
 
 // Queues the pages of what key holds when it is a paged collection.

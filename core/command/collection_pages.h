@@ -57,8 +57,6 @@ Result<uint64_t> UserKeyCount(Keyspace& keyspace, uint32_t s, uint32_t db, slot:
 // Queues pages [base, base + pages) of a dropped collection (its root already deleted) for
 // ReclaimStep.
 Status QueueReclaim(Store& store, uint64_t id, uint64_t base, uint64_t pages);
-// Queues every page of a paged sorted set: its index pages and its tree nodes.
-Status QueueZSetPages(Store& store, const ZSetRoot& root);
 
 // If stored is a paged root, queues its pages for reclaim: the caller is deleting or
 // overwriting the key that held it.

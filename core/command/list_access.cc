@@ -195,28 +195,6 @@ bool ListMPopFrom(Store& store, WorkerStats& stats, std::string_view key, End en
 
 // ---- ListAccess ---------------------------------------------------------------------------
 
-Status ListAccess::Open(std::string_view key, WorkerStats& stats, Lookup lookup,
-                        bool* wrong_type) {
-  key_.assign(key);
-  io_.set_group(key);
-  SLOTKV_ASSIGN_OR_RETURN(
-      std::optional<std::string> raw,
-      ReadCollection(store_, stats, lookup, key, ValueType::kList, wrong_type, &expire_at_ms_));
-  if (!raw) return Status::OK();
-  if (IsPagedRoot(*raw)) {
-    SLOTKV_ASSIGN_OR_RETURN(ListRoot root, ListRoot::Decode(*raw));
-    paged_.emplace(root, &io_, store_.page_members());
-    return Status::OK();
-  }
-  SLOTKV_ASSIGN_OR_RETURN(ListValue value, ListValue::Decode(*raw));
-  small_.emplace(std::move(value));
-  return Status::OK();
-}
-
-bool ListAccess::Open(std::string_view key, WorkerStats& stats, Lookup lookup, Reply& reply) {
-  return OpenOrReply(*this, key, stats, lookup, reply);
-}
-
 Status ListAccess::Push(End end, std::string_view v) {
   changed_ = true;
   if (paged_) return paged_->InsertAt(end == End::kLeft ? 0 : paged_->size(), std::string(v));
@@ -310,7 +288,7 @@ Result<uint64_t> ListAccess::Trim(int64_t start, int64_t stop) {
   if (!paged_) return uint64_t{0};
   std::optional<std::pair<uint64_t, uint64_t>> keep = ListValue::RangeIn(before, start, stop);
   if (!keep) {
-    cleared_ = changed_ = true;
+    cleared_ = changed_ = true;  // Write drops the pages whole
     return before;
   }
   for (uint64_t n = before - 1 - keep->second; n > 0; --n) {
@@ -329,24 +307,6 @@ Status ListAccess::Walk(uint64_t pos, bool reverse,
     if (!fn(small_->at(i)) || (reverse ? i == 0 : i + 1 == small_->size())) break;
   }
   return Status::OK();
-}
-
-Status ListAccess::Write() {
-  if (!changed_) return Status::OK();
-  changed_ = false;
-  if (!paged_) {
-    return StoreCollection(store_, key_, *small_, ValueType::kList, expire_at_ms_);
-  }
-  if (!cleared_) {
-    SLOTKV_RETURN_IF_ERROR(paged_->Finish());
-    SLOTKV_RETURN_IF_ERROR(io_.Close());
-  }
-  if (cleared_ || paged_->size() == 0) {
-    SLOTKV_RETURN_IF_ERROR(store_.Delete(key_).status());
-    const ListRoot root = paged_->root();
-    return QueueReclaim(store_, root.id, kTreePageBit, root.nodes);
-  }
-  return store_.Put(key_, paged_->root().Encode(), ValueType::kList, expire_at_ms_);
 }
 
 }  // namespace slotkv::command

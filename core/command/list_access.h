@@ -16,6 +16,7 @@
 
 #include <functional>
 
+#include "core/command/collection_access.h"
 #include "core/command/collection_pages.h"
 #include "core/command/typed_read.h"
 #include "core/types/list_pages.h"
@@ -26,21 +27,9 @@ namespace slotkv::command {
 enum class End { kLeft, kRight };
 
 // One list key for the list commands.
-class ListAccess {
+class ListAccess : public CollectionAccess<ListValue, ListPages, ListRoot> {
  public:
-  explicit ListAccess(Store& store) : store_(store), io_(store, ValueType::kList) {}
-  ListAccess(const ListAccess&) = delete;
-  ListAccess& operator=(const ListAccess&) = delete;
-
-  // Reads key (a reader's lookup counts a hit or miss). The status of a storage failure or a
-  // corrupt value; *wrong_type when the key holds another type.
-  Status Open(std::string_view key, WorkerStats& stats, Lookup lookup, bool* wrong_type);
-  // Open, replying WRONGTYPE or the failure; false then.
-  bool Open(std::string_view key, WorkerStats& stats, Lookup lookup, Reply& reply);
-
-  // Whether the list exists: it was read, or a push created it.
-  bool exists() const { return small_ || paged_; }
-  uint64_t size() const { return paged_ ? paged_->size() : small_ ? small_->size() : 0; }
+  explicit ListAccess(Store& store) : CollectionAccess(store, ValueType::kList) {}
 
   // Pushes v at `end`, creating the list when the key was missing.
   Status Push(End end, std::string_view v);
@@ -59,21 +48,8 @@ class ListAccess {
   // Calls fn on the elements from position pos on, towards the tail or (reverse) the head,
   // until fn returns false or the elements end.
   Status Walk(uint64_t pos, bool reverse, const std::function<bool(const std::string&)>& fn);
-
-  // Writes what changed, keeping the key's TTL; an emptied list is deleted (a paged one's
-  // pages queued for reclaim). Nothing when nothing changed.
-  Status Write();
-
- private:
-  Store& store_;
-  StorePageIo io_;
-  std::string key_;
-  bool changed_ = false;
-  bool cleared_ = false;  // a paged list trimmed to nothing: its pages go whole
-  int64_t expire_at_ms_ = 0;
-  std::optional<ListValue> small_;
-  std::optional<ListPages> paged_;
 };
+
 // LEFT / RIGHT (any case); nullopt for anything else.
 std::optional<End> ParseEnd(std::string_view arg);
 

@@ -12,6 +12,7 @@
 #include <string_view>
 #include <utility>
 
+#include "core/command/collection_access.h"
 #include "core/command/collection_pages.h"
 #include "core/command/typed_read.h"
 #include "core/types/hash_value.h"
@@ -21,35 +22,14 @@
 namespace slotkv::command {
 
 template <class V>
-class MemberAccess {
+class MemberAccess : public CollectionAccess<V, MemberPages, HashedRoot> {
+  using Base = CollectionAccess<V, MemberPages, HashedRoot>;
+  using Base::changed_;
+  using Base::paged_;
+  using Base::small_;
+
  public:
-  MemberAccess(Store& store, ValueType type) : store_(store), type_(type), io_(store, type) {}
-  MemberAccess(const MemberAccess&) = delete;
-  MemberAccess& operator=(const MemberAccess&) = delete;
-
-  // Reads key (a reader's lookup counts a hit or miss). The status of a storage failure or a
-  // corrupt value; *wrong_type when the key holds another type.
-  Status Open(std::string_view key, WorkerStats& stats, Lookup lookup, bool* wrong_type) {
-    key_.assign(key);
-    io_.set_group(key);
-    SLOTKV_ASSIGN_OR_RETURN(
-        std::optional<std::string> raw,
-        ReadCollection(store_, stats, lookup, key, type_, wrong_type, &expire_at_ms_));
-    if (!raw) return Status::OK();
-    if (IsPagedRoot(*raw)) {
-      SLOTKV_ASSIGN_OR_RETURN(HashedRoot root, HashedRoot::Decode(*raw));
-      paged_.emplace(root, &io_, store_.page_members());
-      return Status::OK();
-    }
-    SLOTKV_ASSIGN_OR_RETURN(V value, V::Decode(std::move(*raw)));
-    small_.emplace(std::move(value));
-    return Status::OK();
-  }
-
-  // Whether the collection exists: it was read, or a Set created it.
-  bool exists() const { return small_ || paged_; }
-  int64_t expire_at_ms() const { return expire_at_ms_; }
-  uint64_t size() const { return paged_ ? paged_->size() : small_ ? small_->size() : 0; }
+  MemberAccess(Store& store, ValueType type) : Base(store, type) {}
 
   // The value of field (hashes).
   Result<std::optional<std::string>> Get(std::string_view field) {
@@ -80,33 +60,6 @@ class MemberAccess {
     changed_ = true;
     return true;
   }
-
-  // Writes what Set and Delete changed, keeping the key's TTL; an emptied collection is
-  // deleted. Nothing when nothing changed.
-  Status Write() {
-    if (!changed_) return Status::OK();
-    changed_ = false;
-    if (!paged_) return StoreCollection(store_, key_, *small_, type_, expire_at_ms_);
-    SLOTKV_RETURN_IF_ERROR(paged_->Finish());  // an emptied page is deleted
-    SLOTKV_RETURN_IF_ERROR(io_.Close());
-    if (paged_->size() == 0) return store_.Delete(key_).status();
-    return store_.Put(key_, paged_->root().Encode(), type_, expire_at_ms_);
-  }
-
-  // The one-value collection (nullptr when paged or missing).
-  V* small() { return small_ ? &*small_ : nullptr; }
-  // The paged collection (nullptr when one value or missing).
-  MemberPages* paged() { return paged_ ? &*paged_ : nullptr; }
-
- private:
-  Store& store_;
-  ValueType type_;
-  StorePageIo io_;
-  std::string key_;
-  bool changed_ = false;
-  int64_t expire_at_ms_ = 0;
-  std::optional<V> small_;
-  std::optional<MemberPages> paged_;
 };
 
 // HSCAN / SSCAN / ZSCAN of a paged collection (MemberPages or ZSetPages, whose pages are its

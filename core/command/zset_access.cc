@@ -2,28 +2,6 @@
 
 namespace slotkv::command {
 
-Status ZSetAccess::Open(std::string_view key, WorkerStats& stats, Lookup lookup,
-                        bool* wrong_type) {
-  key_.assign(key);
-  io_.set_group(key);
-  SLOTKV_ASSIGN_OR_RETURN(
-      std::optional<std::string> raw,
-      ReadCollection(store_, stats, lookup, key, ValueType::kZSet, wrong_type, &expire_at_ms_));
-  if (!raw) return Status::OK();
-  if (IsPagedRoot(*raw)) {
-    SLOTKV_ASSIGN_OR_RETURN(ZSetRoot root, ZSetRoot::Decode(*raw));
-    paged_.emplace(root, &io_, store_.page_members());
-    return Status::OK();
-  }
-  SLOTKV_ASSIGN_OR_RETURN(ZSetValue value, ZSetValue::Decode(*raw));
-  small_.emplace(std::move(value));
-  return Status::OK();
-}
-
-bool ZSetAccess::Open(std::string_view key, WorkerStats& stats, Lookup lookup, Reply& reply) {
-  return OpenOrReply(*this, key, stats, lookup, reply);
-}
-
 Result<std::optional<double>> ZSetAccess::Score(std::string_view member) {
   if (paged_) return paged_->Score(member);
   return small_ ? small_->Score(member) : std::nullopt;
@@ -77,21 +55,6 @@ Result<std::vector<ZSetValue::Entry>> ZSetAccess::Pop(ZEnd end, size_t count) {
   for (const ZSetValue::Entry& e : out) SLOTKV_RETURN_IF_ERROR(paged_->Remove(e.member).status());
   changed_ = changed_ || !out.empty();
   return out;
-}
-
-Status ZSetAccess::Write() {
-  if (!changed_) return Status::OK();
-  changed_ = false;
-  if (!paged_) {
-    return StoreCollection(store_, key_, *small_, ValueType::kZSet, expire_at_ms_);
-  }
-  SLOTKV_RETURN_IF_ERROR(paged_->Finish());
-  SLOTKV_RETURN_IF_ERROR(io_.Close());
-  if (paged_->size() == 0) {
-    SLOTKV_RETURN_IF_ERROR(store_.Delete(key_).status());
-    return QueueZSetPages(store_, paged_->root());
-  }
-  return store_.Put(key_, paged_->root().Encode(), ValueType::kZSet, expire_at_ms_);
 }
 
 std::vector<ZSetValue::Entry> PopEntries(ZSetValue& zset, ZEnd end, size_t count) {

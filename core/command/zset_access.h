@@ -14,6 +14,7 @@
 #include <string_view>
 #include <vector>
 
+#include "core/command/collection_access.h"
 #include "core/command/collection_pages.h"
 #include "core/command/typed_read.h"
 #include "core/types/zset_pages.h"
@@ -44,22 +45,9 @@ std::vector<ZSetValue::Entry> PopEntries(ZSetValue& zset, ZEnd end, size_t count
 // One sorted-set key for the commands that touch a few entries (ZADD ZREM ZSCORE ZRANK, pops,
 // ranges): a one-value set is decoded whole, as before, and becomes paged when a write takes
 // it past the threshold; a paged set costs O(log n) pages per entry touched.
-class ZSetAccess {
+class ZSetAccess : public CollectionAccess<ZSetValue, ZSetPages, ZSetRoot> {
  public:
-  explicit ZSetAccess(Store& store) : store_(store), io_(store, ValueType::kZSet) {}
-  ZSetAccess(const ZSetAccess&) = delete;
-  ZSetAccess& operator=(const ZSetAccess&) = delete;
-
-  // Reads key (a reader's lookup counts a hit or miss). The status of a storage failure or a
-  // corrupt value; *wrong_type when the key holds another type.
-  Status Open(std::string_view key, WorkerStats& stats, Lookup lookup, bool* wrong_type);
-  // Open, replying WRONGTYPE or the failure; false then.
-  bool Open(std::string_view key, WorkerStats& stats, Lookup lookup, Reply& reply);
-
-  // Whether the set exists: it was read, or a Set created it.
-  bool exists() const { return small_ || paged_; }
-  int64_t expire_at_ms() const { return expire_at_ms_; }
-  uint64_t size() const { return paged_ ? paged_->size() : small_ ? small_->size() : 0; }
+  explicit ZSetAccess(Store& store) : CollectionAccess(store, ValueType::kZSet) {}
 
   Result<std::optional<double>> Score(std::string_view member);
   // As ZSetValue::Set; creates the set when the key was missing.
@@ -70,24 +58,6 @@ class ZSetAccess {
   Result<std::optional<uint64_t>> Rank(std::string_view member);
   // Removes up to count entries from `end` and returns them in pop order.
   Result<std::vector<ZSetValue::Entry>> Pop(ZEnd end, size_t count);
-
-  // Writes what changed, keeping the key's TTL; an emptied set is deleted (a paged one's
-  // pages queued for reclaim). Nothing when nothing changed.
-  Status Write();
-
-  // The one-value set (nullptr when paged or missing).
-  ZSetValue* small() { return small_ ? &*small_ : nullptr; }
-  // The paged set (nullptr when one value or missing).
-  ZSetPages* paged() { return paged_ ? &*paged_ : nullptr; }
-
- private:
-  Store& store_;
-  StorePageIo io_;
-  std::string key_;
-  bool changed_ = false;
-  int64_t expire_at_ms_ = 0;
-  std::optional<ZSetValue> small_;
-  std::optional<ZSetPages> paged_;
 };
 
 // Entries as ZRANGE ... WITHSCORES replies them: RESP2 a flat array member, score, ...;
