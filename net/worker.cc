@@ -173,30 +173,34 @@ bool Worker::BackgroundWritesWait() {
 }
 
 // Each step looks at a few buckets of every slot this worker owns, in every database, and
-// deletes the expired keys there, so expired keys are reclaimed without being read.
+// deletes the expired keys there, so expired keys are reclaimed without being read. It first
+// queues the pages of the paged roots each slot discarded (deleted, overwritten, expired).
 void Worker::ExpireStep() {
   constexpr size_t kBucketsPerStep = 16;
   command::ServerState& state = server_->state();
-  if (BackgroundWritesWait()) return;
+  // A replica's pages go by its master's deletes: the roots its slots discard are dropped.
+  const bool replica = state.replication != nullptr && state.replication->is_replica();
+  if (!replica && BackgroundWritesWait()) return;
   command::Keyspace& ks = *state.keyspace;
   for (uint32_t s = static_cast<uint32_t>(index_); s < ks.slots();
        s += static_cast<uint32_t>(server_->workers())) {
     for (uint32_t db = 0; db < ks.databases(); ++db) {
       Result<slot::Slot*> slot = ks.Get(s, db, false);
       if (!slot.ok() || *slot == nullptr) continue;
+      std::vector<std::string> roots = (*slot)->TakeDiscardedRoots();
+      if (replica) continue;
       command::Store store(&ks, s, db, &(*state.dirty)[static_cast<size_t>(index_)]);
-      Status dropped;
+      for (const std::string& root : roots) {
+        Status st = command::DropPages(store, root);
+        if (!st.ok()) {
+          std::fprintf(stderr, "page reclaim of a discarded root in slot %u db %u: %s\n", s, db,
+                       st.ToString().c_str());
+        }
+      }
       Result<size_t> expired = (*slot)->ActiveExpireStep(
-          kBucketsPerStep, [&](std::string_view key, ValueType, std::string_view value) {
-            // A paged collection's pages are queued in the tombstone's unit.
-            Status st = command::DropPages(store, value);
-            if (dropped.ok()) dropped = st;
+          kBucketsPerStep, [&](std::string_view key, ValueType) {
             command::Notify(state, conf::kNotifyExpired, "expired", key, db);
           });
-      if (!dropped.ok()) {
-        std::fprintf(stderr, "page reclaim of expired keys in slot %u db %u: %s\n", s, db,
-                     dropped.ToString().c_str());
-      }
       if (!expired.ok()) {
         std::fprintf(stderr, "active expiry of slot %u db %u: %s\n", s, db,
                      expired.status().ToString().c_str());

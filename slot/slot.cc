@@ -23,6 +23,7 @@
 
 #include <algorithm>
 #include <cassert>
+#include <cstdio>
 #include <optional>
 
 #include "chunk/value_ptr.h"
@@ -186,10 +187,32 @@ Result<std::unique_ptr<Slot>> Slot::Open(const SlotOptions& options) {
       }
       return Status::OK();
     }
-    state->Track(record, pos, KeyHash(record.key));
+    std::optional<LiveKey> replaced;
+    state->Track(record, pos, KeyHash(record.key), &replaced);
+    if (replaced) {
+      std::optional<wal::LogPos> next;
+      if (record.kind == wal::RecordKind::kPut) next = pos;
+      state->replayed_replacements.emplace_back(std::move(*replaced), next);
+    }
     return Status::OK();
   };
   SLOTKV_ASSIGN_OR_RETURN(impl->log, wal::Log::Open(log_options, replay));
+  for (auto& [old, next] : impl->replayed_replacements) {
+    if (!next) {
+      impl->NoteReplaced(old, false, 0, {});
+      continue;
+    }
+    std::vector<wal::Record> records;
+    Status st = impl->log->ReadMany({*next}, &records);
+    if (!st.ok()) {
+      std::fprintf(stderr, "slot %s: a replayed write of key %s: %s\n", options.dir.c_str(),
+                   old.key.c_str(), st.ToString().c_str());
+      continue;
+    }
+    impl->NoteReplaced(old, true, records[0].type_tag, records[0].value);
+  }
+  impl->replayed_replacements.clear();
+  impl->replayed_replacements.shrink_to_fit();
   impl->last_seq = std::max({impl->last_seq, impl->seq_limit, options.seq_floor});
   if (options.seq_floor > impl->seq_floor) {  // kept for the opens that do not pass it
     impl->seq_floor = options.seq_floor;
@@ -256,7 +279,8 @@ Status Slot::Impl::RaiseFloorBefore(uint32_t file_no) {
   return Status::OK();
 }
 
-uint32_t Slot::Impl::Track(const wal::Record& record, const wal::LogPos& pos, uint64_t hash) {
+uint32_t Slot::Impl::Track(const wal::Record& record, const wal::LogPos& pos, uint64_t hash,
+                           std::optional<LiveKey>* replaced) {
   const uint32_t g = GroupOfHash(hash);
   Group& group = groups[g];
   const size_t map_before = group.map.memory_bytes();
@@ -268,6 +292,9 @@ uint32_t Slot::Impl::Track(const wal::Record& record, const wal::LogPos& pos, ui
   }
   MapEntry& entry = *found;
   if (!inserted) CountEntry(group, entry, -1);
+  if (replaced != nullptr && !inserted && !entry.tombstone && MayBeRoot(record.key, entry.type)) {
+    *replaced = FromEntry(record.key, hash, entry);
+  }
   entry.pos = pos;
   entry.seq = record.seq;
   entry.tombstone = record.kind == wal::RecordKind::kDelete;
@@ -305,7 +332,9 @@ Status Slot::Impl::LogWrite(wal::RecordKind kind, std::string_view key, uint64_t
   record.value.assign(value);
   log->BeginUnit();  // the writes up to the next commit are one unit
   SLOTKV_ASSIGN_OR_RETURN(wal::LogPos pos, log->Append(record));
-  const uint32_t g = Track(record, pos, hash);
+  std::optional<LiveKey> replaced;
+  const uint32_t g = Track(record, pos, hash, &replaced);
+  if (replaced) NoteReplaced(*replaced, kind == wal::RecordKind::kPut, record.type_tag, value);
   TapRecord(record);
   unit_open = true;
   wal_pace_bytes += pos.size;

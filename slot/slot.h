@@ -88,6 +88,16 @@ struct SlotOptions {
   // closed. A commit without such records tells nothing. Must not call the slot's write side.
   // Empty: no copy is made.
   std::function<void(std::string units, uint64_t stream_seq)> on_commit;
+  // Paged collections (core/command/collection_pages.h). may_hold_root: whether a stored key
+  // may hold a collection's root (a user key may, an internal one never). root_id: the id of
+  // the paged collection whose root a stored value of a collection type is (decompressed), 0
+  // when it is none. With both set, the slot notes each root that a write, a replayed write
+  // or a flush replaces with anything but a root of the same collection (a delete, another
+  // type, another collection): TakeDiscardedRoots hands them over, and the owner reclaims
+  // their pages. Whoever replaced the root need not know it was one (SET over a paged hash, a
+  // write over an expired collection that active expiry has not found yet).
+  bool (*may_hold_root)(std::string_view key) = nullptr;
+  uint64_t (*root_id)(std::string_view value) = nullptr;
   // A slot opened with it numbers its writes above it and reports stream_seq() >= it, now and
   // after later opens (recorded in slot.seq): a database slot re-created after FLUSHDB is given
   // the old slot's stream_seq, so a stream's positions never go back.
@@ -268,13 +278,16 @@ class Slot {
   // where the last step stopped; the others are passed without reading, at most a round per
   // call) and deletes the expired keys found there; a group map that took a write with an
   // expiry time is looked at with its group's first bucket. A slot where no key has one costs
-  // nothing. Returns how many were deleted; on_expired (when set) is told each key deleted,
-  // its type and, for a collection (hash, set, sorted set, list), its value: a paged
-  // collection's root, whose pages the owner must release. A flush leaves expired collections
-  // to this step for that reason (it drops other expired keys itself).
-  using OnExpired =
-      std::function<void(std::string_view key, ValueType type, std::string_view value)>;
+  // nothing. Returns how many were deleted; on_expired (when set) is told each key deleted and
+  // its type. A flush leaves expired collections to this step (it drops other expired keys
+  // itself): the step's delete is what hands a paged root over (TakeDiscardedRoots).
+  using OnExpired = std::function<void(std::string_view key, ValueType type)>;
   Result<size_t> ActiveExpireStep(size_t max_buckets, const OnExpired& on_expired = {});
+  // The roots discarded since the last call (SlotOptions::root_id), as stored values
+  // (decompressed), oldest first. A root discarded by a flush is noted once the flush ran; one
+  // discarded in a group map at its write (or its replay at open: a root noted before a crash
+  // may be noted again).
+  std::vector<std::string> TakeDiscardedRoots();
   // Persists every group and syncs: afterwards the log holds nothing that replay would need.
   // Busy while held.
   Status Flush();

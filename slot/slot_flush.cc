@@ -182,8 +182,8 @@ Status Slot::Impl::FlushGroup(uint32_t g) {
   // The values to persist, read back from the log in one batch. `now` is fixed for the whole
   // merge so that this pass and the next agree on what has expired.
   const int64_t now = clock->NowMs();
-  // An expired collection is persisted all the same: ActiveExpireStep hands its value (a paged
-  // root) to the owner.
+  // An expired collection is persisted all the same: ActiveExpireStep's delete of it hands a
+  // paged root over (TakeDiscardedRoots).
   auto live = [now](const MapEntry& e) {
     return !e.tombstone && (e.expire_at_ms == 0 || e.expire_at_ms > now ||
                             IsCollection(TypeOf(static_cast<ValueType>(e.type))));
@@ -214,6 +214,11 @@ Status Slot::Impl::FlushGroup(uint32_t g) {
     BucketCells& bc = bucket_cells[b];
     size_t at = bc.Position(hash, key);
     Cell* old = at == BucketCells::kNone || bc.removed[at] ? nullptr : &bc.cells[at];
+    if (old && MayBeRoot(key, old->type_tag)) {  // before release: its chunk is still there
+      const bool put = record != nullptr;
+      NoteReplaced(FromCell(Cell(*old)), put, entry.type,
+                   put ? std::string_view(record->value) : std::string_view());
+    }
     if (old) {
       SLOTKV_RETURN_IF_ERROR(release(*old));
       bc.removed[at] = true;
@@ -247,8 +252,8 @@ Status Slot::Impl::FlushGroup(uint32_t g) {
     }
   }
 
-  // Drop expired cells, but collections: ActiveExpireStep hands their values (a paged root)
-  // to the owner.
+  // Drop expired cells, but collections: ActiveExpireStep's delete of one hands a paged root
+  // over (TakeDiscardedRoots).
   for (BucketCells& bc : bucket_cells) {
     for (size_t i = 0; i < bc.cells.size(); ++i) {
       if (bc.removed[i] || !Expired(bc.cells[i].expire_at_ms)) continue;

@@ -69,6 +69,9 @@ struct LiveKey {
   std::string payload{};
 };
 
+LiveKey FromCell(keybucket::Cell&& cell);
+LiveKey FromEntry(std::string_view key, uint64_t hash, const MapEntry& entry);
+
 struct Slot::Impl {
   // An everysec publish whose fsyncs run on the worker's io_uring (StartPublish), shared with
   // their completions, which may come after the slot is gone.
@@ -145,6 +148,10 @@ struct Slot::Impl {
   // Groups written since the last commit (Group::due): a flush may only take records of closed
   // units, so a due flush waits for the commit that closes the writer's unit.
   std::vector<uint32_t> due;
+  std::vector<std::string> discarded_roots;  // NoteReplaced's, for TakeDiscardedRoots
+  // Replay: the root versions replaced, with the replacing record (nullopt: a delete); judged
+  // by NoteReplaced once the log is open.
+  std::vector<std::pair<LiveKey, std::optional<wal::LogPos>>> replayed_replacements;
   bool held = false;  // Slot::Hold: the open unit stays open through commits
   bool unit_open = false;  // a write since the slot last closed the log's unit
   SlotStats counters;      // the cumulative counters; Stats() fills in the rest
@@ -200,7 +207,21 @@ struct Slot::Impl {
   Status RaiseFloorBefore(uint32_t file_no);
   // Records a logged Put or Delete (hash = KeyHash(record.key)) in its group map, for writes and
   // replay alike; returns the group.
-  uint32_t Track(const wal::Record& record, const wal::LogPos& pos, uint64_t hash);
+  // *replaced (when given) takes the entry the record replaced, when that may be a root a
+  // write can discard (a collection under a key that may hold one: NoteReplaced's to judge).
+  uint32_t Track(const wal::Record& record, const wal::LogPos& pos, uint64_t hash,
+                 std::optional<LiveKey>* replaced = nullptr);
+  // Whether key's version of stored type tag may be a root (SlotOptions::root_id).
+  bool MayBeRoot(std::string_view key, uint8_t type_tag) const {
+    return options.root_id != nullptr && options.may_hold_root != nullptr &&
+           IsCollection(TypeOf(static_cast<ValueType>(type_tag))) && options.may_hold_root(key);
+  }
+  // Version old of its key is replaced by a Put of next_value (stored, with its type tag
+  // next_type) or, when next_put is false, by a delete: notes old's value in discarded_roots
+  // when it is a paged root that the new version does not carry on. A failure to read a value
+  // is logged, not returned: a write or a flush never fails for it (the pages would leak).
+  void NoteReplaced(const LiveKey& old, bool next_put, uint8_t next_type,
+                    std::string_view next_value);
   // Logs a Put or Delete of key (hash = KeyHash(key)) into the open unit, tracks it, drops the
   // key's cached value, copies it into the tap and notes the group for CloseUnit. The record
   // takes the next sequence number, or `seq` when given (Slot::Apply). Buffered until Commit.

@@ -3,6 +3,8 @@
 // names the next bucket stays valid across any writes: a key that exists for the whole scan
 // sits in one bucket the whole time and is returned when that bucket is visited.
 #include <algorithm>
+#include <cstdio>
+#include <utility>
 
 #include "chunk/value_ptr.h"
 #include "slot/slot_impl.h"
@@ -13,6 +15,8 @@ namespace {
 // Buckets an expiry step may pass, per bucket it may look at: bounds a step's work when few
 // buckets hold an expiry time.
 constexpr size_t kExpiryPassPerVisit = 256;
+
+}  // namespace
 
 LiveKey FromCell(keybucket::Cell&& cell) {
   return {.key = std::move(cell.key),
@@ -33,8 +37,6 @@ LiveKey FromEntry(std::string_view key, uint64_t hash, const MapEntry& entry) {
           .in_log = true,
           .pos = entry.pos};
 }
-
-}  // namespace
 
 Status Slot::Impl::BucketKeys(uint32_t b, std::vector<LiveKey>* live) {
   std::vector<keybucket::Cell> cells;
@@ -185,6 +187,41 @@ Result<std::string> Slot::Impl::ValueOf(const LiveKey& k) {
   return raw;
 }
 
+void Slot::Impl::NoteReplaced(const LiveKey& old, bool next_put, uint8_t next_type,
+                              std::string_view next_value) {
+  auto log_failure = [&](const Status& st) {
+    std::fprintf(stderr, "slot %s: the replaced value of key %s: %s\n", options.dir.c_str(),
+                 old.key.c_str(), st.ToString().c_str());
+  };
+  std::string old_value;
+  const CachedValue* cached = old.in_log ? value_cache.Peek(old.key) : nullptr;
+  if (cached != nullptr && cached->seq == old.seq) {
+    old_value = cached->value;  // kept uncompressed
+  } else {
+    Result<std::string> read = ValueOf(old);
+    if (!read.ok()) return log_failure(read.status());
+    old_value = std::move(*read);
+  }
+  const uint64_t id = options.root_id(old_value);
+  if (id == 0) return;
+  if (next_put && IsCollection(TypeOf(static_cast<ValueType>(next_type)))) {
+    std::string raw;
+    if (next_type & kCompressedTag) {
+      Status st = options.dictionaries
+                      ? options.dictionaries->Decompress(next_value, &raw)
+                      : Status::Corruption("compressed value in a slot without dictionaries");
+      if (!st.ok()) return log_failure(st);
+      next_value = raw;
+    }
+    if (options.root_id(next_value) == id) return;  // the same collection, carried on
+  }
+  discarded_roots.push_back(std::move(old_value));
+}
+
+std::vector<std::string> Slot::TakeDiscardedRoots() {
+  return std::exchange(impl_->discarded_roots, {});
+}
+
 Result<size_t> Slot::ActiveExpireStep(size_t max_buckets, const OnExpired& on_expired) {
   Impl& s = *impl_;
   if (!s.Refusal().ok()) return 0;  // a failed slot deletes nothing until it recovers
@@ -203,17 +240,12 @@ Result<size_t> Slot::ActiveExpireStep(size_t max_buckets, const OnExpired& on_ex
     doomed.clear();
     SLOTKV_RETURN_IF_ERROR(s.ExpiredKeys(b, &doomed));
     for (const LiveKey& k : doomed) {
-      const ValueType type = TypeOf(static_cast<ValueType>(k.type_tag));
-      std::string value;
-      if (IsCollection(type)) {
-        SLOTKV_ASSIGN_OR_RETURN(value, s.ValueOf(k));
-      }
       // ExpiredKeys already knows the key exists: log the tombstone without looking it up.
       SLOTKV_RETURN_IF_ERROR(
           s.LogWrite(wal::RecordKind::kDelete, k.key, k.hash, {}, ValueType::kString, 0));
       ++expired;
       ++s.counters.expired_keys;
-      if (on_expired) on_expired(k.key, type, value);
+      if (on_expired) on_expired(k.key, TypeOf(static_cast<ValueType>(k.type_tag)));
     }
   }
   return expired;

@@ -2,6 +2,7 @@
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <map>
 #include <random>
 #include <set>
@@ -166,36 +167,112 @@ TEST_CASE("a key read lately and written again is cached as written; a first wri
   CHECK(GetOrDie(*f.slot, "k") == "<absent>");
 }
 
-TEST_CASE("expired collections go through the expiry step, which hands over their values") {
-  Fixture f;
+// Roots as the tests write them: "root:<id>:<anything>" under a key not starting with '!'.
+bool TestMayHoldRoot(std::string_view key) { return key.empty() || key[0] != '!'; }
+uint64_t TestRootId(std::string_view value) {
+  if (value.substr(0, 5) != "root:") return 0;
+  uint64_t id = 0;
+  for (size_t i = 5; i < value.size() && value[i] >= '0' && value[i] <= '9'; ++i) {
+    id = id * 10 + static_cast<uint64_t>(value[i] - '0');
+  }
+  return id;
+}
+
+struct RootFixture : Fixture {
+  RootFixture() {
+    options.may_hold_root = TestMayHoldRoot;
+    options.root_id = TestRootId;
+    Reopen();
+  }
+  void Delete(const std::string& key) {
+    REQUIRE(slot->Delete(key).ok());
+    REQUIRE(slot->Commit().ok());
+  }
+  std::vector<std::string> Taken() { return slot->TakeDiscardedRoots(); }
+};
+
+using Roots = std::vector<std::string>;
+
+TEST_CASE("a root replaced in the group map by a delete, another type or collection is handed over") {
+  RootFixture f;
+  f.Put("h", "root:1:a", 0, ValueType::kHash);
+  f.Put("h", "root:1:b", 0, ValueType::kHash);  // the same collection, carried on
+  CHECK(f.Taken().empty());
+  f.Put("h", "str");
+  f.Put("z", "root:2:a", 0, ValueType::kZSet);
+  f.Delete("z");
+  f.Put("s", "root:3:a", 0, ValueType::kSet);
+  f.Put("s", "root:4:a", 0, ValueType::kSet);
+  f.Put("!page", "root:5:a", 0, ValueType::kHash);  // an internal key holds no root
+  f.Put("!page", "x");
+  f.Put("l", "small", 0, ValueType::kList);  // a collection that is no root
+  f.Put("l", "x");
+  CHECK(f.Taken() == Roots{"root:1:b", "root:2:a", "root:3:a"});
+  CHECK(f.Taken().empty());
+  // An expired root written over (nobody read it: active expiry had not found it).
+  f.Put("e", "root:6:a", f.clock.NowMs() + 10, ValueType::kHash);
+  f.clock.AdvanceMs(10);
+  f.Put("e", "root:7:a", 0, ValueType::kHash);
+  CHECK(f.Taken() == Roots{"root:6:a"});
+  // The replayed log hands over again what its writes replaced (a crash may have come first).
+  f.Reopen();
+  CHECK(f.Taken() == Roots{"root:1:b", "root:2:a", "root:3:a", "root:6:a"});
+}
+
+TEST_CASE("a flush hands over the persisted roots that the group map replaced") {
+  RootFixture f;
+  const std::string long_root = "root:11:" + std::string(500, 'r');  // in a chunk
+  f.Put("a", "root:10:x", 0, ValueType::kHash);
+  f.Put("b", long_root, 0, ValueType::kZSet);
+  f.Put("c", "root:12:x", 0, ValueType::kList);
+  f.Put("e", "root:13:x", f.clock.NowMs() + 10, ValueType::kSet);
+  REQUIRE(f.slot->Flush().ok());
+  f.Put("a", "s");
+  f.Delete("b");
+  f.Put("c", "root:12:y", 0, ValueType::kList);
+  f.clock.AdvanceMs(10);
+  f.Put("e", "root:14:x", 0, ValueType::kSet);
+  CHECK(f.Taken().empty());  // in the buckets: known at the flush
+  REQUIRE(f.slot->Flush().ok());
+  Roots taken = f.Taken();
+  std::sort(taken.begin(), taken.end());
+  CHECK(taken == Roots{"root:10:x", long_root, "root:13:x"});
+  REQUIRE(f.slot->Flush().ok());
+  CHECK(f.Taken().empty());
+}
+
+TEST_CASE("expired collections go through the expiry step, whose deletes hand their roots over") {
+  RootFixture f;
   const int64_t at = f.clock.NowMs() + 10;
-  const std::string long_root(500, 'r');  // in a chunk, not inline
+  const std::string long_root = "root:2:" + std::string(500, 'r');  // in a chunk, not inline
   f.Put("str", "v", at);
-  f.Put("hash", "root-bytes", at, ValueType::kHash);
+  f.Put("hash", "root:1:x", at, ValueType::kHash);
   f.Put("zset", long_root, at, ValueType::kZSet);
   f.Put("kept", "v");
   REQUIRE(f.slot->Flush().ok());
-  f.Put("list", "in the log", at, ValueType::kList);
+  f.Put("list", "root:3:x", at, ValueType::kList);
   f.clock.AdvanceMs(10);
   REQUIRE(f.slot->Flush().ok());  // may drop "str", never a collection
-  f.Put("list", "in the log again", at + 10, ValueType::kList);  // unflushed: read from the log
+  f.Put("list", "root:3:y", at + 10, ValueType::kList);  // unflushed: in the group map
   f.clock.AdvanceMs(10);
-  std::map<std::string, std::pair<ValueType, std::string>> told;
+  std::map<std::string, ValueType> told;
   Result<size_t> n = f.slot->ActiveExpireStep(
-      1000, [&](std::string_view key, ValueType type, std::string_view value) {
-        told[std::string(key)] = {type, std::string(value)};
-      });
+      1000, [&](std::string_view key, ValueType type) { told[std::string(key)] = type; });
   REQUIRE(n.ok());
   REQUIRE(f.slot->Commit().ok());
   CHECK(*n == told.size());
-  CHECK(told["hash"] == std::make_pair(ValueType::kHash, std::string("root-bytes")));
-  CHECK(told["zset"] == std::make_pair(ValueType::kZSet, long_root));
-  CHECK(told["list"] == std::make_pair(ValueType::kList, std::string("in the log again")));
-  CHECK(told["str"] == std::make_pair(ValueType::kString, std::string()));  // no value for a string
+  CHECK(told == std::map<std::string, ValueType>{{"hash", ValueType::kHash},
+                                                 {"list", ValueType::kList},
+                                                 {"str", ValueType::kString},
+                                                 {"zset", ValueType::kZSet}});
+  CHECK(f.Taken() == Roots{"root:3:y"});  // the group map's, at the delete
   CHECK(f.slot->Stats().expired_keys == 4);
   CHECK(*f.slot->KeyCount() == 1);
   REQUIRE(f.slot->Flush().ok());
   CHECK(*f.slot->KeyCount() == 1);
+  Roots taken = f.Taken();  // the buckets' (the list's older version too: queued once)
+  std::sort(taken.begin(), taken.end());
+  CHECK(taken == Roots{"root:1:x", long_root, "root:3:x"});
 }
 
 TEST_CASE("the expiry step passes buckets without an expiry time without reading them") {

@@ -55,8 +55,8 @@ class CollectionAccess {
   int64_t expire_at_ms() const { return expire_at_ms_; }
   uint64_t size() const { return paged_ ? paged_->size() : small_ ? small_->size() : 0; }
 
-  // Writes what changed, keeping the key's TTL; an emptied collection is deleted and its pages
-  // queued for reclaim. Nothing when nothing changed.
+  // Writes what changed, keeping the key's TTL; an emptied collection is deleted (the slot
+  // then hands its root over for reclaim: SlotOptions::root_id). Nothing when nothing changed.
   Status Write() {
     if (!changed_) return Status::OK();
     changed_ = false;
@@ -65,10 +65,7 @@ class CollectionAccess {
       SLOTKV_RETURN_IF_ERROR(paged_->Finish());
       SLOTKV_RETURN_IF_ERROR(io_.Close());
     }
-    if (cleared_ || paged_->size() == 0) {
-      SLOTKV_RETURN_IF_ERROR(store_.Delete(key_).status());
-      return DropPages(store_, paged_->root().Encode());
-    }
+    if (cleared_ || paged_->size() == 0) return store_.Delete(key_).status();
     return store_.Put(key_, paged_->root().Encode(), type_, expire_at_ms_);
   }
 

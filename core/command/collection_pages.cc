@@ -151,6 +151,14 @@ Status QueueReclaim(Store& store, uint64_t id, uint64_t base, uint64_t pages) {
   if (pages == 0) return Status::OK();
   SLOTKV_ASSIGN_OR_RETURN(std::vector<Queued> queue, ReadQueue(store));
   const bool existed = !queue.empty();
+  // A root may be handed over twice (a group map's version at its write, the bucket's at the
+  // flush; again at replay after a crash): a range queued already keeps its place.
+  for (Queued& q : queue) {
+    if (q.id != id || q.base != base) continue;
+    if (q.pages >= pages) return Status::OK();
+    q.pages = pages;
+    return WriteQueue(store, queue, existed);
+  }
   queue.push_back({id, base, pages});
   SLOTKV_RETURN_IF_ERROR(WriteQueue(store, queue, existed));
   store.NoteReclaim();
@@ -166,6 +174,23 @@ Status QueueZSetPages(Store& store, const ZSetRoot& root) {
 }
 
 }  // namespace
+
+bool MayHoldRoot(std::string_view stored_key) { return !IsInternalKey(stored_key); }
+
+uint64_t PagedRootId(std::string_view stored) {
+  if (!IsPagedRoot(stored) || stored.size() < 2) return 0;
+  const auto kind = static_cast<uint8_t>(stored[1]);
+  if (kind == kListKind) {
+    Result<ListRoot> root = ListRoot::Decode(stored);
+    return root.ok() ? root->id : 0;
+  }
+  if (kind == kZSetKind) {
+    Result<ZSetRoot> root = ZSetRoot::Decode(stored);
+    return root.ok() ? root->index.id : 0;
+  }
+  Result<HashedRoot> root = HashedRoot::Decode(stored);
+  return root.ok() ? root->id : 0;
+}
 
 Status DropPages(Store& store, std::string_view stored) {
   if (!IsPagedRoot(stored)) return Status::OK();
@@ -238,12 +263,6 @@ Status WritePaged(Store& store, std::string_view key, const ListValue& list, Val
   });
 }
 
-// Queues the pages of what key holds when it is a paged collection.
-Status DropOld(Store& store, std::string_view key) {
-  SLOTKV_ASSIGN_OR_RETURN(std::optional<std::string> old, store.Get(key));
-  return old ? DropPages(store, *old) : Status::OK();
-}
-
 }  // namespace
 
 template <>
@@ -311,42 +330,15 @@ Status StoreCollection(Store& store, std::string_view key, const V& value, Value
   return store.Put(key, value.Encode(), type, expire_at_ms);
 }
 
-template <class V>
-Status WriteCollection(Store& store, std::string_view key, const V& value, ValueType type,
-                       int64_t expire_at_ms) {
-  SLOTKV_RETURN_IF_ERROR(DropOld(store, key));
-  return StoreCollection(store, key, value, type, expire_at_ms);
-}
-
 template Result<HashValue> LoadWhole(Store&, ValueType, std::string);
 template Result<SetValue> LoadWhole(Store&, ValueType, std::string);
 template Status StoreCollection(Store&, std::string_view, const HashValue&, ValueType, int64_t);
 template Status StoreCollection(Store&, std::string_view, const SetValue&, ValueType, int64_t);
-template Status WriteCollection(Store&, std::string_view, const HashValue&, ValueType, int64_t);
-template Status WriteCollection(Store&, std::string_view, const SetValue&, ValueType, int64_t);
 template Status StoreCollection(Store&, std::string_view, const ZSetValue&, ValueType, int64_t);
-template Status WriteCollection(Store&, std::string_view, const ZSetValue&, ValueType, int64_t);
 template Status StoreCollection(Store&, std::string_view, const ListValue&, ValueType, int64_t);
-template Status WriteCollection(Store&, std::string_view, const ListValue&, ValueType, int64_t);
-
-namespace {
-
-bool Pageable(ValueType type) {
-  return type == ValueType::kHash || type == ValueType::kSet || type == ValueType::kZSet ||
-         type == ValueType::kList;
-}
-
-}  // namespace
-
-Result<bool> DeleteKey(Store& store, std::string_view key) {
-  SLOTKV_ASSIGN_OR_RETURN(std::optional<slot::KeyMeta> meta, store.GetMeta(key));
-  if (!meta) return false;
-  if (Pageable(meta->type)) SLOTKV_RETURN_IF_ERROR(DropOld(store, key));
-  return store.Delete(key);
-}
 
 Result<std::string> WholeValue(Store& store, ValueType type, std::string stored) {
-  if (!Pageable(type) || !IsPagedRoot(stored)) return stored;
+  if (!IsCollection(type) || !IsPagedRoot(stored)) return stored;
   if (type == ValueType::kHash) {
     SLOTKV_ASSIGN_OR_RETURN(HashValue h, LoadWhole<HashValue>(store, type, std::move(stored)));
     return h.Encode();
@@ -365,7 +357,6 @@ Result<std::string> WholeValue(Store& store, ValueType type, std::string stored)
 
 Status PutWhole(Store& store, std::string_view key, std::string_view value, ValueType type,
                 int64_t expire_at_ms) {
-  SLOTKV_RETURN_IF_ERROR(DropOld(store, key));
   // A value that does not decode moves as it is (its readers report the corruption).
   if (type == ValueType::kHash) {
     Result<HashValue> h = HashValue::Decode(value);

@@ -6,10 +6,17 @@
 // key plus pages under internal keys (core/types/member_pages.h, zset_pages.h, list_pages.h,
 // internal_keys.h). Every page written or deleted goes through StorePageIo, which keeps the
 // slot's internal-key count (kInternalCountKey) in the same WAL unit as the pages, so
-// Store::KeyCount stays exact after a crash. DEL of a paged collection removes the root at once
-// and queues its page ranges (id, base, pages) under kReclaimKey in the same unit; ReclaimStep, run by each worker between requests, deletes a
-// bounded number of pages per call. A reader never sees the dropped pages (no root names that
-// id any more) and a key re-created meanwhile gets a new id.
+// Store::KeyCount stays exact after a crash. Whatever removes a root (DEL, an emptied
+// collection, expiry, SET or any write of another collection over the key, also over an
+// expired root nobody read) just writes the key: the slot notices that a root of a paged
+// collection was replaced (SlotOptions::root_id; in the group map at the write, or against
+// the bucket's cell at the flush) and hands it over. Each worker's expiry step queues the
+// page ranges of those roots (id, base, pages) under kReclaimKey (DropPages); ReclaimStep,
+// run between requests, deletes a bounded number of pages per call. A reader never sees the
+// dropped pages (no root names that id any more) and a key re-created meanwhile gets a new id.
+// After a crash the log's replay hands over the roots its writes replaced again; a root the
+// flush handed over in the moments before the crash, before the worker queued it, stays
+// unreclaimed (its pages are orphans that no count includes but the internal-key count).
 //
 // Thread rule: on the Store's slot owner, within one command or worker step.
 #pragma once
@@ -55,12 +62,17 @@ class StorePageIo : public PageIo {
 Result<uint64_t> UserKeyCount(Keyspace& keyspace, uint32_t s, uint32_t db, slot::Slot& slot);
 
 // Queues pages [base, base + pages) of a dropped collection (its root already deleted) for
-// ReclaimStep.
+// ReclaimStep; a range of id and base queued already grows to pages instead.
 Status QueueReclaim(Store& store, uint64_t id, uint64_t base, uint64_t pages);
 
-// If stored is a paged root, queues its pages for reclaim: the caller is deleting or
-// overwriting the key that held it.
+// If stored is a paged root, queues its pages for reclaim: the slot discarded it (a delete or
+// an overwrite of the key that held it: Slot::TakeDiscardedRoots).
 Status DropPages(Store& store, std::string_view stored);
+// SlotOptions::may_hold_root and root_id (slot.h), which the keyspace gives its slots: a user
+// key may hold a root; the id of the paged collection whose root stored is, 0 for none (nor
+// for a root that does not decode: its pages cannot be named).
+bool MayHoldRoot(std::string_view stored_key);
+uint64_t PagedRootId(std::string_view stored);
 
 // The member operations of the one-value codecs a paged collection stands in for: a hash's
 // fields with their values, a set's members (whose values are empty in pages).
@@ -78,12 +90,6 @@ inline bool SmallDelete(SetValue& s, std::string_view f) { return s.Remove(f); }
 // paged collection.
 template <class V>
 Result<V> LoadWhole(Store& store, ValueType type, std::string stored);
-// Stores value under key (expiry expire_at_ms): one value up to paged-collection-threshold
-// members, a paged collection above; deletes the key when value is empty. A paged collection
-// the key held before is queued for reclaim.
-template <class V>
-Status WriteCollection(Store& store, std::string_view key, const V& value, ValueType type,
-                       int64_t expire_at_ms);
 // Reads key for a collection access class (MemberAccess, ZSetAccess, ListAccess): its stored
 // value when it holds `type` (nullopt when missing, or when *wrong_type is set because it
 // holds another type), and its expiry in *expire_at_ms. A reader's lookup counts a hit or miss.
@@ -112,19 +118,20 @@ TypedRead<V> ReadWhole(Store& store, WorkerStats& stats, Lookup lookup, std::str
   }
   return out;
 }
-// As WriteCollection, for a key known not to hold a paged collection now.
+// Stores value under key (expiry expire_at_ms): one value up to paged-collection-threshold
+// members, a paged collection above; deletes the key when value is empty. (A paged collection
+// the key held before is the slot's to hand over for reclaim: SlotOptions::root_id.)
 template <class V>
 Status StoreCollection(Store& store, std::string_view key, const V& value, ValueType type,
                        int64_t expire_at_ms);
 
-// Keys as a whole (DEL, UNLINK, RENAME, COPY, MOVE).
-// Deletes key, queueing its pages when it is a paged collection; whether it existed.
-Result<bool> DeleteKey(Store& store, std::string_view key);
+// Keys as a whole (DEL, UNLINK, RENAME, COPY, MOVE): Store::Delete deletes any key (a paged
+// collection's pages go through SlotOptions::root_id).
 // A value read under a key, to be written elsewhere: a paged collection's root becomes the
 // collection's one-value encoding (read whole); any other value stays as it is.
 Result<std::string> WholeValue(Store& store, ValueType type, std::string stored);
 // Writes value (as WholeValue gives it) under key, a collection above the threshold as a
-// paged one; what key held before, when paged, is queued for reclaim.
+// paged one.
 Status PutWhole(Store& store, std::string_view key, std::string_view value, ValueType type,
                 int64_t expire_at_ms);
 

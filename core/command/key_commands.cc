@@ -73,7 +73,7 @@ Task Del(AsyncContext& ctx) {
   co_await ForEachKeySlot(ctx, AllKeys(ctx),
                           [&](Store& store, const std::vector<size_t>& positions) {
                             for (size_t p : positions) {
-                              Result<bool> r = DeleteKey(store, ctx.args[p]);
+                              Result<bool> r = store.Delete(ctx.args[p]);
                               if (!r.ok()) {
                                 if (failure.ok()) failure = r.status();
                                 return;
@@ -191,7 +191,7 @@ void ExpireGeneric(CommandContext& ctx, bool seconds, bool relative) {
     ctx.reply.Integer(0);
     return;
   }
-  Status st = *when <= now ? DeleteKey(ctx.store, key).status() : SetExpire(ctx.store, key, *when);
+  Status st = *when <= now ? ctx.store.Delete(key).status() : SetExpire(ctx.store, key, *when);
   if (Failed(st, ctx.reply)) return;
   ctx.reply.Integer(1);
 }
@@ -313,7 +313,7 @@ Task RenameSteps(AsyncContext& ctx, bool nx) {
   Result<std::optional<slot::KeyMeta>> m = store.GetMeta(src);
   if (Failed(m.status(), ctx.reply)) co_return;
   if (m->has_value() && (*m)->seq == source.meta.seq) {
-    if (Failed(DeleteKey(store, src).status(), ctx.reply)) co_return;
+    if (Failed(store.Delete(src).status(), ctx.reply)) co_return;
   }
   if (nx) {
     ctx.reply.Integer(1);
@@ -418,7 +418,7 @@ void Move(CommandContext& ctx) {
   Result<std::string> whole = WholeValue(ctx.store, meta.type, std::move(**v));
   if (Failed(whole.status(), ctx.reply)) return;
   if (Failed(PutWhole(target, key, *whole, meta.type, meta.expire_at_ms), ctx.reply)) return;
-  if (Failed(DeleteKey(ctx.store, key).status(), ctx.reply)) return;
+  if (Failed(ctx.store.Delete(key).status(), ctx.reply)) return;
   ctx.reply.Integer(1);
 }
 

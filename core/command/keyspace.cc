@@ -128,6 +128,8 @@ Result<std::unique_ptr<slot::Slot>> Keyspace::OpenSlot(uint32_t s, uint32_t db, 
   so.clock = clock_;
   so.fsync = fsync();
   so.dictionaries = dictionaries_.get();
+  so.may_hold_root = MayHoldRoot;
+  so.root_id = PagedRootId;
   const size_t index = s * options_.databases + db;
   // A staging slot that fails fails its sync (the replica's link reconnects and starts over).
   if (!staging) so.on_failure = [this, index](const Status& st) { SetRefusal(index, st); };

@@ -70,7 +70,7 @@ bool ReadSet(CommandContext& ctx, Lookup lookup, std::string_view key, SetRead* 
 
 // Writes set under key with expiry expire_at_ms, or deletes the key when the set is empty.
 Status WriteSet(Store& store, std::string_view key, const SetValue& set, int64_t expire_at_ms) {
-  return WriteCollection(store, key, set, ValueType::kSet, expire_at_ms);
+  return StoreCollection(store, key, set, ValueType::kSet, expire_at_ms);
 }
 
 // Opens key as a set for point operations. False after replying an error.
@@ -237,7 +237,7 @@ void SPop(CommandContext& ctx) {
     return;
   }
   if (static_cast<uint64_t>(*count) >= set.size()) {
-    if (Failed(DeleteKey(ctx.store, key).status(), ctx.reply)) return;
+    if (Failed(ctx.store.Delete(key).status(), ctx.reply)) return;
     ReplyMembers(ctx.reply, set);
     return;
   }

@@ -33,7 +33,7 @@ inline ZSetRead ReadZSet(Store& store, WorkerStats& stats, Lookup lookup, std::s
 // when zset is empty; a paged set the key held is queued for reclaim.
 inline Status WriteZSet(Store& store, std::string_view key, const ZSetValue& zset,
                         int64_t expire_at_ms) {
-  return WriteCollection(store, key, zset, ValueType::kZSet, expire_at_ms);
+  return StoreCollection(store, key, zset, ValueType::kZSet, expire_at_ms);
 }
 
 // Which end a pop takes from: the lowest scores (ZPOPMIN, MIN) or the highest (ZPOPMAX, MAX).

@@ -449,3 +449,37 @@ def test_expired_paged_collections_release_their_pages(r):
     # Active expiry finds the roots (read lazily they are gone already) and queues their pages.
     wait_reclaimed(r)
     assert r.execute_command("DBSIZE") == 0
+
+
+@pytest.mark.parametrize("persisted", [False, True], ids=["in-the-log", "after-save"])
+def test_writes_over_paged_collections_release_their_pages(r, persisted):
+    """Writes that replace a paged collection without reading it release its pages: SET, MSET,
+    SETEX, BITOP's destination, and a write over an expired root that active expiry has not
+    found yet. Whether the root is still in the log or persisted (SAVE: the flush notices)."""
+    r.execute_command("CONFIG", "SET", "hz", "1")  # active expiry seldom: the writes come first
+    try:
+        fill_hash(r, "h", N)
+        r.execute_command("ZADD", "z", *[x for i in range(N) for x in (i, i)])
+        r.execute_command("RPUSH", "l", *range(N))
+        r.execute_command("SADD", "s", *range(N))
+        r.execute_command("SADD", "e", *range(N))
+        r.execute_command("SET", "src", "abc")
+        if persisted:
+            assert r.execute_command("SAVE") == b"OK"
+        assert internal_keys(r) > 0
+        assert r.execute_command("PEXPIRE", "e", 1) == 1
+        assert r.execute_command("SET", "h", "x") == b"OK"
+        assert r.execute_command("MSET", "z", "1", "other", "2") == b"OK"
+        assert r.execute_command("SETEX", "l", 100, "v") == b"OK"
+        assert r.execute_command("BITOP", "NOT", "s", "src") == 3
+        time.sleep(0.01)
+        assert r.execute_command("HSET", "e", "f", "v") == 1  # a new (small) hash
+        if persisted:
+            assert r.execute_command("SAVE") == b"OK"
+        wait_reclaimed(r)
+        assert [r.execute_command("TYPE", k) for k in ("h", "z", "l", "s", "e")] == [
+            b"string", b"string", b"string", b"string", b"hash"]
+        assert r.execute_command("DBSIZE") == 7
+    finally:
+        r.execute_command("CONFIG", "SET", "hz", "10")
+        r.execute_command("DEL", "h", "z", "l", "s", "e", "src", "other")
