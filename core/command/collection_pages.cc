@@ -374,7 +374,8 @@ Status PutWhole(Store& store, std::string_view key, std::string_view value, Valu
   return store.Put(key, value, type, expire_at_ms);
 }
 
-Result<bool> ReclaimStep(Store& store, uint64_t max_pages) {
+Result<bool> ReclaimStep(Store& store, uint64_t max_pages, int64_t deadline_us) {
+  constexpr uint64_t kBatch = 16;
   SLOTKV_ASSIGN_OR_RETURN(std::vector<Queued> queue, ReadQueue(store));
   if (queue.empty()) return false;
   StorePageIo io(store, ValueType::kString);
@@ -382,9 +383,10 @@ Result<bool> ReclaimStep(Store& store, uint64_t max_pages) {
   while (!queue.empty() && budget > 0) {
     Queued& q = queue.front();
     const uint64_t before = q.pages;
-    SLOTKV_RETURN_IF_ERROR(ReclaimPages(&io, q.id, q.base, &q.pages, budget));
+    SLOTKV_RETURN_IF_ERROR(ReclaimPages(&io, q.id, q.base, &q.pages, std::min(budget, kBatch)));
     budget -= before - q.pages;
     if (q.pages == 0) queue.erase(queue.begin());
+    if (store.MonotonicUs() >= deadline_us) break;
   }
   SLOTKV_RETURN_IF_ERROR(WriteQueue(store, queue, true));
   SLOTKV_RETURN_IF_ERROR(io.Close());

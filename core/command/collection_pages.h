@@ -135,8 +135,9 @@ Result<std::string> WholeValue(Store& store, ValueType type, std::string stored)
 Status PutWhole(Store& store, std::string_view key, std::string_view value, ValueType type,
                 int64_t expire_at_ms);
 
-// Deletes up to max_pages pages of the collections queued in the store's slot. Returns
-// whether pages remain queued.
-Result<bool> ReclaimStep(Store& store, uint64_t max_pages);
+// Deletes pages of the collections queued in the store's slot, a batch at a time, until
+// max_pages are gone or the keyspace clock's MonotonicUs passes deadline_us (checked after each
+// batch: a page deleted from a cold bucket costs a read). Returns whether pages remain queued.
+Result<bool> ReclaimStep(Store& store, uint64_t max_pages, int64_t deadline_us);
 
 }  // namespace slotkv::command

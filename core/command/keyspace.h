@@ -277,6 +277,7 @@ class Store {
   }
   uint32_t databases() const { return keyspace_->databases(); }
   int64_t NowMs() const { return keyspace_->clock()->NowMs(); }
+  int64_t MonotonicUs() const { return keyspace_->clock()->MonotonicUs(); }
 
   // As slot::Slot's, for this database; a never-written database reads as empty.
   Result<std::optional<std::string>> Get(std::string_view key, slot::KeyMeta* meta = nullptr);
