@@ -193,10 +193,22 @@ void Slot::Impl::NoteReplaced(const LiveKey& old, bool next_put, uint8_t next_ty
     std::fprintf(stderr, "slot %s: the replaced value of key %s: %s\n", options.dir.c_str(),
                  old.key.c_str(), st.ToString().c_str());
   };
+  // A stored value as written (tag without kCompressedTag) into *out.
+  auto raw = [&](std::string_view stored, uint8_t tag, std::string* out) {
+    if ((tag & kCompressedTag) == 0) {
+      out->assign(stored);
+      return Status::OK();
+    }
+    return options.dictionaries
+               ? options.dictionaries->Decompress(stored, out)
+               : Status::Corruption("compressed value in a slot without dictionaries");
+  };
   std::string old_value;
   const CachedValue* cached = old.in_log ? value_cache.Peek(old.key) : nullptr;
   if (cached != nullptr && cached->seq == old.seq) {
-    old_value = cached->value;  // kept uncompressed
+    // Cached as written, or as read (then compressed when stored so).
+    Status st = raw(cached->value, cached->type, &old_value);
+    if (!st.ok()) return log_failure(st);
   } else {
     Result<std::string> read = ValueOf(old);
     if (!read.ok()) return log_failure(read.status());
@@ -205,15 +217,10 @@ void Slot::Impl::NoteReplaced(const LiveKey& old, bool next_put, uint8_t next_ty
   const uint64_t id = options.root_id(old_value);
   if (id == 0) return;
   if (next_put && IsCollection(TypeOf(static_cast<ValueType>(next_type)))) {
-    std::string raw;
-    if (next_type & kCompressedTag) {
-      Status st = options.dictionaries
-                      ? options.dictionaries->Decompress(next_value, &raw)
-                      : Status::Corruption("compressed value in a slot without dictionaries");
-      if (!st.ok()) return log_failure(st);
-      next_value = raw;
-    }
-    if (options.root_id(next_value) == id) return;  // the same collection, carried on
+    std::string next;
+    Status st = raw(next_value, next_type, &next);
+    if (!st.ok()) return log_failure(st);
+    if (options.root_id(next) == id) return;  // the same collection, carried on
   }
   discarded_roots.push_back(std::move(old_value));
 }
