@@ -36,6 +36,7 @@ targets=(
   "segment_table 4100"
   "config 4096"
   "dict_frame 16384"
+  "paged_root 4096"
 )
 selected=()
 for t in "${targets[@]}"; do

@@ -64,17 +64,19 @@ class MemberAccess : public CollectionAccess<V, MemberPages, HashedRoot> {
 
 // HSCAN / SSCAN / ZSCAN of a paged collection (MemberPages or ZSetPages, whose pages are its
 // member -> score index): calls fn(field, value) for the members of the pages
-// from cursor (a page index) on, page by page, until count members were seen. The next cursor,
-// 0 once the last page was read. A member present for the whole scan is returned at least once
-// (pages split only towards higher indexes).
+// from cursor (a page index) on, page by page, until count members were seen or, as Redis's
+// SCAN bounds its empty buckets, 10 * count pages were visited. The next cursor, 0 once the
+// last page was read. A member present for the whole scan is returned at least once (pages
+// split only towards higher indexes).
 template <class Pages, class Fn>
 Result<uint64_t> ScanPages(Pages& pages, uint64_t cursor, uint64_t count, Fn&& fn) {
   uint64_t seen = 0;
+  uint64_t visited = 0;
   SLOTKV_ASSIGN_OR_RETURN(
       uint64_t next, pages.ForEachPage(cursor, [&](uint64_t, const HashValue& page) {
         page.ForEach(fn);
         seen += page.size();
-        return seen < count;
+        return seen < count && ++visited < 10 * count;
       }));
   return next >= pages.page_count() ? 0 : next;
 }

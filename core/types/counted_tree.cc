@@ -165,7 +165,8 @@ Status CountedTree<Traits>::DescendRank(uint64_t r, bool end_ok, std::vector<Ste
   uint64_t n = root_.tree - 1;
   for (int level = root_.height;; --level) {
     SLOTKV_ASSIGN_OR_RETURN(Node * node, Load(n));
-    if (node->free || node->leaf != (level == 0) || node->size() == 0) {
+    if (node->free || node->leaf != (level == 0) || node->size() == 0 ||
+        std::any_of(path->begin(), path->end(), [n](const Step& s) { return s.node == n; })) {
       return Status::Corruption("paged tree: bad shape");
     }
     if (node->leaf) {
@@ -230,6 +231,10 @@ template <class Traits>
 Result<bool> CountedTree<Traits>::MergeChildren(Node* parent, size_t pos) {
   SLOTKV_ASSIGN_OR_RETURN(Node * left, Load(parent->children[pos].node));
   SLOTKV_ASSIGN_OR_RETURN(Node * right, Load(parent->children[pos + 1].node));
+  if (left == right || left == parent || right == parent || left->leaf != right->leaf ||
+      left->free || right->free) {
+    return Status::Corruption("paged tree: siblings that cannot be");
+  }
   if (left->size() + right->size() > Capacity(*left)) return false;
   for (Entry& e : right->entries) left->entries.push_back(std::move(e));
   for (Child& c : right->children) left->children.push_back(std::move(c));
@@ -254,6 +259,10 @@ Status CountedTree<Traits>::FixPath(const std::vector<Step>& path) {
       SLOTKV_RETURN_IF_ERROR(SplitChild(parent, pos));
     } else if (child->size() < Capacity(*child) / 4 && parent->children.size() > 1) {
       const size_t left = pos + 1 < parent->children.size() ? pos : pos - 1;
+      const uint64_t sibling = parent->children[left == pos ? pos + 1 : pos - 1].node;
+      if (std::any_of(path.begin(), path.end(), [&](const Step& s) { return s.node == sibling; })) {
+        return Status::Corruption("paged tree: a sibling on the path");
+      }
       SLOTKV_ASSIGN_OR_RETURN(bool merged, MergeChildren(parent, left));
       if (!merged) SLOTKV_RETURN_IF_ERROR(Refresh(parent, pos));
     } else {

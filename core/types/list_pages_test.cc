@@ -287,18 +287,23 @@ TEST_CASE("a walk over the whole list returns every element in order, both ways"
 namespace slotkv {
 namespace {
 
+// A list root over two nodes of collection 7: node 0 internal (the tree's root), node 1 a leaf.
+ListRoot TwoNodeRoot(uint64_t count) {
+  ListRoot root;
+  root.id = 7;
+  root.count = count;
+  root.tree = 1;
+  root.height = 1;
+  root.nodes = 2;
+  return root;
+}
+
 TEST_CASE("a damaged tree (a node its own child) is Corruption, never a walk in circles") {
   MapPageIo io;
   // Node 0: internal, children (node 0, 1 element) and (node 1, 1 element); node 1: leaf "x".
   io.pages[{7, kTreePageBit + 0}] = std::string("I\x02\x00\x01\x01\x01", 6);
   io.pages[{7, kTreePageBit + 1}] = std::string("L\x01\x01x", 4);
-  ListRoot root;
-  root.id = 7;
-  root.count = 2;
-  root.tree = 1;
-  root.height = 1;
-  root.nodes = 2;
-  ListPages list(root, &io, 4);
+  ListPages list(TwoNodeRoot(2), &io, 4);
   std::vector<std::string> seen;
   Status st = list.Walk(1, true, [&](const std::string& v) {
     seen.push_back(v);
@@ -307,6 +312,16 @@ TEST_CASE("a damaged tree (a node its own child) is Corruption, never a walk in 
   CHECK(st.IsCorruption());
   CHECK(seen == std::vector<std::string>{"x"});
   CHECK(list.At(0).status().IsCorruption());
+}
+
+TEST_CASE("a damaged tree (one leaf twice under its parent) is Corruption, never a merge into itself") {
+  // Found by paged_root_fuzz: merging a node into itself read freed memory.
+  MapPageIo io;
+  // Node 0: internal, children (node 1, 2 elements) twice; node 1: leaf "x" "y".
+  io.pages[{7, kTreePageBit + 0}] = std::string("I\x02\x01\x02\x01\x02", 6);
+  io.pages[{7, kTreePageBit + 1}] = std::string("L\x02\x01x\x01y", 6);
+  ListPages list(TwoNodeRoot(4), &io, 8);  // a leaf under 8 / 4 entries merges with a sibling
+  CHECK(list.EraseAt(0).status().IsCorruption());
 }
 
 }  // namespace

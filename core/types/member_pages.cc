@@ -87,7 +87,10 @@ Result<bool> MemberPages::Set(std::string_view field, std::string_view value) {
   SLOTKV_ASSIGN_OR_RETURN(Page * page, Load(root_.PageOf(MemberHash(field))));
   page->dirty = true;
   const bool created = page->value.Set(field, value);
-  if (created) ++root_.count;
+  if (created) {
+    ++root_.count;
+    ++added_;
+  }
   return created;
 }
 
@@ -95,7 +98,7 @@ Result<bool> MemberPages::Delete(std::string_view field) {
   SLOTKV_ASSIGN_OR_RETURN(Page * page, Load(root_.PageOf(MemberHash(field))));
   if (!page->value.Delete(field)) return false;
   page->dirty = true;
-  --root_.count;
+  if (root_.count > 0) --root_.count;  // 0 only in a damaged root
   return true;
 }
 
@@ -123,7 +126,10 @@ Status MemberPages::SplitOne() {
 }
 
 Status MemberPages::Finish() {
-  while (root_.count > root_.pages() * page_members_) SLOTKV_RETURN_IF_ERROR(SplitOne());
+  for (; added_ > 0 && root_.count > root_.pages() * page_members_; --added_) {
+    SLOTKV_RETURN_IF_ERROR(SplitOne());
+  }
+  added_ = 0;
   for (auto& [index, page] : pages_) {
     if (!page.dirty) continue;
     if (page.value.empty()) {
@@ -149,7 +155,10 @@ Result<uint64_t> MemberPages::ForEachPage(
       continue;
     }
     SLOTKV_ASSIGN_OR_RETURN(std::optional<std::string> bytes, io_->GetPage(root_.id, i));
-    if (!bytes) continue;
+    if (!bytes) {  // emptied (or never written): fn sees it, so fn bounds the walk
+      if (!fn(i, HashValue())) return i + 1;
+      continue;
+    }
     SLOTKV_ASSIGN_OR_RETURN(HashValue page, HashValue::Decode(std::move(*bytes)));
     if (!fn(i, page)) return i + 1;
   }

@@ -94,13 +94,15 @@ class MemberPages {
   // true when field was there.
   Result<bool> Delete(std::string_view field);
 
-  // Runs the splits the count asks for and writes every changed page (an emptied page is
-  // deleted). The caller then stores root() under the key (or deletes the key when empty).
+  // Runs the splits the count asks for, at most one per member this MemberPages added (so a
+  // damaged count cannot make it split without end), and writes every changed page (an
+  // emptied page is deleted). The caller then stores root() under the key (or deletes the key when empty).
   Status Finish();
 
   // Calls fn(index, page) for each page from index `from` until fn returns false or the pages
-  // end; pages not loaded are read without being kept. Returns the index after the last page
-  // visited (pages() when all were).
+  // end; pages not loaded are read without being kept, a page not stored (emptied) is an empty
+  // one: fn's budget bounds the walk even over a damaged root's 2^62 pages. Returns the index
+  // after the last page visited (pages() when all were).
   Result<uint64_t> ForEachPage(uint64_t from,
                                const std::function<bool(uint64_t, const HashValue&)>& fn);
 
@@ -117,6 +119,7 @@ class MemberPages {
   PageIo* io_;
   uint32_t page_members_;
   std::map<uint64_t, Page> pages_;  // loaded
+  uint64_t added_ = 0;  // members Set created: bounds Finish's splits
 };
 
 // Deletes up to max pages of collection id, from index base + *pages - 1 down to base; *pages

@@ -7,6 +7,7 @@
 #include "chunk/record.h"
 #include "core/base/coding.h"
 #include "core/base/hash.h"
+#include "core/types/counted_tree.h"
 
 namespace slotkv::fuzz {
 
@@ -81,6 +82,60 @@ void RepairSegmentChecksums(std::string* meta) {
 void RepairPageChecksum(std::string* page) {
   if (page->size() < 4 || chunk::IsAllZero(*page)) return;
   EncodeFixed32(page->data(), Checksum(std::string_view(*page).substr(4)));
+}
+
+bool ParsePagedInput(std::string_view in, PagedInput* out) {
+  if (in.size() < 2) return false;
+  out->page_members = static_cast<uint8_t>(in[0]);
+  const auto root_len = static_cast<uint8_t>(in[1]);
+  in.remove_prefix(2);
+  if (in.size() < root_len) return false;
+  out->root.assign(in.substr(0, root_len));
+  in.remove_prefix(root_len);
+  while (in.size() >= 3) {
+    const auto slot = static_cast<uint8_t>(in[0]);
+    const size_t len = static_cast<uint8_t>(in[1]) | (size_t{static_cast<uint8_t>(in[2])} << 8);
+    in.remove_prefix(3);
+    if (in.size() < len) break;
+    const uint64_t index = slot & 0x80 ? kTreePageBit + (slot & 0x7f) : slot;
+    out->pages[index] = std::string(in.substr(0, len));
+    in.remove_prefix(len);
+  }
+  return true;
+}
+
+std::string EncodePagedInput(const PagedInput& in) {
+  FUZZ_CHECK(in.root.size() < 256);
+  std::string out;
+  out.push_back(static_cast<char>(in.page_members));
+  out.push_back(static_cast<char>(in.root.size()));
+  out += in.root;
+  for (const auto& [index, bytes] : in.pages) {
+    const bool tree = index >= kTreePageBit;
+    const uint64_t n = tree ? index - kTreePageBit : index;
+    FUZZ_CHECK(n < 0x80 && bytes.size() < 0x10000);
+    out.push_back(static_cast<char>(tree ? 0x80 | n : n));
+    out.push_back(static_cast<char>(bytes.size() & 0xff));
+    out.push_back(static_cast<char>(bytes.size() >> 8));
+    out += bytes;
+  }
+  return out;
+}
+
+Result<std::optional<std::string>> OneCollectionIo::GetPage(uint64_t, uint64_t index) {
+  auto it = pages_.find(index);
+  if (it == pages_.end()) return std::optional<std::string>();
+  return std::optional<std::string>(it->second);
+}
+
+Status OneCollectionIo::PutPage(uint64_t, uint64_t index, std::string_view bytes, bool) {
+  pages_[index] = std::string(bytes);
+  return Status::OK();
+}
+
+Status OneCollectionIo::DeletePage(uint64_t, uint64_t index) {
+  pages_.erase(index);
+  return Status::OK();
 }
 
 }  // namespace slotkv::fuzz

@@ -7,12 +7,14 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "core/base/mem_fs.h"
+#include "core/types/member_pages.h"
 
 namespace slotkv::slot {
 class Dictionaries;
@@ -22,6 +24,32 @@ namespace slotkv::fuzz {
 
 // Prints where and what, then aborts: libFuzzer saves the input as a crash.
 [[noreturn]] void Fail(const char* file, int line, const char* condition, std::string_view detail);
+
+// ---- paged_root_fuzz input:  page_members:u8 root_len:u8 root { slot:u8 len:fixed16 page }
+// The root of one paged collection (a hash or set, a sorted set or a list) and its pages: a
+// slot with bit 7 set is tree node (slot & 0x7f), page kTreePageBit + that; else hashed page
+// slot. Later pages of the same slot replace earlier ones.
+struct PagedInput {
+  uint8_t page_members = 0;
+  std::string root;
+  std::map<uint64_t, std::string> pages;  // by page index
+};
+bool ParsePagedInput(std::string_view in, PagedInput* out);
+// REQUIRES: root shorter than 256 bytes, pages of indexes ParsePagedInput can name.
+std::string EncodePagedInput(const PagedInput& in);
+
+// Pages of one collection (the id is not kept: one collection per input).
+class OneCollectionIo : public PageIo {
+ public:
+  explicit OneCollectionIo(std::map<uint64_t, std::string> pages) : pages_(std::move(pages)) {}
+  Result<std::optional<std::string>> GetPage(uint64_t, uint64_t index) override;
+  Status PutPage(uint64_t, uint64_t index, std::string_view bytes, bool created) override;
+  Status DeletePage(uint64_t, uint64_t index) override;
+  const std::map<uint64_t, std::string>& pages() const { return pages_; }
+
+ private:
+  std::map<uint64_t, std::string> pages_;
+};
 
 }  // namespace slotkv::fuzz
 

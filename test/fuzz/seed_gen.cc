@@ -18,6 +18,9 @@
 #include "core/base/coding.h"
 #include "core/base/hash.h"
 #include "core/base/mem_fs.h"
+#include "core/types/list_pages.h"
+#include "core/types/member_pages.h"
+#include "core/types/zset_pages.h"
 #include "keybucket/page.h"
 #include "slot/dictionaries.h"
 #include "test/fuzz/fuzz_util.h"
@@ -270,6 +273,47 @@ void DictSeeds() {
   Write("dict_frame", "dict-file-repair", std::string(1, '\5') + file->substr(0, 600));
 }
 
+// ---- paged_root: a list, a sorted set and a hash of a few pages each (ids fixed: the bytes
+// stay the same on every run), plus a list whose root was cut.
+void PagedSeeds() {
+  constexpr uint32_t kPm = 3;
+  auto write = [](const std::string& name, std::string root, const OneCollectionIo& io) {
+    PagedInput in;
+    in.page_members = kPm;
+    in.root = std::move(root);
+    in.pages = io.pages();
+    Write("paged_root", name, EncodePagedInput(in));
+  };
+  OneCollectionIo list_io({});
+  ListRoot list_root;
+  list_root.id = 42;
+  ListPages list(list_root, &list_io, kPm);
+  for (int i = 0; i < 20; ++i) {
+    FUZZ_CHECK(list.InsertAt(list.size() / 2, "e" + std::to_string(i)).ok());
+  }
+  FUZZ_CHECK(list.Finish().ok());
+  write("list", list.root().Encode(), list_io);
+  std::string cut = list.root().Encode();
+  cut.resize(cut.size() - 2);
+  write("list-cut-root", cut, list_io);
+
+  OneCollectionIo zset_io({});
+  ZSetRoot zset_root;
+  zset_root.index.id = 43;
+  ZSetPages zset(zset_root, &zset_io, kPm);
+  for (int i = 0; i < 16; ++i) FUZZ_CHECK(zset.Set("m" + std::to_string(i), i % 5 - 2).ok());
+  FUZZ_CHECK(zset.Finish().ok());
+  write("zset", zset.root().Encode(), zset_io);
+
+  OneCollectionIo hash_io({});
+  HashedRoot hash_root;
+  hash_root.id = 44;
+  MemberPages hash(hash_root, &hash_io, kPm);
+  for (int i = 0; i < 12; ++i) FUZZ_CHECK(hash.Set("f" + std::to_string(i), "v").ok());
+  FUZZ_CHECK(hash.Finish().ok());
+  write("hash", hash.root().Encode(), hash_io);
+}
+
 }  // namespace
 }  // namespace slotkv::fuzz
 
@@ -286,5 +330,6 @@ int main(int argc, char** argv) {
   slotkv::fuzz::SegmentSeeds();
   slotkv::fuzz::ConfigSeeds();
   slotkv::fuzz::DictSeeds();
+  slotkv::fuzz::PagedSeeds();
   return 0;
 }
