@@ -3,8 +3,8 @@
 // (Small) or a paged one (Paged, whose root is Root), and writing back what changed.
 //
 // A one-value collection is written whole (paged when it outgrew paged-collection-threshold);
-// a paged one writes its changed pages and its root; an emptied collection is deleted and its
-// pages queued for reclaim (in the same WAL unit), keeping the key's TTL otherwise.
+// a paged one writes its changed pages and its root, keeping the key's TTL; an emptied
+// collection is deleted (the slot hands its root over for reclaim: SlotOptions::root_id).
 //
 // Thread rule: on the Store's slot owner, within one command.
 #pragma once

@@ -2,8 +2,9 @@
 // A hash of up to paged-collection-threshold fields is one value of type kHash
 // (core/types/hash_value.h); a larger one is a root plus pages of fields (collection_pages.h).
 // Commands on a few fields (HSET HGET HDEL HMGET HLEN HEXISTS HSTRLEN HSETNX HINCRBY*) go
-// through MemberAccess: one page per field on a paged hash. HGETALL, HKEYS, HVALS and
-// HRANDFIELD read every field; HSCAN reads a few pages per call (cursor = page index).
+// through MemberAccess: one page per field on a paged hash. HRANDFIELD draws from a paged hash
+// page by page (but a count of a third of it or more); HGETALL, HKEYS and HVALS read every
+// field; HSCAN reads a few pages per call (cursor = page index).
 //
 // A key of another type gives WRONGTYPE. A write that leaves the hash empty deletes the key
 // (Redis never keeps an empty hash). Writes keep the key's TTL (Put with the old expiry).
@@ -295,7 +296,23 @@ void ReplyPair(Reply& reply, std::pair<std::string_view, std::string_view> p, bo
   if (with_values) reply.Bulk(p.second);
 }
 
+// Opens key for HRANDFIELD: true after replying (an error, or a paged hash's draws).
+bool HRandFieldOpened(CommandContext& ctx, std::optional<int64_t> count, bool with_values) {
+  MemberAccess<HashValue> access(ctx.store, ValueType::kHash);
+  if (!OpenHash(ctx, Lookup::kRead, &access)) return true;
+  if (!access.paged()) return false;
+  const bool flat = with_values && ctx.reply.protocol() < 3;  // RESP2: field, value, ...
+  return ReplyRandomPaged(ctx.reply, *access.paged(), Rng(), count, with_values,
+                          [&](const auto& picks) {
+                            ctx.reply.Array(flat ? picks.size() * 2 : picks.size());
+                            for (const auto& [f, v] : picks) {
+                              ReplyPair(ctx.reply, {f, v}, with_values);
+                            }
+                          });
+}
+
 // HRANDFIELD key [count [WITHVALUES]]
+// A paged hash draws its fields (ReplyRandomPaged) unless count asks for a third of it or more.
 // No count: one random field, or nil. A positive count: that many distinct fields (at most the
 // hash's size), in hash order (Redis 7.0 gives them in an order of its dict; any order is
 // valid). A negative count: -count fields
@@ -304,8 +321,9 @@ void ReplyPair(Reply& reply, std::pair<std::string_view, std::string_view> p, bo
 void HRandField(CommandContext& ctx) {
   const std::vector<std::string>& a = ctx.args;
   if (a.size() == 2) {
-    std::optional<HashValue> hash;
-    if (!ReadHash(ctx, Lookup::kRead, a[1], &hash)) return;
+    if (HRandFieldOpened(ctx, std::nullopt, false)) return;
+    std::optional<HashValue> hash;  // the lookup was counted by the open: this counts nothing
+    if (!ReadHash(ctx, Lookup::kWrite, a[1], &hash)) return;
     if (!hash) {
       ctx.reply.Null();
       return;
@@ -317,8 +335,9 @@ void HRandField(CommandContext& ctx) {
   if (!parsed) return;
   const int64_t count = parsed->count;
   const bool with_values = parsed->with;
-  std::optional<HashValue> hash;
-  if (!ReadHash(ctx, Lookup::kRead, a[1], &hash)) return;
+  if (HRandFieldOpened(ctx, count, with_values)) return;
+  std::optional<HashValue> hash;  // the lookup was counted by the open: this counts nothing
+  if (!ReadHash(ctx, Lookup::kWrite, a[1], &hash)) return;
   if (!hash || count == 0) {
     ctx.reply.Array(0);  // an empty array even in RESP3, as Redis
     return;

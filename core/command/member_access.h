@@ -8,9 +8,14 @@
 #pragma once
 
 #include <optional>
+#include <random>
 #include <string>
 #include <string_view>
+#include <unordered_set>
 #include <utility>
+#include <vector>
+
+#include "core/command/args.h"
 
 #include "core/command/collection_access.h"
 #include "core/command/collection_pages.h"
@@ -79,6 +84,67 @@ Result<uint64_t> ScanPages(Pages& pages, uint64_t cursor, uint64_t count, Fn&& f
         return seen < count && ++visited < 10 * count;
       }));
   return next >= pages.page_count() ? 0 : next;
+}
+
+// Random picks of a paged hash or set (MemberPages::Random), for SRANDMEMBER, HRANDFIELD and
+// SPOP with a count: n (field, value) pairs, different ones when distinct.
+struct RandomPicks {
+  std::vector<std::pair<std::string, std::string>> picks;
+  // Repeats allowed: n picks of the size of the first ones would pass kMaxRandomReplyBytes
+  // (nothing more is drawn).
+  bool too_big = false;
+  // distinct: n different ones did not come within 10 n + 64 draws (the caller reads the
+  // collection whole instead).
+  bool gave_up = false;
+};
+inline Result<RandomPicks> DrawRandom(MemberPages& pages, std::mt19937_64& rng, uint64_t n,
+                                      bool distinct, bool with_values) {
+  constexpr uint64_t kSample = 32;  // picks that estimate the reply's size
+  RandomPicks out;
+  std::unordered_set<std::string> seen;
+  uint64_t bytes = 0;
+  const uint64_t draws = distinct ? 10 * n + 64 : n;
+  for (uint64_t d = 0; d < draws && out.picks.size() < n; ++d) {
+    SLOTKV_ASSIGN_OR_RETURN(auto pick, pages.Random(rng));
+    if (!pick) break;
+    if (distinct && !seen.insert(pick->first).second) continue;
+    bytes += pick->first.size() + 16 + (with_values ? pick->second.size() + 16 : 0);
+    out.picks.push_back(std::move(*pick));
+    const uint64_t k = out.picks.size();
+    if (!distinct && k == std::min(n, kSample) && n > kMaxRandomReplyBytes / (bytes / k + 1)) {
+      out.too_big = true;
+      out.picks.clear();
+      return out;
+    }
+  }
+  out.gave_up = distinct && out.picks.size() < n;
+  return out;
+}
+
+// SRANDMEMBER and HRANDFIELD of a paged set or hash, a page or so per member drawn: true after
+// replying (an error too); false when the whole collection is the better read (a distinct
+// count of a third of it or more, as Redis switches from drawing to copying there, or distinct
+// draws that did not come). No count: one member's field; else reply_picks(picks).
+template <class ReplyPicks>
+bool ReplyRandomPaged(Reply& reply, MemberPages& pages, std::mt19937_64& rng,
+                      std::optional<int64_t> count, bool with_values, ReplyPicks&& reply_picks) {
+  if (!count) {
+    Result<std::optional<std::pair<std::string, std::string>>> pick = pages.Random(rng);
+    if (!Failed(pick.status(), reply)) reply.Bulk((*pick)->first);
+    return true;
+  }
+  const bool distinct = *count >= 0;
+  const uint64_t n = distinct ? static_cast<uint64_t>(*count) : 0 - static_cast<uint64_t>(*count);
+  if (distinct && n * 3 > pages.size()) return false;
+  Result<RandomPicks> drawn = DrawRandom(pages, rng, n, distinct, with_values);
+  if (Failed(drawn.status(), reply)) return true;
+  if (drawn->too_big) {
+    reply.Error(kErrReplyTooBig);
+    return true;
+  }
+  if (drawn->gave_up) return false;
+  reply_picks(drawn->picks);
+  return true;
 }
 
 }  // namespace slotkv::command

@@ -4,8 +4,9 @@
 // Values are stored with type kSet: up to paged-collection-threshold members as one value
 // encoded by SetValue (core/types/set_value.h), above as a root plus pages of members
 // (collection_pages.h). SADD SREM SISMEMBER SMISMEMBER SCARD go through MemberAccess (one page
-// per member on a paged set); SSCAN reads a few pages per call; the others read and write the
-// whole set, O(size) as before.
+// per member on a paged set); SRANDMEMBER and SPOP draw from a paged set page by page (but
+// SRANDMEMBER of a third of it or more, and SPOP of all of it); SSCAN reads a few pages per
+// call; the others read and write the whole set, O(size) as before.
 //
 // Semantics kept from Redis: a key of another type gives WRONGTYPE (SUNIONSTORE & co. overwrite
 // a destination of any type); a set emptied by SREM / SPOP / SMOVE is deleted; a *STORE with an
@@ -149,7 +150,8 @@ void SMembers(CommandContext& ctx) {
 
 // SRANDMEMBER key [count]: one random member (nil for a missing key); with count >= 0, that
 // many distinct members (the whole set when count >= size); with count < 0, |count| members
-// that may repeat. Count replies are arrays, as Redis's.
+// that may repeat. Count replies are arrays, as Redis's. A paged set draws its members
+// (ReplyRandomPaged) unless count asks for a third of it or more.
 void SRandMember(CommandContext& ctx) {
   if (ctx.args.size() > 3) {
     ctx.reply.Error(kErrSyntax);
@@ -164,8 +166,19 @@ void SRandMember(CommandContext& ctx) {
       return;
     }
   }
-  SetRead read;
-  if (!ReadSet(ctx, Lookup::kRead, ctx.args[1], &read)) return;
+  {
+    MemberAccess<SetValue> access(ctx.store, ValueType::kSet);
+    if (!OpenSet(ctx, Lookup::kRead, &access)) return;
+    if (access.paged() &&
+        ReplyRandomPaged(ctx.reply, *access.paged(), Rng(), count, false, [&](const auto& picks) {
+          ctx.reply.Array(picks.size());
+          for (const auto& [member, unused] : picks) ctx.reply.Bulk(member);
+        })) {
+      return;
+    }
+  }
+  SetRead read;  // the lookup was counted by the open: this read counts nothing
+  if (!ReadSet(ctx, Lookup::kWrite, ctx.args[1], &read)) return;
   if (!read.value) {
     if (count) {
       ctx.reply.Array(0);
@@ -202,8 +215,29 @@ void SRandMember(CommandContext& ctx) {
   for (size_t i : picks) ctx.reply.Bulk(set.at(i));
 }
 
+// SPOP of a paged set, below its size: each member drawn (MemberPages::Random) and removed, a
+// page or so each.
+void SPopPaged(CommandContext& ctx, MemberAccess<SetValue>& set, std::optional<int64_t> count) {
+  std::vector<std::string> popped;
+  for (int64_t i = 0; i < count.value_or(1); ++i) {
+    Result<std::optional<std::pair<std::string, std::string>>> pick =
+        set.paged()->Random(Rng());
+    if (Failed(pick.status(), ctx.reply)) return;
+    if (Failed(set.Delete((*pick)->first).status(), ctx.reply)) return;
+    popped.push_back(std::move((*pick)->first));
+  }
+  if (Failed(set.Write(), ctx.reply)) return;
+  if (!count) {
+    ctx.reply.Bulk(popped[0]);
+    return;
+  }
+  ctx.reply.Set(popped.size());
+  for (const std::string& m : popped) ctx.reply.Bulk(m);
+}
+
 // SPOP key [count]: removes and replies one random member (nil for a missing key), or up to
 // count distinct members as a set reply. An emptied set is deleted; the TTL is kept otherwise.
+// A paged set pops member by member (SPopPaged) unless count takes it all.
 void SPop(CommandContext& ctx) {
   if (ctx.args.size() > 3) {
     ctx.reply.Error(kErrSyntax);
@@ -218,6 +252,15 @@ void SPop(CommandContext& ctx) {
     }
   }
   const std::string& key = ctx.args[1];
+  {
+    MemberAccess<SetValue> access(ctx.store, ValueType::kSet);
+    if (!OpenSet(ctx, Lookup::kWrite, &access)) return;
+    if (access.paged() && (!count || (*count > 0 && static_cast<uint64_t>(*count) <
+                                                         access.paged()->size()))) {
+      SPopPaged(ctx, access, count);
+      return;
+    }
+  }
   SetRead read;
   if (!ReadSet(ctx, Lookup::kWrite, key, &read)) return;
   if (!read.value || (count && *count == 0)) {

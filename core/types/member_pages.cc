@@ -1,5 +1,6 @@
 #include "core/types/member_pages.h"
 
+#include <algorithm>
 #include <random>
 #include <utility>
 #include <vector>
@@ -100,6 +101,42 @@ Result<bool> MemberPages::Delete(std::string_view field) {
   page->dirty = true;
   if (root_.count > 0) --root_.count;  // 0 only in a damaged root
   return true;
+}
+
+Result<std::optional<std::pair<std::string, std::string>>> MemberPages::Random(
+    std::mt19937_64& rng) {
+  using Pick = std::optional<std::pair<std::string, std::string>>;
+  if (root_.count == 0) return Pick();
+  const uint64_t pages = root_.pages();
+  // Page i's members, into *scratch when not loaded; nullptr when it holds none.
+  auto members = [&](uint64_t i, HashValue* scratch) -> Result<const HashValue*> {
+    auto it = pages_.find(i);
+    if (it != pages_.end()) return it->second.value.empty() ? nullptr : &it->second.value;
+    SLOTKV_ASSIGN_OR_RETURN(std::optional<std::string> bytes, io_->GetPage(root_.id, i));
+    if (!bytes) return nullptr;
+    SLOTKV_ASSIGN_OR_RETURN(*scratch, HashValue::Decode(std::move(*bytes)));
+    return scratch->empty() ? nullptr : scratch;
+  };
+  auto pick = [&](const HashValue& page) {
+    const auto [f, v] = page.At(static_cast<size_t>(rng() % page.size()));
+    return Pick(std::in_place, std::string(f), std::string(v));
+  };
+  HashValue scratch;
+  // Random pages first; then, for a collection with many emptied pages, the first page from a
+  // random one on that holds members.
+  constexpr int kTries = 16;
+  for (int t = 0; t < kTries; ++t) {
+    SLOTKV_ASSIGN_OR_RETURN(const HashValue* page, members(rng() % pages, &scratch));
+    if (page != nullptr) return pick(*page);
+  }
+  constexpr uint64_t kMaxScan = uint64_t{1} << 22;  // a damaged root's 2^62 pages end too
+  const uint64_t start = rng() % pages;
+  for (uint64_t n = 0; n < std::min(pages, kMaxScan); ++n) {
+    SLOTKV_ASSIGN_OR_RETURN(const HashValue* page, members((start + n) % pages, &scratch));
+    if (page != nullptr) return pick(*page);
+  }
+  return Status::Corruption("paged collection: a count of " + std::to_string(root_.count) +
+                            " but no page holds a member");
 }
 
 Status MemberPages::SplitOne() {

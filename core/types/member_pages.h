@@ -27,6 +27,8 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <random>
+#include <utility>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -93,6 +95,13 @@ class MemberPages {
   Result<bool> Set(std::string_view field, std::string_view value);
   // true when field was there.
   Result<bool> Delete(std::string_view field);
+
+  // A random member (field, value): a random page that holds members, then a random member
+  // of it; nullopt when the collection is empty. Not uniform: a member of a page with fewer
+  // members comes up more often (pages differ by a few times in fill), as with Redis's own
+  // picks (a random dict bucket, then a random entry of its chain). Pages are read without
+  // being kept (those loaded are used as they are).
+  Result<std::optional<std::pair<std::string, std::string>>> Random(std::mt19937_64& rng);
 
   // Runs the splits the count asks for, at most one per member this MemberPages added (so a
   // damaged count cannot make it split without end), and writes every changed page (an

@@ -120,6 +120,30 @@ TEST_CASE("a point operation touches one page") {
   CHECK(io.writes == 1);
 }
 
+TEST_CASE("random picks reach every member, also of a collection emptied down to one") {
+  MapIo io;
+  std::mt19937_64 rng(11);
+  MemberPages pages = MemberPages::Create(&io, 8);
+  CHECK(!pages.Random(rng)->has_value());  // empty
+  for (int i = 0; i < 1000; ++i) REQUIRE(pages.Set("m" + std::to_string(i), "v").ok());
+  REQUIRE(pages.Finish().ok());
+  MemberPages again(pages.root(), &io, 8);
+  std::map<std::string, int> drawn;
+  for (int i = 0; i < 20000; ++i) {
+    auto pick = again.Random(rng);
+    REQUIRE(pick.ok());
+    REQUIRE(pick->has_value());
+    CHECK((*pick)->second == "v");
+    ++drawn[(*pick)->first];
+  }
+  CHECK(drawn.size() == 1000);  // no member left out (about 20 draws each)
+  for (const auto& [member, n] : drawn) CHECK(n < 200);  // biased by page fill, not more
+  for (int i = 0; i < 999; ++i) REQUIRE(again.Delete("m" + std::to_string(i)).ok());
+  REQUIRE(again.Finish().ok());  // 125+ pages, one holding a member
+  MemberPages sparse(again.root(), &io, 8);
+  for (int i = 0; i < 50; ++i) CHECK((*sparse.Random(rng))->first == "m999");
+}
+
 TEST_CASE("a scan by page index returns every member present throughout, across splits") {
   MapIo io;
   std::mt19937_64 rng(7);

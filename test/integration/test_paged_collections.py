@@ -483,3 +483,41 @@ def test_writes_over_paged_collections_release_their_pages(r, persisted):
     finally:
         r.execute_command("CONFIG", "SET", "hz", "10")
         r.execute_command("DEL", "h", "z", "l", "s", "e", "src", "other")
+
+
+def test_random_picks_and_pops_of_paged_sets_and_hashes(r):
+    """SRANDMEMBER, HRANDFIELD and SPOP draw members page by page from a paged collection
+    (below a third of it for distinct picks); the replies keep Redis's shapes."""
+    members = {b"%d" % i for i in range(N)}
+    r.execute_command("SADD", "s", *members)
+    fill_hash(r, "h", N)
+    model = fields(N)
+    assert r.execute_command("SRANDMEMBER", "s") in members
+    got = r.execute_command("SRANDMEMBER", "s", 150)
+    assert len(got) == 150 and len(set(got)) == 150 and set(got) <= members
+    got = r.execute_command("SRANDMEMBER", "s", -1000)
+    assert len(got) == 1000 and set(got) <= members
+    assert len(set(got)) > N // 2  # spread over the set
+    assert sorted(r.execute_command("SRANDMEMBER", "s", N)) == sorted(members)
+    pairs = r.execute_command("HRANDFIELD", "h", 100, "WITHVALUES")
+    assert len(pairs) == 200
+    picked = dict(zip(pairs[::2], pairs[1::2]))
+    assert len(picked) == 100 and all(model[f] == v for f, v in picked.items())
+    got = r.execute_command("HRANDFIELD", "h", -300)
+    assert len(got) == 300 and set(got) <= set(model)
+    assert r.execute_command("HRANDFIELD", "h") in model
+    one = r.execute_command("SPOP", "s")
+    assert one in members
+    members.discard(one)
+    popped = r.execute_command("SPOP", "s", 100)
+    assert len(popped) == 100 and len(set(popped)) == 100 and set(popped) <= members
+    members -= set(popped)
+    assert r.execute_command("SCARD", "s") == len(members)
+    assert set(r.execute_command("SMEMBERS", "s")) == members
+    while members:
+        got = r.execute_command("SPOP", "s", 150)
+        assert set(got) <= members and len(set(got)) == len(got) == min(150, len(members))
+        members -= set(got)
+    assert r.execute_command("EXISTS", "s") == 0
+    r.execute_command("DEL", "h")
+    wait_reclaimed(r)
