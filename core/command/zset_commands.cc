@@ -5,8 +5,10 @@
 // A sorted set is one value of type kZSet (core/types/zset_value.h) up to
 // paged-collection-threshold entries and a paged set above (core/types/zset_pages.h). Point
 // commands and pops go through ZSetAccess (O(log n) pages per entry on a paged set; a one-value
-// set is decoded and written whole); ZRANDMEMBER reads the set whole. A key of another type gives WRONGTYPE; a set
-// emptied by ZREM or a pop is deleted; writes keep the key's TTL.
+// set is decoded and written whole); ZRANDMEMBER draws ranks from a paged set (one descent
+// each) but for a distinct count of a third of it or more, which reads it whole. A key of
+// another type gives WRONGTYPE; a set emptied by ZREM or a pop is deleted; writes keep the
+// key's TTL.
 //
 // Keyspace hits/misses count the lookups Redis counts (lookupKeyRead): ZCARD ZSCORE ZMSCORE
 // ZRANK ZREVRANK ZRANDMEMBER ZSCAN; not those of ZADD ZINCRBY ZREM ZPOPMIN ZPOPMAX.
@@ -23,6 +25,7 @@
 #include <random>
 #include <string>
 #include <string_view>
+#include <unordered_set>
 #include <vector>
 
 #include "core/base/glob.h"
@@ -321,7 +324,72 @@ void ReplyPick(Reply& reply, const ZSetValue::Entry& e, bool with_scores) {
   if (with_scores) reply.Double(e.score);
 }
 
+// ZRANDMEMBER of a paged set: each pick a uniform rank, one descent of the tree. True after
+// replying (an error too); false when the whole set is the better read (a distinct count of a
+// third of it or more, as Redis switches from drawing to copying there).
+bool ZRandMemberPaged(CommandContext& ctx, ZSetPages& zset, std::optional<int64_t> count,
+                      bool with_scores) {
+  const uint64_t size = zset.size();
+  auto at = [&](uint64_t rank, ZSetValue::Entry* out) {
+    bool found = false;
+    Status st = zset.Walk(rank, false, [&](const ZSetValue::Entry& e) {
+      *out = e;
+      found = true;
+      return false;
+    });
+    if (st.ok() && !found) st = Status::Corruption("paged sorted set: a rank past its end");
+    return st;
+  };
+  ZSetValue::Entry e;
+  if (!count) {
+    if (!Failed(at(RandomBelow(size), &e), ctx.reply)) ctx.reply.Bulk(e.member);
+    return true;
+  }
+  const bool distinct = *count >= 0;
+  const uint64_t n = distinct ? static_cast<uint64_t>(*count) : 0 - static_cast<uint64_t>(*count);
+  if (distinct && n * 3 > size) return false;
+  std::vector<uint64_t> ranks;
+  ranks.reserve(n);
+  if (distinct) {  // Floyd's sampling, replied in ascending order
+    std::unordered_set<uint64_t> taken;
+    for (uint64_t j = size - n; j < size; ++j) {
+      uint64_t t = RandomBelow(j + 1);
+      if (taken.count(t) != 0) t = j;
+      taken.insert(t);
+      ranks.push_back(t);
+    }
+    std::sort(ranks.begin(), ranks.end());
+  } else {
+    for (uint64_t i = 0; i < n; ++i) ranks.push_back(RandomBelow(size));
+  }
+  std::vector<ZSetValue::Entry> picks;
+  uint64_t bytes = 0;
+  for (uint64_t r : ranks) {
+    if (Failed(at(r, &e), ctx.reply)) return true;
+    bytes += e.member.size() + 16 + (with_scores ? 32 : 0);
+    picks.push_back(std::move(e));
+    // The reply's size, estimated from the first picks, refused past the cap.
+    const uint64_t k = picks.size();
+    if (!distinct && k == std::min<uint64_t>(n, 32) && n > kMaxRandomReplyBytes / (bytes / k + 1)) {
+      ctx.reply.Error(kErrReplyTooBig);
+      return true;
+    }
+  }
+  const bool flat = with_scores && ctx.reply.protocol() < 3;  // RESP2: member, score, ...
+  ctx.reply.Array(flat ? n * 2 : n);
+  for (const ZSetValue::Entry& p : picks) ReplyPick(ctx.reply, p, with_scores);
+  return true;
+}
+
+// Opens key for ZRANDMEMBER: true after replying (an error, or a paged set's draws).
+bool ZRandMemberOpened(CommandContext& ctx, std::optional<int64_t> count, bool with_scores) {
+  ZSetAccess zset(ctx.store);
+  if (!zset.Open(ctx.args[1], ctx.stats, Lookup::kRead, ctx.reply)) return true;
+  return zset.paged() && ZRandMemberPaged(ctx, *zset.paged(), count, with_scores);
+}
+
 // ZRANDMEMBER key [count [WITHSCORES]]
+// A paged set draws ranks (ZRandMemberPaged) unless count asks for a third of it or more.
 // No count: one random member, or nil. A count >= the size: the whole set, highest score
 // first (as Redis 7.0). A smaller positive count: that many distinct members, in ascending
 // order (Redis's order depends on its encoding; any order is valid). A negative count: -count
@@ -330,8 +398,9 @@ void ReplyPick(Reply& reply, const ZSetValue::Entry& e, bool with_scores) {
 void ZRandMember(CommandContext& ctx) {
   const std::vector<std::string>& a = ctx.args;
   if (a.size() == 2) {
-    ZSetRead read;
-    if (!ReadKey(ctx, Lookup::kRead, &read)) return;
+    if (ZRandMemberOpened(ctx, std::nullopt, false)) return;
+    ZSetRead read;  // the lookup was counted by the open: this read counts nothing
+    if (!ReadKey(ctx, Lookup::kWrite, &read)) return;
     if (!read.value) {
       ctx.reply.Null();
       return;
@@ -343,8 +412,9 @@ void ZRandMember(CommandContext& ctx) {
   if (!parsed) return;
   const int64_t count = parsed->count;
   const bool with_scores = parsed->with;
-  ZSetRead read;
-  if (!ReadKey(ctx, Lookup::kRead, &read)) return;
+  if (ZRandMemberOpened(ctx, count, with_scores)) return;
+  ZSetRead read;  // the lookup was counted by the open: this read counts nothing
+  if (!ReadKey(ctx, Lookup::kWrite, &read)) return;
   if (!read.value || count == 0) {
     ctx.reply.Array(0);  // an empty array even in RESP3, as Redis
     return;

@@ -521,3 +521,23 @@ def test_random_picks_and_pops_of_paged_sets_and_hashes(r):
     assert r.execute_command("EXISTS", "s") == 0
     r.execute_command("DEL", "h")
     wait_reclaimed(r)
+
+
+def test_zrandmember_of_a_paged_zset_draws_ranks(r):
+    """ZRANDMEMBER on a paged sorted set: uniform ranks, one descent each; the reply shapes of
+    a one-value set (distinct picks ascending, repeats for a negative count)."""
+    scores = {b"m%d" % i: i for i in range(N)}
+    r.execute_command("ZADD", "z", *[x for m, s in scores.items() for x in (s, m)])
+    assert r.execute_command("ZRANDMEMBER", "z") in scores
+    got = r.execute_command("ZRANDMEMBER", "z", 150, "WITHSCORES")
+    members, got_scores = got[::2], got[1::2]
+    assert len(set(members)) == 150
+    assert all(scores[m] == int(s) for m, s in zip(members, got_scores))
+    assert [scores[m] for m in members] == sorted(scores[m] for m in members)  # ascending
+    got = r.execute_command("ZRANDMEMBER", "z", -2000)
+    assert len(got) == 2000 and set(got) <= set(scores) and len(set(got)) > N // 2
+    assert r.execute_command("ZRANDMEMBER", "z", 0) == []
+    got = r.execute_command("ZRANDMEMBER", "z", N)  # the whole set, highest first
+    assert got == [b"m%d" % i for i in reversed(range(N))]
+    r.execute_command("DEL", "z")
+    wait_reclaimed(r)
