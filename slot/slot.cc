@@ -165,7 +165,10 @@ Result<std::unique_ptr<Slot>> Slot::Open(const SlotOptions& options) {
   // the group's latest kGroupFlushing record is (what a mark covers, see slot_flush.cc).
   std::vector<std::optional<uint64_t>> flushing(impl->groups.size());
   std::vector<std::optional<wal::LogPos>> flushing_pos(impl->groups.size());
-  auto replay = [state, &flushing, &flushing_pos](const wal::Record& record,
+  // The root versions replayed writes replaced, with the replacing record (nullopt: a
+  // delete): judged by NoteReplaced once the log is open.
+  std::vector<std::pair<LiveKey, std::optional<wal::LogPos>>> replaced_in_replay;
+  auto replay = [state, &flushing, &flushing_pos, &replaced_in_replay](const wal::Record& record,
                                                   const wal::LogPos& pos) -> Status {
     state->last_seq = std::max(state->last_seq, record.seq);
     if (record.kind == wal::RecordKind::kGroupFlushed ||
@@ -192,12 +195,12 @@ Result<std::unique_ptr<Slot>> Slot::Open(const SlotOptions& options) {
     if (replaced) {
       std::optional<wal::LogPos> next;
       if (record.kind == wal::RecordKind::kPut) next = pos;
-      state->replayed_replacements.emplace_back(std::move(*replaced), next);
+      replaced_in_replay.emplace_back(std::move(*replaced), next);
     }
     return Status::OK();
   };
   SLOTKV_ASSIGN_OR_RETURN(impl->log, wal::Log::Open(log_options, replay));
-  for (auto& [old, next] : impl->replayed_replacements) {
+  for (auto& [old, next] : replaced_in_replay) {
     if (!next) {
       impl->NoteReplaced(old, false, 0, {});
       continue;
@@ -211,8 +214,6 @@ Result<std::unique_ptr<Slot>> Slot::Open(const SlotOptions& options) {
     }
     impl->NoteReplaced(old, true, records[0].type_tag, records[0].value);
   }
-  impl->replayed_replacements.clear();
-  impl->replayed_replacements.shrink_to_fit();
   impl->last_seq = std::max({impl->last_seq, impl->seq_limit, options.seq_floor});
   if (options.seq_floor > impl->seq_floor) {  // kept for the opens that do not pass it
     impl->seq_floor = options.seq_floor;

@@ -149,9 +149,6 @@ struct Slot::Impl {
   // units, so a due flush waits for the commit that closes the writer's unit.
   std::vector<uint32_t> due;
   std::vector<std::string> discarded_roots;  // NoteReplaced's, for TakeDiscardedRoots
-  // Replay: the root versions replaced, with the replacing record (nullopt: a delete); judged
-  // by NoteReplaced once the log is open.
-  std::vector<std::pair<LiveKey, std::optional<wal::LogPos>>> replayed_replacements;
   bool held = false;  // Slot::Hold: the open unit stays open through commits
   bool unit_open = false;  // a write since the slot last closed the log's unit
   SlotStats counters;      // the cumulative counters; Stats() fills in the rest

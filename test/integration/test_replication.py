@@ -553,6 +553,23 @@ def test_wait_without_replicas(server, r):
 # promotion, resync, restarts, kill -9
 
 
+def start_slow_full_sync(master, rep, prefix, bytes_per_sec, running_s):
+    """Loads 1 MB of random values on master, limits its full syncs to bytes_per_sec, links
+    rep and returns once rep's full sync has run for running_s seconds (still running)."""
+    m = master.client()
+    for b in range(10):
+        m.execute_command("MSET", *[v for i in range(500)
+                                    for v in ("%s:%d:%d" % (prefix, b, i), os.urandom(200))])
+    m.connection_pool.disconnect()
+    assert cmd(master, "CONFIG", "SET", "repl-sync-max-bytes-per-sec", bytes_per_sec) == b"OK"
+    time.sleep(1.2)  # the master takes the limit at its next once-a-second tick
+    assert replicaof(rep, master) == b"OK"
+    assert wait_until(lambda: info(rep).get("master_sync_in_progress") == "1", timeout=10,
+                      interval=0.02), info(rep)
+    time.sleep(running_s)
+    assert info(rep).get("master_sync_in_progress") == "1", "the sync ended too soon"
+
+
 @pytest.mark.slotkv_only
 def test_promoted_during_its_full_sync_streams_every_slot(servers):
     """A replica promoted while its full sync still runs (slowed by the master's
@@ -560,17 +577,7 @@ def test_promoted_during_its_full_sync_streams_every_slot(servers):
     writes it takes there to a replica of its own (they were held back forever: the streams
     stayed suspended for the sync that would never end)."""
     master, rep, sub = servers(), servers(), servers()
-    m = master.client()
-    for b in range(10):
-        m.execute_command("MSET", *[v for i in range(500)
-                                    for v in ("big:%d:%d" % (b, i), os.urandom(200))])
-    assert cmd(master, "CONFIG", "SET", "repl-sync-max-bytes-per-sec", "100000") == b"OK"
-    time.sleep(1.2)  # the master takes the limit at its next once-a-second tick
-    assert replicaof(rep, master) == b"OK"
-    assert wait_until(lambda: info(rep).get("master_sync_in_progress") == "1", timeout=10,
-                      interval=0.02), info(rep)
-    time.sleep(0.3)
-    assert info(rep).get("master_sync_in_progress") == "1", "the sync ended too soon"
+    start_slow_full_sync(master, rep, "big", "100000", 0.3)
     assert cmd(rep, "REPLICAOF", "NO", "ONE") == b"OK"
     link(sub, rep)
     c = rep.client()
@@ -995,17 +1002,8 @@ def test_link_dropped_mid_full_sync_then_continued_streams_end_equal(servers):
     master = start_server(["--repl-backlog-size", "64mb"])
     rep = servers()
     try:
+        start_slow_full_sync(master, rep, "cut", "200000", 0.5)
         m = master.client()
-        for b in range(10):
-            m.execute_command("MSET", *[v for i in range(500)
-                                        for v in ("cut:%d:%d" % (b, i), os.urandom(200))])
-        assert cmd(master, "CONFIG", "SET", "repl-sync-max-bytes-per-sec", "200000") == b"OK"
-        time.sleep(1.2)  # the master takes the limit at its next once-a-second tick
-        assert replicaof(rep, master) == b"OK"
-        assert wait_until(lambda: info(rep).get("master_sync_in_progress") == "1", timeout=10,
-                          interval=0.02), info(rep)
-        time.sleep(0.5)
-        assert info(rep).get("master_sync_in_progress") == "1", "the sync ended too soon"
         assert cmd(master, "CLIENT", "KILL", "TYPE", "replica") == 1
         assert cmd(master, "CONFIG", "SET", "repl-sync-max-bytes-per-sec", "0") == b"OK"
         wait_linked(rep, master)
