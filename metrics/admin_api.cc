@@ -109,6 +109,7 @@ void SlotJson(const SlotSnapshot& s, Json& j) {
   j.Key("chunk_cache_misses").Uint(t.chunk_cache_misses);
   j.Key("compressed_raw_bytes").Uint(t.compressed_raw_bytes);
   j.Key("compressed_stored_bytes").Uint(t.compressed_stored_bytes);
+  j.Key("value_deltas").Uint(t.value_deltas);
   j.EndObject();
 }
 

@@ -49,9 +49,12 @@ namespace slotkv::slot {
 
 // The type tag bit that marks a compressed stored value.
 inline constexpr uint8_t kCompressedTag = 0x80;
-// A stored type tag without that bit: the value's type.
+// The type tag bit of a log record whose value is a delta against the key's version before it
+// (slot/value_delta.h, "held values" in slot.h). Only in log records, never in a cell.
+inline constexpr uint8_t kSpliceTag = 0x40;
+// A stored type tag without those bits: the value's type.
 inline ValueType TypeOf(ValueType stored) {
-  return static_cast<ValueType>(static_cast<uint8_t>(stored) & ~kCompressedTag);
+  return static_cast<ValueType>(static_cast<uint8_t>(stored) & ~(kCompressedTag | kSpliceTag));
 }
 
 struct DictionariesOptions {

@@ -26,6 +26,7 @@ struct MapEntry {
   uint8_t type = 0;
   bool tombstone = false;
   BaseState base = BaseState::kUnknown;
+  uint32_t held = 0;  // 1 + the index of its held value in its Group::held; 0 = none
 };
 
 // GroupMap: key -> MapEntry for the unpersisted writes of one WAL group. Open addressing over a

@@ -31,6 +31,7 @@
 #include "core/base/coding.h"
 #include "core/base/hash.h"
 #include "slot/slot_impl.h"
+#include "slot/value_delta.h"
 
 namespace slotkv::slot {
 namespace {
@@ -168,8 +169,10 @@ Result<std::unique_ptr<Slot>> Slot::Open(const SlotOptions& options) {
   // The root versions replayed writes replaced, with the replacing record (nullopt: a
   // delete): judged by NoteReplaced once the log is open.
   std::vector<std::pair<LiveKey, std::optional<wal::LogPos>>> replaced_in_replay;
-  auto replay = [state, &flushing, &flushing_pos, &replaced_in_replay](const wal::Record& record,
-                                                  const wal::LogPos& pos) -> Status {
+  // Per key whose newest records are deltas: the chain of records since its whole value.
+  std::unordered_map<std::string, std::vector<wal::LogPos>> chains;
+  auto replay = [state, &flushing, &flushing_pos, &replaced_in_replay, &chains](
+                    const wal::Record& record, const wal::LogPos& pos) -> Status {
     state->last_seq = std::max(state->last_seq, record.seq);
     if (record.kind == wal::RecordKind::kGroupFlushed ||
         record.kind == wal::RecordKind::kGroupFlushing) {
@@ -190,8 +193,22 @@ Result<std::unique_ptr<Slot>> Slot::Open(const SlotOptions& options) {
       }
       return Status::OK();
     }
+    const uint64_t hash = KeyHash(record.key);
+    if (record.kind == wal::RecordKind::kPut && (record.type_tag & kSpliceTag)) {
+      auto chain = chains.find(record.key);
+      if (chain == chains.end()) {
+        // No version before it: the group's flush covered it, its file is gone and a mark
+        // further on drops this delta too (else HoldReplayed finds the chain without a base).
+        const MapEntry* base = state->groups[state->GroupOfHash(hash)].map.Find(record.key, hash);
+        const wal::LogPos from = base != nullptr && !base->tombstone ? base->pos : kNoBase;
+        chain = chains.emplace(record.key, std::vector<wal::LogPos>{from}).first;
+      }
+      chain->second.push_back(pos);
+    } else if (!chains.empty()) {
+      chains.erase(record.key);
+    }
     std::optional<LiveKey> replaced;
-    state->Track(record, pos, KeyHash(record.key), &replaced);
+    state->Track(record, pos, hash, &replaced);
     if (replaced) {
       std::optional<wal::LogPos> next;
       if (record.kind == wal::RecordKind::kPut) next = pos;
@@ -200,6 +217,7 @@ Result<std::unique_ptr<Slot>> Slot::Open(const SlotOptions& options) {
     return Status::OK();
   };
   SLOTKV_ASSIGN_OR_RETURN(impl->log, wal::Log::Open(log_options, replay));
+  SLOTKV_RETURN_IF_ERROR(impl->HoldReplayed(chains));
   for (auto& [old, next] : replaced_in_replay) {
     if (!next) {
       impl->NoteReplaced(old, false, 0, {});
@@ -293,9 +311,13 @@ uint32_t Slot::Impl::Track(const wal::Record& record, const wal::LogPos& pos, ui
   }
   MapEntry& entry = *found;
   if (!inserted) CountEntry(group, entry, -1);
-  if (replaced != nullptr && !inserted && !entry.tombstone && MayBeRoot(record.key, entry.type)) {
-    *replaced = FromEntry(record.key, hash, entry);
+  // A held version, or one a delta made, is too large to be a paged root.
+  const bool splice = record.kind == wal::RecordKind::kPut && (record.type_tag & kSpliceTag);
+  if (replaced != nullptr && !inserted && !entry.tombstone && entry.held == 0 && !splice &&
+      (entry.type & kSpliceTag) == 0 && MayBeRoot(record.key, entry.type)) {
+    *replaced = FromEntry(record.key, hash, entry, group);
   }
+  if (!splice) Release(group, entry);  // a delta's writer holds the new version
   entry.pos = pos;
   entry.seq = record.seq;
   entry.tombstone = record.kind == wal::RecordKind::kDelete;
@@ -371,6 +393,10 @@ Status Slot::Impl::CheckRecord(std::string_view key, const MapEntry& entry,
     return Status::Corruption("log record at offset " + std::to_string(entry.pos.offset) +
                               " does not hold key " + std::string(key));
   }
+  if (record.type_tag & kSpliceTag) {  // its value is the entry's held one
+    return Status::Corruption("log record at offset " + std::to_string(entry.pos.offset) +
+                              " is a value delta of key " + std::string(key) + " nothing holds");
+  }
   return Status::OK();
 }
 
@@ -408,6 +434,11 @@ Status Slot::Put(std::string_view key, std::string_view value, ValueType type,
   if (key.size() > kMaxKeyBytes) return Status::InvalidArgument("key too long");
   s.counters.user_bytes_written += key.size() + value.size();
   const uint64_t hash = KeyHash(key);
+  if (s.Holdable(type, value.size())) {
+    SLOTKV_ASSIGN_OR_RETURN(
+        bool held, s.PutHeld(key, hash, value, type, expire_at_ms, group_key, std::nullopt));
+    if (held) return Status::OK();
+  }
   std::string compressed;
   if (s.options.dictionaries &&
       s.options.dictionaries->Compress(group_key.empty() ? key : group_key, value, &compressed)) {
@@ -442,7 +473,27 @@ Status Slot::Apply(const wal::Record& record) {
                       record.seq);
   }
   s.counters.user_bytes_written += record.key.size() + record.value.size();
+  const auto type = static_cast<ValueType>(record.type_tag & ~kSpliceTag);
+  std::string spliced;
+  std::string_view value = record.value;
+  if (record.type_tag & kSpliceTag) {  // a delta against this slot's version of the key
+    SLOTKV_ASSIGN_OR_RETURN(std::optional<std::string> base, s.CurrentValue(record.key, hash));
+    if (!base) {
+      return Status::Corruption("a value delta of key " + record.key + " the slot has no version of");
+    }
+    SLOTKV_RETURN_IF_ERROR(ApplyDelta(*base, record.value, &spliced));
+    value = spliced;
+  }
+  if ((record.type_tag & kCompressedTag) == 0 && s.Holdable(type, value.size())) {
+    SLOTKV_ASSIGN_OR_RETURN(
+        bool held, s.PutHeld(record.key, hash, value, type, record.expire_at_ms, {}, record.seq));
+    if (held) return Status::OK();
+  }
   // Stored as the master stored it: a compressed value keeps its tag (kCompressedTag).
+  if (record.type_tag & kSpliceTag) {
+    return s.LogWrite(wal::RecordKind::kPut, record.key, hash, value, type, record.expire_at_ms,
+                      record.seq);
+  }
   return s.LogWrite(wal::RecordKind::kPut, record.key, hash, record.value,
                     static_cast<ValueType>(record.type_tag), record.expire_at_ms, record.seq);
 }
@@ -588,23 +639,25 @@ Result<uint64_t> Slot::KeyCount() {
 
 void Slot::Impl::ResetGroup(Group& group) {
   map_bytes -= group.map.memory_bytes();
+  for (const HeldValue& h : group.held) held_bytes -= h.value.size();
   if (group.ttl) --groups_with_ttl;
   group = Group();
 }
 
 void Slot::Impl::SizeCaches() {
   const size_t floor = cache_budget / 8;
-  const size_t caches = cache_budget > map_bytes + floor ? cache_budget - map_bytes : floor;
+  const size_t maps = MapMemory();
+  const size_t caches = cache_budget > maps + floor ? cache_budget - maps : floor;
   value_cache.SetCapacity(caches / 5 * 2);
   buckets->set_cache_bytes(caches / 5 * 2);
   chunks->set_cache_bytes(caches / 5);
-  caches_sized_for = map_bytes;
+  caches_sized_for = maps;
 }
 
 void Slot::Impl::MaybeSizeCaches() {
   if (cache_budget == 0) return;
-  const size_t moved =
-      map_bytes > caches_sized_for ? map_bytes - caches_sized_for : caches_sized_for - map_bytes;
+  const size_t maps = MapMemory();
+  const size_t moved = maps > caches_sized_for ? maps - caches_sized_for : caches_sized_for - maps;
   if (moved > cache_budget / 32) SizeCaches();
 }
 
@@ -648,7 +701,7 @@ SlotStats Slot::Stats() const {
                              s.chunks->stats().bytes_written;
   stats.disk_bytes = s.log->total_bytes() + s.buckets->disk_bytes() + s.chunks->disk_bytes();
   stats.wal_entries = s.wal_entries;
-  stats.wal_map_bytes = s.map_bytes;
+  stats.wal_map_bytes = s.MapMemory();
   stats.wal_bytes = s.log->total_bytes();
   stats.wal_truncated_bytes += s.log->truncated_tail_bytes();
   const keybucket::BucketStoreStats& b = s.buckets->stats();

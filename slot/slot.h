@@ -17,6 +17,16 @@
 // `wal_max_bytes`, the groups pinning the oldest file are flushed early, one every so many
 // bytes appended (all of them within half a file), and up to 4 per write past it.
 //
+// Held values: a collection value of at least kHoldMinBytes (a page of a paged collection, or
+// a one-value collection) is logged raw and kept in memory while its group map names it; the
+// next version of it is logged as a delta against the held one (slot/value_delta.h; the
+// record's type tag carries kSpliceTag), so an HSET on a page logs tens of bytes, not the
+// page. The held copy serves reads and the flush, which compresses it; replay rebuilds it from
+// the full record and the deltas after it (a group's flush always ends a chain: the next write
+// of a key after its group's flush is a full record). Held bytes count as group map memory and
+// stay within half the cache budget (a write past that is logged whole, compressed). A replica
+// applies a delta to its own version of the key and holds the result.
+//
 // Reads: group map (then the log) -> value cache -> bucket page (page cache or one read) ->
 // chunk record (segment cache or one read). MultiGet does the same for many keys with one
 // batch of reads per stage. Metadata (exists, type, TTL) never reads chunks.
@@ -168,6 +178,7 @@ struct SlotStats {
   uint64_t chunk_cache_bytes = 0;
   uint64_t compressed_raw_bytes = 0;     // values written compressed: bytes before
   uint64_t compressed_stored_bytes = 0;  // and after
+  uint64_t value_deltas = 0;  // writes logged as a delta against a held value
 
   // Adds every field of o (totals over slots or databases).
   void Add(const SlotStats& o) {
@@ -202,6 +213,7 @@ struct SlotStats {
     chunk_cache_bytes += o.chunk_cache_bytes;
     compressed_raw_bytes += o.compressed_raw_bytes;
     compressed_stored_bytes += o.compressed_stored_bytes;
+    value_deltas += o.value_deltas;
   }
 };
 

@@ -39,6 +39,7 @@
 #include <cstring>
 #include <iterator>
 #include <string_view>
+#include <utility>
 
 #include "chunk/value_ptr.h"
 #include "core/base/cleanup.h"
@@ -199,7 +200,7 @@ Status Slot::Impl::FlushGroup(uint32_t g) {
   positions.reserve(group.map.size());
   group.map.ForEach([&](std::string_view key, uint64_t hash, const MapEntry& entry) {
     pending.push_back({key, hash, &entry});
-    if (live(entry)) positions.push_back(entry.pos);
+    if (live(entry) && entry.held == 0) positions.push_back(entry.pos);
   });
   std::vector<wal::Record> values;
   SLOTKV_RETURN_IF_ERROR(log->ReadMany(positions, &values));
@@ -209,33 +210,52 @@ Status Slot::Impl::FlushGroup(uint32_t g) {
   size_t next_value = 0;
   for (const auto& [key, hash, entry_ptr] : pending) {
     const MapEntry& entry = *entry_ptr;
-    wal::Record* record = live(entry) ? &values[next_value++] : nullptr;
+    const HeldValue* held = live(entry) && entry.held != 0 ? &group.held[entry.held - 1] : nullptr;
+    wal::Record* record = live(entry) && held == nullptr ? &values[next_value++] : nullptr;
     uint32_t b = buckets->BucketOf(hash) - first;
     BucketCells& bc = bucket_cells[b];
     size_t at = bc.Position(hash, key);
     Cell* old = at == BucketCells::kNone || bc.removed[at] ? nullptr : &bc.cells[at];
     if (old && MayBeRoot(key, old->type_tag)) {  // before release: its chunk is still there
-      const bool put = record != nullptr;
-      NoteReplaced(FromCell(Cell(*old)), put, entry.type,
-                   put ? std::string_view(record->value) : std::string_view());
+      if (held != nullptr) {
+        NoteReplaced(FromCell(Cell(*old)), true,
+                     static_cast<uint8_t>(TypeOf(static_cast<ValueType>(entry.type))), held->value);
+      } else {
+        const bool put = record != nullptr;
+        NoteReplaced(FromCell(Cell(*old)), put, entry.type,
+                     put ? std::string_view(record->value) : std::string_view());
+      }
     }
     if (old) {
       SLOTKV_RETURN_IF_ERROR(release(*old));
       bc.removed[at] = true;
     }
     if (entry.tombstone) continue;
-    if (record == nullptr) {  // expired before it was persisted
+    if (record == nullptr && held == nullptr) {  // expired before it was persisted
       ++counters.expired_keys;
       value_cache.Erase(key);
       continue;
     }
-    SLOTKV_RETURN_IF_ERROR(CheckRecord(key, entry, *record));
-    std::string& value = record->value;
     Cell cell;
+    std::string value;
+    if (held != nullptr) {
+      cell.type_tag = StoreHeld(key, entry, *held, &value);
+      // Read while held (a page of a collection being written): its next read-modify-write
+      // finds it in the value cache, neither read back nor decompressed.
+      if (Cacheable(held->value.size()) && value_admission.Seen(hash)) {
+        CacheValue(std::string(key),
+                   CachedValue{entry.seq, entry.expire_at_ms,
+                               static_cast<uint8_t>(TypeOf(static_cast<ValueType>(entry.type))),
+                               held->value});
+      }
+    } else {
+      SLOTKV_RETURN_IF_ERROR(CheckRecord(key, entry, *record));
+      value = std::move(record->value);
+      cell.type_tag = entry.type;
+    }
     cell.hash = hash;
     cell.seq = entry.seq;
     cell.expire_at_ms = entry.expire_at_ms;
-    cell.type_tag = entry.type;
     cell.key = key;
     if (value.size() <= options.inline_value_bytes) {
       cell.payload = std::move(value);
@@ -438,11 +458,22 @@ void Slot::Impl::DropFlushed(uint32_t g, const wal::LogPos& flushing) {
     MapEntry entry;
   };
   std::vector<Kept> kept;
+  std::vector<HeldValue> held;
   group.map.ForEach([&](std::string_view key, uint64_t hash, const MapEntry& entry) {
-    if (!before(entry.pos)) kept.push_back({std::string(key), hash, entry});
+    if (before(entry.pos)) return;
+    kept.push_back({std::string(key), hash, entry});
+    if (entry.held == 0) return;
+    held.push_back(std::exchange(group.held[entry.held - 1], HeldValue()));
+    held_bytes -= held.back().value.size();  // counted again below
+    kept.back().entry.held = static_cast<uint32_t>(held.size());
   });
   wal_entries -= group.map.size() - kept.size();
   ResetGroup(group);
+  group.held = std::move(held);
+  for (const HeldValue& h : group.held) {
+    held_bytes += h.value.size();
+    group.bytes += h.value.size();
+  }
   for (Kept& k : kept) {
     *group.map.FindOrInsert(k.key, k.hash).first = k.entry;
     CountEntry(group, k.entry, 1);

@@ -8,6 +8,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "chunk/chunk_store.h"
@@ -20,8 +21,21 @@
 
 namespace slotkv::slot {
 
+// A collection value held in memory while its group map names it (MapEntry::held; "held
+// values" in slot.h): the log has it as a full record and deltas, so this copy serves reads
+// and the flush. Held values are at least kHoldMinBytes, more than any paged root.
+struct HeldValue {
+  std::string value;      // raw, never compressed; empty once released
+  std::string group_key;  // the compression group of a page ("" = the key's own)
+};
+
+// The base of a chain of value deltas that replay found without one (log files are numbered
+// from 1).
+inline constexpr wal::LogPos kNoBase{};
+
 struct Group {
   GroupMap map;  // keyed by KeyHash
+  std::vector<HeldValue> held;  // MapEntry::held's; slots of released ones stay until reset
   uint64_t bytes = 0;                 // log bytes of the records in map
   uint32_t oldest_file = UINT32_MAX;  // oldest log file holding a record in map
   // What map adds to the buckets' cell count, kept up to date by CountEntry so that KeyCount
@@ -63,14 +77,15 @@ struct LiveKey {
   uint8_t type_tag = 0;  // as stored: kCompressedTag kept
   int64_t expire_at_ms = 0;
   uint64_t seq = 0;
-  bool in_log = false;      // a map entry
+  const std::string* held = nullptr;  // a map entry's held value (raw), valid until a write
+  bool in_log = false;      // a map entry whose value is its log record
   wal::LogPos pos{};        // in_log: where its record is
   bool is_pointer = false;  // a cell whose payload is a chunk pointer, else its inline value
   std::string payload{};
 };
 
 LiveKey FromCell(keybucket::Cell&& cell);
-LiveKey FromEntry(std::string_view key, uint64_t hash, const MapEntry& entry);
+LiveKey FromEntry(std::string_view key, uint64_t hash, const MapEntry& entry, const Group& group);
 
 struct Slot::Impl {
   // An everysec publish whose fsyncs run on the worker's io_uring (StartPublish), shared with
@@ -121,6 +136,8 @@ struct Slot::Impl {
   Doorkeeper value_admission;  // a value read from storage is cached on its second miss
   size_t cache_budget = 0;  // Slot::SetCacheBudget: the caches and the group maps together
   size_t map_bytes = 0;     // memory of every group map (GroupMap::memory_bytes)
+  size_t held_bytes = 0;    // of every held value (HeldValue::value)
+  std::string delta_scratch;  // reused by PutHeld
   size_t caches_sized_for = 0;  // map_bytes when SizeCaches last ran
 
   uint64_t last_seq = 0;
@@ -225,6 +242,34 @@ struct Slot::Impl {
   Status LogWrite(wal::RecordKind kind, std::string_view key, uint64_t hash,
                   std::string_view value, ValueType type, int64_t expire_at_ms,
                   std::optional<uint64_t> seq = std::nullopt);
+  // Whether a value of this type and size is held (and its next versions logged as deltas).
+  static bool Holdable(ValueType type, size_t value_bytes);
+  // Bytes the held values may take: half the cache budget (8 MiB without one).
+  size_t HeldLimit() const;
+  // The group maps with their held values: what the caches leave room for.
+  size_t MapMemory() const { return map_bytes + held_bytes; }
+  // Logs a holdable Put (Holdable) of key: as a delta against its held version when that is
+  // small, else whole and raw, then holds value. False, with nothing written, when a new hold
+  // would pass HeldLimit. `seq` as for LogWrite.
+  Result<bool> PutHeld(std::string_view key, uint64_t hash, std::string_view value,
+                       ValueType type, int64_t expire_at_ms, std::string_view group_key,
+                       std::optional<uint64_t> seq);
+  // Holds value for key's map entry (held or not before) in group.
+  void Hold(Group& group, MapEntry& entry, std::string_view value, std::string_view group_key);
+  // The stored form of a held value at its flush: compressed into *out with its group (a page's
+  // collection key, else the key; a page a replica holds has none and stays raw); returns the
+  // cell's type tag.
+  uint8_t StoreHeld(std::string_view key, const MapEntry& entry, const HeldValue& held,
+                    std::string* out);
+  // Drops the held value of entry, if any.
+  void Release(Group& group, MapEntry& entry);
+  // Replay: rebuilds the held value of each key whose newest record is a delta, from the
+  // chain of records (full record first, or kNoBase when replay found none) that made it. A
+  // chain whose key has a newer write or is gone is skipped.
+  Status HoldReplayed(
+      const std::unordered_map<std::string, std::vector<wal::LogPos>>& chains);
+  // The newest version of key, expired or not, decompressed; nullopt when deleted or absent.
+  Result<std::optional<std::string>> CurrentValue(std::string_view key, uint64_t hash);
   // Corruption unless record is the write entry names.
   Status CheckRecord(std::string_view key, const MapEntry& entry, const wal::Record& record) const;
   // Caches the newest value of key (or drops the cached one when value is too large to keep).

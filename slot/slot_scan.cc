@@ -28,13 +28,17 @@ LiveKey FromCell(keybucket::Cell&& cell) {
           .payload = std::move(cell.payload)};
 }
 
-LiveKey FromEntry(std::string_view key, uint64_t hash, const MapEntry& entry) {
+LiveKey FromEntry(std::string_view key, uint64_t hash, const MapEntry& entry,
+                  const Group& group) {
+  const std::string* held = entry.held != 0 ? &group.held[entry.held - 1].value : nullptr;
   return {.key = std::string(key),
           .hash = hash,
-          .type_tag = entry.type,
+          .type_tag = held ? static_cast<uint8_t>(TypeOf(static_cast<ValueType>(entry.type)))
+                           : entry.type,
           .expire_at_ms = entry.expire_at_ms,
           .seq = entry.seq,
-          .in_log = true,
+          .held = held,
+          .in_log = held == nullptr,
           .pos = entry.pos};
 }
 
@@ -51,7 +55,7 @@ Status Slot::Impl::BucketKeys(uint32_t b, std::vector<LiveKey>* live) {
   group.map.ForEach([&](std::string_view key, uint64_t hash, const MapEntry& entry) {
     if (entry.tombstone || buckets->BucketOf(hash) != b) return;
     if (Expired(entry.expire_at_ms)) return;
-    live->push_back(FromEntry(key, hash, entry));
+    live->push_back(FromEntry(key, hash, entry, group));
   });
   return Status::OK();
 }
@@ -102,7 +106,9 @@ Result<StoredScan> Slot::ScanStored(uint64_t cursor, size_t count) {
     live.clear();
     SLOTKV_RETURN_IF_ERROR(s.BucketKeys(static_cast<uint32_t>(b++), &live));
     for (LiveKey& k : live) {
-      if (k.in_log) {
+      if (k.held != nullptr) {
+        k.payload = *k.held;
+      } else if (k.in_log) {
         in_log.push_back(result.items.size());
         positions.push_back(k.pos);
       } else if (k.is_pointer) {
@@ -156,7 +162,7 @@ Status Slot::Impl::ExpiredKeys(uint32_t b, std::vector<LiveKey>* doomed) {
   if (MapTurn(b)) {
     group.map.ForEach([&](std::string_view key, uint64_t hash, const MapEntry& entry) {
       if (entry.tombstone || !Expired(entry.expire_at_ms)) return;
-      doomed->push_back(FromEntry(key, hash, entry));
+      doomed->push_back(FromEntry(key, hash, entry, group));
     });
   }
   return Status::OK();
@@ -164,7 +170,9 @@ Status Slot::Impl::ExpiredKeys(uint32_t b, std::vector<LiveKey>* doomed) {
 
 Result<std::string> Slot::Impl::ValueOf(const LiveKey& k) {
   std::string value;
-  if (k.in_log) {
+  if (k.held != nullptr) {
+    value = *k.held;
+  } else if (k.in_log) {
     std::vector<wal::Record> records;
     SLOTKV_RETURN_IF_ERROR(log->ReadMany({k.pos}, &records));
     SLOTKV_RETURN_IF_ERROR(CheckRecord(k.key, MapEntry{.pos = k.pos, .seq = k.seq}, records[0]));

@@ -4,6 +4,7 @@
 //   record   := crc32:fixed32 length:fixed32 body[length]
 //   body     := more:1 kind:7 seq:fixed64 payload     more: the next record is of the same unit
 //   payload  := (kind = kPut)    type:u8 expire_at_ms:fixed64 key:lenprefixed value:lenprefixed
+//               (type bits 0x80 and 0x40: a compressed value, a value delta; slot/dictionaries.h)
 //             | (kind = kDelete) key:lenprefixed
 //             | (kind = kGroupFlushed) group:fixed32
 //   crc32 = Checksum(length bytes ++ body), so a torn length is caught too.

@@ -355,7 +355,7 @@ Status Store::Apply(const wal::Record& record) {
   }
   const bool put = record.kind == wal::RecordKind::kPut;
   AfterPut(s, *UserKeyOf(record.key),
-           put ? static_cast<ValueType>(record.type_tag) : ValueType::kString);
+           put ? slot::TypeOf(static_cast<ValueType>(record.type_tag)) : ValueType::kString);
   return Status::OK();
 }
 

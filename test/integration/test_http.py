@@ -42,7 +42,7 @@ SLOT_FIELDS = ("slot", "worker", "keys", "wal_entries", "wal_bytes", "wal_trunca
                "bucket_splits", "chunk_segments_used", "chunk_segments_free", "compacted_bytes",
                "expired_keys", "value_cache_hits", "value_cache_misses", "bucket_cache_hits",
                "bucket_cache_misses", "chunk_cache_hits", "chunk_cache_misses",
-               "compressed_raw_bytes", "compressed_stored_bytes")
+               "compressed_raw_bytes", "compressed_stored_bytes", "value_deltas")
 
 # /metrics families with label slot only, and with labels slot and cache
 SLOT_METRICS = ("slotkv_slot_keys", "slotkv_slot_wal_entries", "slotkv_slot_wal_bytes",
@@ -55,7 +55,8 @@ SLOT_METRICS = ("slotkv_slot_keys", "slotkv_slot_wal_entries", "slotkv_slot_wal_
                 "slotkv_slot_chunk_segments_used", "slotkv_slot_chunk_segments_free",
                 "slotkv_slot_compaction_reclaimed_bytes_total", "slotkv_slot_expired_keys_total",
                 "slotkv_slot_compressed_raw_bytes_total",
-                "slotkv_slot_compressed_stored_bytes_total", "slotkv_slot_compression_ratio")
+                "slotkv_slot_compressed_stored_bytes_total", "slotkv_slot_value_deltas_total",
+                "slotkv_slot_compression_ratio")
 CACHE_METRICS = ("slotkv_slot_cache_hits_total", "slotkv_slot_cache_misses_total",
                  "slotkv_slot_cache_bytes")
 CACHES = ("value", "bucket", "chunk")
@@ -839,7 +840,8 @@ def test_metrics_match_slots(h, rc):
              "slotkv_slot_compaction_reclaimed_bytes_total": "compacted_bytes",
              "slotkv_slot_expired_keys_total": "expired_keys",
              "slotkv_slot_compressed_raw_bytes_total": "compressed_raw_bytes",
-             "slotkv_slot_compressed_stored_bytes_total": "compressed_stored_bytes"}
+             "slotkv_slot_compressed_stored_bytes_total": "compressed_stored_bytes",
+             "slotkv_slot_value_deltas_total": "value_deltas"}
     for _ in range(10):
         first = json_of(h.get("/slots"))["slot_list"]
         m = scrape(h)

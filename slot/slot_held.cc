@@ -1,0 +1,146 @@
+// Held values ("held values" in slot.h): collection values kept in memory while their group map
+// names them, so that their next versions are logged as deltas.
+#include <cstdio>
+
+#include "core/base/hash.h"
+#include "slot/slot_impl.h"
+#include "slot/value_delta.h"
+
+namespace slotkv::slot {
+namespace {
+
+// Smaller values are logged whole: a delta saves little, and a paged root (a few dozen bytes)
+// is never held, so NoteReplaced never needs a held value.
+constexpr size_t kHoldMinBytes = 256;
+constexpr size_t kDefaultHeldBytes = 8 << 20;
+
+}  // namespace
+
+bool Slot::Impl::Holdable(ValueType type, size_t value_bytes) {
+  return IsCollection(type) && value_bytes >= kHoldMinBytes;
+}
+
+size_t Slot::Impl::HeldLimit() const {
+  return cache_budget > 0 ? cache_budget / 2 : kDefaultHeldBytes;
+}
+
+Result<bool> Slot::Impl::PutHeld(std::string_view key, uint64_t hash, std::string_view value,
+                                 ValueType type, int64_t expire_at_ms,
+                                 std::string_view group_key, std::optional<uint64_t> seq) {
+  Group& group = groups[GroupOfHash(hash)];
+  const MapEntry* entry = group.map.Find(key, hash);
+  size_t freed = 0;
+  if (entry != nullptr && entry->held != 0) {
+    const std::string& base = group.held[entry->held - 1].value;
+    if (EncodeDelta(base, value, &delta_scratch)) {
+      const auto tag = static_cast<ValueType>(static_cast<uint8_t>(type) | kSpliceTag);
+      SLOTKV_RETURN_IF_ERROR(
+          LogWrite(wal::RecordKind::kPut, key, hash, delta_scratch, tag, expire_at_ms, seq));
+      ++counters.value_deltas;
+      Hold(group, *group.map.Find(key, hash), value, group_key);  // Track kept the hold
+      return true;
+    }
+    freed = base.size();
+  }
+  if (held_bytes - freed + value.size() > HeldLimit()) return false;
+  SLOTKV_RETURN_IF_ERROR(LogWrite(wal::RecordKind::kPut, key, hash, value, type, expire_at_ms, seq));
+  Hold(group, *group.map.Find(key, hash), value, group_key);
+  return true;
+}
+
+void Slot::Impl::Hold(Group& group, MapEntry& entry, std::string_view value,
+                      std::string_view group_key) {
+  if (entry.held == 0) {
+    group.held.emplace_back();
+    entry.held = static_cast<uint32_t>(group.held.size());
+  }
+  HeldValue& h = group.held[entry.held - 1];
+  held_bytes += value.size();
+  held_bytes -= h.value.size();
+  // The group flushes by bytes: a held value counts once at its largest.
+  if (value.size() > h.value.size()) group.bytes += value.size() - h.value.size();
+  h.value.assign(value);
+  h.group_key.assign(group_key);
+  MaybeSizeCaches();
+}
+
+uint8_t Slot::Impl::StoreHeld(std::string_view key, const MapEntry& entry,
+                               const HeldValue& held, std::string* out) {
+  const auto type = static_cast<uint8_t>(TypeOf(static_cast<ValueType>(entry.type)));
+  std::string_view group = held.group_key;
+  if (group.empty() && (options.may_hold_root == nullptr || options.may_hold_root(key))) {
+    group = key;
+  }
+  if (!group.empty() && options.dictionaries &&
+      options.dictionaries->Compress(group, held.value, out)) {
+    counters.compressed_raw_bytes += held.value.size();
+    counters.compressed_stored_bytes += out->size();
+    return type | kCompressedTag;
+  }
+  out->assign(held.value);
+  return type;
+}
+
+void Slot::Impl::Release(Group& group, MapEntry& entry) {
+  if (entry.held == 0) return;
+  HeldValue& h = group.held[entry.held - 1];
+  held_bytes -= h.value.size();
+  h = HeldValue();
+  entry.held = 0;
+}
+
+Status Slot::Impl::HoldReplayed(
+    const std::unordered_map<std::string, std::vector<wal::LogPos>>& chains) {
+  std::vector<wal::Record> records;
+  std::string value;
+  std::string next;
+  for (const auto& [key, chain] : chains) {
+    const uint64_t hash = KeyHash(key);
+    Group& group = groups[GroupOfHash(hash)];
+    MapEntry* entry = group.map.Find(key, hash);
+    const wal::LogPos& last = chain.back();
+    if (entry == nullptr || entry->tombstone || entry->pos.file_no != last.file_no ||
+        entry->pos.offset != last.offset) {
+      continue;
+    }
+    if (chain.front().file_no == kNoBase.file_no) {
+      return Status::Corruption("a value delta of key " + key + " follows no version of it");
+    }
+    SLOTKV_RETURN_IF_ERROR(log->ReadMany(chain, &records));
+    const wal::Record& base = records[0];
+    if (base.key != key || (base.type_tag & kSpliceTag) != 0) {
+      return Status::Corruption("the chain of value deltas of key " + key +
+                                " does not start with a whole value");
+    }
+    value = base.value;
+    if (base.type_tag & kCompressedTag) {
+      if (!options.dictionaries) return Status::Corruption("compressed value without dictionaries");
+      SLOTKV_RETURN_IF_ERROR(options.dictionaries->Decompress(base.value, &value));
+    }
+    for (size_t i = 1; i < records.size(); ++i) {
+      if (records[i].key != key) {
+        return Status::Corruption("a value delta of key " + key + " is not where it was");
+      }
+      SLOTKV_RETURN_IF_ERROR(ApplyDelta(value, records[i].value, &next));
+      value.swap(next);
+    }
+    Hold(group, *entry, value, {});
+  }
+  return Status::OK();
+}
+
+Result<std::optional<std::string>> Slot::Impl::CurrentValue(std::string_view key,
+                                                            uint64_t hash) {
+  const Group& group = groups[GroupOfHash(hash)];
+  if (const MapEntry* entry = group.map.Find(key, hash)) {
+    if (entry->tombstone) return std::optional<std::string>();
+    SLOTKV_ASSIGN_OR_RETURN(std::string value, ValueOf(FromEntry(key, hash, *entry, group)));
+    return std::optional<std::string>(std::move(value));
+  }
+  SLOTKV_ASSIGN_OR_RETURN(auto cell, buckets->Lookup(hash, key));
+  if (!cell) return std::optional<std::string>();
+  SLOTKV_ASSIGN_OR_RETURN(std::string value, ValueOf(FromCell(std::move(*cell))));
+  return std::optional<std::string>(std::move(value));
+}
+
+}  // namespace slotkv::slot
