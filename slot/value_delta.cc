@@ -25,6 +25,7 @@ size_t CommonPrefix(const char* a, const char* b, size_t n) {
 size_t CommonSuffix(const char* a, size_t an, const char* b, size_t bn) {
   const size_t n = std::min(an, bn);
   size_t i = 0;
+  while (i + 8 <= n && std::memcmp(a + an - i - 8, b + bn - i - 8, 8) == 0) i += 8;
   while (i < n && a[an - 1 - i] == b[bn - 1 - i]) ++i;
   return i;
 }
