@@ -37,6 +37,7 @@ targets=(
   "config 4096"
   "dict_frame 16384"
   "paged_root 4096"
+  "value_delta 8192"
 )
 selected=()
 for t in "${targets[@]}"; do

@@ -23,6 +23,7 @@
 #include "core/types/zset_pages.h"
 #include "keybucket/page.h"
 #include "slot/dictionaries.h"
+#include "slot/value_delta.h"
 #include "test/fuzz/fuzz_util.h"
 #include "wal/log.h"
 
@@ -314,6 +315,25 @@ void PagedSeeds() {
   write("hash", hash.root().Encode(), hash_io);
 }
 
+// ---- value_delta: a page-like base with a real delta of an insertion, and with its next
+// version (EncodeDelta's side).
+void DeltaSeeds() {
+  std::string base(1, '\x10');
+  for (int i = 0; i < 16; ++i) base += "member:" + std::to_string(100 + i) + ";";
+  std::string next = base;
+  next[0] = '\x11';
+  next.insert(40, "member:555;");
+  std::string delta;
+  FUZZ_CHECK(slot::EncodeDelta(base, next, &delta));
+  auto input = [&base](const std::string& other) {
+    std::string in;
+    PutFixed16(&in, static_cast<uint16_t>(base.size()));
+    return in + base + other;
+  };
+  Write("value_delta", "insert-delta", input(delta));
+  Write("value_delta", "insert-next", input(next));
+}
+
 }  // namespace
 }  // namespace slotkv::fuzz
 
@@ -331,5 +351,6 @@ int main(int argc, char** argv) {
   slotkv::fuzz::ConfigSeeds();
   slotkv::fuzz::DictSeeds();
   slotkv::fuzz::PagedSeeds();
+  slotkv::fuzz::DeltaSeeds();
   return 0;
 }
