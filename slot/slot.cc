@@ -479,7 +479,8 @@ Status Slot::Apply(const wal::Record& record) {
   if (record.type_tag & kSpliceTag) {  // a delta against this slot's version of the key
     SLOTKV_ASSIGN_OR_RETURN(std::optional<std::string> base, s.CurrentValue(record.key, hash));
     if (!base) {
-      return Status::Corruption("a value delta of key " + record.key + " the slot has no version of");
+      return Status::Corruption("a value delta of key " + record.key +
+                                " the slot has no version of");
     }
     SLOTKV_RETURN_IF_ERROR(ApplyDelta(*base, record.value, &spliced));
     value = spliced;

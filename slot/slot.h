@@ -18,10 +18,10 @@
 // bytes appended (all of them within half a file), and up to 4 per write past it.
 //
 // Held values: a collection value of at least kHoldMinBytes (a page of a paged collection, or
-// a one-value collection) is logged raw and kept in memory while its group map names it; the
-// next version of it is logged as a delta against the held one (slot/value_delta.h; the
-// record's type tag carries kSpliceTag), so an HSET on a page logs tens of bytes, not the
-// page. The held copy serves reads and the flush, which compresses it; replay rebuilds it from
+// a one-value collection) written again since its group's flush is logged raw and kept in
+// memory while its group map names it; its next version is logged as a delta against the held
+// one (slot/value_delta.h; the record's type tag carries kSpliceTag), so an HSET on a page logs
+// tens of bytes, not the page. The held copy serves reads and the flush, which compresses it; replay rebuilds it from
 // the full record and the deltas after it (a group's flush always ends a chain: the next write
 // of a key after its group's flush is a full record). Held bytes count as group map memory and
 // stay within half the cache budget (a write past that is logged whole, compressed). A replica

@@ -29,6 +29,10 @@ Result<bool> Slot::Impl::PutHeld(std::string_view key, uint64_t hash, std::strin
                                  std::string_view group_key, std::optional<uint64_t> seq) {
   Group& group = groups[GroupOfHash(hash)];
   const MapEntry* entry = group.map.Find(key, hash);
+  // The first write of a key since its group's flush is logged as any value: holding pays only
+  // for a key rewritten before the flush (a random page of a 10M-member set rarely is, and
+  // held bytes take the caches' room).
+  if (entry == nullptr || entry->tombstone) return false;
   size_t freed = 0;
   if (entry != nullptr && entry->held != 0) {
     const std::string& base = group.held[entry->held - 1].value;
@@ -43,7 +47,8 @@ Result<bool> Slot::Impl::PutHeld(std::string_view key, uint64_t hash, std::strin
     freed = base.size();
   }
   if (held_bytes - freed + value.size() > HeldLimit()) return false;
-  SLOTKV_RETURN_IF_ERROR(LogWrite(wal::RecordKind::kPut, key, hash, value, type, expire_at_ms, seq));
+  SLOTKV_RETURN_IF_ERROR(
+      LogWrite(wal::RecordKind::kPut, key, hash, value, type, expire_at_ms, seq));
   Hold(group, *group.map.Find(key, hash), value, group_key);
   return true;
 }

@@ -249,8 +249,9 @@ struct Slot::Impl {
   // The group maps with their held values: what the caches leave room for.
   size_t MapMemory() const { return map_bytes + held_bytes; }
   // Logs a holdable Put (Holdable) of key: as a delta against its held version when that is
-  // small, else whole and raw, then holds value. False, with nothing written, when a new hold
-  // would pass HeldLimit. `seq` as for LogWrite.
+  // small, else whole and raw, then holds value. False, with nothing written, for the key's
+  // first write since its group's flush, or when a new hold would pass HeldLimit. `seq` as for
+  // LogWrite.
   Result<bool> PutHeld(std::string_view key, uint64_t hash, std::string_view value,
                        ValueType type, int64_t expire_at_ms, std::string_view group_key,
                        std::optional<uint64_t> seq);
