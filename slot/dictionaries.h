@@ -56,6 +56,8 @@ inline constexpr uint8_t kSpliceTag = 0x40;
 inline ValueType TypeOf(ValueType stored) {
   return static_cast<ValueType>(static_cast<uint8_t>(stored) & ~(kCompressedTag | kSpliceTag));
 }
+// The same as a tag: that of a raw, whole value.
+inline uint8_t PlainTag(uint8_t stored) { return stored & ~(kCompressedTag | kSpliceTag); }
 
 struct DictionariesOptions {
   Fs* fs = nullptr;         // nullptr = keep dictionaries in memory only (pure-memory mode)

@@ -491,12 +491,8 @@ Status Slot::Apply(const wal::Record& record) {
     if (held) return Status::OK();
   }
   // Stored as the master stored it: a compressed value keeps its tag (kCompressedTag).
-  if (record.type_tag & kSpliceTag) {
-    return s.LogWrite(wal::RecordKind::kPut, record.key, hash, value, type, record.expire_at_ms,
-                      record.seq);
-  }
-  return s.LogWrite(wal::RecordKind::kPut, record.key, hash, record.value,
-                    static_cast<ValueType>(record.type_tag), record.expire_at_ms, record.seq);
+  return s.LogWrite(wal::RecordKind::kPut, record.key, hash, value, type, record.expire_at_ms,
+                    record.seq);
 }
 
 uint64_t Slot::stream_seq() const { return impl_->stream_seq; }

@@ -35,11 +35,11 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cassert>
 #include <chrono>
 #include <cstring>
 #include <iterator>
 #include <string_view>
-#include <utility>
 
 #include "chunk/value_ptr.h"
 #include "core/base/cleanup.h"
@@ -210,21 +210,18 @@ Status Slot::Impl::FlushGroup(uint32_t g) {
   size_t next_value = 0;
   for (const auto& [key, hash, entry_ptr] : pending) {
     const MapEntry& entry = *entry_ptr;
-    const HeldValue* held = live(entry) && entry.held != 0 ? &group.held[entry.held - 1] : nullptr;
+    const HeldValue* held = live(entry) ? group.HeldOf(entry) : nullptr;
     wal::Record* record = live(entry) && held == nullptr ? &values[next_value++] : nullptr;
     uint32_t b = buckets->BucketOf(hash) - first;
     BucketCells& bc = bucket_cells[b];
     size_t at = bc.Position(hash, key);
     Cell* old = at == BucketCells::kNone || bc.removed[at] ? nullptr : &bc.cells[at];
     if (old && MayBeRoot(key, old->type_tag)) {  // before release: its chunk is still there
-      if (held != nullptr) {
-        NoteReplaced(FromCell(Cell(*old)), true,
-                     static_cast<uint8_t>(TypeOf(static_cast<ValueType>(entry.type))), held->value);
-      } else {
-        const bool put = record != nullptr;
-        NoteReplaced(FromCell(Cell(*old)), put, entry.type,
-                     put ? std::string_view(record->value) : std::string_view());
-      }
+      const std::string_view next = held     ? std::string_view(held->value)
+                                    : record ? std::string_view(record->value)
+                                             : std::string_view();
+      NoteReplaced(FromCell(Cell(*old)), held != nullptr || record != nullptr,
+                   held ? PlainTag(entry.type) : entry.type, next);
     }
     if (old) {
       SLOTKV_RETURN_IF_ERROR(release(*old));
@@ -243,10 +240,8 @@ Status Slot::Impl::FlushGroup(uint32_t g) {
       // Read while held (a page of a collection being written): its next read-modify-write
       // finds it in the value cache, neither read back nor decompressed.
       if (Cacheable(held->value.size()) && value_admission.Seen(hash)) {
-        CacheValue(std::string(key),
-                   CachedValue{entry.seq, entry.expire_at_ms,
-                               static_cast<uint8_t>(TypeOf(static_cast<ValueType>(entry.type))),
-                               held->value});
+        CacheValue(std::string(key), CachedValue{entry.seq, entry.expire_at_ms,
+                                                 PlainTag(entry.type), held->value});
       }
     } else {
       SLOTKV_RETURN_IF_ERROR(CheckRecord(key, entry, *record));
@@ -457,23 +452,14 @@ void Slot::Impl::DropFlushed(uint32_t g, const wal::LogPos& flushing) {
     uint64_t hash;
     MapEntry entry;
   };
+  // Replay holds nothing yet (HoldReplayed comes after it): the entries are all there is.
+  assert(group.held.empty());
   std::vector<Kept> kept;
-  std::vector<HeldValue> held;
   group.map.ForEach([&](std::string_view key, uint64_t hash, const MapEntry& entry) {
-    if (before(entry.pos)) return;
-    kept.push_back({std::string(key), hash, entry});
-    if (entry.held == 0) return;
-    held.push_back(std::exchange(group.held[entry.held - 1], HeldValue()));
-    held_bytes -= held.back().value.size();  // counted again below
-    kept.back().entry.held = static_cast<uint32_t>(held.size());
+    if (!before(entry.pos)) kept.push_back({std::string(key), hash, entry});
   });
   wal_entries -= group.map.size() - kept.size();
   ResetGroup(group);
-  group.held = std::move(held);
-  for (const HeldValue& h : group.held) {
-    held_bytes += h.value.size();
-    group.bytes += h.value.size();
-  }
   for (Kept& k : kept) {
     *group.map.FindOrInsert(k.key, k.hash).first = k.entry;
     CountEntry(group, k.entry, 1);

@@ -34,8 +34,8 @@ Result<bool> Slot::Impl::PutHeld(std::string_view key, uint64_t hash, std::strin
   // held bytes take the caches' room).
   if (entry == nullptr || entry->tombstone) return false;
   size_t freed = 0;
-  if (entry != nullptr && entry->held != 0) {
-    const std::string& base = group.held[entry->held - 1].value;
+  if (const HeldValue* held = group.HeldOf(*entry)) {
+    const std::string& base = held->value;
     if (EncodeDelta(base, value, &delta_scratch)) {
       const auto tag = static_cast<ValueType>(static_cast<uint8_t>(type) | kSpliceTag);
       SLOTKV_RETURN_IF_ERROR(
@@ -71,7 +71,7 @@ void Slot::Impl::Hold(Group& group, MapEntry& entry, std::string_view value,
 
 uint8_t Slot::Impl::StoreHeld(std::string_view key, const MapEntry& entry,
                                const HeldValue& held, std::string* out) {
-  const auto type = static_cast<uint8_t>(TypeOf(static_cast<ValueType>(entry.type)));
+  const uint8_t type = PlainTag(entry.type);
   std::string_view group = held.group_key;
   if (group.empty() && (options.may_hold_root == nullptr || options.may_hold_root(key))) {
     group = key;
@@ -103,12 +103,8 @@ Status Slot::Impl::HoldReplayed(
     const uint64_t hash = KeyHash(key);
     Group& group = groups[GroupOfHash(hash)];
     MapEntry* entry = group.map.Find(key, hash);
-    const wal::LogPos& last = chain.back();
-    if (entry == nullptr || entry->tombstone || entry->pos.file_no != last.file_no ||
-        entry->pos.offset != last.offset) {
-      continue;
-    }
-    if (chain.front().file_no == kNoBase.file_no) {
+    if (entry == nullptr || entry->tombstone || entry->pos != chain.back()) continue;
+    if (chain.front() == kNoBase) {
       return Status::Corruption("a value delta of key " + key + " follows no version of it");
     }
     SLOTKV_RETURN_IF_ERROR(log->ReadMany(chain, &records));
@@ -117,11 +113,7 @@ Status Slot::Impl::HoldReplayed(
       return Status::Corruption("the chain of value deltas of key " + key +
                                 " does not start with a whole value");
     }
-    value = base.value;
-    if (base.type_tag & kCompressedTag) {
-      if (!options.dictionaries) return Status::Corruption("compressed value without dictionaries");
-      SLOTKV_RETURN_IF_ERROR(options.dictionaries->Decompress(base.value, &value));
-    }
+    SLOTKV_RETURN_IF_ERROR(Raw(base.value, base.type_tag, &value));
     for (size_t i = 1; i < records.size(); ++i) {
       if (records[i].key != key) {
         return Status::Corruption("a value delta of key " + key + " is not where it was");

@@ -50,6 +50,11 @@ struct Group {
   bool due = false;
   // A flush of the group failed: its runs' live bytes are recounted by the next (FlushGroup).
   bool recount = false;
+
+  // entry's held value, or nullptr.
+  const HeldValue* HeldOf(const MapEntry& entry) const {
+    return entry.held != 0 ? &held[entry.held - 1] : nullptr;
+  }
 };
 
 // Adds (sign 1) or takes away (sign -1) entry's share of its group's key_delta / unknown_base.
@@ -340,6 +345,8 @@ struct Slot::Impl {
   // when b is the first bucket of its group, of the group's map, that have expired. Clears the
   // bucket's flag when no cell there has an expiry time.
   Status ExpiredKeys(uint32_t b, std::vector<LiveKey>* doomed);
+  // *out = stored (a value as stored with type tag tag), decompressed when the tag says so.
+  Status Raw(std::string_view stored, uint8_t tag, std::string* out) const;
   // The stored value of k (read from the log or the chunks when not inline), decompressed.
   Result<std::string> ValueOf(const LiveKey& k);
   // Sizes the caches to what the group maps leave of cache_budget, but at least an eighth of

@@ -57,10 +57,10 @@ Status Slot::MultiGet(const std::vector<std::string_view>& keys,
     if (const MapEntry* found_entry = group.map.Find(keys[i], hash)) {
       const MapEntry& entry = *found_entry;
       if (entry.tombstone || s.Expired(entry.expire_at_ms)) continue;
-      if (entry.held != 0) {
-        s.value_admission.SeenBefore(hash);  // a sighting: the flush caches the value (below)
-        found(i, group.held[entry.held - 1].value, TypeOf(static_cast<ValueType>(entry.type)),
-              entry.expire_at_ms, entry.seq);
+      if (const HeldValue* held = group.HeldOf(entry)) {
+        s.value_admission.SeenBefore(hash);  // a sighting: the flush caches the value
+        found(i, held->value, TypeOf(static_cast<ValueType>(entry.type)), entry.expire_at_ms,
+              entry.seq);
         continue;
       }
       const CachedValue* cached = s.value_cache.Lookup(keys[i]);

@@ -30,11 +30,11 @@ LiveKey FromCell(keybucket::Cell&& cell) {
 
 LiveKey FromEntry(std::string_view key, uint64_t hash, const MapEntry& entry,
                   const Group& group) {
-  const std::string* held = entry.held != 0 ? &group.held[entry.held - 1].value : nullptr;
+  const HeldValue* h = group.HeldOf(entry);
+  const std::string* held = h != nullptr ? &h->value : nullptr;
   return {.key = std::string(key),
           .hash = hash,
-          .type_tag = held ? static_cast<uint8_t>(TypeOf(static_cast<ValueType>(entry.type)))
-                           : entry.type,
+          .type_tag = held ? PlainTag(entry.type) : entry.type,
           .expire_at_ms = entry.expire_at_ms,
           .seq = entry.seq,
           .held = held,
@@ -189,10 +189,19 @@ Result<std::string> Slot::Impl::ValueOf(const LiveKey& k) {
     value = k.payload;
   }
   if ((k.type_tag & kCompressedTag) == 0) return value;
-  if (!options.dictionaries) return Status::Corruption("compressed value without dictionaries");
   std::string raw;
-  SLOTKV_RETURN_IF_ERROR(options.dictionaries->Decompress(value, &raw));
+  SLOTKV_RETURN_IF_ERROR(Raw(value, k.type_tag, &raw));
   return raw;
+}
+
+Status Slot::Impl::Raw(std::string_view stored, uint8_t tag, std::string* out) const {
+  if ((tag & kCompressedTag) == 0) {
+    out->assign(stored);
+    return Status::OK();
+  }
+  return options.dictionaries
+             ? options.dictionaries->Decompress(stored, out)
+             : Status::Corruption("compressed value in a slot without dictionaries");
 }
 
 void Slot::Impl::NoteReplaced(const LiveKey& old, bool next_put, uint8_t next_type,
@@ -201,21 +210,11 @@ void Slot::Impl::NoteReplaced(const LiveKey& old, bool next_put, uint8_t next_ty
     std::fprintf(stderr, "slot %s: the replaced value of key %s: %s\n", options.dir.c_str(),
                  old.key.c_str(), st.ToString().c_str());
   };
-  // A stored value as written (tag without kCompressedTag) into *out.
-  auto raw = [&](std::string_view stored, uint8_t tag, std::string* out) {
-    if ((tag & kCompressedTag) == 0) {
-      out->assign(stored);
-      return Status::OK();
-    }
-    return options.dictionaries
-               ? options.dictionaries->Decompress(stored, out)
-               : Status::Corruption("compressed value in a slot without dictionaries");
-  };
   std::string old_value;
   const CachedValue* cached = old.in_log ? value_cache.Peek(old.key) : nullptr;
   if (cached != nullptr && cached->seq == old.seq) {
     // Cached as written, or as read (then compressed when stored so).
-    Status st = raw(cached->value, cached->type, &old_value);
+    Status st = Raw(cached->value, cached->type, &old_value);
     if (!st.ok()) return log_failure(st);
   } else {
     Result<std::string> read = ValueOf(old);
@@ -226,7 +225,7 @@ void Slot::Impl::NoteReplaced(const LiveKey& old, bool next_put, uint8_t next_ty
   if (id == 0) return;
   if (next_put && IsCollection(TypeOf(static_cast<ValueType>(next_type)))) {
     std::string next;
-    Status st = raw(next_value, next_type, &next);
+    Status st = Raw(next_value, next_type, &next);
     if (!st.ok()) return log_failure(st);
     if (options.root_id(next) == id) return;  // the same collection, carried on
   }

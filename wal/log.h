@@ -44,6 +44,8 @@ struct LogPos {
   uint64_t offset = 0;  // of the record header in the file
   uint32_t file_no = 0;
   uint32_t size = 0;    // whole encoded record, header included
+
+  bool operator==(const LogPos&) const = default;
 };
 
 struct LogStats {
