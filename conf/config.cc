@@ -60,9 +60,10 @@ constexpr OptionDef kOptions[] = {
   {.name = "key-estimate", .type = T::kInt, .default_value = "16000000",
    .doc = "expected keys per database, sizes the bucket files of a new slot", .min = 1024},
   {.name = "wal-max-bytes", .type = T::kBytes, .default_value = "268435456",
-   .doc = "unpersisted WAL per database, split evenly over its slots; past its share a slot "
-          "persists the groups holding its oldest log file (bounds replay time, WAL disk and "
-          "the memory of the group maps, at the cost of smaller, costlier flushes)",
+   .doc = "unpersisted WAL per database, split evenly over its slots (a slot may borrow "
+          "what the others leave unused, up to 4 shares); past its limit a slot persists the "
+          "groups holding its oldest log file (bounds replay time, WAL disk and the memory "
+          "of the group maps, at the cost of smaller, costlier flushes)",
    .min = 16 << 20, .max = 1024 * kGb},
   {.name = "maxmemory-cache", .type = T::kBytes, .default_value = "268435456", .runtime = true,
    .doc = "memory for the caches of all slots and their maps of unpersisted writes together",

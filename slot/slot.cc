@@ -113,6 +113,9 @@ Slot::~Slot() = default;
 Slot::Impl::~Impl() {
   if (publishing) publishing->slot = nullptr;  // its completions find the slot gone
   if (tap) tap->slot = nullptr;
+  if (options.wal_pool != nullptr) {
+    options.wal_pool->bytes.fetch_sub(wal_pool_told, std::memory_order_relaxed);
+  }
 }
 
 Result<std::unique_ptr<Slot>> Slot::Open(const SlotOptions& options) {

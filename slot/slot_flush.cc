@@ -471,24 +471,48 @@ void Slot::Impl::DropFlushed(uint32_t g, const wal::LogPos& flushing) {
   MaybeSizeCaches();
 }
 
+void Slot::Impl::TellWalPool() {
+  if (options.wal_pool == nullptr) return;
+  const uint64_t now = log->total_bytes();
+  // Unsigned wrap-around adds a shrink as well as a growth.
+  options.wal_pool->bytes.fetch_add(now - wal_pool_told, std::memory_order_relaxed);
+  wal_pool_told = now;
+}
+
+uint64_t Slot::Impl::WalLimit() const {
+  const uint64_t share = options.wal_max_bytes;
+  if (options.wal_pool == nullptr) return share;
+  const uint64_t used = options.wal_pool->bytes.load(std::memory_order_relaxed);
+  const uint64_t room = options.wal_pool->max_bytes - std::min(options.wal_pool->max_bytes, used);
+  return std::min(share + room, share * kWalBorrow);
+}
+
 Status Slot::Impl::EnforceWalLimit() {
+  TellWalPool();
   const uint32_t oldest = log->oldest_file_no();
   const uint64_t total = log->total_bytes();
-  const uint64_t soft = options.wal_max_bytes - std::min(options.wal_max_bytes,
-                                                         options.wal_file_bytes);
+  const uint64_t limit = WalLimit();
+  const uint64_t soft = limit - std::min(limit, options.wal_file_bytes);
   // Only older files can be freed by flushing; the current one is never removed.
   if (total <= soft || oldest == log->current_file_no()) {
     wal_pace_bytes = 0;
     return Status::OK();
   }
   const uint32_t n = static_cast<uint32_t>(groups.size());
+  // New records go to the current file: once no group pins the oldest one, none will, and
+  // flushing cannot free it sooner (its removal waits for the marks to be durable).
+  if (oldest != wal_limit_file) {
+    wal_limit_file = oldest;
+    wal_limit_misses = 0;
+  }
+  if (wal_limit_misses >= n) return Status::OK();
   // Within a file of the limit, the groups pinning the oldest file are flushed one at a time,
   // one per file_bytes / (2 * groups) bytes appended: every group gets its turn within half a
   // file of appends, so the oldest file goes before the limit, and the flushes spread over the
   // writes instead of bunching there (a bunch of flushes in one event-loop turn was SET p99.9
   // of 150 ms at 10M keys). Past the limit (the pace fell behind), up to 4 per write.
   int budget = 4;
-  if (total <= options.wal_max_bytes) {
+  if (total <= limit) {
     const uint64_t step = std::max<uint64_t>(1, options.wal_file_bytes / (2 * uint64_t{n}));
     if (wal_pace_bytes < step) return Status::OK();
     wal_pace_bytes -= step;
@@ -499,10 +523,13 @@ Status Slot::Impl::EnforceWalLimit() {
   for (uint32_t i = 0; i < std::min<uint32_t>(n, 256) && flushed < budget; ++i) {
     uint32_t g = wal_limit_cursor;
     wal_limit_cursor = (wal_limit_cursor + 1) % n;
-    if (groups[g].oldest_file == oldest) {
-      SLOTKV_RETURN_IF_ERROR(FlushGroup(g));
-      ++flushed;
+    if (groups[g].oldest_file != oldest) {
+      if (++wal_limit_misses >= n) break;
+      continue;
     }
+    wal_limit_misses = 0;
+    SLOTKV_RETURN_IF_ERROR(FlushGroup(g));
+    ++flushed;
   }
   return Status::OK();
 }

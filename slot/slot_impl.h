@@ -158,6 +158,11 @@ struct Slot::Impl {
   uint32_t expire_cursor = 0;
   uint32_t groups_with_ttl = 0;  // groups with Group::ttl set
   uint32_t wal_limit_cursor = 0;  // where EnforceWalLimit resumes its search
+  // The oldest log file EnforceWalLimit last searched for, and the groups it passed since
+  // one pinned it: after a whole round without one, the file only waits for its removal.
+  uint32_t wal_limit_file = UINT32_MAX;
+  uint32_t wal_limit_misses = 0;
+  uint64_t wal_pool_told = 0;  // this log's bytes as last added to options.wal_pool
   uint64_t wal_pace_bytes = 0;    // log bytes appended that EnforceWalLimit has not paced yet
   // GroupFlushed marks of flushes whose data files are not synced yet (everysec, no): a mark
   // may reach the log only after the data it vouches for is durable (see slot_flush.cc).
@@ -299,6 +304,11 @@ struct Slot::Impl {
   // Flushes groups that pin the oldest log file when the log is within a file of wal_max_bytes
   // (paced by wal_pace_bytes) or over it.
   Status EnforceWalLimit();
+  // Brings options.wal_pool up to this log's size.
+  void TellWalPool();
+  // The log size EnforceWalLimit keeps to: the share, plus what the pool has left, up to
+  // kWalBorrow shares.
+  uint64_t WalLimit() const;
   // Removes the log files no group map needs once the marks that freed them are logged and
   // durable: after a publish, which it starts through io_uring when it can (its completion
   // comes back here).

@@ -586,6 +586,42 @@ TEST_CASE("multiget reads keys from the log, the caches and the disk in one call
   CHECK(again == values);
 }
 
+TEST_CASE("a slot borrows the log room its database's pool has left, up to kWalBorrow shares") {
+  WalPool pool;  // outlives the fixture's slot
+  pool.max_bytes = 8 << 20;  // eight shares of 1 MiB
+  Fixture f;
+  f.options.flush_entries_per_page = 1 << 20;  // only the log limit flushes groups
+  f.options.group_flush_bytes = 1 << 30;
+  f.options.wal_pool = &pool;
+  f.Reopen();
+  const uint64_t share = f.options.wal_max_bytes;
+  // The largest log seen over writes [from, to).
+  auto fill = [&](int from, int to) {
+    uint64_t max_wal = 0;
+    for (int i = from; i < to; ++i) {
+      f.Put("k" + std::to_string(i % 2000), ValueFor(i, 0, 200));
+      max_wal = std::max(max_wal, f.slot->Stats().wal_bytes);
+    }
+    return max_wal;
+  };
+  // Alone in its pool, the slot grows to its share plus the pool's room, kWalBorrow shares.
+  const uint64_t alone = fill(0, 40000);
+  CHECK(alone > 3 * share);
+  CHECK(alone <= kWalBorrow * share);
+  CHECK(pool.bytes.load() == f.slot->Stats().wal_bytes);
+  // The other slots fill the pool: it flushes back to its share, and stays there.
+  pool.bytes += pool.max_bytes;
+  fill(40000, 50000);
+  CHECK(f.slot->Stats().wal_bytes <= share);
+  CHECK(fill(50000, 60000) <= share);
+  for (int i = 58000; i < 60000; ++i) {
+    REQUIRE(GetOrDie(*f.slot, "k" + std::to_string(i % 2000)) == ValueFor(i, 0, 200));
+  }
+  // Closed, it takes its bytes back.
+  f.slot.reset();
+  CHECK(pool.bytes.load() == pool.max_bytes);
+}
+
 }  // namespace
 }  // namespace slotkv::slot
 
@@ -683,6 +719,42 @@ TEST_CASE("near wal_max_bytes the log's groups are flushed one per write at most
   for (int i = 10000; i < 12000; ++i) {
     REQUIRE(GetOrDie(*f.slot, "k" + std::to_string(i % 2000)) == ValueFor(i, 0, 200));
   }
+}
+
+TEST_CASE("a slot borrows the log room its database's pool has left, up to kWalBorrow shares") {
+  WalPool pool;  // outlives the fixture's slot
+  pool.max_bytes = 8 << 20;  // eight shares of 1 MiB
+  Fixture f;
+  f.options.flush_entries_per_page = 1 << 20;  // only the log limit flushes groups
+  f.options.group_flush_bytes = 1 << 30;
+  f.options.wal_pool = &pool;
+  f.Reopen();
+  const uint64_t share = f.options.wal_max_bytes;
+  // The largest log seen over writes [from, to).
+  auto fill = [&](int from, int to) {
+    uint64_t max_wal = 0;
+    for (int i = from; i < to; ++i) {
+      f.Put("k" + std::to_string(i % 2000), ValueFor(i, 0, 200));
+      max_wal = std::max(max_wal, f.slot->Stats().wal_bytes);
+    }
+    return max_wal;
+  };
+  // Alone in its pool, the slot grows to its share plus the pool's room, kWalBorrow shares.
+  const uint64_t alone = fill(0, 40000);
+  CHECK(alone > 3 * share);
+  CHECK(alone <= kWalBorrow * share);
+  CHECK(pool.bytes.load() == f.slot->Stats().wal_bytes);
+  // The other slots fill the pool: it flushes back to its share, and stays there.
+  pool.bytes += pool.max_bytes;
+  fill(40000, 50000);
+  CHECK(f.slot->Stats().wal_bytes <= share);
+  CHECK(fill(50000, 60000) <= share);
+  for (int i = 58000; i < 60000; ++i) {
+    REQUIRE(GetOrDie(*f.slot, "k" + std::to_string(i % 2000)) == ValueFor(i, 0, 200));
+  }
+  // Closed, it takes its bytes back.
+  f.slot.reset();
+  CHECK(pool.bytes.load() == pool.max_bytes);
 }
 
 }  // namespace

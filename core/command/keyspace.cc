@@ -50,6 +50,7 @@ Status CheckMeta(Fs* fs, const std::string& dir, uint32_t slots) {
 Keyspace::Keyspace(const KeyspaceOptions& options)
     : options_(options),
       clock_(options.slot.clock ? options.slot.clock : SystemClock()),
+      wal_pools_(new slot::WalPool[options.databases]),
       entries_(static_cast<size_t>(options.slots) * options.databases),
       drops_(options.slots, 0),
       fsync_(static_cast<int>(options.slot.fsync)),
@@ -57,7 +58,11 @@ Keyspace::Keyspace(const KeyspaceOptions& options)
       locks_(options.slots, options.workers),
       watched_(options.slots),
       refusing_(new std::atomic<bool>[entries_.size()]()),
-      refusal_text_(entries_.size()) {}
+      refusal_text_(entries_.size()) {
+  for (uint32_t db = 0; db < options.databases; ++db) {
+    wal_pools_[db].max_bytes = options.slot.wal_max_bytes * options.slots;
+  }
+}
 
 Keyspace::~Keyspace() = default;
 
@@ -134,6 +139,8 @@ Result<std::unique_ptr<slot::Slot>> Keyspace::OpenSlot(uint32_t s, uint32_t db, 
   // A staging slot that fails fails its sync (the replica's link reconnects and starts over).
   if (!staging) so.on_failure = [this, index](const Status& st) { SetRefusal(index, st); };
   so.seq_floor = staging ? 0 : e.seq_floor;
+  // A staging slot's log goes with its sync: it borrows nothing.
+  so.wal_pool = staging ? nullptr : &wal_pools_[db];
   if (options_.streams) {
     so.on_commit = [this, s, db](std::string units, uint64_t seq) {
       if (stream_listener_ != nullptr) stream_listener_->OnUnits(s, db, std::move(units), seq);

@@ -230,8 +230,10 @@ class Keyspace {
   StreamListener* stream_listener_ = nullptr;
   KeyspaceOptions options_;
   Clock* clock_;
-  // Before entries_: the slots use it until they are destroyed.
+  // Before entries_: the slots use them until they are destroyed.
   std::unique_ptr<slot::Dictionaries> dictionaries_;
+  // [db]: the log bytes of the database's slots, which one hot slot may borrow from.
+  std::unique_ptr<slot::WalPool[]> wal_pools_;
   std::vector<Entry> entries_;  // [s * databases + db]
   std::vector<uint64_t> drops_;  // per slot: names the trash dirs of Drop
   std::atomic<int> fsync_;
