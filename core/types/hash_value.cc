@@ -22,7 +22,9 @@
 // at any size, O(n) per command.
 #include "core/types/hash_value.h"
 
+#include <array>
 #include <cassert>
+#include <functional>
 
 #include "core/base/coding.h"
 
@@ -66,18 +68,7 @@ Result<HashValue> HashValue::Decode(std::string&& bytes) {
   }
   if (!in.empty()) return Status::Corruption("hash: trailing bytes");
   // Duplicates would break size() and Delete: refuse them.
-  if (h.entries_.size() > kIndexFrom) {
-    h.BuildIndex();
-    if (h.index_.size() != h.entries_.size()) return Status::Corruption("hash: duplicate field");
-  } else {
-    for (size_t i = 0; i < h.entries_.size(); ++i) {
-      for (size_t j = i + 1; j < h.entries_.size(); ++j) {
-        if (h.entries_[i].field == h.entries_[j].field) {
-          return Status::Corruption("hash: duplicate field");
-        }
-      }
-    }
-  }
+  if (!h.NoDuplicates()) return Status::Corruption("hash: duplicate field");
   return h;
 }
 
@@ -99,6 +90,39 @@ std::string HashValue::Encode() const {
   return out;
 }
 
+bool HashValue::NoDuplicates() const {
+  const size_t n = entries_.size();
+  if (n <= kIndexFrom) {
+    for (size_t i = 0; i < n; ++i) {
+      for (size_t j = i + 1; j < n; ++j) {
+        if (entries_[i].field == entries_[j].field) return false;
+      }
+    }
+    return true;
+  }
+  if (n > kProbeMax) {
+    BuildIndex();
+    return index_.size() == n;
+  }
+  // A page (up to paged-page-members fields) is decoded for a lookup or two: an open-addressed
+  // table on the stack costs less than the index, which most decodes never use.
+  constexpr size_t kSlots = 2 * kProbeMax;
+  constexpr uint16_t kEmpty = UINT16_MAX;
+  std::array<uint16_t, kSlots> table;
+  table.fill(kEmpty);
+  const std::hash<std::string_view> hasher;
+  for (size_t i = 0; i < n; ++i) {
+    for (size_t slot = hasher(entries_[i].field) % kSlots;; slot = (slot + 1) % kSlots) {
+      if (table[slot] == kEmpty) {
+        table[slot] = static_cast<uint16_t>(i);
+        break;
+      }
+      if (entries_[table[slot]].field == entries_[i].field) return false;
+    }
+  }
+  return true;
+}
+
 void HashValue::BuildIndex() const {
   index_.clear();
   index_.reserve(entries_.size());
@@ -109,7 +133,7 @@ void HashValue::BuildIndex() const {
 }
 
 std::optional<size_t> HashValue::Find(std::string_view field) const {
-  if (!indexed_ && entries_.size() > kIndexFrom) BuildIndex();
+  if (!indexed_ && entries_.size() > kIndexFrom && ++scans_ > kScansBeforeIndex) BuildIndex();
   if (indexed_) {
     auto it = index_.find(field);
     if (it == index_.end()) return std::nullopt;

@@ -88,12 +88,18 @@ class HashValue {
     bool live = true;
   };
   // Small hashes are searched linearly; past this many entries a field index is built on the
-  // first lookup and kept up to date afterwards.
+  // lookup after kScansBeforeIndex linear ones and kept up to date afterwards (a page is
+  // mostly decoded for one lookup, which a scan does for less than the index costs).
   static constexpr size_t kIndexFrom = 16;
+  static constexpr uint32_t kScansBeforeIndex = 4;
+  // Decode checks up to this many fields for duplicates without building the index.
+  static constexpr size_t kProbeMax = 256;
 
   // Position of field's live entry in entries_.
   std::optional<size_t> Find(std::string_view field) const;
   void BuildIndex() const;
+  // Whether no field appears twice (Decode's check).
+  bool NoDuplicates() const;
   // Drops deleted entries (and fixes the index).
   void Compact() const;
   std::string_view Keep(std::string_view s);
@@ -105,6 +111,7 @@ class HashValue {
   mutable std::vector<Entry> entries_;
   mutable size_t dead_ = 0;  // entries with live == false
   mutable bool indexed_ = false;
+  mutable uint32_t scans_ = 0;  // linear lookups of a hash past kIndexFrom entries
   mutable std::unordered_map<std::string_view, size_t> index_;  // field -> position (live only)
 };
 

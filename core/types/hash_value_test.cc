@@ -170,15 +170,26 @@ TEST_CASE("unknown version, trailing bytes, duplicates and huge counts are Corru
             .IsCorruption());
 }
 
-TEST_CASE("duplicate field among many (indexed check) is Corruption") {
-  HashValue h;
-  for (int i = 0; i < 40; ++i) h.Set("f" + std::to_string(i), "v");
-  std::string bytes = h.Encode();
-  // Rename the last field "f39" to "f38".
-  const size_t at = bytes.rfind("f39");
-  REQUIRE(at != std::string::npos);
-  bytes[at + 2] = '8';
-  CHECK(HashValue::Decode(bytes).status().IsCorruption());
+TEST_CASE("duplicate field among many (probed and indexed checks) is Corruption") {
+  // 40 and 200 fields: the table on the stack; 600: the index.
+  for (int n : {40, 200, 600}) {
+    CAPTURE(n);
+    HashValue h;
+    for (int i = 0; i < n; ++i) h.Set("f" + std::to_string(1000 + i), "v");
+    const std::string good = h.Encode();
+    Result<HashValue> back = HashValue::Decode(good);
+    REQUIRE(back.ok());
+    CHECK(back->size() == static_cast<size_t>(n));
+    // Rename the last field to the first, or one in the middle to its neighbour.
+    for (int from : {n - 1, n / 2}) {
+      std::string bytes = good;
+      const size_t at = bytes.find("f" + std::to_string(1000 + from));
+      REQUIRE(at != std::string::npos);
+      const std::string to = std::to_string(1000 + (from == n - 1 ? 0 : from + 1));
+      bytes.replace(at + 1, to.size(), to);
+      CHECK(HashValue::Decode(bytes).status().IsCorruption());
+    }
+  }
 }
 
 TEST_CASE("random garbage never crashes; what decodes round-trips") {
