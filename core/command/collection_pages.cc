@@ -165,16 +165,6 @@ Status QueueReclaim(Store& store, uint64_t id, uint64_t base, uint64_t pages) {
   return Status::OK();
 }
 
-namespace {
-
-// Queues every page of a paged sorted set: its index pages and its tree nodes.
-Status QueueZSetPages(Store& store, const ZSetRoot& root) {
-  SLOTKV_RETURN_IF_ERROR(QueueReclaim(store, root.index.id, 0, root.index.pages()));
-  return QueueReclaim(store, root.index.id, kTreePageBit, root.nodes);
-}
-
-}  // namespace
-
 bool MayHoldRoot(std::string_view stored_key) { return !IsInternalKey(stored_key); }
 
 uint64_t PagedRootId(std::string_view stored) {
@@ -192,20 +182,69 @@ uint64_t PagedRootId(std::string_view stored) {
   return root.ok() ? root->id : 0;
 }
 
-Status DropPages(Store& store, std::string_view stored) {
-  if (!IsPagedRoot(stored)) return Status::OK();
+Result<std::vector<PageRange>> PageRanges(std::string_view stored) {
+  std::vector<PageRange> ranges;
+  if (!IsPagedRoot(stored)) return ranges;
   if (stored.size() >= 2 && static_cast<uint8_t>(stored[1]) == kListKind) {
     SLOTKV_ASSIGN_OR_RETURN(ListRoot root, ListRoot::Decode(stored));
-    return QueueReclaim(store, root.id, kTreePageBit, root.nodes);
+    ranges.push_back({root.id, kTreePageBit, root.nodes});
+  } else if (stored.size() >= 2 && static_cast<uint8_t>(stored[1]) == kZSetKind) {
+    SLOTKV_ASSIGN_OR_RETURN(ZSetRoot root, ZSetRoot::Decode(stored));
+    ranges.push_back({root.index.id, 0, root.index.pages()});
+    ranges.push_back({root.index.id, kTreePageBit, root.nodes});
+  } else {
+    SLOTKV_ASSIGN_OR_RETURN(HashedRoot root, HashedRoot::Decode(stored));
+    // An emptied hash or set deleted its last pages itself (MemberPages::Finish).
+    if (root.count != 0) ranges.push_back({root.id, 0, root.pages()});
+  }
+  return ranges;
+}
+
+Result<std::string> WithCollectionId(std::string_view stored, uint64_t id) {
+  if (stored.size() >= 2 && static_cast<uint8_t>(stored[1]) == kListKind) {
+    SLOTKV_ASSIGN_OR_RETURN(ListRoot root, ListRoot::Decode(stored));
+    root.id = id;
+    return root.Encode();
   }
   if (stored.size() >= 2 && static_cast<uint8_t>(stored[1]) == kZSetKind) {
     SLOTKV_ASSIGN_OR_RETURN(ZSetRoot root, ZSetRoot::Decode(stored));
-    return QueueZSetPages(store, root);
+    root.index.id = id;
+    return root.Encode();
   }
   SLOTKV_ASSIGN_OR_RETURN(HashedRoot root, HashedRoot::Decode(stored));
-  // An emptied hash or set deleted its last pages itself (MemberPages::Finish).
-  if (root.count == 0) return Status::OK();
-  return QueueReclaim(store, root.id, 0, root.pages());
+  root.id = id;
+  return root.Encode();
+}
+
+Status ReadPages(Store& store, ValueType type, const PageRange& range, uint64_t* next,
+                 PageBatch* batch) {
+  StorePageIo io(store, type);
+  size_t bytes = 0;
+  for (; *next < range.count && bytes < kPageBatchBytes; ++*next) {
+    SLOTKV_ASSIGN_OR_RETURN(std::optional<std::string> page,
+                            io.GetPage(range.id, range.base + *next));
+    if (!page) continue;
+    bytes += page->size();
+    batch->emplace_back(*next, std::move(*page));
+  }
+  return Status::OK();
+}
+
+Status WritePages(Store& store, ValueType type, std::string_view key, uint64_t id,
+                  const PageRange& range, const PageBatch& batch) {
+  StorePageIo io(store, type, key);
+  for (const auto& [index, page] : batch) {
+    SLOTKV_RETURN_IF_ERROR(io.PutPage(id, range.base + index, page, /*created=*/true));
+  }
+  return io.Close();
+}
+
+Status DropPages(Store& store, std::string_view stored) {
+  SLOTKV_ASSIGN_OR_RETURN(std::vector<PageRange> ranges, PageRanges(stored));
+  for (const PageRange& r : ranges) {
+    SLOTKV_RETURN_IF_ERROR(QueueReclaim(store, r.id, r.base, r.count));
+  }
+  return Status::OK();
 }
 
 namespace {
@@ -336,24 +375,6 @@ template Status StoreCollection(Store&, std::string_view, const HashValue&, Valu
 template Status StoreCollection(Store&, std::string_view, const SetValue&, ValueType, int64_t);
 template Status StoreCollection(Store&, std::string_view, const ZSetValue&, ValueType, int64_t);
 template Status StoreCollection(Store&, std::string_view, const ListValue&, ValueType, int64_t);
-
-Result<std::string> WholeValue(Store& store, ValueType type, std::string stored) {
-  if (!IsCollection(type) || !IsPagedRoot(stored)) return stored;
-  if (type == ValueType::kHash) {
-    SLOTKV_ASSIGN_OR_RETURN(HashValue h, LoadWhole<HashValue>(store, type, std::move(stored)));
-    return h.Encode();
-  }
-  if (type == ValueType::kZSet) {
-    SLOTKV_ASSIGN_OR_RETURN(ZSetValue z, LoadWhole<ZSetValue>(store, type, std::move(stored)));
-    return z.Encode();
-  }
-  if (type == ValueType::kList) {
-    SLOTKV_ASSIGN_OR_RETURN(ListValue l, LoadWhole<ListValue>(store, type, std::move(stored)));
-    return l.Encode();
-  }
-  SLOTKV_ASSIGN_OR_RETURN(SetValue set, LoadWhole<SetValue>(store, type, std::move(stored)));
-  return set.Encode();
-}
 
 Status PutWhole(Store& store, std::string_view key, std::string_view value, ValueType type,
                 int64_t expire_at_ms) {

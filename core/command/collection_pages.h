@@ -25,6 +25,8 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 #include "core/base/status.h"
 #include "core/command/keyspace.h"
@@ -64,6 +66,32 @@ Result<uint64_t> UserKeyCount(Keyspace& keyspace, uint32_t s, uint32_t db, slot:
 // Queues pages [base, base + pages) of a dropped collection (its root already deleted) for
 // ReclaimStep; a range of id and base queued already grows to pages instead.
 Status QueueReclaim(Store& store, uint64_t id, uint64_t base, uint64_t pages);
+
+// Pages [base, base + count) of collection id.
+struct PageRange {
+  uint64_t id = 0;
+  uint64_t base = 0;
+  uint64_t count = 0;
+};
+// Where the pages of the paged root stored are (nothing for another value, nor for an emptied
+// hash or set); Corruption for a root that does not decode.
+Result<std::vector<PageRange>> PageRanges(std::string_view stored);
+// The paged root stored, naming collection id instead of its own (a copy of its pages).
+Result<std::string> WithCollectionId(std::string_view stored, uint64_t id);
+
+// Pages of a collection on their way to another store (RENAME, COPY and MOVE of a paged
+// collection go page by page, never as one value): (index, bytes) each.
+using PageBatch = std::vector<std::pair<uint64_t, std::string>>;
+// Reads the pages of range from index *next on (relative to range.base) into batch, until
+// the range ends or the batch holds kPageBatchBytes; *next moves past them. A missing page
+// (emptied) is left out.
+inline constexpr size_t kPageBatchBytes = 1 << 20;
+Status ReadPages(Store& store, ValueType type, const PageRange& range, uint64_t* next,
+                 PageBatch* batch);
+// Writes batch as new pages of collection id (at range.base + index), compressed in the
+// dictionary group of key.
+Status WritePages(Store& store, ValueType type, std::string_view key, uint64_t id,
+                  const PageRange& range, const PageBatch& batch);
 
 // If stored is a paged root, queues its pages for reclaim: the slot discarded it (a delete or
 // an overwrite of the key that held it: Slot::TakeDiscardedRoots).
@@ -126,12 +154,10 @@ Status StoreCollection(Store& store, std::string_view key, const V& value, Value
                        int64_t expire_at_ms);
 
 // Keys as a whole (DEL, UNLINK, RENAME, COPY, MOVE): Store::Delete deletes any key (a paged
-// collection's pages go through SlotOptions::root_id).
-// A value read under a key, to be written elsewhere: a paged collection's root becomes the
-// collection's one-value encoding (read whole); any other value stays as it is.
-Result<std::string> WholeValue(Store& store, ValueType type, std::string stored);
-// Writes value (as WholeValue gives it) under key, a collection above the threshold as a
-// paged one.
+// collection's pages go through SlotOptions::root_id); a paged collection moves by copying
+// its pages (ReadPages, WritePages) under a new id (WithCollectionId).
+// Writes value, read under another key and not a paged root, under key: a collection above
+// the threshold as a paged one.
 Status PutWhole(Store& store, std::string_view key, std::string_view value, ValueType type,
                 int64_t expire_at_ms);
 

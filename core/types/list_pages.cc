@@ -1,6 +1,5 @@
 #include "core/types/list_pages.h"
 
-#include <random>
 #include <utility>
 
 #include "core/base/coding.h"
@@ -35,9 +34,8 @@ ListPages::ListPages(ListRoot root, PageIo* io, uint32_t page_members)
     : id_(root.id), count_(root.count), tree_(root, io, root.id, page_members) {}
 
 ListPages ListPages::Create(PageIo* io, uint32_t page_members) {
-  thread_local std::mt19937_64 rng{std::random_device{}()};
   ListRoot root;
-  root.id = rng();
+  root.id = NewCollectionId();
   return ListPages(root, io, page_members);
 }
 

@@ -53,10 +53,14 @@ Result<HashedRoot> HashedRoot::Decode(std::string_view bytes) {
 MemberPages::MemberPages(HashedRoot root, PageIo* io, uint32_t page_members)
     : root_(root), io_(io), page_members_(page_members == 0 ? 1 : page_members) {}
 
-MemberPages MemberPages::Create(PageIo* io, uint32_t page_members) {
+uint64_t NewCollectionId() {
   thread_local std::mt19937_64 rng{std::random_device{}()};
+  return rng();
+}
+
+MemberPages MemberPages::Create(PageIo* io, uint32_t page_members) {
   HashedRoot root;
-  root.id = rng();
+  root.id = NewCollectionId();
   return MemberPages(root, io, page_members);
 }
 

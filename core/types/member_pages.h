@@ -50,6 +50,9 @@ inline bool IsPagedRoot(std::string_view bytes) {
 // The hash that places a member in a page (part of the on-disk format: never change it).
 uint64_t MemberHash(std::string_view member);
 
+// A fresh random collection id: its pages' keys never meet another collection's.
+uint64_t NewCollectionId();
+
 struct HashedRoot {
   uint64_t id = 0;
   uint64_t count = 0;  // members

@@ -148,6 +148,59 @@ def test_rename_copy_move_of_paged_collections(r):
     assert r.execute_command("DBSIZE") == 1
 
 
+def dump(r, key):
+    kind = r.execute_command("TYPE", key)
+    if kind == b"hash":
+        return kind, sorted(r.execute_command("HGETALL", key))
+    if kind == b"set":
+        return kind, sorted(r.execute_command("SMEMBERS", key))
+    if kind == b"zset":
+        return kind, r.execute_command("ZRANGE", key, 0, -1, "WITHSCORES")
+    if kind == b"list":
+        return kind, r.execute_command("LRANGE", key, 0, -1)
+    return kind, None
+
+
+def test_rename_copy_move_carry_pages_over_several_batches(r):
+    # Over 1 MB of pages each (core/command/collection_pages.h kPageBatchBytes): RENAME, COPY
+    # and MOVE copy them a batch per visit of each owner, under a new collection id.
+    n, pad = 12000, "p" * 100
+    r.execute_command("HSET", "{t}h", *[x for i in range(n) for x in ("f%d" % i, pad + str(i))])
+    r.execute_command("SADD", "{t}s", *[pad + str(i) for i in range(n)])
+    r.execute_command("ZADD", "{t}z", *[x for i in range(n) for x in (i % 97, pad + str(i))])
+    r.execute_command("RPUSH", "{t}l", *[pad + str(i) for i in range(n)])
+    for key in ("{t}h", "{t}s", "{t}z", "{t}l"):
+        want = dump(r, key)
+        assert r.execute_command("PEXPIRE", key, 500000) == 1
+        # Same slot, then other slots (most names land in another), then back.
+        names = [key, key + "2", "a" + key[3:], "b" + key[3:], "c" + key[3:], key]
+        for src, dst in zip(names, names[1:]):
+            assert r.execute_command("RENAME", src, dst) == b"OK"
+            assert r.execute_command("EXISTS", src) == 0
+            assert dump(r, dst) == want
+            assert 0 < r.execute_command("PTTL", dst) <= 500000
+        assert r.execute_command("RENAMENX", key, "x" + key) == 1
+        assert r.execute_command("RENAMENX", "x" + key, "{t}h" if key != "{t}h" else "{t}s") == 0
+        assert r.execute_command("COPY", "x" + key, key, "DB", 1) == 1
+        assert r.execute_command("COPY", "x" + key, key) == 1
+        assert r.execute_command("DEL", "x" + key) == 1
+        r.execute_command("SELECT", 1)
+        assert dump(r, key) == want
+        assert r.execute_command("MOVE", key, 2) == 1
+        r.execute_command("SELECT", 2)
+        assert dump(r, key) == want
+        assert 0 < r.execute_command("PTTL", key) <= 500000
+        r.execute_command("SELECT", 0)
+        assert dump(r, key) == want
+    # A copy is its own collection.
+    r.execute_command("HSET", "{t}h", "f1", "changed")
+    r.execute_command("SELECT", 2)
+    assert r.execute_command("HGET", "{t}h", "f1") == (pad + "1").encode()
+    r.execute_command("SELECT", 0)
+    r.execute_command("FLUSHALL")
+    wait_reclaimed(r)  # every page of every copy and of every source went
+
+
 def test_del_then_recreate_is_a_new_collection(r):
     fill_hash(r, "h", N)
     t = time.monotonic()
