@@ -379,9 +379,13 @@ Status Slot::Impl::CloseUnit() {
   log->EndUnit();
   TapEndUnit();
   unit_open = false;
+  // A unit that made many groups due (a page reclaim step, a long MSET) leaves all but
+  // kFlushesPerUnit flushes to the next commits, oldest first: no commit holds the worker for
+  // a burst of flushes.
+  const uint64_t flushes = counters.flushes;
   size_t i = 0;
   Status st;
-  for (; i < due.size() && st.ok(); ++i) {
+  for (; i < due.size() && st.ok() && counters.flushes - flushes < kFlushesPerUnit; ++i) {
     groups[due[i]].due = false;
     st = FlushDue(due[i]);
   }

@@ -7,10 +7,11 @@
 // the newest version of each recently written key and where its record is; the value itself
 // stays in the log and is read back in one batch when the group is persisted). When
 // a group's map reaches `flush_entries_per_page` entries per bucket page of the group, or
-// `group_flush_bytes`, the group is persisted in one batch: its buckets are read, merged with
-// the map (long values appended to chunk segments owned by the group, short ones inline,
-// expired cells dropped), the group's mostly-dead segments are compacted against those same
-// cells, the buckets are written (splitting when full), the files are synced in a safe order
+// `group_flush_bytes`, the group is persisted in one batch at the next commit (two such
+// flushes per commit at most, the other due groups at the next ones): its buckets are read,
+// merged with the map (long values appended to chunk segments owned by the group, short ones
+// inline, expired cells dropped), the group's mostly-dead segments are compacted against those
+// same cells, the buckets are written (splitting when full), the files are synced in a safe order
 // (every flush with appendfsync always; see slot_flush.cc), and a GroupFlushed record in the
 // log tells replay that the group's older records are persisted.
 // Log files are removed once no group needs their records; when the log comes within a file of

@@ -290,8 +290,10 @@ struct Slot::Impl {
   // Whether key has a cell in the bucket pages (live or expired).
   Result<bool> HasCell(uint64_t hash, std::string_view key);
 
-  // Closes the log's open unit, then runs the flushes the writes of the unit made due
-  // (FlushDue; their marks form the next unit, closed too). REQUIRES: !held.
+  // Closes the log's open unit, then runs the flushes the writes of this unit and earlier
+  // ones made due, up to kFlushesPerUnit (FlushDue; their marks form the next unit, closed
+  // too). REQUIRES: !held.
+  static constexpr uint64_t kFlushesPerUnit = 2;
   Status CloseUnit();
   // After a write to group g: flushes it when due and keeps the log within wal_max_bytes,
   // then removes the log files no group needs. Nothing while a publish is in flight: its

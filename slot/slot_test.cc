@@ -586,6 +586,31 @@ TEST_CASE("multiget reads keys from the log, the caches and the disk in one call
   CHECK(again == values);
 }
 
+TEST_CASE("a commit runs two flushes at most; the groups left due flush at the next ones") {
+  Fixture f;
+  f.options.group_flush_bytes = 1;  // every written group is due
+  f.Reopen();
+  // One unit writing keys of every group (16 groups of 4 buckets).
+  for (int i = 0; i < 200; ++i) {
+    REQUIRE(f.slot->Put("k" + std::to_string(i), ValueFor(i, 0, 30), ValueType::kString, 0).ok());
+  }
+  uint64_t before = f.slot->Stats().flushes;
+  REQUIRE(f.slot->Commit().ok());
+  CHECK(f.slot->Stats().flushes - before == 2);
+  int commits = 0;
+  while (f.slot->Stats().wal_entries > 0 && commits < 100) {
+    before = f.slot->Stats().flushes;
+    REQUIRE(f.slot->Commit().ok());
+    CHECK(f.slot->Stats().flushes - before <= 2);
+    ++commits;
+  }
+  CHECK(f.slot->Stats().wal_entries == 0);
+  CHECK(commits == 7);  // the 14 other groups, two per commit
+  for (int i = 0; i < 200; ++i) {
+    REQUIRE(GetOrDie(*f.slot, "k" + std::to_string(i)) == ValueFor(i, 0, 30));
+  }
+}
+
 TEST_CASE("a slot borrows the log room its database's pool has left, up to kWalBorrow shares") {
   WalPool pool;  // outlives the fixture's slot
   pool.max_bytes = 8 << 20;  // eight shares of 1 MiB
@@ -718,6 +743,31 @@ TEST_CASE("near wal_max_bytes the log's groups are flushed one per write at most
   CHECK(max_wal <= f.options.wal_max_bytes);  // the pace stayed ahead of the limit
   for (int i = 10000; i < 12000; ++i) {
     REQUIRE(GetOrDie(*f.slot, "k" + std::to_string(i % 2000)) == ValueFor(i, 0, 200));
+  }
+}
+
+TEST_CASE("a commit runs two flushes at most; the groups left due flush at the next ones") {
+  Fixture f;
+  f.options.group_flush_bytes = 1;  // every written group is due
+  f.Reopen();
+  // One unit writing keys of every group (16 groups of 4 buckets).
+  for (int i = 0; i < 200; ++i) {
+    REQUIRE(f.slot->Put("k" + std::to_string(i), ValueFor(i, 0, 30), ValueType::kString, 0).ok());
+  }
+  uint64_t before = f.slot->Stats().flushes;
+  REQUIRE(f.slot->Commit().ok());
+  CHECK(f.slot->Stats().flushes - before == 2);
+  int commits = 0;
+  while (f.slot->Stats().wal_entries > 0 && commits < 100) {
+    before = f.slot->Stats().flushes;
+    REQUIRE(f.slot->Commit().ok());
+    CHECK(f.slot->Stats().flushes - before <= 2);
+    ++commits;
+  }
+  CHECK(f.slot->Stats().wal_entries == 0);
+  CHECK(commits == 7);  // the 14 other groups, two per commit
+  for (int i = 0; i < 200; ++i) {
+    REQUIRE(GetOrDie(*f.slot, "k" + std::to_string(i)) == ValueFor(i, 0, 30));
   }
 }
 
