@@ -20,7 +20,7 @@ N = 600
 def server():
     s = start_server(["--paged-collection-threshold", "16", "--paged-page-members", "4"])
     yield s
-    s.stop()
+    s.cleanup()
 
 
 def fields(n):
