@@ -4,6 +4,7 @@
 
 #include <doctest/doctest.h>
 
+#include <cstdint>
 #include <memory>
 #include <string>
 
@@ -71,5 +72,33 @@ inline std::string GetOrDie(Slot& slot, const std::string& key) {
   REQUIRE_MESSAGE(got.ok(), got.status().ToString());
   return got->has_value() ? **got : "<absent>";
 }
+
+// A slot of SmallOptions over its own MemFs and ManualClock; tests change options, then
+// Reopen.
+struct Fixture {
+  explicit Fixture(uint32_t segment_bytes = 512) {
+    options.segment_bytes = segment_bytes;
+    slot = OpenOrDie(options);
+  }
+  MemFs fs;
+  ManualClock clock;
+  SlotOptions options = SmallOptions(&fs, &clock);
+  std::unique_ptr<Slot> slot;
+
+  void Put(const std::string& key, const std::string& value, int64_t expire = 0,
+           ValueType type = ValueType::kString) {
+    REQUIRE(slot->Put(key, value, type, expire).ok());
+    REQUIRE(slot->Commit().ok());
+  }
+  void Reopen() {
+    slot.reset();
+    slot = OpenOrDie(options);
+  }
+  // Bucket pages looked at so far: from the cache or read.
+  uint64_t PageLooks() const {
+    SlotStats st = slot->Stats();
+    return st.bucket_cache_hits + st.bucket_cache_misses;
+  }
+};
 
 }  // namespace slotkv::slot
