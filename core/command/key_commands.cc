@@ -278,10 +278,14 @@ Task ReadSource(AsyncContext& ctx, uint32_t s, bool count_lookup, SourceKey* out
   *out = SourceOf(std::move(*v), meta);
 }
 
-// The value source becomes under its new key: a paged collection's root renamed to copy_id.
-Result<std::string> CopiedValue(const SourceKey& source, uint64_t copy_id) {
-  if (!source.paged) return *source.value;
-  return WithCollectionId(*source.value, copy_id);
+// Writes source under key in store, as the copy of its pages, once they are all there, or
+// else as a value (PutWhole). Put replaces the key whole: its old TTL goes, the source's comes
+// along.
+Status PutCopied(Store& store, std::string_view key, const SourceKey& source, uint64_t copy_id) {
+  const slot::KeyMeta& m = source.meta;
+  if (!source.paged) return PutWhole(store, key, *source.value, m.type, m.expire_at_ms);
+  SLOTKV_ASSIGN_OR_RETURN(std::string root, WithCollectionId(*source.value, copy_id));
+  return store.Put(key, root, m.type, m.expire_at_ms);
 }
 
 // Writes source (read from slot src_slot of database src_db) under key dst of slot dst_slot
@@ -311,12 +315,7 @@ Task WriteCopy(AsyncContext& ctx, const SourceKey& source, uint32_t src_slot, ui
   }
   co_await ctx.ToSlot(dst_slot);
   Store store = ctx.StoreOf(dst_slot, dst_db);
-  Result<std::string> value = CopiedValue(source, copy_id);
-  if (Failed(value.status(), ctx.reply)) co_return;
-  // Put replaces the destination whole: its old TTL goes, the source's comes along.
-  *ok = !Failed(source.paged ? store.Put(dst, *value, type, source.meta.expire_at_ms)
-                             : PutWhole(store, dst, *value, type, source.meta.expire_at_ms),
-                ctx.reply);
+  *ok = !Failed(PutCopied(store, dst, source, copy_id), ctx.reply);
 }
 
 // The steps of RENAME / RENAMENX; may end on any worker.
@@ -475,13 +474,7 @@ void Move(CommandContext& ctx) {
       }
     }
   }
-  Result<std::string> value = CopiedValue(source, copy_id);
-  if (Failed(value.status(), ctx.reply)) return;
-  if (Failed(source.paged ? target.Put(key, *value, meta.type, meta.expire_at_ms)
-                          : PutWhole(target, key, *value, meta.type, meta.expire_at_ms),
-             ctx.reply)) {
-    return;
-  }
+  if (Failed(PutCopied(target, key, source, copy_id), ctx.reply)) return;
   if (Failed(ctx.store.Delete(key).status(), ctx.reply)) return;
   ctx.reply.Integer(1);
 }
