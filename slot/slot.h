@@ -21,15 +21,16 @@
 // kWalBorrow times its share (one hot collection then flushes a group per few hundred writes,
 // not per fifty: LPUSH 32k -> 38k rps on one list).
 //
-// Held values: a collection value of at least kHoldMinBytes (a page of a paged collection, or
-// a one-value collection) written again since its group's flush is logged raw and kept in
-// memory while its group map names it; its next version is logged as a delta against the held
-// one (slot/value_delta.h; the record's type tag carries kSpliceTag), so an HSET on a page logs
-// tens of bytes, not the page. The held copy serves reads and the flush, which compresses it; replay rebuilds it from
-// the full record and the deltas after it (a group's flush always ends a chain: the next write
-// of a key after its group's flush is a full record). Held bytes count as group map memory and
-// stay within half the cache budget (a write past that is logged whole, compressed). A replica
-// applies a delta to its own version of the key and holds the result.
+// Held values: a page of a paged collection (of any size: a tree's top node changes with every
+// write of its collection), or a one-value collection of at least kHoldMinBytes, written again
+// since its group's flush is logged raw and kept in memory while its group map names it; its
+// next version is logged as a delta against the held one (slot/value_delta.h; the record's type
+// tag carries kSpliceTag), so an HSET on a page logs tens of bytes, not the page. The held copy
+// serves reads and the flush, which compresses it; replay rebuilds it from the full record and
+// the deltas after it (a group's flush always ends a chain: the next write of a key after its
+// group's flush is a full record). Held bytes count as group map memory and stay within half
+// the cache budget (a write past that is logged whole, compressed). A replica applies a delta
+// to its own version of the key and holds the result.
 //
 // Reads: group map (then the log) -> value cache -> bucket page (page cache or one read) ->
 // chunk record (segment cache or one read). MultiGet does the same for many keys with one

@@ -200,5 +200,31 @@ TEST_CASE("held values: strings and small collections are logged whole") {
   CHECK(GetOrDie(*slot, "s") == big);
 }
 
+// Internal keys start with '!' here: they never hold a root.
+bool MayHoldRoot(std::string_view key) { return key.empty() || key[0] != '!'; }
+
+TEST_CASE("held values: a small page is held, a small user value is not") {
+  MemFs fs;
+  ManualClock clock;
+  SlotOptions options = SmallOptions(&fs, &clock);
+  options.may_hold_root = MayHoldRoot;
+  auto slot = OpenOrDie(options);
+  std::string page(100, 'p');
+  for (int i = 0; i < 10; ++i) {
+    page[50] = static_cast<char>('a' + i);
+    REQUIRE(slot->Put("!page", page, ValueType::kList).ok());
+    REQUIRE(slot->Put("root", std::string(100, static_cast<char>('a' + i)), ValueType::kList)
+                .ok());
+    REQUIRE(slot->Commit().ok());
+  }
+  // The first write (the first since the group's flush) is logged whole and not held, the
+  // second whole and held; the next eight are deltas of the page. The root is never held.
+  CHECK(slot->Stats().value_deltas == 8);
+  CHECK(GetOrDie(*slot, "!page") == page);
+  REQUIRE(slot->Flush().ok());
+  CHECK(GetOrDie(*slot, "!page") == page);
+  CHECK(GetOrDie(*slot, "root") == std::string(100, 'j'));
+}
+
 }  // namespace
 }  // namespace slotkv::slot

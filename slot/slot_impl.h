@@ -23,7 +23,7 @@ namespace slotkv::slot {
 
 // A collection value held in memory while its group map names it (MapEntry::held; "held
 // values" in slot.h): the log has it as a full record and deltas, so this copy serves reads
-// and the flush. Held values are at least kHoldMinBytes, more than any paged root.
+// and the flush. Held values are pages, or at least kHoldMinBytes: more than any paged root.
 struct HeldValue {
   std::string value;      // raw, never compressed; empty once released
   std::string group_key;  // the compression group of a page ("" = the key's own)
@@ -252,8 +252,9 @@ struct Slot::Impl {
   Status LogWrite(wal::RecordKind kind, std::string_view key, uint64_t hash,
                   std::string_view value, ValueType type, int64_t expire_at_ms,
                   std::optional<uint64_t> seq = std::nullopt);
-  // Whether a value of this type and size is held (and its next versions logged as deltas).
-  static bool Holdable(ValueType type, size_t value_bytes);
+  // Whether a value of key with this type and size is held (and its next versions logged as
+  // deltas): a collection value of at least kHoldMinBytes, or a page of any size.
+  bool Holdable(std::string_view key, ValueType type, size_t value_bytes) const;
   // Bytes the held values may take: half the cache budget (8 MiB without one).
   size_t HeldLimit() const;
   // The group maps with their held values: what the caches leave room for.
