@@ -1,6 +1,8 @@
 #include "core/command/collection_pages.h"
 
+#include <algorithm>
 #include <utility>
+#include <vector>
 
 #include "core/base/coding.h"
 #include "core/base/number.h"
@@ -106,63 +108,97 @@ Status StorePageIo::Close() {
 
 namespace {
 
-struct Queued {
-  uint64_t id = 0;
-  uint64_t base = 0;  // the first page index
-  uint64_t pages = 0;
-};
-
-// kReclaimKey's value: (id:fixed64 base:varint64 pages:varint64)*, oldest first.
-Result<std::vector<Queued>> ReadQueue(Store& store) {
-  SLOTKV_ASSIGN_OR_RETURN(std::optional<std::string> v, store.GetInternal(kReclaimKey));
-  std::vector<Queued> queue;
-  if (!v) return queue;
+// kReclaimKey's and kCopyKey's value: (id:fixed64 base:varint64 pages:varint64)*, oldest first.
+Result<std::vector<PageRange>> ReadRanges(Store& store, std::string_view key) {
+  SLOTKV_ASSIGN_OR_RETURN(std::optional<std::string> v, store.GetInternal(key));
+  std::vector<PageRange> ranges;
+  if (!v) return ranges;
   std::string_view in = *v;
   while (!in.empty()) {
-    Queued q;
-    if (!GetFixed64(&in, &q.id) || !GetVarint64(&in, &q.base) || !GetVarint64(&in, &q.pages)) {
-      return Status::Corruption("reclaim queue: truncated entry");
+    PageRange r;
+    if (!GetFixed64(&in, &r.id) || !GetVarint64(&in, &r.base) || !GetVarint64(&in, &r.count)) {
+      return Status::Corruption("page ranges of an internal key: truncated entry");
     }
-    queue.push_back(q);
+    ranges.push_back(r);
   }
-  return queue;
+  return ranges;
 }
 
-// Writes queue; existed: kReclaimKey was there before (it counts as an internal key).
-Status WriteQueue(Store& store, const std::vector<Queued>& queue, bool existed) {
-  if (queue.empty()) {
+// Writes ranges under key; existed: key was there before (it counts as an internal key).
+Status WriteRanges(Store& store, std::string_view key, const std::vector<PageRange>& ranges,
+                   bool existed) {
+  if (ranges.empty()) {
     if (!existed) return Status::OK();
-    SLOTKV_RETURN_IF_ERROR(store.DeleteInternal(kReclaimKey).status());
+    SLOTKV_RETURN_IF_ERROR(store.DeleteInternal(key).status());
     return AddInternalKeys(store, -1);
   }
   if (!existed) SLOTKV_RETURN_IF_ERROR(AddInternalKeys(store, 1));
   std::string v;
-  for (const Queued& q : queue) {
-    PutFixed64(&v, q.id);
-    PutVarint64(&v, q.base);
-    PutVarint64(&v, q.pages);
+  for (const PageRange& r : ranges) {
+    PutFixed64(&v, r.id);
+    PutVarint64(&v, r.base);
+    PutVarint64(&v, r.count);
   }
-  return store.PutInternal(kReclaimKey, v, ValueType::kString);
+  return store.PutInternal(key, v, ValueType::kString);
+}
+
+// Queues the ranges under kCopyKey whose copy no command is running (BeginCopy).
+Status QueueCutCopies(Store& store) {
+  SLOTKV_ASSIGN_OR_RETURN(std::vector<PageRange> copies, ReadRanges(store, kCopyKey));
+  if (copies.empty()) return Status::OK();
+  const std::vector<uint64_t>& running = store.copies();
+  std::vector<PageRange> kept;
+  for (const PageRange& r : copies) {
+    if (std::find(running.begin(), running.end(), r.id) != running.end()) {
+      kept.push_back(r);
+    } else {
+      SLOTKV_RETURN_IF_ERROR(QueueReclaim(store, r.id, r.base, r.count));
+    }
+  }
+  if (kept.size() == copies.size()) return Status::OK();
+  return WriteRanges(store, kCopyKey, kept, true);
 }
 
 }  // namespace
 
 Status QueueReclaim(Store& store, uint64_t id, uint64_t base, uint64_t pages) {
   if (pages == 0) return Status::OK();
-  SLOTKV_ASSIGN_OR_RETURN(std::vector<Queued> queue, ReadQueue(store));
+  SLOTKV_ASSIGN_OR_RETURN(std::vector<PageRange> queue, ReadRanges(store, kReclaimKey));
   const bool existed = !queue.empty();
   // A root may be handed over twice (a group map's version at its write, the bucket's at the
   // flush; again at replay after a crash): a range queued already keeps its place.
-  for (Queued& q : queue) {
+  for (PageRange& q : queue) {
     if (q.id != id || q.base != base) continue;
-    if (q.pages >= pages) return Status::OK();
-    q.pages = pages;
-    return WriteQueue(store, queue, existed);
+    if (q.count >= pages) return Status::OK();
+    q.count = pages;
+    return WriteRanges(store, kReclaimKey, queue, existed);
   }
   queue.push_back({id, base, pages});
-  SLOTKV_RETURN_IF_ERROR(WriteQueue(store, queue, existed));
+  SLOTKV_RETURN_IF_ERROR(WriteRanges(store, kReclaimKey, queue, existed));
   store.NoteReclaim();
   return Status::OK();
+}
+
+Status BeginCopy(Store& store, uint64_t id, const std::vector<PageRange>& ranges) {
+  SLOTKV_ASSIGN_OR_RETURN(std::vector<PageRange> copies, ReadRanges(store, kCopyKey));
+  const bool existed = !copies.empty();
+  for (const PageRange& r : ranges) copies.push_back({id, r.base, r.count});
+  SLOTKV_RETURN_IF_ERROR(WriteRanges(store, kCopyKey, copies, existed));
+  store.copies().push_back(id);
+  return Status::OK();
+}
+
+Status EndCopy(Store& store, uint64_t id) {
+  std::erase(store.copies(), id);
+  SLOTKV_ASSIGN_OR_RETURN(std::vector<PageRange> copies, ReadRanges(store, kCopyKey));
+  const bool existed = !copies.empty();
+  std::erase_if(copies, [id](const PageRange& r) { return r.id == id; });
+  return WriteRanges(store, kCopyKey, copies, existed);
+}
+
+void ForgetCopy(Store& store, uint64_t id) {
+  std::erase(store.copies(), id);
+  store.NoteReclaim();
 }
 
 bool MayHoldRoot(std::string_view stored_key) { return !IsInternalKey(stored_key); }
@@ -397,19 +433,20 @@ Status PutWhole(Store& store, std::string_view key, std::string_view value, Valu
 
 Result<bool> ReclaimStep(Store& store, uint64_t max_pages, int64_t deadline_us) {
   constexpr uint64_t kBatch = 16;
-  SLOTKV_ASSIGN_OR_RETURN(std::vector<Queued> queue, ReadQueue(store));
+  SLOTKV_RETURN_IF_ERROR(QueueCutCopies(store));
+  SLOTKV_ASSIGN_OR_RETURN(std::vector<PageRange> queue, ReadRanges(store, kReclaimKey));
   if (queue.empty()) return false;
   StorePageIo io(store, ValueType::kString);
   uint64_t budget = max_pages;
   while (!queue.empty() && budget > 0) {
-    Queued& q = queue.front();
-    const uint64_t before = q.pages;
-    SLOTKV_RETURN_IF_ERROR(ReclaimPages(&io, q.id, q.base, &q.pages, std::min(budget, kBatch)));
-    budget -= before - q.pages;
-    if (q.pages == 0) queue.erase(queue.begin());
+    PageRange& q = queue.front();
+    const uint64_t before = q.count;
+    SLOTKV_RETURN_IF_ERROR(ReclaimPages(&io, q.id, q.base, &q.count, std::min(budget, kBatch)));
+    budget -= before - q.count;
+    if (q.count == 0) queue.erase(queue.begin());
     if (store.MonotonicUs() >= deadline_us) break;
   }
-  SLOTKV_RETURN_IF_ERROR(WriteQueue(store, queue, true));
+  SLOTKV_RETURN_IF_ERROR(WriteRanges(store, kReclaimKey, queue, true));
   SLOTKV_RETURN_IF_ERROR(io.Close());
   return !queue.empty();
 }

@@ -93,6 +93,16 @@ Status ReadPages(Store& store, ValueType type, const PageRange& range, uint64_t*
 Status WritePages(Store& store, ValueType type, std::string_view key, uint64_t id,
                   const PageRange& range, const PageBatch& batch);
 
+// A copy of a paged collection written into store's slot under collection id, over several
+// steps (RENAME and COPY across owners) or one (MOVE). BeginCopy notes the copy's page ranges
+// under kCopyKey, and the id as running (Store::copies), before any page is written; EndCopy
+// drops both in the unit that writes the copy's root. A copy that fails (ForgetCopy: no longer
+// running) or that a crash cut short leaves its ranges there, and ReclaimStep queues the pages
+// of every copy no command is running: a half-made copy never stays as orphan pages.
+Status BeginCopy(Store& store, uint64_t id, const std::vector<PageRange>& ranges);
+Status EndCopy(Store& store, uint64_t id);
+void ForgetCopy(Store& store, uint64_t id);
+
 // If stored is a paged root, queues its pages for reclaim: the slot discarded it (a delete or
 // an overwrite of the key that held it: Slot::TakeDiscardedRoots).
 Status DropPages(Store& store, std::string_view stored);
@@ -161,7 +171,8 @@ Status StoreCollection(Store& store, std::string_view key, const V& value, Value
 Status PutWhole(Store& store, std::string_view key, std::string_view value, ValueType type,
                 int64_t expire_at_ms);
 
-// Deletes pages of the collections queued in the store's slot, a batch at a time, until
+// Queues the pages of the copies that no command is running any more (BeginCopy), then
+// deletes pages of the collections queued in the store's slot, a batch at a time, until
 // max_pages are gone or the keyspace clock's MonotonicUs passes deadline_us (checked after each
 // batch: a page deleted from a cold bucket costs a read). Returns whether pages remain queued.
 Result<bool> ReclaimStep(Store& store, uint64_t max_pages, int64_t deadline_us);

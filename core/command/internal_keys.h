@@ -68,6 +68,9 @@ inline bool ToUserKey(std::string* stored) {
 inline constexpr std::string_view kInternalCountKey = "\xFF" "c";
 // The pages of dropped paged collections still to delete (collection_pages.h).
 inline constexpr std::string_view kReclaimKey = "\xFF" "r";
+// The page ranges of the copies of paged collections being written into the slot (BeginCopy
+// in collection_pages.h).
+inline constexpr std::string_view kCopyKey = "\xFF" "k";
 // Page index of paged collection id: 0xFF 'p' id:fixed64-big-endian index:fixed64-big-endian.
 std::string PageKey(uint64_t id, uint64_t index);
 

@@ -10,7 +10,8 @@
 //
 // Paged collections (collection_pages.h) move by copying their pages under a new collection
 // id (WriteCopy: a batch per visit of each owner), then their root; the source's pages go by
-// the background reclaim after its delete. O(pages), never the whole value in memory.
+// the background reclaim after its delete. O(pages), never the whole value in memory. The
+// pages of a copy that fails or that a crash cuts short are reclaimed too (BeginCopy).
 #include <algorithm>
 #include <climits>
 #include <iterator>
@@ -288,11 +289,24 @@ Status PutCopied(Store& store, std::string_view key, const SourceKey& source, ui
   return store.Put(key, root, m.type, m.expire_at_ms);
 }
 
+// Writes the copy's root (PutCopied) after ending the copy of its pages (EndCopy), in one
+// unit; a copy that fails before it is written is forgotten (ForgetCopy), for reclaim.
+Status FinishCopy(Store& store, std::string_view key, const SourceKey& source,
+                  uint64_t copy_id) {
+  if (source.paged) {
+    if (Status st = EndCopy(store, copy_id); !st.ok()) {
+      ForgetCopy(store, copy_id);
+      return st;
+    }
+  }
+  return PutCopied(store, key, source, copy_id);
+}
+
 // Writes source (read from slot src_slot of database src_db) under key dst of slot dst_slot
 // of database dst_db: a paged collection's pages are copied a batch (kPageBatchBytes) per
-// visit of each owner, under a new collection id, and its root after them. False after
-// replying a storage failure (the pages copied by then stay, uncounted by any root, until the
-// internal-key count is rebuilt). Ends on dst_slot's owner.
+// visit of each owner, under a new collection id (BeginCopy), and its root after them. False
+// after replying a storage failure (the pages copied by then go to the reclaim). Ends on
+// dst_slot's owner.
 Task WriteCopy(AsyncContext& ctx, const SourceKey& source, uint32_t src_slot, uint32_t src_db,
                uint32_t dst_slot, uint32_t dst_db, const std::string& dst, bool* ok) {
   *ok = false;
@@ -301,21 +315,33 @@ Task WriteCopy(AsyncContext& ctx, const SourceKey& source, uint32_t src_slot, ui
   if (source.paged) {
     Result<std::vector<PageRange>> ranges = PageRanges(*source.value);
     if (Failed(ranges.status(), ctx.reply)) co_return;
+    co_await ctx.ToSlot(dst_slot);
+    Store to = ctx.StoreOf(dst_slot, dst_db);
+    if (Failed(BeginCopy(to, copy_id, *ranges), ctx.reply)) co_return;
+    Status failure;
     for (const PageRange& range : *ranges) {
-      for (uint64_t next = 0; next < range.count;) {
+      for (uint64_t next = 0; next < range.count && failure.ok();) {
         PageBatch batch;
         co_await ctx.ToSlot(src_slot);
         Store from = ctx.StoreOf(src_slot, src_db);
-        if (Failed(ReadPages(from, type, range, &next, &batch), ctx.reply)) co_return;
+        failure = ReadPages(from, type, range, &next, &batch);
+        if (!failure.ok()) break;
         co_await ctx.ToSlot(dst_slot);
         Store to = ctx.StoreOf(dst_slot, dst_db);
-        if (Failed(WritePages(to, type, dst, copy_id, range, batch), ctx.reply)) co_return;
+        failure = WritePages(to, type, dst, copy_id, range, batch);
       }
+    }
+    if (!failure.ok()) {
+      co_await ctx.ToSlot(dst_slot);
+      Store to = ctx.StoreOf(dst_slot, dst_db);
+      ForgetCopy(to, copy_id);
+      Failed(failure, ctx.reply);
+      co_return;
     }
   }
   co_await ctx.ToSlot(dst_slot);
   Store store = ctx.StoreOf(dst_slot, dst_db);
-  *ok = !Failed(PutCopied(store, dst, source, copy_id), ctx.reply);
+  *ok = !Failed(FinishCopy(store, dst, source, copy_id), ctx.reply);
 }
 
 // The steps of RENAME / RENAMENX; may end on any worker.
@@ -466,15 +492,22 @@ void Move(CommandContext& ctx) {
   if (source.paged) {  // one owner has both databases: the pages go in one step
     Result<std::vector<PageRange>> ranges = PageRanges(*source.value);
     if (Failed(ranges.status(), ctx.reply)) return;
+    if (Failed(BeginCopy(target, copy_id, *ranges), ctx.reply)) return;
+    Status failure;
     for (const PageRange& range : *ranges) {
-      for (uint64_t next = 0; next < range.count;) {
+      for (uint64_t next = 0; next < range.count && failure.ok();) {
         PageBatch batch;
-        if (Failed(ReadPages(ctx.store, meta.type, range, &next, &batch), ctx.reply)) return;
-        if (Failed(WritePages(target, meta.type, key, copy_id, range, batch), ctx.reply)) return;
+        failure = ReadPages(ctx.store, meta.type, range, &next, &batch);
+        if (failure.ok()) failure = WritePages(target, meta.type, key, copy_id, range, batch);
       }
     }
+    if (!failure.ok()) {
+      ForgetCopy(target, copy_id);
+      Failed(failure, ctx.reply);
+      return;
+    }
   }
-  if (Failed(PutCopied(target, key, source, copy_id), ctx.reply)) return;
+  if (Failed(FinishCopy(target, key, source, copy_id), ctx.reply)) return;
   if (Failed(ctx.store.Delete(key).status(), ctx.reply)) return;
   ctx.reply.Integer(1);
 }

@@ -169,6 +169,12 @@ class Keyspace {
     entries_[s * options_.databases + db].reclaim_pending = pending;
   }
 
+  // The ids of the paged collections that running commands are copying into database db of
+  // slot s (collection_pages.h BeginCopy). On the owner.
+  std::vector<uint64_t>& copies(uint32_t s, uint32_t db) {
+    return entries_[s * options_.databases + db].copies;
+  }
+
   // The internal-key count of database db of slot s as collection_pages.cc last read or wrote
   // it (nullopt: read it from the slot), so counting keys (DBSIZE, INFO, metrics) reads
   // nothing. On the owner.
@@ -221,6 +227,7 @@ class Keyspace {
     std::unique_ptr<slot::Slot> slot;
     uint64_t seq_floor = 0;  // the stream offset a dropped slot left
     bool reclaim_pending = true;  // reclaim_pending()
+    std::vector<uint64_t> copies;  // copies()
     std::optional<uint64_t> internal_keys;  // internal_keys()
     // A replica's full sync (BeginStaging .. FinishStaging).
     bool staging_active = false;
@@ -317,6 +324,8 @@ class Store {
   std::optional<uint64_t>& internal_keys() { return keyspace_->internal_keys(slot_, db_); }
   // This slot has pages to reclaim (collection_pages.h).
   void NoteReclaim() { keyspace_->set_reclaim_pending(slot_, db_, true); }
+  // The copies running commands are making into this slot (Keyspace::copies).
+  std::vector<uint64_t>& copies() { return keyspace_->copies(slot_, db_); }
   // paged-collection-threshold and paged-page-members.
   uint32_t paged_threshold() const { return keyspace_->paged_threshold(); }
   uint32_t page_members() const { return keyspace_->page_members(); }
