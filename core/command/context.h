@@ -281,6 +281,12 @@ class AsyncContext {
     return Hop{server.executor, w, [this] { Depart(); }};
   }
   Hop ToHome() { return ToWorker(home); }
+  // Commits what the task wrote here and lets the worker serve what waits before the task goes
+  // on (the slots it holds stay held; a visit must take its slot again): between the batches
+  // of a long task on one worker.
+  Hop Requeue() {
+    return Hop{server.executor, server.executor->current(), [this] { Depart(); }, true};
+  }
   // The client's database in slot s. REQUIRES: running on s's owner.
   Store StoreOf(uint32_t s, uint32_t database) {
     Store store(server.keyspace, s, database,

@@ -127,14 +127,16 @@ struct FetchReads {
   void await_resume() const {}
 };
 
-// Moves the running task to worker `to` (no-op when already there). `before` runs on the old
-// worker just before the task leaves it (the command context commits its writes there).
+// Moves the running task to worker `to` (no-op when already there, unless `requeue`: then the
+// task goes to the back of its worker's queue). `before` runs on the old worker just before
+// the task leaves it (the command context commits its writes there).
 struct Hop {
   Executor* executor;
   int to;
   std::function<void()> before = nullptr;
+  bool requeue = false;
 
-  bool await_ready() const { return executor->current() == to; }
+  bool await_ready() const { return !requeue && executor->current() == to; }
   void await_suspend(std::coroutine_handle<> h) {
     if (before) before();
     executor->Post(to, [h] { h.resume(); });

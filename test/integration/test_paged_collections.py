@@ -246,6 +246,33 @@ def test_a_copy_cut_short_by_sigkill_leaves_no_orphan_pages(server, r):
     c.connection_pool.disconnect()
 
 
+def test_a_copy_on_one_worker_lets_other_clients_in(server, r):
+    # RENAME within a slot copies a batch of pages per turn of the owner (40 batches here), so
+    # a GET on that worker is answered while the RENAME still runs; so is a RENAME to another
+    # slot, whether on that worker or not.
+    n = 40000
+    members = [os.urandom(500).hex() for _ in range(n)]
+    for start in range(0, n, 2000):
+        r.execute_command("SADD", "{s}src", *members[start:start + 2000])
+    r.execute_command("SET", "{s}other", "x")
+    for dst in ("{s}dst", "dst"):
+        with server.raw(timeout=30) as renaming, server.raw() as getting:
+            renaming.send_command("RENAME", "{s}src", dst)
+            time.sleep(0.02)
+            getting.send_command("GET", "{s}other")
+            getting.expect(b"$1\r\nx\r\n")
+            renaming.sock.setblocking(False)
+            try:
+                early = renaming.sock.recv(64)
+            except BlockingIOError:
+                early = b""
+            renaming.sock.setblocking(True)
+            assert early == b"", "the RENAME ended before the GET was answered"
+            renaming.expect(b"+OK\r\n")
+        assert r.execute_command("SCARD", dst) == n
+        assert r.execute_command("RENAME", dst, "{s}src") == b"OK"
+
+
 def test_del_then_recreate_is_a_new_collection(r):
     fill_hash(r, "h", N)
     t = time.monotonic()
