@@ -96,6 +96,7 @@ std::unique_ptr<CommandTable> BuildCommandTable() {
   RegisterBitmapCommands(*table);
   RegisterHashCommands(*table);
   RegisterSetCommands(*table);
+  RegisterSetSetOpsCommands(*table);
   RegisterListCommands(*table);
   RegisterZSetCommands(*table);
   RegisterZSetRangeCommands(*table);

@@ -119,6 +119,7 @@ void RegisterLcsCommand(CommandTable& table);
 void RegisterBitmapCommands(CommandTable& table);
 void RegisterHashCommands(CommandTable& table);
 void RegisterSetCommands(CommandTable& table);
+void RegisterSetSetOpsCommands(CommandTable& table);
 void RegisterListCommands(CommandTable& table);
 void RegisterZSetCommands(CommandTable& table);
 void RegisterZSetRangeCommands(CommandTable& table);

@@ -121,6 +121,12 @@ inline Result<RandomPicks> DrawRandom(MemberPages& pages, std::mt19937_64& rng, 
   return out;
 }
 
+// A set reply ("~n" in RESP3) of the given members (SMEMBERS, SPOP, SINTER ...).
+inline void ReplyMembers(Reply& reply, const SetValue& set) {
+  reply.Set(set.size());
+  for (const std::string& m : set.members()) reply.Bulk(m);
+}
+
 // SRANDMEMBER and HRANDFIELD of a paged set or hash, a page or so per member drawn: true after
 // replying (an error too); false when the whole collection is the better read (a distinct
 // count of a third of it or more, as Redis switches from drawing to copying there, or distinct

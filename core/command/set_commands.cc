@@ -1,5 +1,5 @@
-// Set family: SADD SREM SCARD SISMEMBER SMISMEMBER SMEMBERS SRANDMEMBER SPOP SSCAN SMOVE
-// SUNION SINTER SDIFF SINTERCARD SUNIONSTORE SINTERSTORE SDIFFSTORE, as Redis 7.0's t_set.c.
+// Set family: SADD SREM SCARD SISMEMBER SMISMEMBER SMEMBERS SRANDMEMBER SPOP SSCAN SMOVE, as
+// Redis 7.0's t_set.c (the operations over several sets: set_setops_commands.cc).
 //
 // Values are stored with type kSet: up to paged-collection-threshold members as one value
 // encoded by SetValue (core/types/set_value.h), above as a root plus pages of members
@@ -8,30 +8,22 @@
 // SRANDMEMBER of a third of it or more, and SPOP of all of it); SSCAN reads a few pages per
 // call; the others read and write the whole set, O(size) as before.
 //
-// Semantics kept from Redis: a key of another type gives WRONGTYPE (SUNIONSTORE & co. overwrite
-// a destination of any type); a set emptied by SREM / SPOP / SMOVE is deleted; a *STORE with an
-// empty result deletes the destination. Modifications keep the key's TTL (Put with the old
-// expire_at_ms); a *STORE destination is replaced whole and has no TTL.
+// Semantics kept from Redis: a key of another type gives WRONGTYPE; a set emptied by SREM /
+// SPOP / SMOVE is deleted. Modifications keep the key's TTL (Put with the old expire_at_ms).
 //
-// Several keys (SUNION, SINTER, SDIFF, SINTERCARD, *STORE, SMOVE): when every key is in one slot
-// (keys sharing a hash tag are), the whole command runs in one step on the slot's owner, so it
-// is atomic as in Redis. Otherwise the sources are read on their owners and the destination is
-// written on its owner afterwards: not atomic across slots (another client's write may land in
-// between).
+// SMOVE: when both keys are in one slot (keys sharing a hash tag are), it runs in one step on
+// the slot's owner; otherwise over both owners, holding its keys (another client's command on
+// either waits).
 //
 // Keyspace hits/misses (and "keymiss" events) count the lookups Redis counts with
-// lookupKeyRead: SCARD SISMEMBER SMISMEMBER SMEMBERS SRANDMEMBER SSCAN, the sources of SUNION
-// SINTER SDIFF SINTERCARD and their STORE forms; not those of SADD SREM SPOP SMOVE
-// (lookupKeyWrite).
-#include <algorithm>
-#include <numeric>
+// lookupKeyRead: SCARD SISMEMBER SMISMEMBER SMEMBERS SRANDMEMBER SSCAN; not those of SADD SREM
+// SPOP SMOVE (lookupKeyWrite).
 #include <optional>
 #include <random>
 
 #include "core/base/glob.h"
 #include "core/command/args.h"
 #include "core/command/command_table.h"
-#include "core/command/fanout.h"
 #include "core/command/member_access.h"
 #include "core/command/typed_read.h"
 #include "core/types/set_value.h"
@@ -44,10 +36,6 @@ constexpr std::string_view kErrMustBePositive = "ERR value is out of range, must
 constexpr std::string_view kErrCountRange =
     "ERR value is out of range, value must between -9223372036854775807 and "
     "9223372036854775807";
-constexpr std::string_view kErrNumKeys = "ERR numkeys should be greater than 0";
-constexpr std::string_view kErrTooManyKeys =
-    "ERR Number of keys can't be greater than number of args";
-constexpr std::string_view kErrLimit = "ERR LIMIT can't be negative";
 constexpr std::string_view kErrInvalidCursor = "ERR invalid cursor";
 
 // The random source of SPOP and SRANDMEMBER, one per worker thread.
@@ -91,12 +79,6 @@ void ChangeMembers(CommandContext& ctx, bool add) {
   }
   if (changed > 0 && Failed(set.Write(), ctx.reply)) return;
   ctx.reply.Integer(changed);
-}
-
-// A set reply ("~n" in RESP3) of the given members.
-void ReplyMembers(Reply& reply, const SetValue& set) {
-  reply.Set(set.size());
-  for (const std::string& m : set.members()) reply.Bulk(m);
 }
 
 // ---- one key ------------------------------------------------------------------------------
@@ -335,214 +317,6 @@ void SScan(CommandContext& ctx) {
   for (const std::string& m : out) ctx.reply.Bulk(m);
 }
 
-// ---- several keys -------------------------------------------------------------------------
-
-enum class Op { kUnion, kInter, kDiff };
-enum class Output { kReply, kStore, kCard };
-
-// The source sets of a set operation: args[first + i] -> sets[i].
-struct Sources {
-  size_t first = 0;
-  std::vector<std::optional<SetValue>> sets;
-  Status failure;
-  bool wrong_type = false;
-};
-
-// Reads the sources at positions ps (all in store's slot) into src, as a reader's lookups.
-void ReadSources(AsyncContext& ctx, Store& store, const std::vector<size_t>& ps, Sources* src) {
-  WorkerStats& stats = StatsHere(ctx.server);
-  for (size_t p : ps) {
-    if (!src->failure.ok() || src->wrong_type) return;
-    SetRead read = ReadSetValue(store, stats, Lookup::kRead, ctx.args[p]);
-    src->failure = std::move(read.status);
-    src->wrong_type = read.wrong_type;
-    src->sets[p - src->first] = std::move(read.value);
-  }
-}
-
-// Replies the error of failed sources; true when there was one.
-bool SourcesFailed(const Sources& src, Reply& reply) {
-  if (Failed(src.failure, reply)) return true;
-  if (src.wrong_type) {
-    reply.Error(kErrWrongType);
-    return true;
-  }
-  return false;
-}
-
-// The sets in order of size, smallest first; nullptr when some source is missing (an empty
-// intersection).
-std::vector<const SetValue*> BySize(const Sources& src) {
-  std::vector<const SetValue*> sets;
-  for (const std::optional<SetValue>& s : src.sets) {
-    if (!s) return {};
-    sets.push_back(&*s);
-  }
-  std::stable_sort(sets.begin(), sets.end(),
-                   [](const SetValue* a, const SetValue* b) { return a->size() < b->size(); });
-  return sets;
-}
-
-// Whether m is in every set of sets but the first (the smallest, being iterated).
-bool InAllOthers(const std::vector<const SetValue*>& sets, std::string_view m) {
-  for (size_t i = 1; i < sets.size(); ++i) {
-    if (!sets[i]->Contains(m)) return false;
-  }
-  return true;
-}
-
-// The result of op over the sources (a missing source is an empty set).
-SetValue Combine(Op op, Sources& src) {
-  SetValue out;
-  switch (op) {
-    case Op::kUnion:
-      for (std::optional<SetValue>& s : src.sets) {
-        if (!s) continue;
-        if (out.empty()) {
-          out = std::move(*s);
-        } else {
-          for (const std::string& m : s->members()) out.Add(m);
-        }
-      }
-      break;
-    case Op::kInter: {
-      std::vector<const SetValue*> sets = BySize(src);
-      if (sets.empty()) break;
-      for (const std::string& m : sets[0]->members()) {
-        if (InAllOthers(sets, m)) out.Add(m);
-      }
-      break;
-    }
-    case Op::kDiff:
-      if (!src.sets[0]) break;
-      for (const std::string& m : src.sets[0]->members()) {
-        bool elsewhere = false;
-        for (size_t i = 1; i < src.sets.size() && !elsewhere; ++i) {
-          elsewhere = src.sets[i] && src.sets[i]->Contains(m);
-        }
-        if (!elsewhere) out.Add(m);
-      }
-      break;
-  }
-  return out;
-}
-
-// The size of the intersection, counting stops at limit (0 = no limit).
-int64_t InterCard(const Sources& src, int64_t limit) {
-  std::vector<const SetValue*> sets = BySize(src);
-  if (sets.empty()) return 0;
-  int64_t n = 0;
-  for (const std::string& m : sets[0]->members()) {
-    if (InAllOthers(sets, m) && ++n == limit) break;
-  }
-  return n;
-}
-
-// Replies the outcome of the operation for kReply and kCard.
-void ReplyResult(Reply& reply, Op op, Output out, int64_t limit, Sources& src) {
-  if (out == Output::kCard) {
-    reply.Integer(InterCard(src, limit));
-    return;
-  }
-  ReplyMembers(reply, Combine(op, src));
-}
-
-// Writes result under dst (replacing any value, no TTL; deleting dst when empty) and replies
-// the result's size.
-void StoreResult(Store& store, std::string_view dst, const SetValue& result, Reply& reply) {
-  if (Failed(WriteSet(store, dst, result, 0), reply)) return;
-  reply.Integer(static_cast<int64_t>(result.size()));
-}
-
-// The steps of a set operation over args[first, end) (sources), writing args[1] for kStore;
-// ends on any worker.
-Task SetOpSteps(AsyncContext& ctx, Op op, size_t first, size_t end, Output out, int64_t limit) {
-  std::vector<size_t> positions(end - first);
-  std::iota(positions.begin(), positions.end(), first);
-  Sources src;
-  src.first = first;
-  src.sets.resize(positions.size());
-  Keyspace& keyspace = *ctx.server.keyspace;
-  const std::string& dst = ctx.args[1];
-  const uint32_t slot = keyspace.SlotOfKey(ctx.args[first]);
-  bool one_slot = out != Output::kStore || keyspace.SlotOfKey(dst) == slot;
-  for (size_t p : positions) one_slot = one_slot && keyspace.SlotOfKey(ctx.args[p]) == slot;
-
-  if (one_slot) {  // one step on one owner: atomic
-    co_await ctx.ToSlot(slot);
-    Store store = ctx.StoreOf(slot);
-    ReadSources(ctx, store, positions, &src);
-    if (SourcesFailed(src, ctx.reply)) co_return;
-    if (out == Output::kStore) {
-      StoreResult(store, dst, Combine(op, src), ctx.reply);
-    } else {
-      ReplyResult(ctx.reply, op, out, limit, src);
-    }
-    co_return;
-  }
-  co_await ForEachKeySlot(ctx, positions, [&](Store& store, const std::vector<size_t>& ps) {
-    ReadSources(ctx, store, ps, &src);
-  });
-  if (SourcesFailed(src, ctx.reply)) co_return;
-  if (out != Output::kStore) {
-    ReplyResult(ctx.reply, op, out, limit, src);
-    co_return;
-  }
-  SetValue result = Combine(op, src);
-  const uint32_t dst_slot = keyspace.SlotOfKey(dst);
-  co_await ctx.ToSlot(dst_slot);
-  Store store = ctx.StoreOf(dst_slot);
-  StoreResult(store, dst, result, ctx.reply);
-}
-
-Task SetOp(AsyncContext& ctx, Op op, Output out) {
-  const size_t first = out == Output::kStore ? 2 : 1;
-  co_await SetOpSteps(ctx, op, first, ctx.args.size(), out, 0);
-  co_await ctx.ToHome();
-}
-
-// SUNION / SINTER / SDIFF key [key ...]: the result as a set reply.
-Task SUnion(AsyncContext& ctx) { co_await SetOp(ctx, Op::kUnion, Output::kReply); }
-Task SInter(AsyncContext& ctx) { co_await SetOp(ctx, Op::kInter, Output::kReply); }
-Task SDiff(AsyncContext& ctx) { co_await SetOp(ctx, Op::kDiff, Output::kReply); }
-// SUNIONSTORE / SINTERSTORE / SDIFFSTORE destination key [key ...]: the result's size.
-Task SUnionStore(AsyncContext& ctx) { co_await SetOp(ctx, Op::kUnion, Output::kStore); }
-Task SInterStore(AsyncContext& ctx) { co_await SetOp(ctx, Op::kInter, Output::kStore); }
-Task SDiffStore(AsyncContext& ctx) { co_await SetOp(ctx, Op::kDiff, Output::kStore); }
-
-// SINTERCARD numkeys key [key ...] [LIMIT limit]: the intersection's size, at most limit
-// (0 = no limit). Parse errors as Redis: any bad numkeys is "numkeys should be greater than
-// 0", any bad limit "LIMIT can't be negative".
-Task SInterCard(AsyncContext& ctx) {
-  const auto& a = ctx.args;
-  std::optional<int64_t> numkeys = ParseInt64(a[1]);
-  if (!numkeys || *numkeys < 1) {
-    ctx.reply.Error(kErrNumKeys);
-    co_return;
-  }
-  if (static_cast<uint64_t>(*numkeys) > a.size() - 2) {
-    ctx.reply.Error(kErrTooManyKeys);
-    co_return;
-  }
-  const size_t end = 2 + static_cast<size_t>(*numkeys);
-  int64_t limit = 0;
-  for (size_t i = end; i < a.size(); i += 2) {
-    if (Is(a[i], "LIMIT") && i + 1 < a.size()) {
-      std::optional<int64_t> l = ParseInt64(a[i + 1]);
-      if (!l || *l < 0) {
-        ctx.reply.Error(kErrLimit);
-        co_return;
-      }
-      limit = *l;
-    } else {
-      ctx.reply.Error(kErrSyntax);
-      co_return;
-    }
-  }
-  co_await SetOpSteps(ctx, Op::kInter, 2, end, Output::kCard, limit);
-  co_await ctx.ToHome();
-}
-
 // The SMOVE work when source and destination share a slot: one step, atomic.
 void MoveInSlot(AsyncContext& ctx, Store& store) {
   const std::string& src = ctx.args[1];
@@ -672,24 +446,6 @@ void RegisterSetCommands(CommandTable& t) {
   t.Add({.name = "scard", .arity = 2, .flags = kReadOnly | kFast, .first_key = 1, .last_key = 1,
          .step = 1, .run = SCard, .group = "set", .summary = "Get the number of members in a set",
          .since = "1.0.0", .acl = "read set fast"});
-  t.Add({.name = "sdiff", .arity = -2, .flags = kReadOnly, .first_key = 1, .last_key = -1,
-         .step = 1, .run_async = SDiff, .group = "set", .summary = "Subtract multiple sets",
-         .since = "1.0.0", .acl = "read set slow"});
-  t.Add({.name = "sdiffstore", .arity = -3, .flags = kWrite | kDenyOom, .first_key = 1,
-         .last_key = -1, .step = 1, .run_async = SDiffStore, .group = "set",
-         .summary = "Subtract multiple sets and store the resulting set in a key",
-         .since = "1.0.0", .acl = "write set slow"});
-  t.Add({.name = "sinter", .arity = -2, .flags = kReadOnly, .first_key = 1, .last_key = -1,
-         .step = 1, .run_async = SInter, .group = "set", .summary = "Intersect multiple sets",
-         .since = "1.0.0", .acl = "read set slow"});
-  t.Add({.name = "sintercard", .arity = -3, .flags = kReadOnly, .first_key = 0, .last_key = 0,
-         .step = 0, .run_async = SInterCard, .keys = KeysAfterNumKeys, .group = "set",
-         .summary = "Intersect multiple sets and return the cardinality of the result",
-         .since = "7.0.0", .acl = "read set slow"});
-  t.Add({.name = "sinterstore", .arity = -3, .flags = kWrite | kDenyOom, .first_key = 1,
-         .last_key = -1, .step = 1, .run_async = SInterStore, .group = "set",
-         .summary = "Intersect multiple sets and store the resulting set in a key",
-         .since = "1.0.0", .acl = "write set slow"});
   t.Add({.name = "sismember", .arity = 3, .flags = kReadOnly | kFast, .first_key = 1,
          .last_key = 1, .step = 1, .run = SIsMember, .group = "set",
          .summary = "Determine if a given value is a member of a set", .since = "1.0.0",
@@ -720,13 +476,6 @@ void RegisterSetCommands(CommandTable& t) {
   t.Add({.name = "sscan", .arity = -3, .flags = kReadOnly, .first_key = 1, .last_key = 1,
          .step = 1, .run = SScan, .group = "set", .summary = "Incrementally iterate Set elements",
          .since = "2.8.0", .acl = "read set slow"});
-  t.Add({.name = "sunion", .arity = -2, .flags = kReadOnly, .first_key = 1, .last_key = -1,
-         .step = 1, .run_async = SUnion, .group = "set", .summary = "Add multiple sets",
-         .since = "1.0.0", .acl = "read set slow"});
-  t.Add({.name = "sunionstore", .arity = -3, .flags = kWrite | kDenyOom, .first_key = 1,
-         .last_key = -1, .step = 1, .run_async = SUnionStore, .group = "set",
-         .summary = "Add multiple sets and store the resulting set in a key", .since = "1.0.0",
-         .acl = "write set slow"});
   // clang-format on
 }
 

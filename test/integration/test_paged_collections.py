@@ -9,6 +9,7 @@ import random
 import time
 
 import pytest
+import redis
 from redis.crc import key_slot
 
 from conftest import start_server
@@ -125,6 +126,52 @@ def test_paged_set_commands(r):
     assert r.execute_command("SREM", "c", *range(100, 200)) == 7
     assert r.execute_command("EXISTS", "c") == 0
     assert r.execute_command("DBSIZE") == 2
+
+
+def test_set_operations_over_paged_and_small_sets(r):
+    # SINTER / SDIFF look members of one source up in the others (a few thousand per turn of
+    # a paged source's owner): checked against Python sets, over sources of both layouts in
+    # several slots, and a lookup count above one turn's (5000 > kLookupsPerStep).
+    rng = random.Random(7)
+    sets = {
+        "big1": set(rng.sample(range(30000), 20000)),
+        "big2": set(rng.sample(range(30000), 12000)),
+        "mid": set(rng.sample(range(30000), 5000)),
+        "tiny": set(rng.sample(range(30000), 10)),
+    }
+    for key, members in sets.items():
+        ms = sorted(members)
+        for start in range(0, len(ms), 5000):
+            r.execute_command("SADD", key, *ms[start:start + 5000])
+
+    def got(reply):
+        return {int(m) for m in reply}
+
+    for keys in (["tiny", "big1"], ["big1", "big2", "mid"], ["mid", "big1"], ["big2", "tiny"]):
+        inter = set.intersection(*(sets[k] for k in keys))
+        diff = sets[keys[0]].difference(*(sets[k] for k in keys[1:]))
+        union = set.union(*(sets[k] for k in keys))
+        assert got(r.execute_command("SINTER", *keys)) == inter
+        assert got(r.execute_command("SDIFF", *keys)) == diff
+        assert got(r.execute_command("SUNION", *keys)) == union
+        assert r.execute_command("SINTERCARD", len(keys), *keys) == len(inter)
+        assert r.execute_command("SINTERCARD", len(keys), *keys, "LIMIT", 3) == min(3, len(inter))
+        assert r.execute_command("SINTERSTORE", "out", *keys) == len(inter)
+        assert got(r.execute_command("SMEMBERS", "out")) == inter
+        assert r.execute_command("SDIFFSTORE", "{x}out", *keys) == len(diff)
+        assert got(r.execute_command("SMEMBERS", "{x}out")) == diff
+    # A missing source empties an intersection and leaves a difference; another type is
+    # WRONGTYPE wherever it stands.
+    assert r.execute_command("SINTER", "big1", "nosuch") == []
+    assert r.execute_command("SINTERSTORE", "out", "big1", "nosuch") == 0
+    assert r.execute_command("EXISTS", "out") == 0
+    assert got(r.execute_command("SDIFF", "mid", "nosuch")) == sets["mid"]
+    r.execute_command("SET", "str", "x")
+    for keys in (["str", "big1"], ["big1", "str"], ["nosuch", "str"]):
+        with pytest.raises(redis.ResponseError, match="WRONGTYPE"):
+            r.execute_command("SINTER", *keys)
+        with pytest.raises(redis.ResponseError, match="WRONGTYPE"):
+            r.execute_command("SDIFF", *keys)
 
 
 def test_rename_copy_move_of_paged_collections(r):
