@@ -317,41 +317,42 @@ void SScan(CommandContext& ctx) {
   for (const std::string& m : out) ctx.reply.Bulk(m);
 }
 
-// The SMOVE work when source and destination share a slot: one step, atomic.
+// The SMOVE work when source and destination share a slot: one step, atomic. Point
+// operations on both sets (a page each when paged), never their whole members.
 void MoveInSlot(AsyncContext& ctx, Store& store) {
   const std::string& src = ctx.args[1];
   const std::string& dst = ctx.args[2];
   const std::string& member = ctx.args[3];
   WorkerStats& stats = StatsHere(ctx.server);
-  SetRead from = ReadSetValue(store, stats, Lookup::kWrite, src);
-  if (Failed(from.status, ctx.reply)) return;
-  if (!from.value && !from.wrong_type) {
+  MemberAccess<SetValue> from(store, ValueType::kSet);
+  if (!from.Open(src, stats, Lookup::kWrite, ctx.reply)) return;
+  if (!from.exists()) {
     ctx.reply.Integer(0);
     return;
   }
-  SetRead to = ReadSetValue(store, stats, Lookup::kWrite, dst);
-  if (ReadFailed(from, ctx.reply) || ReadFailed(to, ctx.reply)) return;
   if (src == dst) {
-    ctx.reply.Integer(from.value->Contains(member) ? 1 : 0);
+    Result<bool> has = from.Contains(member);
+    if (!Failed(has.status(), ctx.reply)) ctx.reply.Integer(*has ? 1 : 0);
     return;
   }
-  if (!from.value->Remove(member)) {
+  MemberAccess<SetValue> to(store, ValueType::kSet);
+  if (!to.Open(dst, stats, Lookup::kWrite, ctx.reply)) return;
+  Result<bool> removed = from.Delete(member);
+  if (Failed(removed.status(), ctx.reply)) return;
+  if (!*removed) {
     ctx.reply.Integer(0);
     return;
   }
-  if (Failed(WriteSet(store, src, *from.value, from.meta.expire_at_ms), ctx.reply)) return;
-  SetValue target = to.value ? std::move(*to.value) : SetValue();
-  if (target.Add(member) && Failed(WriteSet(store, dst, target, to.meta.expire_at_ms), ctx.reply)) {
-    return;
-  }
+  if (Failed(from.Write(), ctx.reply)) return;
+  if (Failed(to.Set(member, "").status(), ctx.reply) || Failed(to.Write(), ctx.reply)) return;
   ctx.reply.Integer(1);
 }
 
 // The steps of SMOVE across slots; ends on any worker. Checks as Redis (a missing source is 0
 // even when the destination has another type), then removes the member from the source and
-// adds it to the destination, each on its owner. Between those steps another client may see
-// the member in neither set; if the destination meanwhile became another type, the member is
-// put back into the source and the reply is WRONGTYPE.
+// adds it to the destination, each on its owner, holding both keys (another client's command
+// on either waits). Should the destination be of another type by then (an expiry and a
+// write in between), the member is put back into the source and the reply is WRONGTYPE.
 Task MoveAcrossSlots(AsyncContext& ctx) {
   const std::string& src = ctx.args[1];
   const std::string& dst = ctx.args[2];
@@ -362,13 +363,12 @@ Task MoveAcrossSlots(AsyncContext& ctx) {
   co_await ctx.ToSlot(src_slot);
   {
     Store store = ctx.StoreOf(src_slot);
-    SetRead from = ReadSetValue(store, StatsHere(ctx.server), Lookup::kWrite, src);
-    if (Failed(from.status, ctx.reply)) co_return;
-    if (!from.value && !from.wrong_type) {
+    MemberAccess<SetValue> from(store, ValueType::kSet);
+    if (!from.Open(src, StatsHere(ctx.server), Lookup::kWrite, ctx.reply)) co_return;
+    if (!from.exists()) {
       ctx.reply.Integer(0);
       co_return;
     }
-    if (ReadFailed(from, ctx.reply)) co_return;
   }
   co_await ctx.ToSlot(dst_slot);
   {
@@ -383,40 +383,41 @@ Task MoveAcrossSlots(AsyncContext& ctx) {
   co_await ctx.ToSlot(src_slot);
   {
     Store store = ctx.StoreOf(src_slot);
-    SetRead from = ReadSetValue(store, StatsHere(ctx.server), Lookup::kWrite, src);
-    if (ReadFailed(from, ctx.reply)) co_return;
-    if (!from.value || !from.value->Remove(member)) {
+    MemberAccess<SetValue> from(store, ValueType::kSet);
+    if (!from.Open(src, StatsHere(ctx.server), Lookup::kWrite, ctx.reply)) co_return;
+    Result<bool> removed = from.exists() ? from.Delete(member) : false;
+    if (Failed(removed.status(), ctx.reply)) co_return;
+    if (!*removed) {
       ctx.reply.Integer(0);
       co_return;
     }
-    if (Failed(WriteSet(store, src, *from.value, from.meta.expire_at_ms), ctx.reply)) co_return;
+    if (Failed(from.Write(), ctx.reply)) co_return;
   }
   co_await ctx.ToSlot(dst_slot);
-  bool put_back = false;
   {
     Store store = ctx.StoreOf(dst_slot);
-    SetRead to = ReadSetValue(store, StatsHere(ctx.server), Lookup::kWrite, dst);
-    if (ReadFailed(to, ctx.reply)) {
-      put_back = to.wrong_type;
-    } else {
-      SetValue target = to.value ? std::move(*to.value) : SetValue();
-      if (target.Add(member) &&
-          Failed(WriteSet(store, dst, target, to.meta.expire_at_ms), ctx.reply)) {
-        co_return;
+    MemberAccess<SetValue> to(store, ValueType::kSet);
+    bool wrong_type = false;
+    Status st = to.Open(dst, StatsHere(ctx.server), Lookup::kWrite, &wrong_type);
+    if (st.ok() && !wrong_type) {
+      if (!Failed(to.Set(member, "").status(), ctx.reply) && !Failed(to.Write(), ctx.reply)) {
+        ctx.reply.Integer(1);
       }
-      ctx.reply.Integer(1);
+      co_return;
     }
+    if (Failed(st, ctx.reply)) co_return;
+    ctx.reply.Error(kErrWrongType);
   }
-  if (!put_back) co_return;
   co_await ctx.ToSlot(src_slot);
   Store store = ctx.StoreOf(src_slot);
-  SetRead from = ReadSetValue(store, StatsHere(ctx.server), Lookup::kWrite, src);
-  if (!from.status.ok() || from.wrong_type) co_return;  // the WRONGTYPE reply stands
-  SetValue back = from.value ? std::move(*from.value) : SetValue();
-  if (back.Add(member)) {
-    // Best effort: the reply is already the WRONGTYPE error.
-    WriteSet(store, src, back, from.meta.expire_at_ms).PermitUnchecked();
+  MemberAccess<SetValue> back(store, ValueType::kSet);
+  bool wrong_type = false;
+  // Best effort: the reply is already the WRONGTYPE error.
+  if (!back.Open(src, StatsHere(ctx.server), Lookup::kWrite, &wrong_type).ok() || wrong_type ||
+      !back.Set(member, "").ok()) {
+    co_return;
   }
+  back.Write().PermitUnchecked();
 }
 
 // SMOVE source destination member: 1 when moved, 0 when the source lacks it.

@@ -166,7 +166,23 @@ def test_set_operations_over_paged_and_small_sets(r):
     assert r.execute_command("SINTERSTORE", "out", "big1", "nosuch") == 0
     assert r.execute_command("EXISTS", "out") == 0
     assert got(r.execute_command("SDIFF", "mid", "nosuch")) == sets["mid"]
+    # SMOVE between paged sets and into a new key, within a slot ({x}) and across slots.
+    m = next(iter(sets["big1"] - sets["big2"]))
+    assert r.execute_command("SMOVE", "big1", "big2", m) == 1
+    assert r.execute_command("SMOVE", "big1", "big2", m) == 0
+    assert r.execute_command("SISMEMBER", "big2", m) == 1
+    assert r.execute_command("SCARD", "big1") == len(sets["big1"]) - 1
+    assert r.execute_command("SCARD", "big2") == len(sets["big2"]) + 1
+    assert r.execute_command("SMOVE", "{x}out", "{x}new", m) == 0
+    d = next(iter(diff))
+    assert r.execute_command("SMOVE", "{x}out", "{x}new", d) == 1
+    assert r.execute_command("SMEMBERS", "{x}new") == [str(d).encode()]
+    assert r.execute_command("SMOVE", "big2", "big2", m) == 1
     r.execute_command("SET", "str", "x")
+    with pytest.raises(redis.ResponseError, match="WRONGTYPE"):
+        r.execute_command("SMOVE", "big2", "str", m)
+    assert r.execute_command("SMOVE", "nosuch", "str", m) == 0
+    assert r.execute_command("SISMEMBER", "big2", m) == 1
     for keys in (["str", "big1"], ["big1", "str"], ["nosuch", "str"]):
         with pytest.raises(redis.ResponseError, match="WRONGTYPE"):
             r.execute_command("SINTER", *keys)
