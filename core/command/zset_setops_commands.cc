@@ -19,11 +19,12 @@
 // without TTL; an empty result deletes the destination and replies 0. A result small enough
 // for Redis's listpack stores a -0 score as 0, as Redis does (ClearNegativeZeros).
 //
-// Several keys: when every key (the destination included) is in one slot, a command runs in
-// one step on that slot's owner, so it is atomic as in Redis. Otherwise the sources are read on
-// their owners, the result is computed at home and a destination is written on its owner
-// afterwards: not atomic across slots (another client's write may land in between). ZMPOP
-// tries its keys in order, each on its owner, as LMPOP.
+// Several keys: when every key (the destination included) is in one slot and no input is
+// paged, a command runs in one step on that slot's owner. Otherwise the sources are read on
+// their owners, the result is computed and a destination is written on its owner afterwards,
+// the command holding its keys throughout (RunTask's HoldKeys: another client's command on
+// any of them waits). A paged input is read whole only when its members are all needed (see
+// "paged inputs" below). ZMPOP tries its keys in order, each on its owner, as LMPOP.
 //
 // Keyspace hits/misses: every source lookup counts (Redis uses lookupKeyRead for all of them,
 // *STORE included); ZMPOP's do not (lookupKeyWrite).
@@ -39,6 +40,7 @@
 #include "core/command/args.h"
 #include "core/command/command_table.h"
 #include "core/command/fanout.h"
+#include "core/command/member_access.h"
 #include "core/command/zset_access.h"
 #include "core/types/set_value.h"
 
@@ -48,6 +50,9 @@ namespace {
 // Error texts only this file replies with (errors.h belongs to the framework).
 constexpr std::string_view kErrWeight = "ERR weight value is not a float";
 constexpr std::string_view kErrLimit = "ERR LIMIT can't be negative";
+
+// Member lookups in a paged input per turn of its owner.
+constexpr size_t kLookupsPerStep = 4096;
 
 // numkeys below 1 for command (its lower-case name).
 std::string NeedKeys(std::string_view command) {
@@ -143,13 +148,19 @@ bool ParseRequest(const std::vector<std::string>& a, size_t numkeys_pos, Request
 // ---- sources ------------------------------------------------------------------------------
 
 // One input: a sorted set, a plain set (every member scores 1), or neither (a missing key, an
-// empty set).
+// empty set). A paged one is only counted by the first pass (paged()), and read whole later
+// when the operation needs all its members.
 struct Source {
   std::optional<ZSetValue> zset;
   std::optional<SetValue> set;
   double weight = 1.0;
+  ValueType paged_type = ValueType::kString;  // kZSet or kSet: a paged input
+  uint64_t paged_size = 0;
 
-  size_t size() const { return zset ? zset->size() : set ? set->size() : 0; }
+  bool paged() const { return paged_type != ValueType::kString && !zset && !set; }
+  size_t size() const {
+    return paged() ? paged_size : zset ? zset->size() : set ? set->size() : 0;
+  }
   // The member's score, or nullopt when absent.
   std::optional<double> Score(std::string_view member) const {
     if (zset) return zset->Score(member);
@@ -179,8 +190,8 @@ struct Sources {
   bool wrong_type = false;
 };
 
-// Reads the sources at positions ps (all in store's slot) into src, stopping at the first
-// error. Each lookup counts as a keyspace hit or miss.
+// First pass: reads the sources at positions ps (all in store's slot) into src, stopping at
+// the first error; a paged one only counted. Each lookup counts as a keyspace hit or miss.
 void ReadSources(AsyncContext& ctx, Store& store, const std::vector<size_t>& ps, Sources* src) {
   WorkerStats& stats = StatsHere(ctx.server);
   for (size_t p : ps) {
@@ -194,7 +205,15 @@ void ReadSources(AsyncContext& ctx, Store& store, const std::vector<size_t>& ps,
     CountLookup(store, stats, ctx.args[p], r->has_value());
     if (!r->has_value()) continue;
     Source& in = src->inputs[p - src->first];
-    if (meta.type == ValueType::kZSet) {
+    if ((meta.type == ValueType::kZSet || meta.type == ValueType::kSet) && IsPagedRoot(**r)) {
+      Result<uint64_t> n = PagedRootCount(**r);
+      if (!n.ok()) {
+        src->failure = n.status();
+        return;
+      }
+      in.paged_type = meta.type;
+      in.paged_size = *n;
+    } else if (meta.type == ValueType::kZSet) {
       Result<ZSetValue> zset = LoadWhole<ZSetValue>(store, meta.type, std::move(**r));
       if (!zset.ok()) {
         src->failure = zset.status();
@@ -371,6 +390,137 @@ void StoreResult(Store& store, std::string_view dst, ZSetValue result, Reply& re
   reply.Integer(static_cast<int64_t>(result.size()));
 }
 
+// ---- paged inputs -------------------------------------------------------------------------
+//
+// ZINTER and ZINTERCARD take the members of their smallest input, ZDIFF those of their first,
+// and look them up in the other inputs; so a paged input is read whole only when it is that
+// one (or for ZUNION), never for lookups (ZINTERSTORE of a 100-member set with a 10M-member
+// leaderboard looks up 100 members).
+
+// Reads input i whole on its owner when the first pass left it paged. False after replying a
+// failure.
+Task ReadWholeInput(AsyncContext& ctx, Sources& src, size_t i, bool* ok) {
+  *ok = true;
+  Source& in = src.inputs[i];
+  if (!in.paged()) co_return;
+  const std::string& key = ctx.args[src.first + i];
+  const uint32_t slot = ctx.server.keyspace->SlotOfKey(key);
+  co_await ctx.ToSlot(slot);
+  Store store = ctx.StoreOf(slot);
+  Result<std::optional<std::string>> r = store.Get(key);
+  Status st = r.status();
+  if (st.ok() && r->has_value() && in.paged_type == ValueType::kZSet) {
+    Result<ZSetValue> zset = LoadWhole<ZSetValue>(store, in.paged_type, std::move(**r));
+    st = zset.status();
+    if (st.ok()) in.zset = std::move(zset).value();
+  } else if (st.ok() && r->has_value()) {
+    Result<SetValue> set = LoadWhole<SetValue>(store, in.paged_type, std::move(**r));
+    st = set.status();
+    if (st.ok()) in.set = std::move(set).value();
+  } else if (st.ok()) {
+    in.set.emplace();  // taken by active expiry since the first pass: empty
+  }
+  *ok = !Failed(st, ctx.reply);
+}
+
+// Members of an intersection or a difference being computed, with their scores so far.
+using Candidates = std::vector<std::pair<std::string, double>>;
+
+// Keeps the candidates that input i holds (ZINTER, folding in its weighted score) or lacks
+// (ZDIFF): in memory for a one-value input, by lookups on its owner for a paged one. False
+// after replying a failure.
+Task FilterByInput(AsyncContext& ctx, const Request& req, const Sources& src, size_t i,
+                   Candidates* c, bool* ok) {
+  *ok = true;
+  const Source& in = src.inputs[i];
+  auto keep = [&](std::pair<std::string, double>& m, std::optional<double> score) {
+    if (req.op == Op::kDiff) return !score;
+    if (!score) return false;
+    Fold(&m.second, *score * in.weight, req.aggregate);
+    return true;
+  };
+  Candidates kept;
+  if (!in.paged()) {
+    for (auto& m : *c) {
+      if (keep(m, in.Score(m.first))) kept.push_back(std::move(m));
+    }
+    *c = std::move(kept);
+    co_return;
+  }
+  const std::string& key = ctx.args[src.first + i];
+  const uint32_t slot = ctx.server.keyspace->SlotOfKey(key);
+  for (size_t at = 0; at < c->size();) {
+    if (at > 0) co_await ctx.Requeue();
+    co_await ctx.ToSlot(slot);
+    Store store = ctx.StoreOf(slot);
+    // Lookup::kWrite: counted by the first pass already. Active expiry may have taken the
+    // key since (the command holds it against other clients only): then it holds nothing.
+    ZSetAccess zset(store);
+    MemberAccess<SetValue> set(store, ValueType::kSet);
+    bool wrong_type = false;
+    WorkerStats& stats = StatsHere(ctx.server);
+    Status st = in.paged_type == ValueType::kZSet
+                    ? zset.Open(key, stats, Lookup::kWrite, &wrong_type)
+                    : set.Open(key, stats, Lookup::kWrite, &wrong_type);
+    for (const size_t end = std::min(c->size(), at + kLookupsPerStep); st.ok() && at < end;
+         ++at) {
+      std::pair<std::string, double>& m = (*c)[at];
+      std::optional<double> score;
+      if (zset.exists()) {
+        Result<std::optional<double>> found = zset.Score(m.first);
+        st = found.status();
+        if (st.ok()) score = *found;
+      } else if (set.exists()) {
+        Result<bool> has = set.Contains(m.first);
+        st = has.status();
+        if (st.ok() && *has) score = 1.0;
+      }
+      if (st.ok() && keep(m, score)) kept.push_back(std::move(m));
+    }
+    if (Failed(st, ctx.reply)) {
+      *ok = false;
+      co_return;
+    }
+  }
+  *c = std::move(kept);
+}
+
+// The result of a request with paged inputs, or ZINTERCARD's count in *card. False after
+// replying a failure.
+Task ComputePaged(AsyncContext& ctx, const Request& req, Sources& src, ZSetValue* out,
+                  int64_t* card, bool* ok) {
+  *ok = true;
+  const size_t n = src.inputs.size();
+  if (req.op == Op::kUnion) {
+    for (size_t i = 0; i < n && *ok; ++i) co_await ReadWholeInput(ctx, src, i, ok);
+    if (*ok) *out = Compute(req, src);
+    co_return;
+  }
+  std::vector<size_t> order(n);
+  std::iota(order.begin(), order.end(), 0);
+  if (req.op == Op::kInter) {  // smallest first, ties in argument order, as BySize
+    std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+      return src.inputs[a].size() < src.inputs[b].size();
+    });
+  }
+  co_await ReadWholeInput(ctx, src, order[0], ok);
+  if (!*ok) co_return;
+  Candidates c;
+  const Source& first = src.inputs[order[0]];
+  first.ForEach([&](std::string_view m, double score) {
+    c.emplace_back(m, req.op == Op::kInter ? Weighted(score, first.weight) : score);
+    return true;
+  });
+  for (size_t k = 1; k < n && !c.empty(); ++k) {
+    co_await FilterByInput(ctx, req, src, order[k], &c, ok);
+    if (!*ok) co_return;
+  }
+  *card = static_cast<int64_t>(c.size());
+  if (req.limit > 0) *card = std::min(*card, req.limit);
+  if (req.out == Output::kCard) co_return;
+  for (const auto& [m, score] : c) out->Set(m, score);
+}
+
 // ---- commands -----------------------------------------------------------------------------
 
 // The steps of a parsed request, writing args[1] for kStore; ends on any worker.
@@ -387,27 +537,50 @@ Task SetOpSteps(AsyncContext& ctx, const Request& req) {
   bool one_slot = req.out != Output::kStore || keyspace.SlotOfKey(dst) == slot;
   for (size_t p : positions) one_slot = one_slot && keyspace.SlotOfKey(ctx.args[p]) == slot;
 
-  if (one_slot) {  // one step on one owner: atomic
+  auto paged = [&] {
+    return std::any_of(src.inputs.begin(), src.inputs.end(),
+                       [](const Source& in) { return in.paged(); });
+  };
+  if (one_slot) {  // one step on one owner, unless an input is paged
     co_await ctx.ToSlot(slot);
     Store store = ctx.StoreOf(slot);
     ReadSources(ctx, store, positions, &src);
     if (RequestFailed(req, src, ctx.reply)) co_return;
-    if (req.out == Output::kStore) {
-      StoreResult(store, dst, Compute(req, src), ctx.reply);
-    } else {
-      ReplyResult(req, src, ctx.reply);
+    if (!paged()) {
+      if (req.out == Output::kStore) {
+        StoreResult(store, dst, Compute(req, src), ctx.reply);
+      } else {
+        ReplyResult(req, src, ctx.reply);
+      }
+      co_return;
     }
-    co_return;
+  } else {
+    co_await ForEachKeySlot(ctx, positions, [&](Store& store, const std::vector<size_t>& ps) {
+      ReadSources(ctx, store, ps, &src);
+    });
+    if (RequestFailed(req, src, ctx.reply)) co_return;
   }
-  co_await ForEachKeySlot(ctx, positions, [&](Store& store, const std::vector<size_t>& ps) {
-    ReadSources(ctx, store, ps, &src);
-  });
-  if (RequestFailed(req, src, ctx.reply)) co_return;
-  if (req.out != Output::kStore) {
+  ZSetValue result;
+  if (paged()) {
+    int64_t card = 0;
+    bool ok = true;
+    co_await ComputePaged(ctx, req, src, &result, &card, &ok);
+    if (!ok) co_return;
+    if (req.out == Output::kCard) {
+      ctx.reply.Integer(card);
+      co_return;
+    }
+  } else if (req.out != Output::kStore) {
     ReplyResult(req, src, ctx.reply);
     co_return;
+  } else {
+    result = Compute(req, src);
   }
-  ZSetValue result = Compute(req, src);
+  if (req.out == Output::kReply) {
+    ReplyEntries(ctx.reply, std::vector<ZSetValue::Entry>(result.begin(), result.end()),
+                 req.with_scores);
+    co_return;
+  }
   const uint32_t dst_slot = keyspace.SlotOfKey(dst);
   co_await ctx.ToSlot(dst_slot);
   Store store = ctx.StoreOf(dst_slot);

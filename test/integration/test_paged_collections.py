@@ -190,6 +190,51 @@ def test_set_operations_over_paged_and_small_sets(r):
             r.execute_command("SDIFF", *keys)
 
 
+def test_zset_operations_over_paged_inputs(r):
+    # ZINTER / ZDIFF look members of one input up in the others (the leaderboard-and-friends
+    # pattern: ZINTERSTORE of a small set with a big sorted set): checked against a model with
+    # WEIGHTS and AGGREGATE, over inputs of both layouts, sets among them, and more lookups
+    # than one turn takes (6000 > kLookupsPerStep).
+    rng = random.Random(11)
+    board = {m: rng.randint(0, 1000) for m in rng.sample(range(40000), 30000)}
+    mid = {m: rng.randint(0, 9) for m in rng.sample(range(40000), 6000)}
+    friends = set(rng.sample(range(40000), 50))
+    for name, z in (("board", board), ("mid", mid)):
+        items = list(z.items())
+        for start in range(0, len(items), 5000):
+            r.execute_command("ZADD", name, *[x for m, sc in items[start:start + 5000]
+                                              for x in (sc, m)])
+    r.execute_command("SADD", "friends", *friends)
+    inputs = {"board": board, "mid": mid, "friends": {m: 1 for m in friends}}
+
+    def model_inter(keys, weights, agg):
+        common = set.intersection(*(set(inputs[k]) for k in keys))
+        fold = {"SUM": sum, "MIN": min, "MAX": max}[agg]
+        return {m: fold(inputs[k][m] * w for k, w in zip(keys, weights)) for m in common}
+
+    def got(reply):
+        return {int(reply[i]): float(reply[i + 1]) for i in range(0, len(reply), 2)}
+
+    for keys, weights, agg in ((["friends", "board"], [0, 1], "SUM"),
+                               (["board", "mid"], [1, 2], "MAX"),
+                               (["mid", "board", "friends"], [1, 1, 1], "MIN")):
+        want = model_inter(keys, weights, agg)
+        args = [len(keys), *keys, "WEIGHTS", *weights, "AGGREGATE", agg]
+        assert got(r.execute_command("ZINTER", *args, "WITHSCORES")) == want
+        assert r.execute_command("ZINTERCARD", len(keys), *keys) == len(want)
+        assert r.execute_command("ZINTERCARD", len(keys), *keys, "LIMIT", 7) == min(7, len(want))
+        assert r.execute_command("ZINTERSTORE", "out", *args) == len(want)
+        assert got(r.execute_command("ZRANGE", "out", 0, -1, "WITHSCORES")) == want
+        diff = {m: sc for m, sc in inputs[keys[0]].items()
+                if not any(m in inputs[k] for k in keys[1:])}
+        assert got(r.execute_command("ZDIFF", len(keys), *keys, "WITHSCORES")) == diff
+    union = dict(board)
+    for m, sc in mid.items():
+        union[m] = union.get(m, 0) + sc
+    assert got(r.execute_command("ZUNION", 2, "board", "mid", "WITHSCORES")) == union
+    assert r.execute_command("ZINTER", 2, "board", "nosuch") == []
+
+
 def test_rename_copy_move_of_paged_collections(r):
     fill_hash(r, "h", N)
     r.execute_command("SADD", "s", *range(N))
