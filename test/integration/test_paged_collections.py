@@ -134,9 +134,9 @@ def test_set_operations_over_paged_and_small_sets(r):
     # several slots, and a lookup count above one turn's (5000 > kLookupsPerStep).
     rng = random.Random(7)
     sets = {
-        "big1": set(rng.sample(range(30000), 20000)),
-        "big2": set(rng.sample(range(30000), 12000)),
-        "mid": set(rng.sample(range(30000), 5000)),
+        "big1": set(rng.sample(range(20000), 10000)),
+        "big2": set(rng.sample(range(20000), 8000)),
+        "mid": set(rng.sample(range(20000), 5000)),
         "tiny": set(rng.sample(range(30000), 10)),
     }
     for key, members in sets.items():
@@ -196,9 +196,9 @@ def test_zset_operations_over_paged_inputs(r):
     # WEIGHTS and AGGREGATE, over inputs of both layouts, sets among them, and more lookups
     # than one turn takes (6000 > kLookupsPerStep).
     rng = random.Random(11)
-    board = {m: rng.randint(0, 1000) for m in rng.sample(range(40000), 30000)}
-    mid = {m: rng.randint(0, 9) for m in rng.sample(range(40000), 6000)}
-    friends = set(rng.sample(range(40000), 50))
+    board = {m: rng.randint(0, 1000) for m in rng.sample(range(20000), 12000)}
+    mid = {m: rng.randint(0, 9) for m in rng.sample(range(20000), 6000)}
+    friends = set(rng.sample(range(20000), 50))
     for name, z in (("board", board), ("mid", mid)):
         items = list(z.items())
         for start in range(0, len(items), 5000):
@@ -317,8 +317,8 @@ def test_rename_copy_move_carry_pages_over_several_batches(r):
 
 
 def test_a_copy_cut_short_by_sigkill_leaves_no_orphan_pages(server, r):
-    # A RENAME across slots copies about 40 batches of pages (kPageBatchBytes), committed one
-    # by one (0.7 s in all here), and is killed after a while (tried again with another while
+    # A RENAME across slots copies 16 batches of pages (kPageBatchBytes), committed one by
+    # one (0.3 s in all here), and is killed after a while (tried again with another while
     # when the kill came before the first page or after the root): after the restart the pages
     # copied are reclaimed
     # (collection_pages.h BeginCopy) and the source is whole.
@@ -327,13 +327,13 @@ def test_a_copy_cut_short_by_sigkill_leaves_no_orphan_pages(server, r):
     def owner(key):
         return key_slot(key.encode()) * 8 // 16384 % 2
     dst = next(k for k in ("dst%d" % i for i in range(100)) if owner(k) != owner("src"))
-    n = 40000
+    n = 16000
     members = [os.urandom(500).hex() for _ in range(n)]
     for start in range(0, n, 2000):
         r.execute_command("SADD", "src", *members[start:start + 2000])
     before = internal_keys(r)
     killed_midway = False
-    for delay in (0.05, 0.1, 0.15, 0.2, 0.3, 0.4, 0.02, 0.01):
+    for delay in (0.05, 0.1, 0.02, 0.15, 0.2, 0.01, 0.3):
         conn = server.raw()
         conn.send_command("RENAME", "src", dst)
         time.sleep(delay)
@@ -355,17 +355,17 @@ def test_a_copy_cut_short_by_sigkill_leaves_no_orphan_pages(server, r):
 
 
 def test_a_copy_on_one_worker_lets_other_clients_in(server, r):
-    # RENAME within a slot copies a batch of pages per turn of the owner (40 batches here), so
+    # RENAME within a slot copies a batch of pages per turn of the owner (16 batches here), so
     # a GET on that worker is answered while the RENAME still runs; so is a RENAME to another
     # slot, whether on that worker or not.
-    n = 40000
+    n = 16000
     members = [os.urandom(500).hex() for _ in range(n)]
     for start in range(0, n, 2000):
         r.execute_command("SADD", "{s}src", *members[start:start + 2000])
     r.execute_command("SET", "{s}other", "x")
-    for dst in ("{s}dst", "dst"):
+    for src, dst in (("{s}src", "{s}dst"), ("{s}dst", "dst")):
         with server.raw(timeout=30) as renaming, server.raw() as getting:
-            renaming.send_command("RENAME", "{s}src", dst)
+            renaming.send_command("RENAME", src, dst)
             time.sleep(0.02)
             getting.send_command("GET", "{s}other")
             getting.expect(b"$1\r\nx\r\n")
@@ -378,7 +378,6 @@ def test_a_copy_on_one_worker_lets_other_clients_in(server, r):
             assert early == b"", "the RENAME ended before the GET was answered"
             renaming.expect(b"+OK\r\n")
         assert r.execute_command("SCARD", dst) == n
-        assert r.execute_command("RENAME", dst, "{s}src") == b"OK"
 
 
 def test_del_then_recreate_is_a_new_collection(r):
