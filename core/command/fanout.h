@@ -64,6 +64,20 @@ inline Task ForEachKeySlotReading(AsyncContext& ctx, const std::vector<size_t>& 
   co_await ctx.ToHome();
 }
 
+// Calls fn(store, begin, end) on slot s's owner for the items [0, n), in runs of at most
+// per_turn, letting the owner serve what waits between runs (AsyncContext::Requeue): member
+// lookups in a big collection. The first error ends the walk, in *failure.
+inline Task ForEachRunOnSlot(AsyncContext& ctx, uint32_t s, size_t n, size_t per_turn,
+                             std::function<Status(Store&, size_t, size_t)> fn,
+                             Status* failure) {
+  for (size_t begin = 0; begin < n && failure->ok(); begin += per_turn) {
+    if (begin > 0) co_await ctx.Requeue();
+    co_await ctx.ToSlot(s);
+    Store store = ctx.StoreOf(s);
+    *failure = fn(store, begin, std::min(n, begin + per_turn));
+  }
+}
+
 // Calls fn(store) for every slot of the client's database, on its owner, then returns home.
 // fn returns false to stop early.
 inline Task ForEachSlot(AsyncContext& ctx, std::function<bool(Store&)> fn, uint32_t db) {

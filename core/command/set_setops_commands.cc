@@ -122,28 +122,26 @@ Task FilterBySource(AsyncContext& ctx, const Sources& src, size_t i, bool keep_p
     co_return;
   }
   const std::string& key = ctx.args[src.first + i];
-  const uint32_t slot = ctx.server.keyspace->SlotOfKey(key);
   std::vector<std::string> kept;
-  for (size_t at = 0; at < members->size();) {
-    if (at > 0) co_await ctx.Requeue();
-    co_await ctx.ToSlot(slot);
-    Store store = ctx.StoreOf(slot);
+  auto run = [&](Store& store, size_t begin, size_t end) -> Status {
     MemberAccess<SetValue> set(store, ValueType::kSet);
     bool wrong_type = false;
     // The keys are held, but active expiry may have taken this one since: then it is empty.
-    Status st = set.Open(key, StatsHere(ctx.server), Lookup::kWrite, &wrong_type);
-    for (const size_t end = std::min(members->size(), at + kLookupsPerStep); st.ok() && at < end;
-         ++at) {
-      Result<bool> present = set.exists() ? set.Contains((*members)[at]) : false;
-      st = present.status();
-      if (st.ok() && keep(*present)) kept.push_back(std::move((*members)[at]));
+    SLOTKV_RETURN_IF_ERROR(set.Open(key, StatsHere(ctx.server), Lookup::kWrite, &wrong_type));
+    for (size_t at = begin; at < end; ++at) {
+      bool present = false;
+      if (set.exists()) {
+        SLOTKV_ASSIGN_OR_RETURN(present, set.Contains((*members)[at]));
+      }
+      if (keep(present)) kept.push_back(std::move((*members)[at]));
     }
-    if (Failed(st, ctx.reply)) {
-      *ok = false;
-      co_return;
-    }
-  }
-  *members = std::move(kept);
+    return Status::OK();
+  };
+  Status failure;
+  co_await ForEachRunOnSlot(ctx, ctx.server.keyspace->SlotOfKey(key), members->size(),
+                            kLookupsPerStep, run, &failure);
+  *ok = !Failed(failure, ctx.reply);
+  if (*ok) *members = std::move(kept);
 }
 
 // The members of SINTER (smallest source first) or SDIFF (the first source) over the sources,

@@ -8,6 +8,7 @@
 
 #include "core/command/args.h"
 #include "core/command/collection_pages.h"
+#include "core/command/fanout.h"
 #include "core/command/member_access.h"
 #include "core/command/zset_access.h"
 
@@ -16,6 +17,16 @@ namespace {
 
 // Member lookups in a paged input per turn of its owner.
 constexpr size_t kLookupsPerStep = 4096;
+
+// Decodes stored (a value of type kZSet or kSet, a paged one read from all its pages) into in.
+Status LoadInput(Store& store, ValueType type, std::string stored, Source* in) {
+  if (type == ValueType::kZSet) {
+    SLOTKV_ASSIGN_OR_RETURN(in->zset, LoadWhole<ZSetValue>(store, type, std::move(stored)));
+  } else {
+    SLOTKV_ASSIGN_OR_RETURN(in->set, LoadWhole<SetValue>(store, type, std::move(stored)));
+  }
+  return Status::OK();
+}
 
 }  // namespace
 
@@ -40,20 +51,9 @@ void ReadSources(AsyncContext& ctx, Store& store, const std::vector<size_t>& ps,
       }
       in.paged_type = meta.type;
       in.paged_size = *n;
-    } else if (meta.type == ValueType::kZSet) {
-      Result<ZSetValue> zset = LoadWhole<ZSetValue>(store, meta.type, std::move(**r));
-      if (!zset.ok()) {
-        src->failure = zset.status();
-        return;
-      }
-      in.zset = std::move(zset).value();
-    } else if (meta.type == ValueType::kSet) {
-      Result<SetValue> set = LoadWhole<SetValue>(store, meta.type, std::move(**r));
-      if (!set.ok()) {
-        src->failure = set.status();
-        return;
-      }
-      in.set = std::move(set).value();
+    } else if (meta.type == ValueType::kZSet || meta.type == ValueType::kSet) {
+      src->failure = LoadInput(store, meta.type, std::move(**r), &in);
+      if (!src->failure.ok()) return;
     } else {
       src->wrong_type = true;
     }
@@ -83,7 +83,6 @@ double Weighted(double score, double weight) {
   return std::isnan(v) ? 0.0 : v;
 }
 
-
 // Redis's zunionInterAggregate: folds v into *target. A NaN sum (inf + -inf) becomes 0; a NaN
 // v leaves MIN and MAX unchanged.
 void Fold(double* target, double v, Aggregate agg) {
@@ -101,7 +100,6 @@ void Fold(double* target, double v, Aggregate agg) {
   }
 }
 
-
 // The inputs smallest first, ties in argument order (Redis's qsort by cardinality, which is
 // glibc's stable merge sort).
 std::vector<const Source*> BySize(const Sources& src) {
@@ -112,7 +110,6 @@ std::vector<const Source*> BySize(const Sources& src) {
                    [](const Source* a, const Source* b) { return a->size() < b->size(); });
   return in;
 }
-
 
 // Calls fn(member, score) for each member of every input, with its aggregated score, until fn
 // returns false. REQUIRES: in is BySize's order.
@@ -128,7 +125,6 @@ void ForEachInInter(const std::vector<const Source*>& in, Aggregate agg, F&& fn)
     return fn(m, acc);
   });
 }
-
 
 ZSetValue Union(const std::vector<const Source*>& in, Aggregate agg) {
   // Views into the inputs, which outlive the map.
@@ -146,7 +142,6 @@ ZSetValue Union(const std::vector<const Source*>& in, Aggregate agg) {
   for (const auto& [m, score] : acc) out.Set(m, score);
   return out;
 }
-
 
 // The members of the first input in none of the others, with their scores (no weights).
 ZSetValue Diff(const Sources& src) {
@@ -249,24 +244,16 @@ Task ReadWholeInput(AsyncContext& ctx, Sources& src, size_t i, bool* ok) {
   Store store = ctx.StoreOf(slot);
   Result<std::optional<std::string>> r = store.Get(key);
   Status st = r.status();
-  if (st.ok() && r->has_value() && in.paged_type == ValueType::kZSet) {
-    Result<ZSetValue> zset = LoadWhole<ZSetValue>(store, in.paged_type, std::move(**r));
-    st = zset.status();
-    if (st.ok()) in.zset = std::move(zset).value();
-  } else if (st.ok() && r->has_value()) {
-    Result<SetValue> set = LoadWhole<SetValue>(store, in.paged_type, std::move(**r));
-    st = set.status();
-    if (st.ok()) in.set = std::move(set).value();
+  if (st.ok() && r->has_value()) {
+    st = LoadInput(store, in.paged_type, std::move(**r), &in);
   } else if (st.ok()) {
     in.set.emplace();  // taken by active expiry since the first pass: empty
   }
   *ok = !Failed(st, ctx.reply);
 }
 
-
 // Members of an intersection or a difference being computed, with their scores so far.
 using Candidates = std::vector<std::pair<std::string, double>>;
-
 
 // Keeps the candidates that input i holds (ZINTER, folding in its weighted score) or lacks
 // (ZDIFF): in memory for a one-value input, by lookups on its owner for a paged one. False
@@ -290,41 +277,34 @@ Task FilterByInput(AsyncContext& ctx, const Request& req, const Sources& src, si
     co_return;
   }
   const std::string& key = ctx.args[src.first + i];
-  const uint32_t slot = ctx.server.keyspace->SlotOfKey(key);
-  for (size_t at = 0; at < c->size();) {
-    if (at > 0) co_await ctx.Requeue();
-    co_await ctx.ToSlot(slot);
-    Store store = ctx.StoreOf(slot);
+  auto run = [&](Store& store, size_t begin, size_t end) -> Status {
     // Lookup::kWrite: counted by the first pass already. Active expiry may have taken the
     // key since (the command holds it against other clients only): then it holds nothing.
     ZSetAccess zset(store);
     MemberAccess<SetValue> set(store, ValueType::kSet);
     bool wrong_type = false;
     WorkerStats& stats = StatsHere(ctx.server);
-    Status st = in.paged_type == ValueType::kZSet
-                    ? zset.Open(key, stats, Lookup::kWrite, &wrong_type)
-                    : set.Open(key, stats, Lookup::kWrite, &wrong_type);
-    for (const size_t end = std::min(c->size(), at + kLookupsPerStep); st.ok() && at < end;
-         ++at) {
+    SLOTKV_RETURN_IF_ERROR(in.paged_type == ValueType::kZSet
+                               ? zset.Open(key, stats, Lookup::kWrite, &wrong_type)
+                               : set.Open(key, stats, Lookup::kWrite, &wrong_type));
+    for (size_t at = begin; at < end; ++at) {
       std::pair<std::string, double>& m = (*c)[at];
       std::optional<double> score;
       if (zset.exists()) {
-        Result<std::optional<double>> found = zset.Score(m.first);
-        st = found.status();
-        if (st.ok()) score = *found;
+        SLOTKV_ASSIGN_OR_RETURN(score, zset.Score(m.first));
       } else if (set.exists()) {
-        Result<bool> has = set.Contains(m.first);
-        st = has.status();
-        if (st.ok() && *has) score = 1.0;
+        SLOTKV_ASSIGN_OR_RETURN(bool has, set.Contains(m.first));
+        if (has) score = 1.0;
       }
-      if (st.ok() && keep(m, score)) kept.push_back(std::move(m));
+      if (keep(m, score)) kept.push_back(std::move(m));
     }
-    if (Failed(st, ctx.reply)) {
-      *ok = false;
-      co_return;
-    }
-  }
-  *c = std::move(kept);
+    return Status::OK();
+  };
+  Status failure;
+  co_await ForEachRunOnSlot(ctx, ctx.server.keyspace->SlotOfKey(key), c->size(),
+                            kLookupsPerStep, run, &failure);
+  *ok = !Failed(failure, ctx.reply);
+  if (*ok) *c = std::move(kept);
 }
 
 }  // namespace
