@@ -142,10 +142,11 @@ Status WriteRanges(Store& store, std::string_view key, const std::vector<PageRan
   return store.PutInternal(key, v, ValueType::kString);
 }
 
-// Queues the ranges under kCopyKey whose copy no command is running (BeginCopy).
+// Queues the ranges under kCopyKey whose copy no command is running (BeginCopy): looked at
+// only when one may have been cut short (Store::cut_copies), not at every reclaim step.
 Status QueueCutCopies(Store& store) {
+  if (!store.cut_copies()) return Status::OK();
   SLOTKV_ASSIGN_OR_RETURN(std::vector<PageRange> copies, ReadRanges(store, kCopyKey));
-  if (copies.empty()) return Status::OK();
   const std::vector<uint64_t>& running = store.copies();
   std::vector<PageRange> kept;
   for (const PageRange& r : copies) {
@@ -155,8 +156,11 @@ Status QueueCutCopies(Store& store) {
       SLOTKV_RETURN_IF_ERROR(QueueReclaim(store, r.id, r.base, r.count));
     }
   }
-  if (kept.size() == copies.size()) return Status::OK();
-  return WriteRanges(store, kCopyKey, kept, true);
+  if (kept.size() != copies.size()) {
+    SLOTKV_RETURN_IF_ERROR(WriteRanges(store, kCopyKey, kept, true));
+  }
+  store.set_cut_copies(false);  // after a failure, the next step looks again
+  return Status::OK();
 }
 
 }  // namespace
@@ -198,6 +202,7 @@ Status EndCopy(Store& store, uint64_t id) {
 
 void ForgetCopy(Store& store, uint64_t id) {
   std::erase(store.copies(), id);
+  store.set_cut_copies(true);
   store.NoteReclaim();
 }
 

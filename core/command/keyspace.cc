@@ -209,6 +209,7 @@ Status Keyspace::Drop(uint32_t s, uint32_t db, std::optional<uint64_t> floor) {
   }
   e.internal_keys.reset();
   e.reclaim_pending = true;
+  e.cut_copies = true;
   if (!e.slot) return Status::OK();
   e.slot.reset();
   SetRefusal(s * options_.databases + db, Status::OK());  // a new slot starts healthy

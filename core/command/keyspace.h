@@ -174,6 +174,15 @@ class Keyspace {
   std::vector<uint64_t>& copies(uint32_t s, uint32_t db) {
     return entries_[s * options_.databases + db].copies;
   }
+  // Whether database db of slot s may hold the ranges of a copy no command runs any more: set
+  // when a slot opens (after a crash) and when a copy fails, cleared by the reclaim step that
+  // queued them. On the owner.
+  bool cut_copies(uint32_t s, uint32_t db) const {
+    return entries_[s * options_.databases + db].cut_copies;
+  }
+  void set_cut_copies(uint32_t s, uint32_t db, bool possible) {
+    entries_[s * options_.databases + db].cut_copies = possible;
+  }
 
   // The internal-key count of database db of slot s as collection_pages.cc last read or wrote
   // it (nullopt: read it from the slot), so counting keys (DBSIZE, INFO, metrics) reads
@@ -228,6 +237,7 @@ class Keyspace {
     uint64_t seq_floor = 0;  // the stream offset a dropped slot left
     bool reclaim_pending = true;  // reclaim_pending()
     std::vector<uint64_t> copies;  // copies()
+    bool cut_copies = true;  // cut_copies()
     std::optional<uint64_t> internal_keys;  // internal_keys()
     // A replica's full sync (BeginStaging .. FinishStaging).
     bool staging_active = false;
@@ -324,8 +334,11 @@ class Store {
   std::optional<uint64_t>& internal_keys() { return keyspace_->internal_keys(slot_, db_); }
   // This slot has pages to reclaim (collection_pages.h).
   void NoteReclaim() { keyspace_->set_reclaim_pending(slot_, db_, true); }
-  // The copies running commands are making into this slot (Keyspace::copies).
+  // The copies running commands are making into this slot (Keyspace::copies), and whether
+  // one may have been cut short (Keyspace::cut_copies).
   std::vector<uint64_t>& copies() { return keyspace_->copies(slot_, db_); }
+  bool cut_copies() const { return keyspace_->cut_copies(slot_, db_); }
+  void set_cut_copies(bool possible) { keyspace_->set_cut_copies(slot_, db_, possible); }
   // paged-collection-threshold and paged-page-members.
   uint32_t paged_threshold() const { return keyspace_->paged_threshold(); }
   uint32_t page_members() const { return keyspace_->page_members(); }
