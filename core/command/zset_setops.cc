@@ -100,39 +100,27 @@ void Fold(double* target, double v, Aggregate agg) {
   }
 }
 
-// The inputs smallest first, ties in argument order (Redis's qsort by cardinality, which is
-// glibc's stable merge sort).
-std::vector<const Source*> BySize(const Sources& src) {
-  std::vector<const Source*> in;
-  in.reserve(src.inputs.size());
-  for (const Source& s : src.inputs) in.push_back(&s);
-  std::stable_sort(in.begin(), in.end(),
-                   [](const Source* a, const Source* b) { return a->size() < b->size(); });
-  return in;
-}
-
-// Calls fn(member, score) for each member of every input, with its aggregated score, until fn
-// returns false. REQUIRES: in is BySize's order.
-template <class F>
-void ForEachInInter(const std::vector<const Source*>& in, Aggregate agg, F&& fn) {
-  in[0]->ForEach([&](std::string_view m, double score) {
-    double acc = Weighted(score, in[0]->weight);
-    for (size_t j = 1; j < in.size(); ++j) {
-      std::optional<double> v = in[j]->Score(m);
-      if (!v) return true;
-      Fold(&acc, *v * in[j]->weight, agg);
-    }
-    return fn(m, acc);
+// The indexes of the inputs, smallest first, ties in argument order (Redis's qsort by
+// cardinality, which is glibc's stable merge sort).
+std::vector<size_t> BySize(const Sources& src) {
+  std::vector<size_t> order(src.inputs.size());
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+    return src.inputs[a].size() < src.inputs[b].size();
   });
+  return order;
 }
 
-ZSetValue Union(const std::vector<const Source*>& in, Aggregate agg) {
+// The union of the inputs (all read whole), folded in BySize's order.
+ZSetValue Union(const Sources& src, Aggregate agg) {
+  const std::vector<size_t> order = BySize(src);
   // Views into the inputs, which outlive the map.
   std::unordered_map<std::string_view, double> acc;
-  if (!in.empty()) acc.reserve(in.back()->size());
-  for (const Source* s : in) {
-    s->ForEach([&](std::string_view m, double score) {
-      const double v = Weighted(score, s->weight);
+  if (!order.empty()) acc.reserve(src.inputs[order.back()].size());
+  for (size_t i : order) {
+    const Source& s = src.inputs[i];
+    s.ForEach([&](std::string_view m, double score) {
+      const double v = Weighted(score, s.weight);
       auto [it, added] = acc.try_emplace(m, v);
       if (!added) Fold(&it->second, v, agg);
       return true;
@@ -143,59 +131,7 @@ ZSetValue Union(const std::vector<const Source*>& in, Aggregate agg) {
   return out;
 }
 
-// The members of the first input in none of the others, with their scores (no weights).
-ZSetValue Diff(const Sources& src) {
-  ZSetValue out;
-  src.inputs[0].ForEach([&](std::string_view m, double score) {
-    for (size_t i = 1; i < src.inputs.size(); ++i) {
-      if (src.inputs[i].Score(m)) return true;
-    }
-    out.Set(m, score);
-    return true;
-  });
-  return out;
-}
-
 }  // namespace
-
-ZSetValue Compute(const Request& req, const Sources& src) {
-  switch (req.op) {
-    case Op::kUnion:
-      return Union(BySize(src), req.aggregate);
-    case Op::kInter: {
-      ZSetValue out;
-      ForEachInInter(BySize(src), req.aggregate, [&](std::string_view m, double score) {
-        out.Set(m, score);
-        return true;
-      });
-      return out;
-    }
-    case Op::kDiff:
-      return Diff(src);
-  }
-  return ZSetValue();
-}
-
-namespace {
-
-// ZINTERCARD's count: the intersection's size, at most limit (0 = no limit).
-int64_t InterCard(const Sources& src, int64_t limit) {
-  int64_t n = 0;
-  ForEachInInter(BySize(src), Aggregate::kSum,
-                 [&](std::string_view, double) { return ++n != limit; });
-  return n;
-}
-
-}  // namespace
-
-void ReplyResult(const Request& req, const Sources& src, Reply& reply) {
-  if (req.out == Output::kCard) {
-    reply.Integer(InterCard(src, req.limit));
-    return;
-  }
-  ZSetValue result = Compute(req, src);
-  ReplyEntries(reply, std::vector<ZSetValue::Entry>(result.begin(), result.end()), req.with_scores);
-}
 
 namespace {
 
@@ -309,22 +245,18 @@ Task FilterByInput(AsyncContext& ctx, const Request& req, const Sources& src, si
 
 }  // namespace
 
-Task ComputePaged(AsyncContext& ctx, const Request& req, Sources& src, ZSetValue* out,
-                  int64_t* card, bool* ok) {
+Task Compute(AsyncContext& ctx, const Request& req, Sources& src, ZSetValue* out,
+             int64_t* card, bool* ok) {
   *ok = true;
   const size_t n = src.inputs.size();
   if (req.op == Op::kUnion) {
     for (size_t i = 0; i < n && *ok; ++i) co_await ReadWholeInput(ctx, src, i, ok);
-    if (*ok) *out = Compute(req, src);
+    if (*ok) *out = Union(src, req.aggregate);
     co_return;
   }
   std::vector<size_t> order(n);
   std::iota(order.begin(), order.end(), 0);
-  if (req.op == Op::kInter) {  // smallest first, ties in argument order, as BySize
-    std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
-      return src.inputs[a].size() < src.inputs[b].size();
-    });
-  }
+  if (req.op == Op::kInter) order = BySize(src);
   co_await ReadWholeInput(ctx, src, order[0], ok);
   if (!*ok) co_return;
   Candidates c;

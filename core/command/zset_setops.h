@@ -90,19 +90,16 @@ void ReadSources(AsyncContext& ctx, Store& store, const std::vector<size_t>& ps,
 // when there was one.
 bool RequestFailed(const Request& req, const Sources& src, Reply& reply);
 
-// The result of a kReply or kStore request.
-ZSetValue Compute(const Request& req, const Sources& src);
-
-// Replies the outcome of a kReply or kCard request.
-void ReplyResult(const Request& req, const Sources& src, Reply& reply);
-
 // Writes result under dst (replacing any value, no TTL; deleting dst when empty) and replies
 // the result's size.
 void StoreResult(Store& store, std::string_view dst, ZSetValue result, Reply& reply);
 
-// The result of a request with paged inputs, or ZINTERCARD's count in *card. False after
-// replying a failure.
-Task ComputePaged(AsyncContext& ctx, const Request& req, Sources& src, ZSetValue* out,
-                  int64_t* card, bool* ok);
+// The result of a request in *out, or ZINTERCARD's count in *card (at most its limit).
+// ZUNION reads every input whole; ZINTER takes the members of its smallest input (ZDIFF: of
+// its first) and folds in, or drops, what the others hold for them, smallest first: from
+// memory for a one-value input, by lookups on its owner for a paged one (the task moves only
+// then). False after replying a failure.
+Task Compute(AsyncContext& ctx, const Request& req, Sources& src, ZSetValue* out,
+             int64_t* card, bool* ok);
 
 }  // namespace slotkv::command::zset_ops

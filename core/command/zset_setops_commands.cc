@@ -28,7 +28,6 @@
 //
 // Keyspace hits/misses: every source lookup counts (Redis uses lookupKeyRead for all of them,
 // *STORE included); ZMPOP's do not (lookupKeyWrite).
-#include <algorithm>
 #include <numeric>
 #include <optional>
 #include <string>
@@ -46,14 +45,11 @@ namespace {
 
 using zset_ops::Aggregate;
 using zset_ops::Compute;
-using zset_ops::ComputePaged;
 using zset_ops::Op;
 using zset_ops::Output;
 using zset_ops::ReadSources;
-using zset_ops::ReplyResult;
 using zset_ops::Request;
 using zset_ops::RequestFailed;
-using zset_ops::Source;
 using zset_ops::Sources;
 using zset_ops::StoreResult;
 
@@ -146,44 +142,24 @@ Task SetOpSteps(AsyncContext& ctx, const Request& req) {
   bool one_slot = req.out != Output::kStore || keyspace.SlotOfKey(dst) == slot;
   for (size_t p : positions) one_slot = one_slot && keyspace.SlotOfKey(ctx.args[p]) == slot;
 
-  auto paged = [&] {
-    return std::any_of(src.inputs.begin(), src.inputs.end(),
-                       [](const Source& in) { return in.paged(); });
-  };
-  if (one_slot) {  // one step on one owner, unless an input is paged
+  if (one_slot) {  // one step on one owner, unless an input is paged (Compute)
     co_await ctx.ToSlot(slot);
     Store store = ctx.StoreOf(slot);
     ReadSources(ctx, store, positions, &src);
-    if (RequestFailed(req, src, ctx.reply)) co_return;
-    if (!paged()) {
-      if (req.out == Output::kStore) {
-        StoreResult(store, dst, Compute(req, src), ctx.reply);
-      } else {
-        ReplyResult(req, src, ctx.reply);
-      }
-      co_return;
-    }
   } else {
     co_await ForEachKeySlot(ctx, positions, [&](Store& store, const std::vector<size_t>& ps) {
       ReadSources(ctx, store, ps, &src);
     });
-    if (RequestFailed(req, src, ctx.reply)) co_return;
   }
+  if (RequestFailed(req, src, ctx.reply)) co_return;
   ZSetValue result;
-  if (paged()) {
-    int64_t card = 0;
-    bool ok = true;
-    co_await ComputePaged(ctx, req, src, &result, &card, &ok);
-    if (!ok) co_return;
-    if (req.out == Output::kCard) {
-      ctx.reply.Integer(card);
-      co_return;
-    }
-  } else if (req.out != Output::kStore) {
-    ReplyResult(req, src, ctx.reply);
+  int64_t card = 0;
+  bool ok = true;
+  co_await Compute(ctx, req, src, &result, &card, &ok);
+  if (!ok) co_return;
+  if (req.out == Output::kCard) {
+    ctx.reply.Integer(card);
     co_return;
-  } else {
-    result = Compute(req, src);
   }
   if (req.out == Output::kReply) {
     ReplyEntries(ctx.reply, std::vector<ZSetValue::Entry>(result.begin(), result.end()),
