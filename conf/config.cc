@@ -109,6 +109,11 @@ constexpr OptionDef kOptions[] = {
   {.name = "paged-page-members", .type = T::kInt, .default_value = "64", .runtime = true,
    .doc = "members per page of a paged collection (pages split past it)", .min = 1,
    .max = 65536},
+  {.name = "paged-copy-batch-bytes", .type = T::kBytes, .default_value = "1048576",
+   .runtime = true,
+   .doc = "RENAME, COPY and MOVE of a paged collection copy this many bytes of pages per "
+          "turn of a worker (other clients are served between turns)",
+   .min = 4096, .max = 1024 * kGb},
   {.name = "loglevel", .type = T::kEnum, .default_value = "notice", .runtime = true,
    .doc = "log verbosity", .choices = "debug|verbose|notice|warning"},
   {.name = "logfile", .type = T::kString, .default_value = "",

@@ -4,14 +4,14 @@
 # The seeds are read only: what a run finds goes to a temporary corpus (kept with --keep DIR).
 # Exits non-zero when a target crashes, fails a check, leaks, times out or runs out of memory,
 # printing the input libFuzzer saved and the command that replays it.
-#   ./scripts/fuzz.sh                       every target for 30 s (what scripts/test.sh runs)
+#   ./scripts/fuzz.sh                       every target for 20 s (what scripts/test.sh runs)
 #   ./scripts/fuzz.sh --seconds 600         longer, on demand (or SLOTKV_FUZZ_SECONDS=600)
 #   ./scripts/fuzz.sh --target wal_log      one target (names: the table below)
 #   ./scripts/fuzz.sh --keep /tmp/corpus    keep the grown corpora in /tmp/corpus/<target>
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-seconds=${SLOTKV_FUZZ_SECONDS:-30}
+seconds=${SLOTKV_FUZZ_SECONDS:-20}
 only=""
 keep=""
 parallel=2  # CI has two cores

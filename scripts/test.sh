@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs what is missing, builds, and runs every test through ctest: a Release build, then the
-# fuzz targets for 30 s each (scripts/fuzz.sh), then an ASan+UBSan build of the same tests.
+# fuzz targets for 20 s each (scripts/fuzz.sh), then an ASan+UBSan build of the same tests.
 # Exits non-zero on any failure.
 # SLOTKV_SKIP_ASAN=1 skips the sanitizer build, SLOTKV_SKIP_FUZZ=1 the fuzzing (quicker local
 # runs).

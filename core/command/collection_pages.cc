@@ -260,8 +260,9 @@ Result<std::string> WithCollectionId(std::string_view stored, uint64_t id) {
 Status ReadPages(Store& store, ValueType type, const PageRange& range, uint64_t* next,
                  PageBatch* batch) {
   StorePageIo io(store, type);
+  const size_t limit = store.copy_batch_bytes();
   size_t bytes = 0;
-  for (; *next < range.count && bytes < kPageBatchBytes; ++*next) {
+  for (; *next < range.count && bytes < limit; ++*next) {
     SLOTKV_ASSIGN_OR_RETURN(std::optional<std::string> page,
                             io.GetPage(range.id, range.base + *next));
     if (!page) continue;

@@ -83,9 +83,8 @@ Result<std::string> WithCollectionId(std::string_view stored, uint64_t id);
 // collection go page by page, never as one value): (index, bytes) each.
 using PageBatch = std::vector<std::pair<uint64_t, std::string>>;
 // Reads the pages of range from index *next on (relative to range.base) into batch, until
-// the range ends or the batch holds kPageBatchBytes; *next moves past them. A missing page
-// (emptied) is left out.
-inline constexpr size_t kPageBatchBytes = 1 << 20;
+// the range ends or the batch holds store.copy_batch_bytes() (paged-copy-batch-bytes); *next
+// moves past them. A missing page (emptied) is left out.
 Status ReadPages(Store& store, ValueType type, const PageRange& range, uint64_t* next,
                  PageBatch* batch);
 // Writes batch as new pages of collection id (at range.base + index), compressed in the

@@ -43,7 +43,8 @@ void ServerState::RefreshLive() {
   notify_flags = notify.ok() ? *notify : 0;
   keyspace->SetCacheBudget(static_cast<uint64_t>(config->GetInt("maxmemory-cache")));
   keyspace->SetPaging(static_cast<uint32_t>(config->GetInt("paged-collection-threshold")),
-                      static_cast<uint32_t>(config->GetInt("paged-page-members")));
+                      static_cast<uint32_t>(config->GetInt("paged-page-members")),
+                      static_cast<size_t>(config->GetInt("paged-copy-batch-bytes")));
   slot::Dictionaries& dicts = *keyspace->dictionaries();
   dicts.set_min_bytes(static_cast<size_t>(config->GetInt("compress-min-bytes")));
   dicts.set_max_bytes(static_cast<size_t>(config->GetInt("compress-max-bytes")));

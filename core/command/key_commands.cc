@@ -303,8 +303,8 @@ Status FinishCopy(Store& store, std::string_view key, const SourceKey& source,
 }
 
 // Writes source (read from slot src_slot of database src_db) under key dst of slot dst_slot
-// of database dst_db: a paged collection's pages are copied a batch (kPageBatchBytes) per
-// visit of each owner (or per turn of their one owner), under a new collection id
+// of database dst_db: a paged collection's pages are copied a batch (paged-copy-batch-bytes)
+// per visit of each owner (or per turn of their one owner), under a new collection id
 // (BeginCopy), and its root after them. False after replying a storage failure (the pages
 // copied by then go to the reclaim). Ends on dst_slot's owner.
 Task WriteCopy(AsyncContext& ctx, const SourceKey& source, uint32_t src_slot, uint32_t src_db,

@@ -151,14 +151,17 @@ class Keyspace {
   }
 
   // Paged collections (collection_pages.h): the member count above which a hash or set is
-  // paged, and the members per page (CONFIG SET paged-collection-threshold, paged-page-members).
-  // Any thread sets them.
-  void SetPaging(uint32_t threshold, uint32_t page_members) {
+  // paged, the members per page and the bytes of pages a copy moves per step (CONFIG SET
+  // paged-collection-threshold, paged-page-members, paged-copy-batch-bytes). Any thread sets
+  // them.
+  void SetPaging(uint32_t threshold, uint32_t page_members, size_t copy_batch_bytes) {
     paged_threshold_.store(threshold);
     page_members_.store(page_members);
+    copy_batch_bytes_.store(copy_batch_bytes);
   }
   uint32_t paged_threshold() const { return paged_threshold_.load(std::memory_order_relaxed); }
   uint32_t page_members() const { return page_members_.load(std::memory_order_relaxed); }
+  size_t copy_batch_bytes() const { return copy_batch_bytes_.load(std::memory_order_relaxed); }
   // Whether database db of slot s may have pages of dropped collections to reclaim: set when
   // a slot opens and when a collection is queued, cleared by the reclaim step that finds the
   // queue empty. On the owner.
@@ -258,6 +261,7 @@ class Keyspace {
   std::atomic<uint64_t> cache_budget_;
   std::atomic<uint32_t> paged_threshold_{512};
   std::atomic<uint32_t> page_members_{64};
+  std::atomic<size_t> copy_batch_bytes_{1 << 20};
   std::atomic<uint64_t> open_slots_{0};  // database slots open now
   txn::SlotLocks locks_;
   txn::WatchedKeys watched_;
@@ -339,9 +343,10 @@ class Store {
   std::vector<uint64_t>& copies() { return keyspace_->copies(slot_, db_); }
   bool cut_copies() const { return keyspace_->cut_copies(slot_, db_); }
   void set_cut_copies(bool possible) { keyspace_->set_cut_copies(slot_, db_, possible); }
-  // paged-collection-threshold and paged-page-members.
+  // paged-collection-threshold, paged-page-members and paged-copy-batch-bytes.
   uint32_t paged_threshold() const { return keyspace_->paged_threshold(); }
   uint32_t page_members() const { return keyspace_->page_members(); }
+  size_t copy_batch_bytes() const { return keyspace_->copy_batch_bytes(); }
   // Removes every key of this database in this slot; its stream offset becomes floor
   // (Keyspace::Drop).
   Status Clear(std::optional<uint64_t> floor = std::nullopt);

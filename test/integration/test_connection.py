@@ -264,6 +264,8 @@ def test_timeout_closes_idle_clients_but_not_subscribers(server, r):
             sub.send_command("PING")
             assert sub.read_reply() == [b"pong", b""]
     finally:
+        # r idled too: its connection may be closed by now (or at any moment until this).
+        r.connection_pool.disconnect()
         r.execute_command("CONFIG", "SET", "timeout", "0")
 
 

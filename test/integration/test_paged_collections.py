@@ -271,10 +271,18 @@ def dump(r, key):
     return kind, None
 
 
-def test_rename_copy_move_carry_pages_over_several_batches(r):
-    # Over 1 MB of pages each (core/command/collection_pages.h kPageBatchBytes): RENAME, COPY
-    # and MOVE copy them a batch per visit of each owner, under a new collection id.
-    n, pad = 12000, "p" * 100
+@pytest.fixture
+def small_copy_batches(r):
+    # paged-copy-batch-bytes (1 MB by default) at 32 KB: a few hundred members make batches.
+    assert r.execute_command("CONFIG", "SET", "paged-copy-batch-bytes", "32kb") == b"OK"
+    yield
+    r.execute_command("CONFIG", "SET", "paged-copy-batch-bytes", "1mb")
+
+
+def test_rename_copy_move_carry_pages_over_several_batches(r, small_copy_batches):
+    # About 150 kB of pages each, 32 kB per batch (paged-copy-batch-bytes): RENAME, COPY and
+    # MOVE copy them a batch per visit of each owner, under a new collection id.
+    n, pad = 1500, "p" * 100
     r.execute_command("HSET", "{t}h", *[x for i in range(n) for x in ("f%d" % i, pad + str(i))])
     r.execute_command("SADD", "{t}s", *[pad + str(i) for i in range(n)])
     r.execute_command("ZADD", "{t}z", *[x for i in range(n) for x in (i % 97, pad + str(i))])
