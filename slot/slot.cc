@@ -436,14 +436,15 @@ bool Slot::Impl::NeedsFlush(uint32_t g) const {
 }
 
 Status Slot::Put(std::string_view key, std::string_view value, ValueType type,
-                 int64_t expire_at_ms, std::string_view group_key) {
+                 int64_t expire_at_ms, std::string_view group_key,
+                 std::unique_ptr<DecodedPage> decoded) {
   Impl& s = *impl_;
   if (key.size() > kMaxKeyBytes) return Status::InvalidArgument("key too long");
   s.counters.user_bytes_written += key.size() + value.size();
   const uint64_t hash = KeyHash(key);
   if (s.Holdable(key, type, value.size())) {
-    SLOTKV_ASSIGN_OR_RETURN(
-        bool held, s.PutHeld(key, hash, value, type, expire_at_ms, group_key, std::nullopt));
+    SLOTKV_ASSIGN_OR_RETURN(bool held, s.PutHeld(key, hash, value, type, expire_at_ms, group_key,
+                                                 std::nullopt, std::move(decoded)));
     if (held) return Status::OK();
   }
   std::string compressed;
@@ -643,7 +644,10 @@ Result<uint64_t> Slot::KeyCount() {
 
 void Slot::Impl::ResetGroup(Group& group) {
   map_bytes -= group.map.memory_bytes();
-  for (const HeldValue& h : group.held) held_bytes -= h.value.size();
+  for (const HeldValue& h : group.held) {
+    held_bytes -= h.value.size();
+    decoded_bytes -= h.decoded_bytes;
+  }
   if (group.ttl) --groups_with_ttl;
   group = Group();
 }

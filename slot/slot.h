@@ -30,7 +30,9 @@
 // the deltas after it (a group's flush always ends a chain: the next write of a key after its
 // group's flush is a full record). Held bytes count as group map memory and stay within half
 // the cache budget (a write past that is logged whole, compressed). A replica applies a delta
-// to its own version of the key and holds the result.
+// to its own version of the key and holds the result. A held page may also keep its decoded
+// form (core/types/decoded_page.h), handed over by the write that made it: any other write of
+// the key, the group's flush or a reset drops it.
 //
 // Reads: group map (then the log) -> value cache -> bucket page (page cache or one read) ->
 // chunk record (segment cache or one read). MultiGet does the same for many keys with one
@@ -56,6 +58,7 @@
 #include "core/base/fs.h"
 #include "core/base/status.h"
 #include "slot/dictionaries.h"
+#include "core/types/decoded_page.h"
 #include "core/types/value_type.h"
 #include "wal/log.h"
 
@@ -261,8 +264,16 @@ class Slot {
   // Sets key to value with its type and absolute expiry (0 = none). Buffered: see Commit.
   // Compression groups the value by group_key when given (a page of a collection by the
   // collection's key: internal keys say nothing of what they hold), else by key.
+  // decoded: value's decoded form, kept with value when it is held (TakeDecoded).
   Status Put(std::string_view key, std::string_view value, ValueType type,
-             int64_t expire_at_ms = 0, std::string_view group_key = {});
+             int64_t expire_at_ms = 0, std::string_view group_key = {},
+             std::unique_ptr<DecodedPage> decoded = nullptr);
+  // The decoded form kept with key's held value (Put, KeepDecoded), or null; taking it leaves
+  // none kept. It always decodes the key's current value.
+  std::unique_ptr<DecodedPage> TakeDecoded(std::string_view key);
+  // Gives back a form TakeDecoded gave, unchanged: kept again when key's held value is still
+  // the version it decodes (decoded->version), else dropped.
+  void KeepDecoded(std::string_view key, std::unique_ptr<DecodedPage> decoded);
   // Removes key; returns whether a live key was removed. Buffered: see Commit.
   Result<bool> Delete(std::string_view key);
   // Writes record (a kPut or kDelete of the master's stream, as on_commit told it there) with

@@ -31,7 +31,8 @@ size_t Slot::Impl::HeldLimit() const {
 
 Result<bool> Slot::Impl::PutHeld(std::string_view key, uint64_t hash, std::string_view value,
                                  ValueType type, int64_t expire_at_ms,
-                                 std::string_view group_key, std::optional<uint64_t> seq) {
+                                 std::string_view group_key, std::optional<uint64_t> seq,
+                                 std::unique_ptr<DecodedPage> decoded) {
   Group& group = groups[GroupOfHash(hash)];
   const MapEntry* entry = group.map.Find(key, hash);
   // The first write of a key since its group's flush is logged as any value: holding pays only
@@ -46,7 +47,8 @@ Result<bool> Slot::Impl::PutHeld(std::string_view key, uint64_t hash, std::strin
       SLOTKV_RETURN_IF_ERROR(
           LogWrite(wal::RecordKind::kPut, key, hash, delta_scratch, tag, expire_at_ms, seq));
       ++counters.value_deltas;
-      Hold(group, *group.map.Find(key, hash), value, group_key);  // Track kept the hold
+      // Track kept the hold
+      Hold(group, *group.map.Find(key, hash), value, group_key, std::move(decoded));
       return true;
     }
     freed = base.size();
@@ -54,12 +56,12 @@ Result<bool> Slot::Impl::PutHeld(std::string_view key, uint64_t hash, std::strin
   if (held_bytes - freed + value.size() > HeldLimit()) return false;
   SLOTKV_RETURN_IF_ERROR(
       LogWrite(wal::RecordKind::kPut, key, hash, value, type, expire_at_ms, seq));
-  Hold(group, *group.map.Find(key, hash), value, group_key);
+  Hold(group, *group.map.Find(key, hash), value, group_key, std::move(decoded));
   return true;
 }
 
 void Slot::Impl::Hold(Group& group, MapEntry& entry, std::string_view value,
-                      std::string_view group_key) {
+                      std::string_view group_key, std::unique_ptr<DecodedPage> decoded) {
   if (entry.held == 0) {
     group.held.emplace_back();
     entry.held = static_cast<uint32_t>(group.held.size());
@@ -67,11 +69,55 @@ void Slot::Impl::Hold(Group& group, MapEntry& entry, std::string_view value,
   HeldValue& h = group.held[entry.held - 1];
   held_bytes += value.size();
   held_bytes -= h.value.size();
+  decoded_bytes -= h.decoded_bytes;
   // The group flushes by bytes: a held value counts once at its largest.
   if (value.size() > h.value.size()) group.bytes += value.size() - h.value.size();
   h.value.assign(value);
   h.group_key.assign(group_key);
+  h.version = ++held_versions;
+  h.decoded.reset();
+  h.decoded_bytes = 0;
+  KeepDecoded(h, std::move(decoded));
   MaybeSizeCaches();
+}
+
+void Slot::Impl::KeepDecoded(HeldValue& h, std::unique_ptr<DecodedPage> decoded) {
+  if (decoded == nullptr) return;
+  const size_t bytes = decoded->memory_bytes();
+  // A form grown well past its page's bytes (a HashValue keeps the strings it replaced) is
+  // dropped: the next read decodes a compact one.
+  if (bytes > 4 * h.value.size() + 4096 || held_bytes + decoded_bytes + bytes > HeldLimit()) {
+    return;
+  }
+  decoded->version = h.version;
+  h.decoded = std::move(decoded);
+  h.decoded_bytes = bytes;
+  decoded_bytes += bytes;
+}
+
+HeldValue* Slot::Impl::HeldOf(std::string_view key) {
+  const uint64_t hash = KeyHash(key);
+  Group& group = groups[GroupOfHash(hash)];
+  MapEntry* entry = group.map.Find(key, hash);
+  if (entry == nullptr || entry->tombstone || entry->held == 0) return nullptr;
+  return &group.held[entry->held - 1];
+}
+
+std::unique_ptr<DecodedPage> Slot::TakeDecoded(std::string_view key) {
+  HeldValue* h = impl_->HeldOf(key);
+  if (h == nullptr || h->decoded == nullptr) return nullptr;
+  impl_->decoded_bytes -= h->decoded_bytes;
+  h->decoded_bytes = 0;
+  return std::move(h->decoded);
+}
+
+void Slot::KeepDecoded(std::string_view key, std::unique_ptr<DecodedPage> decoded) {
+  HeldValue* h = impl_->HeldOf(key);
+  if (h == nullptr || h->decoded != nullptr || decoded == nullptr ||
+      decoded->version != h->version) {
+    return;
+  }
+  impl_->KeepDecoded(*h, std::move(decoded));
 }
 
 uint8_t Slot::Impl::StoreHeld(std::string_view key, const MapEntry& entry,
@@ -95,6 +141,7 @@ void Slot::Impl::Release(Group& group, MapEntry& entry) {
   if (entry.held == 0) return;
   HeldValue& h = group.held[entry.held - 1];
   held_bytes -= h.value.size();
+  decoded_bytes -= h.decoded_bytes;
   h = HeldValue();
   entry.held = 0;
 }

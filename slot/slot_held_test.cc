@@ -226,5 +226,54 @@ TEST_CASE("held values: a small page is held, a small user value is not") {
   CHECK(GetOrDie(*slot, "root") == std::string(100, 'j'));
 }
 
+struct Probe : DecodedPage {
+  explicit Probe(int n) : n(n) {}
+  size_t memory_bytes() const override { return 64; }
+  int n;
+};
+
+int TakenProbe(Slot& slot, std::string_view key) {
+  std::unique_ptr<DecodedPage> d = slot.TakeDecoded(key);
+  return d ? static_cast<Probe&>(*d).n : 0;
+}
+
+TEST_CASE("held values: a decoded form goes with its page, any other write drops it") {
+  MemFs fs;
+  ManualClock clock;
+  SlotOptions options = SmallOptions(&fs, &clock);
+  options.may_hold_root = MayHoldRoot;
+  auto slot = OpenOrDie(options);
+  const std::string page(100, 'p');
+  auto put = [&](int probe) {
+    std::unique_ptr<DecodedPage> d;
+    if (probe != 0) d = std::make_unique<Probe>(probe);
+    REQUIRE(slot->Put("!page", page, ValueType::kList, 0, {}, std::move(d)).ok());
+    REQUIRE(slot->Commit().ok());
+  };
+  put(1);  // the first write since the group's flush is not held: nothing kept
+  CHECK(TakenProbe(*slot, "!page") == 0);
+  put(2);
+  CHECK(TakenProbe(*slot, "!page") == 2);
+  CHECK(TakenProbe(*slot, "!page") == 0);  // taken: none left
+  put(3);
+  std::unique_ptr<DecodedPage> taken = slot->TakeDecoded("!page");
+  REQUIRE(taken != nullptr);
+  slot->KeepDecoded("!page", std::move(taken));  // unchanged: kept again
+  taken = slot->TakeDecoded("!page");
+  REQUIRE(taken != nullptr);
+  put(0);  // a write that hands over none
+  slot->KeepDecoded("!page", std::move(taken));  // stale: refused
+  CHECK(TakenProbe(*slot, "!page") == 0);
+  put(4);
+  REQUIRE(slot->Delete("!page").ok());
+  REQUIRE(slot->Commit().ok());
+  CHECK(TakenProbe(*slot, "!page") == 0);
+  put(5);
+  put(6);
+  REQUIRE(slot->Flush().ok());  // the flush releases held values
+  CHECK(TakenProbe(*slot, "!page") == 0);
+  CHECK(GetOrDie(*slot, "!page") == page);
+}
+
 }  // namespace
 }  // namespace slotkv::slot

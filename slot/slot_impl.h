@@ -27,6 +27,9 @@ namespace slotkv::slot {
 struct HeldValue {
   std::string value;      // raw, never compressed; empty once released
   std::string group_key;  // the compression group of a page ("" = the key's own)
+  uint64_t version = 0;   // set by each Hold: DecodedPage::version
+  std::unique_ptr<DecodedPage> decoded;  // value's decoded form (core/types/decoded_page.h)
+  size_t decoded_bytes = 0;              // its memory_bytes when kept
 };
 
 // The base of a chain of value deltas that replay found without one (log files are numbered
@@ -142,6 +145,8 @@ struct Slot::Impl {
   size_t cache_budget = 0;  // Slot::SetCacheBudget: the caches and the group maps together
   size_t map_bytes = 0;     // memory of every group map (GroupMap::memory_bytes)
   size_t held_bytes = 0;    // of every held value (HeldValue::value)
+  size_t decoded_bytes = 0;  // of their decoded forms (HeldValue::decoded_bytes)
+  uint64_t held_versions = 0;  // the last HeldValue::version given
   std::string delta_scratch;  // reused by PutHeld
   size_t caches_sized_for = 0;  // map_bytes when SizeCaches last ran
 
@@ -258,16 +263,24 @@ struct Slot::Impl {
   // Bytes the held values may take: half the cache budget (8 MiB without one).
   size_t HeldLimit() const;
   // The group maps with their held values: what the caches leave room for.
-  size_t MapMemory() const { return map_bytes + held_bytes; }
+  size_t MapMemory() const { return map_bytes + held_bytes + decoded_bytes; }
   // Logs a holdable Put (Holdable) of key: as a delta against its held version when that is
   // small, else whole and raw, then holds value. False, with nothing written, for the key's
   // first write since its group's flush, or when a new hold would pass HeldLimit. `seq` as for
   // LogWrite.
   Result<bool> PutHeld(std::string_view key, uint64_t hash, std::string_view value,
                        ValueType type, int64_t expire_at_ms, std::string_view group_key,
-                       std::optional<uint64_t> seq);
-  // Holds value for key's map entry (held or not before) in group.
-  void Hold(Group& group, MapEntry& entry, std::string_view value, std::string_view group_key);
+                       std::optional<uint64_t> seq,
+                       std::unique_ptr<DecodedPage> decoded = nullptr);
+  // Holds value for key's map entry (held or not before) in group, as a new version, with
+  // its decoded form when given (KeepDecoded).
+  void Hold(Group& group, MapEntry& entry, std::string_view value, std::string_view group_key,
+            std::unique_ptr<DecodedPage> decoded = nullptr);
+  // Keeps decoded with h (as version h.version) unless it takes more than its value is worth
+  // or than HeldLimit leaves beside the held values (which it never displaces).
+  void KeepDecoded(HeldValue& h, std::unique_ptr<DecodedPage> decoded);
+  // The held value of key, or nullptr.
+  HeldValue* HeldOf(std::string_view key);
   // The stored form of a held value at its flush: compressed into *out with its group (a page's
   // collection key, else the key; a page a replica holds has none and stays raw); returns the
   // cell's type tag.

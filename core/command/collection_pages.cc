@@ -39,10 +39,20 @@ Result<std::optional<std::string>> StorePageIo::GetPage(uint64_t id, uint64_t in
   return store_.GetInternal(PageKey(id, index));
 }
 
-Status StorePageIo::PutPage(uint64_t id, uint64_t index, std::string_view bytes, bool created) {
-  SLOTKV_RETURN_IF_ERROR(store_.PutInternal(PageKey(id, index), bytes, type_, group_));
+Status StorePageIo::PutPage(uint64_t id, uint64_t index, std::string_view bytes, bool created,
+                            std::unique_ptr<DecodedPage> decoded) {
+  SLOTKV_RETURN_IF_ERROR(
+      store_.PutInternal(PageKey(id, index), bytes, type_, group_, std::move(decoded)));
   if (created) ++delta_;
   return Status::OK();
+}
+
+std::unique_ptr<DecodedPage> StorePageIo::TakeDecoded(uint64_t id, uint64_t index) {
+  return store_.TakeDecoded(PageKey(id, index));
+}
+
+void StorePageIo::KeepDecoded(uint64_t id, uint64_t index, std::unique_ptr<DecodedPage> page) {
+  store_.KeepDecoded(PageKey(id, index), std::move(page));
 }
 
 Status StorePageIo::DeletePage(uint64_t id, uint64_t index) {
@@ -276,7 +286,8 @@ Status WritePages(Store& store, ValueType type, std::string_view key, uint64_t i
                   const PageRange& range, const PageBatch& batch) {
   StorePageIo io(store, type, key);
   for (const auto& [index, page] : batch) {
-    SLOTKV_RETURN_IF_ERROR(io.PutPage(id, range.base + index, page, /*created=*/true));
+    SLOTKV_RETURN_IF_ERROR(
+        io.PutPage(id, range.base + index, page, /*created=*/true, /*decoded=*/nullptr));
   }
   return io.Close();
 }

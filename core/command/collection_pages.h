@@ -47,8 +47,11 @@ class StorePageIo : public PageIo {
       : store_(store), type_(type), group_(group) {}
   void set_group(std::string_view key) { group_.assign(key); }
   Result<std::optional<std::string>> GetPage(uint64_t id, uint64_t index) override;
-  Status PutPage(uint64_t id, uint64_t index, std::string_view bytes, bool created) override;
+  Status PutPage(uint64_t id, uint64_t index, std::string_view bytes, bool created,
+                 std::unique_ptr<DecodedPage> decoded) override;
   Status DeletePage(uint64_t id, uint64_t index) override;
+  std::unique_ptr<DecodedPage> TakeDecoded(uint64_t id, uint64_t index) override;
+  void KeepDecoded(uint64_t id, uint64_t index, std::unique_ptr<DecodedPage> page) override;
   // Adds the pages created and deleted so far to the slot's internal-key count.
   Status Close();
 

@@ -33,7 +33,7 @@ void CopyPages(Store& store, uint64_t id) {
   REQUIRE(BeginCopy(store, id, {PageRange{.id = 99, .base = 0, .count = kPages}}).ok());
   StorePageIo io(store, ValueType::kHash, "h");
   for (uint64_t i = 0; i < kPages; ++i) {
-    REQUIRE(io.PutPage(id, i, "page " + std::to_string(i), /*created=*/true).ok());
+    REQUIRE(io.PutPage(id, i, "page " + std::to_string(i), /*created=*/true, nullptr).ok());
   }
   REQUIRE(io.Close().ok());
 }

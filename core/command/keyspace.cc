@@ -374,12 +374,22 @@ Result<std::optional<std::string>> Store::GetInternal(std::string_view key) {
 }
 
 Status Store::PutInternal(std::string_view key, std::string_view value, ValueType type,
-                          std::string_view group_key) {
+                          std::string_view group_key, std::unique_ptr<DecodedPage> decoded) {
   SLOTKV_ASSIGN_OR_RETURN(slot::Slot * s, Open(true));
   SLOTKV_RETURN_IF_ERROR(BeforeWrite(s));
-  SLOTKV_RETURN_IF_ERROR(s->Put(key, value, type, 0, group_key));
+  SLOTKV_RETURN_IF_ERROR(s->Put(key, value, type, 0, group_key, std::move(decoded)));
   NoteWrite(s);
   return Status::OK();
+}
+
+std::unique_ptr<DecodedPage> Store::TakeDecoded(std::string_view key) {
+  Result<slot::Slot*> s = Open(false);
+  return s.ok() && *s != nullptr ? (*s)->TakeDecoded(key) : nullptr;
+}
+
+void Store::KeepDecoded(std::string_view key, std::unique_ptr<DecodedPage> decoded) {
+  Result<slot::Slot*> s = Open(false);
+  if (s.ok() && *s != nullptr) (*s)->KeepDecoded(key, std::move(decoded));
 }
 
 Result<bool> Store::DeleteInternal(std::string_view key) {

@@ -330,10 +330,14 @@ class Store {
   // Internal keys (internal_keys.h), as stored: no watchers, observers or blocked clients are
   // told of their writes. A page compresses with the dictionary group of group_key (its
   // collection's user key; see Slot::Put).
+  // A page's decoded form goes with it (Slot::Put, TakeDecoded, KeepDecoded).
   Result<std::optional<std::string>> GetInternal(std::string_view key);
   Status PutInternal(std::string_view key, std::string_view value, ValueType type,
-                     std::string_view group_key = {});
+                     std::string_view group_key = {},
+                     std::unique_ptr<DecodedPage> decoded = nullptr);
   Result<bool> DeleteInternal(std::string_view key);
+  std::unique_ptr<DecodedPage> TakeDecoded(std::string_view key);
+  void KeepDecoded(std::string_view key, std::unique_ptr<DecodedPage> decoded);
   // The slot's internal-key count as last known (Keyspace::internal_keys).
   std::optional<uint64_t>& internal_keys() { return keyspace_->internal_keys(slot_, db_); }
   // This slot has pages to reclaim (collection_pages.h).

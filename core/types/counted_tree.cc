@@ -4,6 +4,7 @@
 #include <bit>
 #include <cmath>
 #include <iterator>
+#include <memory>
 #include <utility>
 
 #include "core/base/coding.h"
@@ -53,6 +54,44 @@ CountedTree<Traits>::CountedTree(TreeRoot root, PageIo* io, uint64_t id, uint32_
     : root_(root), io_(io), id_(id), node_entries_(node_entries) {}
 
 template <class Traits>
+CountedTree<Traits>::CountedTree(CountedTree&& other) noexcept
+    : root_(other.root_),
+      io_(other.io_),
+      id_(other.id_),
+      node_entries_(other.node_entries_),
+      nodes_(std::move(other.nodes_)) {
+  other.nodes_.clear();
+}
+
+template <class Traits>
+CountedTree<Traits>::~CountedTree() {
+  KeepUnchanged();
+}
+
+template <class Traits>
+size_t CountedTree<Traits>::DecodedNode::memory_bytes() const {
+  size_t bytes = sizeof(*this) + node.entries.capacity() * sizeof(Entry) +
+                 node.children.capacity() * sizeof(Child);
+  for (const Entry& e : node.entries) bytes += Traits::HeapBytes(e);
+  if constexpr (Traits::kKeyed) {
+    for (const Child& c : node.children) bytes += Traits::HeapBytes(c.first);
+  }
+  return bytes;
+}
+
+template <class Traits>
+void CountedTree<Traits>::KeepUnchanged() {
+  for (auto& [n, node] : nodes_) {
+    if (node.dirty || node.version == 0) continue;
+    auto kept = std::make_unique<DecodedNode>();
+    kept->version = node.version;
+    kept->node = std::move(node);
+    io_->KeepDecoded(id_, kTreePageBit + n, std::move(kept));
+  }
+  nodes_.clear();
+}
+
+template <class Traits>
 size_t CountedTree<Traits>::Capacity(const Node& node) const {
   return std::max<size_t>(node_entries_, node.leaf ? 2 : 4);
 }
@@ -83,6 +122,11 @@ auto CountedTree<Traits>::Load(uint64_t n) -> Result<Node*> {
   auto it = nodes_.find(n);
   if (it != nodes_.end()) return &it->second;
   if (n >= root_.nodes) return Status::Corruption("paged tree: node number out of range");
+  std::unique_ptr<DecodedPage> kept = io_->TakeDecoded(id_, kTreePageBit + n);
+  if (auto* decoded = dynamic_cast<DecodedNode*>(kept.get())) {
+    decoded->node.version = decoded->version;
+    return &nodes_.emplace(n, std::move(decoded->node)).first->second;
+  }
   SLOTKV_ASSIGN_OR_RETURN(std::optional<std::string> bytes, io_->GetPage(id_, kTreePageBit + n));
   if (!bytes) return Status::Corruption("paged tree: node missing");
   Node node;
@@ -418,12 +462,26 @@ Status CountedTree<Traits>::Walk(uint64_t rank, bool reverse,
 
 template <class Traits>
 Status CountedTree<Traits>::Finish() {
-  for (auto& [n, node] : nodes_) {
-    if (!node.dirty) continue;
-    SLOTKV_RETURN_IF_ERROR(io_->PutPage(id_, kTreePageBit + n, EncodeNode(node), !node.existed));
-    node.existed = true;
-    node.dirty = false;
+  // A changed node leaves nodes_ before it is written: after a failure, a later load reads
+  // what storage has.
+  for (auto it = nodes_.begin(); it != nodes_.end();) {
+    if (!it->second.dirty) {
+      ++it;
+      continue;
+    }
+    const uint64_t n = it->first;
+    auto decoded = std::make_unique<DecodedNode>();
+    decoded->node = std::move(it->second);
+    it = nodes_.erase(it);
+    const Node& node = decoded->node;
+    const std::string bytes = EncodeNode(node);
+    const bool created = !node.existed;
+    decoded->node.existed = true;
+    decoded->node.dirty = false;
+    SLOTKV_RETURN_IF_ERROR(
+        io_->PutPage(id_, kTreePageBit + n, bytes, created, std::move(decoded)));
   }
+  KeepUnchanged();
   return Status::OK();
 }
 

@@ -59,6 +59,7 @@ struct ZSetTreeTraits {
   static constexpr bool kKeyed = true;
   static void Put(std::string* out, const Entry& e);
   static bool Get(std::string_view* in, Entry* e);
+  static size_t HeapBytes(const Entry& e) { return e.member.capacity(); }
 };
 
 // A list's elements: positions only.
@@ -67,6 +68,7 @@ struct ListTreeTraits {
   static constexpr bool kKeyed = false;
   static void Put(std::string* out, const Entry& e);
   static bool Get(std::string_view* in, Entry* e);
+  static size_t HeapBytes(const Entry& e) { return e.capacity(); }
 };
 
 template <class Traits>
@@ -77,6 +79,10 @@ class CountedTree {
 
   // The tree of collection id whose fields are root.
   CountedTree(TreeRoot root, PageIo* io, uint64_t id, uint32_t node_entries);
+  // Gives the nodes it took unchanged back to the PageIo (which must outlive it).
+  ~CountedTree();
+  CountedTree(CountedTree&& other) noexcept;
+  CountedTree& operator=(CountedTree&&) = delete;
 
   const TreeRoot& root() const { return root_; }
   // The entry count (a descent-free read of the root node's counts).
@@ -96,7 +102,8 @@ class CountedTree {
   // position.
   Result<uint64_t> CountBefore(const Pred& pred);
 
-  // Writes every changed node.
+  // Writes every changed node, handing every node loaded over to the PageIo (later calls
+  // load them again).
   Status Finish();
 
  private:
@@ -113,7 +120,13 @@ class CountedTree {
     std::vector<Child> children;  // internal
     bool existed = false;         // in storage before this tree wrote it
     bool dirty = false;
+    uint64_t version = 0;  // DecodedPage::version when taken from the PageIo, else 0
     size_t size() const { return leaf ? entries.size() : children.size(); }
+  };
+  // A node as the PageIo keeps it.
+  struct DecodedNode : DecodedPage {
+    Node node;
+    size_t memory_bytes() const override;
   };
   // One step of a descent: the node and the child (or entry) position taken in it.
   struct Step {
@@ -135,6 +148,8 @@ class CountedTree {
   Result<bool> MergeChildren(Node* parent, size_t pos);
   Status Refresh(Node* parent, size_t pos);
   size_t Capacity(const Node& node) const;
+  // Gives the nodes loaded and not changed that came from TakeDecoded back to the PageIo.
+  void KeepUnchanged();
 
   TreeRoot root_;
   PageIo* io_;

@@ -169,6 +169,7 @@ TEST_CASE("randomised against a deque, re-opened from its pages every 50 operati
       CAPTURE(pm);
       CAPTURE(seed);
       MapIo io;
+      io.keep_decoded = seed != 3;  // kept between commands, or read and decoded each time
       Model model;
       uint64_t counter = 0;
       std::mt19937_64 rng(seed * 1000 + pm);
@@ -223,24 +224,58 @@ TEST_CASE("a push at the front and an index read and write O(height) pages") {
   for (int t = 0; t < 20; ++t) {  // enough pushes to split the first leaf
     CAPTURE(t);
     ListPages p(ListRoot::Decode(root.Encode()).value(), &io, kPm);
-    io.reads = io.writes = 0;
+    io.reads = io.writes = io.taken = 0;
     REQUIRE(p.InsertAt(0, "f" + std::to_string(t)).ok());
     REQUIRE(p.Finish().ok());
     const ListRoot after = p.root();
-    CHECK(io.reads <= after.height + 3);
+    CHECK(io.reads + io.taken <= after.height + 3);
     CHECK(io.writes <= after.height + 4);
     CHECK(io.writes >= 1);
     root = after;
   }
   REQUIRE(root.count == 5020);
   ListPages fresh(root, &io, kPm);
-  io.reads = 0;
+  io.reads = io.taken = 0;
   Result<std::string> mid = fresh.At(root.count / 2);
   REQUIRE(mid.ok());
   CHECK(*mid == "e2490");  // f19 .. f0, then e0 ..
-  CHECK(io.reads <= root.height + 2);
+  CHECK(io.reads + io.taken <= root.height + 2);
   Result<std::string> first = fresh.At(0);
   CHECK((first.ok() && *first == "f19"));
+}
+
+TEST_CASE("nodes are kept decoded between commands, never after another write") {
+  MapIo io;
+  ListRoot root = ListPages::Create(&io, 4).root();
+  {
+    ListPages p(root, &io, 4);
+    for (int i = 0; i < 20; ++i) REQUIRE(p.InsertAt(p.size(), "e" + std::to_string(i)).ok());
+    REQUIRE(p.Finish().ok());
+    root = p.root();
+  }
+  io.reads = io.taken = 0;
+  {
+    ListPages reader(root, &io, 4);
+    CHECK(*reader.At(0) == "e0");
+  }  // gives its nodes back unchanged
+  CHECK(io.reads == 0);
+  const int path = io.taken;
+  CHECK(path >= 2);
+  // A reader that took the nodes before a write hands back stale forms: refused.
+  std::optional<ListPages> stale(std::in_place, root, &io, 4);
+  CHECK(*stale->At(0) == "e0");
+  {
+    ListPages writer(root, &io, 4);
+    REQUIRE(writer.ReplaceAt(0, "x").ok());  // nothing kept: reads the bytes
+    REQUIRE(writer.Finish().ok());
+    root = writer.root();
+  }
+  CHECK(io.reads == path);
+  stale.reset();
+  io.reads = 0;
+  ListPages again(root, &io, 4);
+  CHECK(*again.At(0) == "x");  // the written forms, not the stale ones
+  CHECK(io.reads == 0);
 }
 
 TEST_CASE("a walk over the whole list returns every element in order, both ways") {

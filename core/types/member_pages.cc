@@ -178,7 +178,7 @@ Status MemberPages::Finish() {
       page.existed = false;
     } else {
       SLOTKV_RETURN_IF_ERROR(
-          io_->PutPage(root_.id, index, page.value.Encode(), !page.existed));
+          io_->PutPage(root_.id, index, page.value.Encode(), !page.existed, nullptr));
       page.existed = true;
     }
     page.dirty = false;

@@ -27,6 +27,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <memory>
 #include <random>
 #include <utility>
 #include <optional>
@@ -34,6 +35,7 @@
 #include <string_view>
 
 #include "core/base/status.h"
+#include "core/types/decoded_page.h"
 #include "core/types/hash_value.h"
 
 namespace slotkv {
@@ -75,9 +77,15 @@ class PageIo {
  public:
   virtual ~PageIo() = default;
   virtual Result<std::optional<std::string>> GetPage(uint64_t id, uint64_t index) = 0;
-  // created: the page did not exist before (the caller knows).
-  virtual Status PutPage(uint64_t id, uint64_t index, std::string_view bytes, bool created) = 0;
+  // created: the page did not exist before (the caller knows). decoded, when given, is the
+  // decoded form of bytes, which the PageIo may keep for TakeDecoded (decoded_page.h).
+  virtual Status PutPage(uint64_t id, uint64_t index, std::string_view bytes, bool created,
+                         std::unique_ptr<DecodedPage> decoded) = 0;
   virtual Status DeletePage(uint64_t id, uint64_t index) = 0;
+  // The kept decoded form of page (id, index), or null; taking it leaves none kept.
+  virtual std::unique_ptr<DecodedPage> TakeDecoded(uint64_t, uint64_t) { return nullptr; }
+  // Gives back a form TakeDecoded gave, unchanged: kept again unless the page changed since.
+  virtual void KeepDecoded(uint64_t, uint64_t, std::unique_ptr<DecodedPage>) {}
 };
 
 class MemberPages {
