@@ -12,10 +12,10 @@
 // (e.g. LPOP's count before the key, LSET's key before its index).
 //
 // Several keys (LMOVE, RPOPLPUSH, LMPOP): when every key is in one slot (keys sharing a hash tag
-// are), the command runs in one step on the slot's owner, so it is atomic as in Redis.
-// Otherwise each key is handled on its own owner, one after the other: not atomic across slots
-// (another client may see an LMOVE'd element in neither list, or LMPOP may miss a key filled
-// while it looked at another).
+// are), the command runs in one step on the slot's owner. Otherwise each key is handled on its
+// own owner, one after the other, the command holding its keys throughout (RunTask's HoldKeys):
+// another client's command that names one of them waits until it ends, so none sees an LMOVE'd
+// element in neither list. The blocking variants hold no keys (blocking_commands.cc).
 //
 // Keyspace hits/misses count the lookups Redis counts with lookupKeyRead: LLEN LINDEX LRANGE
 // LPOS; not those of the writing commands (lookupKeyWrite).
@@ -342,8 +342,8 @@ Task RPopLPush(AsyncContext& ctx) {
 }
 
 // LMPOP numkeys key [key ...] LEFT|RIGHT [COUNT count]: [key, elements] from the first key
-// holding a list, a null array when none does. Keys are tried in order, each on its owner;
-// with every key in one slot, in one atomic step.
+// holding a list, a null array when none does. Keys are tried in order, each on its owner
+// (all in one step when they share a slot).
 Task LMPop(AsyncContext& ctx) {
   const auto& a = ctx.args;
   std::optional<MPopArgs> m = ParseMPopArgs(a, 1, ctx.reply);
