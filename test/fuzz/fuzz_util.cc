@@ -128,7 +128,8 @@ Result<std::optional<std::string>> OneCollectionIo::GetPage(uint64_t, uint64_t i
   return std::optional<std::string>(it->second);
 }
 
-Status OneCollectionIo::PutPage(uint64_t, uint64_t index, std::string_view bytes, bool) {
+Status OneCollectionIo::PutPage(uint64_t, uint64_t index, std::string_view bytes, bool,
+                                std::unique_ptr<DecodedPage>) {
   pages_[index] = std::string(bytes);
   return Status::OK();
 }

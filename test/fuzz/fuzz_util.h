@@ -43,7 +43,8 @@ class OneCollectionIo : public PageIo {
  public:
   explicit OneCollectionIo(std::map<uint64_t, std::string> pages) : pages_(std::move(pages)) {}
   Result<std::optional<std::string>> GetPage(uint64_t, uint64_t index) override;
-  Status PutPage(uint64_t, uint64_t index, std::string_view bytes, bool created) override;
+  Status PutPage(uint64_t, uint64_t index, std::string_view bytes, bool created,
+                 std::unique_ptr<DecodedPage> decoded) override;
   Status DeletePage(uint64_t, uint64_t index) override;
   const std::map<uint64_t, std::string>& pages() const { return pages_; }
 
