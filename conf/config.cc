@@ -107,7 +107,9 @@ constexpr OptionDef kOptions[] = {
    .doc = "a hash or set with more members is stored as a root plus pages of members",
    .min = 1, .max = INT32_MAX},
   {.name = "paged-page-members", .type = T::kInt, .default_value = "64", .runtime = true,
-   .doc = "members per page of a paged collection (pages split past it)", .min = 1,
+   .doc = "most members per page of a paged hash or set (fewer when members are long: pages "
+          "aim at 4 kB), entries per node of a paged sorted set or list",
+   .min = 1,
    .max = 65536},
   {.name = "paged-copy-batch-bytes", .type = T::kBytes, .default_value = "1048576",
    .runtime = true,

@@ -166,8 +166,25 @@ Status MemberPages::SplitOne() {
   return Status::OK();
 }
 
+uint64_t MemberPages::TargetMembers() const {
+  uint64_t members = 0;
+  uint64_t bytes = 0;
+  for (const auto& [index, page] : pages_) {
+    if (!page.dirty || page.value.empty()) continue;
+    page.value.ForEach([&](std::string_view f, std::string_view v) {
+      ++members;
+      bytes += f.size() + v.size() + 2;  // and their lengths, a byte each mostly
+    });
+    break;  // one changed page is the sample
+  }
+  if (members == 0) return page_members_;
+  return std::min<uint64_t>(page_members_,
+                            std::max<uint64_t>(kMinPageMembers, kPageBytes * members / bytes));
+}
+
 Status MemberPages::Finish() {
-  for (; added_ > 0 && root_.count > root_.pages() * page_members_; --added_) {
+  const uint64_t target = TargetMembers();
+  for (; added_ > 0 && root_.count > root_.pages() * target; --added_) {
     SLOTKV_RETURN_IF_ERROR(SplitOne());
   }
   added_ = 0;

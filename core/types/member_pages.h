@@ -4,8 +4,11 @@
 // Design. Members are partitioned by a 64-bit hash of the member (MemberHash) with linear
 // hashing: the root holds the page count as (level, split), page p holds the members whose
 // hash h has p = h mod 2^level, or h mod 2^(level+1) when that is below split. When the
-// collection outgrows page_members per page, page `split` is split in two (its members move to
+// collection outgrows its target per page, page `split` is split in two (its members move to
 // itself or to split + 2^level), split advances, and once it reaches 2^level the level goes up.
+// The target is page_members, or fewer when members are long: pages aim at kPageBytes, since
+// every change reads, encodes, diffs, checksums and copies its whole page (64 fields of 200
+// bytes made 14 kB pages).
 // The root needs no directory (it stays a few bytes), and a split moves members only from a
 // page to a higher one, which keeps a scan by page index valid across splits: a member present
 // for the whole scan is returned at least once. Pages are never merged; a page left empty is
@@ -90,7 +93,7 @@ class PageIo {
 
 class MemberPages {
  public:
-  // A collection whose root is root; page_members is the target members per page (>= 1).
+  // A collection whose root is root; page_members is the most members per page (>= 1).
   MemberPages(HashedRoot root, PageIo* io, uint32_t page_members);
   // A new empty collection with a fresh random id.
   static MemberPages Create(PageIo* io, uint32_t page_members);
@@ -132,8 +135,17 @@ class MemberPages {
     bool existed = false;  // in storage before this MemberPages changed it
     bool dirty = false;
   };
+  // A page's bytes (of its members) that Finish's splits aim at, and the fewest members a
+  // page is split down to for it.
+  static constexpr uint64_t kPageBytes = 4096;
+  static constexpr uint64_t kMinPageMembers = 8;
+
   Result<Page*> Load(uint64_t index);
   Status SplitOne();
+  // Members per page the splits aim at: page_members_, or fewer so that a page holds about
+  // kPageBytes (the members of a page this MemberPages changed are the sample), not under
+  // kMinPageMembers.
+  uint64_t TargetMembers() const;
 
   HashedRoot root_;
   PageIo* io_;

@@ -2,6 +2,7 @@
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <map>
 #include <random>
 #include <set>
@@ -118,6 +119,32 @@ TEST_CASE("a point operation touches one page") {
   REQUIRE(again.Finish().ok());
   CHECK(io.reads == 1);
   CHECK(io.writes == 1);
+}
+
+TEST_CASE("pages of long members hold fewer of them, about 4 kB") {
+  for (size_t value_bytes : {10, 200, 2000}) {
+    CAPTURE(value_bytes);
+    MapIo io;
+    HashedRoot root = MemberPages::Create(&io, 64).root();
+    for (int i = 0; i < 4000; i += 100) {  // a command per 100 fields
+      MemberPages pages(root, &io, 64);
+      for (int j = i; j < i + 100; ++j) {
+        REQUIRE(pages.Set("field:" + std::to_string(j), std::string(value_bytes, 'v')).ok());
+      }
+      REQUIRE(pages.Finish().ok());
+      root = pages.root();
+    }
+    size_t largest = 0;
+    for (const auto& [where, bytes] : io.pages) largest = std::max(largest, bytes.size());
+    if (value_bytes == 10) {
+      CHECK(root.pages() <= 4000 / 64 + 1);  // page_members bounds them
+    } else if (value_bytes == 200) {
+      CHECK(root.pages() >= 4000 * 210 / 4096);
+      CHECK(largest < 3 * 4096);  // linear hashing fills pages unevenly
+    } else {
+      CHECK(root.pages() >= 4000 / 8);  // never under 8 members
+    }
+  }
 }
 
 TEST_CASE("random picks reach every member, also of a collection emptied down to one") {
