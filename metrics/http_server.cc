@@ -99,13 +99,19 @@ class ServerBackend : public AdminBackend {
       return change;
     }
     // FAILOVER answers at once; it ends when this node is the new master's replica, or
-    // aborts at the timeout.
+    // aborts at the timeout. With ZooKeeper the reply gives the new record's epoch, which
+    // this node may read a moment after it follows the new master (its watch fires later).
     command::ReplicationStatus st;
+    const auto done = [&st] {
+      if (st.failover_state != "no-failover") return false;
+      return !st.cluster.enabled || !st.replica ||
+             (st.cluster.master_host == st.master_host && st.cluster.master_port == st.master_port);
+    };
     const auto give_up = start + std::chrono::milliseconds(timeout_ms + 5000);
     do {
       std::this_thread::sleep_for(std::chrono::milliseconds(5));
       st = state_.replication->GetStatus();
-    } while (st.failover_state != "no-failover" && std::chrono::steady_clock::now() < give_up);
+    } while (!done() && std::chrono::steady_clock::now() < give_up);
     change.took_ms = MsSince(start);
     if (!st.replica) {
       change.status = 409;
