@@ -950,19 +950,30 @@ def load_keys(server, n, prefix=b"k"):
     c.connection_pool.disconnect()
 
 
+def throttled_master(n, prefix):
+    """A master whose full syncs send 1 MB/s, holding n keys prefix:i of 100 random bytes
+    (values go as stored: repeated ones would compress to little). Returns it and a client."""
+    master = start_server(["--repl-sync-max-bytes-per-sec", "1mb"])
+    try:
+        c = master.client()
+        pipe = c.pipeline(transaction=False)
+        for i in range(n):
+            pipe.execute_command("SET", "%s:%d" % (prefix, i), os.urandom(100))
+        pipe.execute()
+        return master, c
+    except Exception:
+        master.cleanup()
+        raise
+
+
 @pytest.mark.slotkv_only
 def test_replica_killed_during_a_full_sync_syncs_again_after_restart(servers):
     """A replica killed mid-sync holds part of some streams: restarted, it must not continue
     them from where the copy stopped (the state file then names no master id, so every stream
     syncs again in full). The master sends 1 MB/s: the 2 MB sync lasts about 2 s."""
-    master = start_server(["--repl-sync-max-bytes-per-sec", "1mb"])
+    master, c = throttled_master(20000, "k")
     rep = servers()
     try:
-        c = master.client()
-        pipe = c.pipeline(transaction=False)
-        for i in range(20000):
-            pipe.execute_command("SET", "k:%d" % i, os.urandom(100))
-        pipe.execute()
         assert replicaof(rep, master) == b"OK"
         assert wait_until(lambda: "FULL sync" in rep.log(), timeout=SYNC_TIMEOUT, interval=0.01)
         time.sleep(0.3)
@@ -1089,16 +1100,10 @@ def test_failover_errors(servers):
 
 @pytest.mark.slotkv_only
 def test_full_sync_bandwidth_limit(servers):
-    """repl-sync-max-bytes-per-sec: 3 MB of records at 1 MB/s take about 3 s. The values are
-    random bytes: values go as stored, and repeated ones would compress to little."""
-    master = start_server(["--repl-sync-max-bytes-per-sec", "1mb"])
+    """repl-sync-max-bytes-per-sec: 3 MB of records at 1 MB/s take about 3 s."""
+    master, c = throttled_master(25000, "bw")
     rep = servers()
     try:
-        c = master.client()
-        pipe = c.pipeline(transaction=False)
-        for i in range(25000):
-            pipe.execute_command("SET", "bw:%d" % i, os.urandom(100))
-        pipe.execute()
         start = time.monotonic()
         assert replicaof(rep, master) == b"OK"
         assert wait_until(lambda: info(rep).get("master_sync_in_progress") == "1", timeout=5)
