@@ -84,11 +84,7 @@ void Slot::Impl::Hold(Group& group, MapEntry& entry, std::string_view value,
 void Slot::Impl::KeepDecoded(HeldValue& h, std::unique_ptr<DecodedPage> decoded) {
   if (decoded == nullptr) return;
   const size_t bytes = decoded->memory_bytes();
-  // A form grown well past its page's bytes (a HashValue keeps the strings it replaced) is
-  // dropped: the next read decodes a compact one.
-  if (bytes > 4 * h.value.size() + 4096 || held_bytes + decoded_bytes + bytes > HeldLimit()) {
-    return;
-  }
+  if (held_bytes + decoded_bytes + bytes > HeldLimit()) return;
   decoded->version = h.version;
   h.decoded = std::move(decoded);
   h.decoded_bytes = bytes;

@@ -276,8 +276,8 @@ struct Slot::Impl {
   // its decoded form when given (KeepDecoded).
   void Hold(Group& group, MapEntry& entry, std::string_view value, std::string_view group_key,
             std::unique_ptr<DecodedPage> decoded = nullptr);
-  // Keeps decoded with h (as version h.version) unless it takes more than its value is worth
-  // or than HeldLimit leaves beside the held values (which it never displaces).
+  // Keeps decoded with h (as version h.version) unless it takes more than HeldLimit leaves
+  // beside the held values (which it never displaces).
   void KeepDecoded(HeldValue& h, std::unique_ptr<DecodedPage> decoded);
   // The held value of key, or nullptr.
   HeldValue* HeldOf(std::string_view key);

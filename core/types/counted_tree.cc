@@ -470,14 +470,14 @@ Status CountedTree<Traits>::Finish() {
       continue;
     }
     const uint64_t n = it->first;
-    auto decoded = std::make_unique<DecodedNode>();
-    decoded->node = std::move(it->second);
-    it = nodes_.erase(it);
-    const Node& node = decoded->node;
+    Node& node = it->second;
     const std::string bytes = EncodeNode(node);
     const bool created = !node.existed;
-    decoded->node.existed = true;
-    decoded->node.dirty = false;
+    node.existed = true;
+    node.dirty = false;
+    auto decoded = std::make_unique<DecodedNode>();
+    decoded->node = std::move(node);
+    it = nodes_.erase(it);
     SLOTKV_RETURN_IF_ERROR(
         io_->PutPage(id_, kTreePageBit + n, bytes, created, std::move(decoded)));
   }
