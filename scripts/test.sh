@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# Installs what is missing, builds, and runs every test through ctest: a Release build, then the
-# fuzz targets for 20 s each (scripts/fuzz.sh), then an ASan+UBSan build of the same tests.
-# Exits non-zero on any failure.
-# SLOTKV_SKIP_ASAN=1 skips the sanitizer build, SLOTKV_SKIP_FUZZ=1 the fuzzing (quicker local
-# runs).
+# Installs what is missing, builds, and runs every test through ctest: a Release build with the
+# integration suites and the crash test, then the fuzz targets for 20 s each (scripts/fuzz.sh),
+# then an ASan+UBSan build of every test, the unit tests included (they are built there only:
+# half of a build's compile time is theirs). Exits non-zero on any failure.
+# SLOTKV_SKIP_ASAN=1 skips the sanitizer build (the Release build then has the unit tests),
+# SLOTKV_SKIP_FUZZ=1 the fuzzing (quicker local runs).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -20,10 +21,12 @@ run_suite() {  # build-dir, extra cmake args...
   ctest --test-dir "$dir" --output-on-failure --timeout 900 -j"$jobs"
 }
 
-run_suite build/release -DCMAKE_BUILD_TYPE=Release
+release_units=OFF
+if [ "${SLOTKV_SKIP_ASAN:-0}" = 1 ]; then release_units=ON; fi
+run_suite build/release -DCMAKE_BUILD_TYPE=Release -DSLOTKV_UNIT_TESTS=$release_units
 if [ "${SLOTKV_SKIP_FUZZ:-0}" != 1 ]; then
   ./scripts/fuzz.sh
 fi
 if [ "${SLOTKV_SKIP_ASAN:-0}" != 1 ]; then
-  run_suite build/asan -DCMAKE_BUILD_TYPE=Debug -DSLOTKV_SANITIZE=ON
+  run_suite build/asan -DCMAKE_BUILD_TYPE=Debug -DSLOTKV_SANITIZE=ON -DSLOTKV_UNIT_TESTS=ON
 fi
