@@ -391,9 +391,15 @@ uint32_t Log::current_file_no() const { return impl_->current_no; }
 uint32_t Log::oldest_file_no() const { return impl_->files.begin()->first; }
 
 uint64_t Log::total_bytes() const {
-  uint64_t total = impl_->buffer.size();
-  for (const auto& [no, live] : impl_->files) total += live.size;
-  return total;
+  const Impl& m = *impl_;
+  // Files come at the end and go from the front: count, first and current name the set.
+  const auto set = std::make_tuple(m.files.size(), m.files.begin()->first, m.current_no);
+  if (set != m.older_of) {
+    m.older_bytes = 0;
+    for (const auto& [no, live] : m.files) m.older_bytes += no == m.current_no ? 0 : live.size;
+    m.older_of = set;
+  }
+  return m.older_bytes + m.Current().size + m.buffer.size();
 }
 
 uint64_t Log::truncated_tail_bytes() const { return impl_->truncated_tail_bytes; }

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <map>
 #include <memory>
+#include <tuple>
 #include <utility>
 
 #include "core/base/buffer.h"
@@ -38,6 +39,10 @@ struct Log::Impl {
   Options options;
   Clock* clock = nullptr;
   std::map<uint32_t, LiveFile> files;  // never empty after Open; the last is the current file
+  // The sum of the sizes of the files before the current one (only the current file grows),
+  // for the set of files `older_of` names: (count, first, current). Log::total_bytes.
+  mutable uint64_t older_bytes = 0;
+  mutable std::tuple<size_t, uint32_t, uint32_t> older_of{0, 0, 0};
   uint32_t current_no = 0;
   std::string buffer;     // encoded records not yet written, to follow files[current_no]
   // File offsets (in the current file) of the records of the open unit, at the buffer's end

@@ -521,6 +521,16 @@ TEST_CASE("total_bytes counts files and the buffer") {
   REQUIRE(buffered.ok());
   CHECK(log->total_bytes() == pos[0].size + pos[1].size + buffered->size);
   CHECK(env.mem.TotalBytes() == pos[0].size + pos[1].size);
+  // The older files' sum is kept between calls: it follows a new file and a removal.
+  REQUIRE(log->Commit().ok());
+  auto more = env.Write(*log, 4, 2, 120);
+  CHECK(more[1].file_no > buffered->file_no);
+  const uint64_t before = log->total_bytes();
+  CHECK(before == env.mem.TotalBytes());
+  REQUIRE(log->RemoveFilesBefore(more[0].file_no).ok());
+  CHECK(log->total_bytes() < before);
+  CHECK(log->oldest_file_no() == more[0].file_no);
+  CHECK(log->total_bytes() == env.mem.TotalBytes());
 }
 
 TEST_CASE("stats count records, bytes written and syncs") {
