@@ -576,6 +576,8 @@ void Slot::Unhold() {
 
 bool Slot::held() const { return impl_->held; }
 
+void Slot::DeferCompaction(bool defer) { impl_->compaction_deferred = defer; }
+
 // With everysec, flushed data becomes durable (and its marks are logged) once a second.
 Status Slot::Impl::PublishDue() {
   constexpr int64_t kPublishEveryUs = 1'000'000;

@@ -302,6 +302,12 @@ class Slot {
   void Unhold();
   bool held() const;
 
+  // While deferred, group flushes compact no segment. For a mass delete (the pages of a large
+  // collection reclaimed): its segments empty wholly and free without copying; compacting them
+  // half-way copied values about to die and synced the chunk file on the worker at each flush
+  // (PING p99 9 ms while a 10M-member sorted set went, 2.3 ms without).
+  void DeferCompaction(bool defer);
+
   // Commit, then done(status) once the writes reach the OS, and the disk per the policy: on a
   // worker whose io_uring is up, the log's write (and fsync with appendfsync always) go
   // through the ring and done runs from their completion (wal::Log::CommitThen); otherwise

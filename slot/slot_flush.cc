@@ -283,7 +283,7 @@ Status Slot::Impl::FlushGroup(uint32_t g) {
   // Just-in-time compaction: carry the live values of mostly-dead segments forward. A record
   // is live when a cell with its key hash still points at it. The segment is freed before its
   // values move, so they cannot move into its own unused end.
-  compacted = chunks->CompactionCandidates(g, kCompactSegmentsPerFlush);
+  if (!compaction_deferred) compacted = chunks->CompactionCandidates(g, kCompactSegmentsPerFlush);
   for (uint32_t segment : compacted) {
     std::vector<chunk::ChunkRecord> records;
     SLOTKV_RETURN_IF_ERROR(chunks->ReadSegment(segment, &records));

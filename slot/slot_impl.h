@@ -182,6 +182,7 @@ struct Slot::Impl {
   std::vector<uint32_t> due;
   std::vector<std::string> discarded_roots;  // NoteReplaced's, for TakeDiscardedRoots
   bool held = false;  // Slot::Hold: the open unit stays open through commits
+  bool compaction_deferred = false;  // Slot::DeferCompaction
   bool unit_open = false;  // a write since the slot last closed the log's unit
   SlotStats counters;      // the cumulative counters; Stats() fills in the rest
 

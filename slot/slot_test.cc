@@ -406,6 +406,36 @@ TEST_CASE("steady overwrites keep disk use within twice the live data") {
   CHECK(stats.disk_bytes <= 2 * live + 64 * 4096);  // plus the bucket pages themselves
 }
 
+TEST_CASE("deferred compaction: flushes compact nothing until it resumes") {
+  Fixture f(4096);  // ~19 values a segment: segments die only partly
+  const int keys = 2000;
+  std::vector<int> last(keys, -1);
+  std::mt19937 rng(11);
+  auto overwrite = [&](int first_round, int rounds) {
+    for (int round = first_round; round < first_round + rounds; ++round) {
+      for (int i = 0; i < keys; ++i) {
+        const int k = static_cast<int>(rng() % keys);
+        REQUIRE(f.slot->Put("key:" + std::to_string(k), ValueFor(k, round, 200),
+                            ValueType::kString).ok());
+        last[static_cast<size_t>(k)] = round;
+      }
+      REQUIRE(f.slot->Commit().ok());
+    }
+    REQUIRE(f.slot->Flush().ok());
+  };
+  f.slot->DeferCompaction(true);
+  overwrite(0, 10);
+  CHECK(f.slot->Stats().compacted_segments == 0);
+  f.slot->DeferCompaction(false);
+  overwrite(10, 5);
+  CHECK(f.slot->Stats().compacted_segments > 0);
+  for (int k = 0; k < keys; ++k) {
+    if (last[static_cast<size_t>(k)] < 0) continue;
+    CHECK(GetOrDie(*f.slot, "key:" + std::to_string(k)) ==
+          ValueFor(k, last[static_cast<size_t>(k)], 200));
+  }
+}
+
 TEST_CASE("scan returns every key present for the whole scan despite concurrent writes") {
   Fixture f;
   std::set<std::string> stable;
