@@ -237,15 +237,15 @@ void Worker::ReclaimStep() {
       Result<slot::Slot*> slot = ks.Get(s, db, false);
       if (!slot.ok() || *slot == nullptr || (*slot)->held()) continue;
       command::Store store(&ks, s, db, &dirty);
-      (*slot)->DeferCompaction(true);  // until the pages are gone (Slot::DeferCompaction)
       Result<bool> left = command::ReclaimStep(store, kPagesPerStep, deadline_us);
+      // The step's deletes flush at CommitDirty below: without compaction until the pages are
+      // gone (Slot::DeferCompaction).
+      (*slot)->DeferCompaction(left.ok() && *left);
       if (!left.ok()) {
-        (*slot)->DeferCompaction(false);
         std::fprintf(stderr, "page reclaim of slot %u db %u: %s\n", s, db,
                      left.status().ToString().c_str());
         continue;
       }
-      (*slot)->DeferCompaction(*left);
       ks.set_reclaim_pending(s, db, *left);
       more = more || *left;
     }

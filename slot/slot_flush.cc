@@ -471,12 +471,11 @@ void Slot::Impl::DropFlushed(uint32_t g, const wal::LogPos& flushing) {
   MaybeSizeCaches();
 }
 
-void Slot::Impl::TellWalPool() {
+void Slot::Impl::TellWalPool(uint64_t total) {
   if (options.wal_pool == nullptr) return;
-  const uint64_t now = log->total_bytes();
   // Unsigned wrap-around adds a shrink as well as a growth.
-  options.wal_pool->bytes.fetch_add(now - wal_pool_told, std::memory_order_relaxed);
-  wal_pool_told = now;
+  options.wal_pool->bytes.fetch_add(total - wal_pool_told, std::memory_order_relaxed);
+  wal_pool_told = total;
 }
 
 uint64_t Slot::Impl::WalLimit() const {
@@ -488,9 +487,9 @@ uint64_t Slot::Impl::WalLimit() const {
 }
 
 Status Slot::Impl::EnforceWalLimit() {
-  TellWalPool();
-  const uint32_t oldest = log->oldest_file_no();
   const uint64_t total = log->total_bytes();
+  TellWalPool(total);
+  const uint32_t oldest = log->oldest_file_no();
   const uint64_t limit = WalLimit();
   const uint64_t soft = limit - std::min(limit, options.wal_file_bytes);
   // Only older files can be freed by flushing; the current one is never removed.

@@ -321,8 +321,8 @@ struct Slot::Impl {
   // Flushes groups that pin the oldest log file when the log is within a file of wal_max_bytes
   // (paced by wal_pace_bytes) or over it.
   Status EnforceWalLimit();
-  // Brings options.wal_pool up to this log's size.
-  void TellWalPool();
+  // Brings options.wal_pool up to this log's size, total (Log::total_bytes).
+  void TellWalPool(uint64_t total);
   // The log size EnforceWalLimit keeps to: the share, plus what the pool has left, up to
   // kWalBorrow shares.
   uint64_t WalLimit() const;
