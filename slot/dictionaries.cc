@@ -158,23 +158,34 @@ std::string_view Dictionaries::GroupOf(std::string_view key) const {
   return key.substr(0, std::min(key.size(), options_.group_chars));
 }
 
-bool Dictionaries::Compress(std::string_view key, std::string_view value, std::string* out) {
+bool Dictionaries::Admits(size_t value_bytes) const {
   const size_t min_bytes = min_bytes_.load(std::memory_order_relaxed);
   const size_t max_bytes = max_bytes_.load(std::memory_order_relaxed);
-  if (min_bytes == 0 || value.size() < min_bytes || (max_bytes != 0 && value.size() > max_bytes)) {
+  return min_bytes != 0 && value_bytes >= min_bytes && (max_bytes == 0 || value_bytes <= max_bytes);
+}
+
+Dictionaries::GroupDict Dictionaries::DictOf(std::string_view group) const {
+  std::shared_lock lock(groups_mu_);
+  auto it = groups_.find(group);
+  return it != groups_.end() ? it->second : GroupDict();
+}
+
+void Dictionaries::Observe(std::string_view key, std::string_view value) {
+  if (!Admits(value.size()) || value.size() > kMaxSampleBytes) return;
+  const std::string_view group = GroupOf(key);
+  if (!DictOf(group).final) Sample(group, value);
+}
+
+bool Dictionaries::Compress(std::string_view key, std::string_view value, std::string* out,
+                            bool observed) {
+  if (!Admits(value.size())) {
     raw_values_.fetch_add(1, std::memory_order_relaxed);
     return false;
   }
   const std::string_view group = GroupOf(key);
-  GroupDict found;
-  {
-    std::shared_lock lock(groups_mu_);
-    auto it = groups_.find(group);
-    if (it != groups_.end()) found = it->second;
-  }
+  const GroupDict found = DictOf(group);
   const uint32_t id = found.id;
-  const bool final = found.final;
-  if (!final && value.size() <= kMaxSampleBytes) Sample(group, value);
+  if (!observed && !found.final && value.size() <= kMaxSampleBytes) Sample(group, value);
   if (id == 0) {
     if (value.size() < kPlainMinBytes) {
       raw_values_.fetch_add(1, std::memory_order_relaxed);

@@ -102,7 +102,13 @@ class Dictionaries {
 
   // The stored form of value for key: true and *out set when compressing made it smaller,
   // false to store value raw.
-  bool Compress(std::string_view key, std::string_view value, std::string* out);
+  // Offers value to its group's training (as Compress does) unless observed: Observe offered
+  // it when it was written.
+  bool Compress(std::string_view key, std::string_view value, std::string* out,
+                bool observed = false);
+  // Offers value to the training of key's group, compressing nothing: for a value stored raw
+  // now and compressed later (Compress with observed).
+  void Observe(std::string_view key, std::string_view value);
   // The value a compressed stored form came from; Corruption when it is damaged or its
   // dictionary is missing.
   Status Decompress(std::string_view stored, std::string* out) const;
@@ -167,6 +173,9 @@ class Dictionaries {
     bool final = false;  // trained for the last time: no more samples
   };
   std::unordered_map<std::string, GroupDict, StringKeyHash, std::equal_to<>> groups_;
+  GroupDict DictOf(std::string_view group) const;
+  // Whether a value of this size is compressed at all (compress-min-bytes, -max-bytes).
+  bool Admits(size_t value_bytes) const;
   uint32_t next_id_ = 1;                              // guarded by groups_mu_
   std::array<std::atomic<uint32_t>, kMaxDicts> order_{};  // written under groups_mu_
   std::atomic<uint32_t> published_{0};

@@ -447,14 +447,18 @@ Status Slot::Put(std::string_view key, std::string_view value, ValueType type,
                                                  std::nullopt, std::move(decoded)));
     if (held) return Status::OK();
   }
+  // A page written whole (not held) compresses now, with its collection's dictionary group,
+  // which its internal key does not tell the flush. Anything else is logged raw and compressed
+  // when its group flushes (FlushGroup): a write pays no compression, a value overwritten
+  // before its flush is never compressed, and a read of it from the log decompresses nothing.
+  if (group_key.empty() && s.options.dictionaries) s.options.dictionaries->Observe(key, value);
   std::string compressed;
-  if (s.options.dictionaries &&
-      s.options.dictionaries->Compress(group_key.empty() ? key : group_key, value, &compressed)) {
-    const auto tag = static_cast<ValueType>(static_cast<uint8_t>(type) | kCompressedTag);
-    s.counters.compressed_raw_bytes += value.size();
-    s.counters.compressed_stored_bytes += compressed.size();
-    SLOTKV_RETURN_IF_ERROR(
-        s.LogWrite(wal::RecordKind::kPut, key, hash, compressed, tag, expire_at_ms));
+  const uint8_t tag = group_key.empty() ? static_cast<uint8_t>(type)
+                                        : s.CompressInto(group_key, value,
+                                                         static_cast<uint8_t>(type), &compressed);
+  if (tag != static_cast<uint8_t>(type)) {
+    SLOTKV_RETURN_IF_ERROR(s.LogWrite(wal::RecordKind::kPut, key, hash, compressed,
+                                      static_cast<ValueType>(tag), expire_at_ms));
   } else {
     SLOTKV_RETURN_IF_ERROR(s.LogWrite(wal::RecordKind::kPut, key, hash, value, type, expire_at_ms));
   }
@@ -498,7 +502,9 @@ Status Slot::Apply(const wal::Record& record) {
         bool held, s.PutHeld(record.key, hash, value, type, record.expire_at_ms, {}, record.seq));
     if (held) return Status::OK();
   }
-  // Stored as the master stored it: a compressed value keeps its tag (kCompressedTag).
+  // Stored as the master stored it: a compressed value keeps its tag (kCompressedTag); a raw
+  // one compresses when its group flushes, with the dictionaries the master sent (a replica
+  // trains none on what it is sent: it is not offered to Dictionaries::Observe).
   return s.LogWrite(wal::RecordKind::kPut, record.key, hash, value, type, record.expire_at_ms,
                     record.seq);
 }

@@ -123,14 +123,22 @@ uint8_t Slot::Impl::StoreHeld(std::string_view key, const MapEntry& entry,
   if (group.empty() && (options.may_hold_root == nullptr || options.may_hold_root(key))) {
     group = key;
   }
-  if (!group.empty() && options.dictionaries &&
-      options.dictionaries->Compress(group, held.value, out)) {
-    counters.compressed_raw_bytes += held.value.size();
-    counters.compressed_stored_bytes += out->size();
-    return type | kCompressedTag;
+  if (!group.empty()) {
+    const uint8_t tag = CompressInto(group, held.value, type, out);
+    if (tag != type) return tag;
   }
   out->assign(held.value);
   return type;
+}
+
+uint8_t Slot::Impl::CompressInto(std::string_view group, std::string_view value, uint8_t type,
+                                 std::string* out, bool observed) {
+  if (!options.dictionaries || !options.dictionaries->Compress(group, value, out, observed)) {
+    return type;
+  }
+  counters.compressed_raw_bytes += value.size();
+  counters.compressed_stored_bytes += out->size();
+  return type | kCompressedTag;
 }
 
 void Slot::Impl::Release(Group& group, MapEntry& entry) {

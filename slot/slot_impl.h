@@ -287,6 +287,11 @@ struct Slot::Impl {
   // cell's type tag.
   uint8_t StoreHeld(std::string_view key, const MapEntry& entry, const HeldValue& held,
                     std::string* out);
+  // Compresses value into *out with the dictionary of group (counted) and returns type's tag
+  // with kCompressedTag; returns type unchanged when it does not compress. observed: offered
+  // for training when written (Dictionaries::Observe).
+  uint8_t CompressInto(std::string_view group, std::string_view value, uint8_t type,
+                       std::string* out, bool observed = false);
   // Drops the held value of entry, if any.
   void Release(Group& group, MapEntry& entry);
   // Replay: rebuilds the held value of each key whose newest record is a delta, from the

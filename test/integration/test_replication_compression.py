@@ -1,6 +1,7 @@
-"""Replication of compressed values (slotkv only): a master ships its values as it stores them,
-compressed with the zstd dictionaries it trained per key group, and sends each dictionary (DICT
-frame) before the first value that needs it; the replica keeps a copy under an id of its own
+"""Replication of compressed values (slotkv only): a master ships its values as it logs them
+(strings raw, compressed by each server when it persists them; pages of collections compressed)
+and, in a full sync, as it stores them, compressed with the zstd dictionaries it trained per key
+group; it sends each dictionary (DICT frame) before the first value that needs it; the replica keeps a copy under an id of its own
 and renames the values it applies to it. Cases: values streamed after a dictionary was trained
 read back on the replica; a full sync to a replica that trained dictionaries of its own (the
 ids differ), the copies surviving its restart (kill -9); a promoted replica's own writes use the
@@ -68,6 +69,7 @@ def test_streamed_values_of_trained_dictionaries_read_back_on_replicas(servers):
     write(master, "user", 3000, 5000)  # compressed with the trained dictionary
     train(master, "order")
     write(master, "order", 3000, 4000)
+    cmd(master, "SAVE")  # persisted: compressed
     assert compressed_values(master) > 0
     assert_same_strings(master, rep)
     check_values(rep, {"user": 5000, "order": 4000})
@@ -81,6 +83,7 @@ def test_full_sync_to_a_replica_with_dictionaries_of_its_own(servers):
     train(rep, "cart")
     train(master, "user")
     write(master, "user", 3000, 5000)
+    cmd(master, "SAVE")  # persisted, compressed
     link(rep, master)  # a full sync: values go as the master stores them
     assert_same_strings(master, rep)
     check_values(rep, {"user": 5000})
@@ -107,6 +110,7 @@ def test_promoted_replica_compresses_with_adopted_dictionaries_and_syncs_its_rep
     assert role(rep)[0] == b"master"
     before = compressed_values(rep)
     write(rep, "user", 3000, 4000)  # the adopted dictionary compresses them: no training
+    cmd(rep, "SAVE")
     assert compressed_values(rep) >= before + 1000
     assert dictionaries(rep) == dictionaries(master)
     link(other, rep)
