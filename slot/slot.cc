@@ -420,6 +420,11 @@ void Slot::Impl::CacheValue(const std::string& key, CachedValue value) {
   value_cache.Insert(key, std::move(value), charge);
 }
 
+bool Slot::Impl::CacheHasRoom(size_t key_bytes, size_t value_bytes) const {
+  const size_t charge = kLruEntryBytes + sizeof(CachedValue) + 2 * key_bytes + value_bytes;
+  return value_cache.size_bytes() + charge <= value_cache.capacity();
+}
+
 Result<bool> Slot::Impl::HasCell(uint64_t hash, std::string_view key) {
   SLOTKV_ASSIGN_OR_RETURN(auto cell, buckets->Lookup(hash, key));
   return cell.has_value();
@@ -463,10 +468,12 @@ Status Slot::Put(std::string_view key, std::string_view value, ValueType type,
     SLOTKV_RETURN_IF_ERROR(s.LogWrite(wal::RecordKind::kPut, key, hash, value, type, expire_at_ms));
   }
   // A key read lately and written now is likely read again (a collection's root and pages are
-  // read and rewritten by every change): keep the new version, uncompressed, so the next read
-  // neither reads the log back nor decompresses. The write itself is no sighting (a bulk load
-  // caches nothing). s.scratch is the record LogWrite just logged.
-  if (s.Cacheable(value.size()) && s.value_admission.Seen(hash)) {
+  // read and rewritten by every change): keep the new version, so the next read does not read
+  // the log back. The write itself is no sighting: a bulk load caches only while the cache has
+  // room, never evicting for it (as Redis, a data set that fits in memory is read from
+  // memory). s.scratch is the record LogWrite just logged.
+  if (s.Cacheable(value.size()) &&
+      (s.value_admission.Seen(hash) || s.CacheHasRoom(key.size(), value.size()))) {
     s.CacheValue(std::string(key), CachedValue{s.scratch.seq, expire_at_ms,
                                                static_cast<uint8_t>(type), std::string(value)});
   }

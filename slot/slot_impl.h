@@ -307,6 +307,9 @@ struct Slot::Impl {
   void CacheValue(const std::string& key, CachedValue value);
   // Whether the value cache keeps values of this size.
   static bool Cacheable(size_t value_bytes);
+  // Whether the value cache has room for such a value without evicting (about: CacheValue
+  // charges the allocations).
+  bool CacheHasRoom(size_t key_bytes, size_t value_bytes) const;
   // Whether key has a cell in the bucket pages (live or expired).
   Result<bool> HasCell(uint64_t hash, std::string_view key);
 

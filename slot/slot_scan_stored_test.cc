@@ -58,6 +58,7 @@ TEST_CASE("scan stored: every live value from the log, cells, segments and big f
   clock.AdvanceMs(10);
   want.erase("ttl");
 
+  const uint64_t cached = slot->Stats().value_cache_bytes;  // writes cached while room
   for (int round = 0; round < 2; ++round) {
     for (size_t count : {1, 13, 1000}) {
       std::map<std::string, StoredItem> items = ScanAll(*slot, count);
@@ -74,7 +75,8 @@ TEST_CASE("scan stored: every live value from the log, cells, segments and big f
     }
     REQUIRE(slot->Flush().ok());  // then all from buckets, segments and big files
   }
-  CHECK(slot->Stats().value_cache_bytes == 0);  // a full sync's reads cache nothing
+  // A full sync's reads cache nothing (the flushes drop the expired key's value).
+  CHECK(slot->Stats().value_cache_bytes <= cached);
 }
 
 TEST_CASE("scan stored: a key present for the whole scan is returned despite writes") {

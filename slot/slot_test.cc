@@ -97,6 +97,7 @@ TEST_CASE("a value read from storage is cached on its second miss, not its first
   Fixture f;
   for (int i = 0; i < 50; ++i) f.Put("k" + std::to_string(i), ValueFor(i, 0, 100));
   REQUIRE(f.slot->Flush().ok());
+  f.Reopen();  // the writes were cached (the cache had room): start with none
   for (int i = 0; i < 50; ++i) GetOrDie(*f.slot, "k" + std::to_string(i));
   CHECK(f.slot->Stats().value_cache_hits == 0);
   const uint64_t cached_once = f.slot->Stats().value_cache_bytes;
@@ -124,18 +125,32 @@ TEST_CASE("a value read back from the log is cached for its version only") {
   CHECK(GetOrDie(*f.slot, "k") == "<absent>");
 }
 
-TEST_CASE("a key read lately and written again is cached as written; a first write is not") {
+TEST_CASE("writes are cached while the cache has room; then only those of keys read lately") {
   Fixture f;
-  f.Put("k", "first");
-  f.Put("bulk", "once");
-  CHECK(f.slot->Stats().value_cache_bytes == 0);  // writes alone cache nothing
-  CHECK(GetOrDie(*f.slot, "k") == "first");       // from the log; marked by the doorkeeper
-  f.Put("k", "second");                            // read lately: kept in the cache
+  f.Put("room", "kept");
+  CHECK(f.slot->Stats().value_cache_bytes > 0);  // the cache had room
   uint64_t hits = f.slot->Stats().value_cache_hits;
-  CHECK(GetOrDie(*f.slot, "k") == "second");
+  CHECK(GetOrDie(*f.slot, "room") == "kept");
+  CHECK(f.slot->Stats().value_cache_hits == hits + 1);
+  // A bulk load fills the cache, never evicting for a write: the first values stay.
+  const std::string big(4000, 'b');
+  for (int i = 0; i < 400; ++i) f.Put("bulk" + std::to_string(i), big);
+  CHECK(f.slot->Stats().value_cache_bytes <= f.options.value_cache_bytes);
+  hits = f.slot->Stats().value_cache_hits;
+  CHECK(GetOrDie(*f.slot, "room") == "kept");
+  CHECK(GetOrDie(*f.slot, "bulk0") == big);
+  CHECK(f.slot->Stats().value_cache_hits == hits + 2);
+  const std::string first(4000, '1');
+  const std::string second(4000, '2');
+  f.Put("k", first);  // no room left for it: not kept
+  CHECK(GetOrDie(*f.slot, "k") == first);  // from the log; marked by the doorkeeper
+  CHECK(f.slot->Stats().value_cache_hits == hits + 2);
+  f.Put("k", second);  // read lately: kept in the cache, evicting
+  hits = f.slot->Stats().value_cache_hits;
+  CHECK(GetOrDie(*f.slot, "k") == second);
   CHECK(f.slot->Stats().value_cache_hits == hits + 1);
   REQUIRE(f.slot->Flush().ok());
-  CHECK(GetOrDie(*f.slot, "k") == "second");  // still the newest after the flush
+  CHECK(GetOrDie(*f.slot, "k") == second);  // still the newest after the flush
   CHECK(f.slot->Stats().value_cache_hits == hits + 2);
   REQUIRE(f.slot->Delete("k").ok());
   CHECK(GetOrDie(*f.slot, "k") == "<absent>");
