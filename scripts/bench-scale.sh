@@ -35,10 +35,17 @@
 # against key count), drawn by gnuplot (gnuplot-nox installed with apt-get when missing).
 # Progress goes to stderr. The last line on stdout is
 #   RESULT get_ratio_largest_vs_smallest=X get_p999_ms_largest=Y rss_ratio_largest_vs_smallest=Z
+#          set_ratio_1m_vs_redis=A get_ratio_1m_vs_redis=B ping_load_p99_ratio_vs_redis=C
+#          ping_load_max_ms=D get_p999_ratio_largest_vs_redis_smallest=E
 # (slotkv GET rps at the largest size / at the smallest; GET p99.9 ms at the largest; peak RSS
-# at the largest / at the smallest).
-# Targets (issue): at 50M keys GET rps >= 0.5x GET rps at 1M keys (get_ratio >= 0.5); GET p99.9
-# < 2 ms at -c 50; RSS at 50M keys <= 2x RSS at 1M keys (rss_ratio <= 2).
+# at the largest / at the smallest; slotkv SET and GET rps / redis-server's at the smallest
+# size, named for 1M, the smallest of the issue's run; the largest ratio of slotkv's PING p99
+# during the load to redis-server's over the sizes redis ran; slotkv's largest PING max during
+# a load; slotkv GET p99.9 at the largest size / redis-server's at the smallest). A figure
+# redis-server did not run for is "-".
+# Targets (issue 24): set and get ratios vs redis >= 1.0; PING p99 ratio <= 2, max <= 25 ms;
+# p99.9 ratio <= 2; GET at 50M >= 0.5x GET at 1M (get_ratio >= 0.5); RSS at 50M <= 2x RSS at
+# 1M (rss_ratio <= 2).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -179,6 +186,14 @@ measure_redis() {
   rm -rf "$work/redis"
 }
 
+# a / b with 3 decimals, or "-" when either is not a number (redis-server did not run).
+ratio() {
+  [[ $1 =~ ^[0-9.]+$ && $2 =~ ^[0-9.]+$ ]] && calc_true "$2 > 0" || { echo -; return; }
+  calc '%.3f' "$1 / $2"
+}
+calc_true() { awk "BEGIN {exit !($1)}"; }
+ping_vs_redis=- ping_max=0
+
 table=$out/scale.md
 data=$out/scale.dat
 {
@@ -195,7 +210,17 @@ for n in "${sizes[@]}"; do
     "${row[ping_p99]}" "${row[ping_max]}" "${row[redis_get]}" "${row[redis_get_p999]}" \
     "${row[redis_set]}" "${row[redis_rss]}" "${row[redis_ping_p99]}" "${row[redis_ping_max]}" >>"$table"
   echo "$n ${row[set]} ${row[get]} ${row[peak]} ${row[redis_set]/–/-} ${row[redis_get]/–/-} ${row[redis_rss]/–/-}" >>"$data"
-  if [ "$n" = "${sizes[0]}" ]; then first_get=${row[get]} first_peak=${row[peak]}; fi
+  if [ "$n" = "${sizes[0]}" ]; then
+    first_get=${row[get]} first_peak=${row[peak]}
+    set_vs_redis=$(ratio "${row[set]}" "${row[redis_set]}")
+    get_vs_redis=$(ratio "${row[get]}" "${row[redis_get]}")
+    first_redis_p999=${row[redis_get_p999]}
+  fi
+  r=$(ratio "${row[ping_p99]}" "${row[redis_ping_p99]}")
+  if [ "$r" != - ] && { [ "$ping_vs_redis" = - ] || calc_true "$r > $ping_vs_redis"; }; then
+    ping_vs_redis=$r
+  fi
+  calc_true "${row[ping_max]} > $ping_max" && ping_max=${row[ping_max]}
 done
 echo "(requests=$requests clients=$clients value=200B; slotkv --workers 2 --maxmemory-cache 256mb --key-estimate N; redis-server memory only, run where N * 350 B < MemAvailable / 2; GET before SET)" >>"$table"
 
@@ -228,4 +253,7 @@ plot rss.png 'peak RSS (VmHWM)' 'MiB' '4:slotkv' '7:redis-server (memory only)'
 cat "$table"
 echo "RESULT get_ratio_largest_vs_smallest=$(calc '%.3f' "${row[get]} / $first_get")" \
   "get_p999_ms_largest=$(calc '%.3f' "${row[get_p999]}")" \
-  "rss_ratio_largest_vs_smallest=$(calc '%.3f' "${row[peak]} / $first_peak")"
+  "rss_ratio_largest_vs_smallest=$(calc '%.3f' "${row[peak]} / $first_peak")" \
+  "set_ratio_1m_vs_redis=$set_vs_redis get_ratio_1m_vs_redis=$get_vs_redis" \
+  "ping_load_p99_ratio_vs_redis=$ping_vs_redis ping_load_max_ms=$ping_max" \
+  "get_p999_ratio_largest_vs_redis_smallest=$(ratio "${row[get_p999]}" "$first_redis_p999")"
