@@ -233,6 +233,12 @@ const MetricDef kMetrics[] = {
      .help = "Read-only commands that missed the OS page cache and waited for an io_uring fetch",
      .labels = Labels::kNone,
      .server = [](const ServerSnapshot& s) { return U(s.read_waits); }},
+    {.name = "slotkv_loop_lag_max_seconds",
+     .type = MetricType::Gauge,
+     .help = "Longest a worker's 10 ms probe timer fired late (since start or CONFIG RESETSTAT)",
+     .labels = Labels::kNone,
+     .server =
+         [](const ServerSnapshot& s) { return static_cast<double>(s.loop_lag_max_us) / 1e6; }},
     {.name = "slotkv_async_reads_total",
      .type = MetricType::Counter,
      .help = "File regions read through the workers' io_uring for waiting commands",

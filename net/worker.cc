@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <boost/asio/post.hpp>
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 
@@ -49,6 +50,7 @@ void Worker::Start() {
     auto guard = boost::asio::make_work_guard(io_);
     ScheduleExpiry();
     ScheduleCommit();
+    ScheduleLagProbe();
     if (ring_) WatchRing();
     io_.run();
   });
@@ -145,6 +147,21 @@ void Worker::ScheduleCommit() {
     CommitOwned();
     CloseIdleClients();
     ScheduleCommit();
+  });
+}
+
+void Worker::ScheduleLagProbe() {
+  constexpr int kLagProbeMs = 10;
+  lag_timer_.expires_after(std::chrono::milliseconds(kLagProbeMs));
+  lag_timer_.async_wait([this](const boost::system::error_code& ec) {
+    if (ec) return;
+    const auto late = std::chrono::steady_clock::now() - lag_timer_.expiry();
+    const auto us = static_cast<uint64_t>(
+        std::max<int64_t>(0, std::chrono::duration_cast<std::chrono::microseconds>(late).count()));
+    std::atomic<uint64_t>& max = (*server_->state().stats)[static_cast<size_t>(index_)]
+                                     ->loop_lag_max_us;
+    if (us > command::WorkerStats::Get(max)) max.store(us, std::memory_order_relaxed);
+    ScheduleLagProbe();
   });
 }
 

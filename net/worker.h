@@ -83,6 +83,8 @@ class Worker {
  private:
   void ScheduleExpiry();
   void ScheduleCommit();
+  // Every kLagProbeMs, notes how late the timer fired (WorkerStats::loop_lag_max_us).
+  void ScheduleLagProbe();
   // Whether active expiry and page reclaim must not write now: on a replica, or while
   // clients are paused.
   bool BackgroundWritesWait();
@@ -109,6 +111,7 @@ class Worker {
   boost::asio::io_context io_{BOOST_ASIO_CONCURRENCY_HINT_SAFE};
   boost::asio::steady_timer expiry_timer_{io_};
   boost::asio::steady_timer commit_timer_{io_};
+  boost::asio::steady_timer lag_timer_{io_};
   std::thread thread_;
   std::unordered_map<uint64_t, std::shared_ptr<Connection>> connections_;
   std::vector<std::function<void()>> after_commit_;

@@ -129,6 +129,7 @@ void ZeroLocalStats(ServerState& state) {
   zero(s.keyspace_hits);
   zero(s.keyspace_misses);
   zero(s.error_replies);
+  zero(s.loop_lag_max_us);
 }
 
 // CONFIG RESETSTAT: the INFO stats and commandstats of every worker, and SLOWLOG. The engine's

@@ -8,6 +8,7 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cinttypes>
 #include <cstdio>
 #include <filesystem>
@@ -147,6 +148,12 @@ uint64_t SumWorkers(const ServerState& state, std::atomic<uint64_t> WorkerStats:
   uint64_t sum = 0;
   for (const auto& w : *state.stats) sum += WorkerStats::Get((*w).*counter);
   return sum;
+}
+
+uint64_t MaxWorkers(const ServerState& state, std::atomic<uint64_t> WorkerStats::*counter) {
+  uint64_t max = 0;
+  for (const auto& w : *state.stats) max = std::max(max, WorkerStats::Get((*w).*counter));
+  return max;
 }
 
 void ServerSection(const ServerState& state, const EngineTotals&, std::string& out) {
@@ -322,6 +329,7 @@ void StatsSection(const ServerState& state, const EngineTotals& engine, std::str
   Field(out, "total_error_replies", SumWorkers(state, &WorkerStats::error_replies));
   Field(out, "slotkv_read_waits", SumWorkers(state, &WorkerStats::read_waits));
   Field(out, "slotkv_async_reads", SumWorkers(state, &WorkerStats::async_reads));
+  Field(out, "slotkv_loop_lag_max_us", MaxWorkers(state, &WorkerStats::loop_lag_max_us));
   const slot::SlotStats& e = engine.stats;
   CacheFields(out, "value", e.value_cache_hits, e.value_cache_misses);
   CacheFields(out, "bucket", e.bucket_cache_hits, e.bucket_cache_misses);

@@ -71,6 +71,19 @@ def test_info_stats_counts_commands(rp):
     assert "total_connections_received" in rp.info("stats")
 
 
+@pytest.mark.slotkv_only(redis_aof=False)
+def test_info_loop_lag_shows_a_long_handler(rp):
+    """slotkv_loop_lag_max_us: how late a worker's 10 ms probe timer fired at most; a script
+    that keeps its worker busy for a while shows in it, and CONFIG RESETSTAT clears it."""
+    rp.execute_command("CONFIG", "RESETSTAT")
+    start = time.monotonic()
+    rp.execute_command("EVAL", "local i = 0 while i < 20000000 do i = i + 1 end return i", 0)
+    busy_us = (time.monotonic() - start) * 1e6
+    assert wait_until(lambda: rp.info("stats")["slotkv_loop_lag_max_us"] >= busy_us / 2)
+    rp.execute_command("CONFIG", "RESETSTAT")
+    assert rp.info("stats")["slotkv_loop_lag_max_us"] < busy_us / 2
+
+
 def test_info_keyspace(rp):
     assert rp.info("keyspace") == {}
     for i in range(7):
