@@ -414,15 +414,15 @@ void Slot::Impl::CacheValue(const std::string& key, CachedValue value) {
     value_cache.Erase(key);  // an older cached version must not outlive this write
     return;
   }
-  // The key is held twice (list entry and index).
-  const size_t charge =
-      kLruEntryBytes + sizeof(CachedValue) + 2 * HeapBytes(key) + HeapBytes(value.value);
-  value_cache.Insert(key, std::move(value), charge);
+  value_cache.Insert(key, std::move(value), CacheCharge(HeapBytes(key), HeapBytes(value.value)));
+}
+
+size_t Slot::Impl::CacheCharge(size_t key_bytes, size_t value_bytes) {
+  return kLruEntryBytes + sizeof(CachedValue) + 2 * key_bytes + value_bytes;  // key held twice
 }
 
 bool Slot::Impl::CacheHasRoom(size_t key_bytes, size_t value_bytes) const {
-  const size_t charge = kLruEntryBytes + sizeof(CachedValue) + 2 * key_bytes + value_bytes;
-  return value_cache.size_bytes() + charge <= value_cache.capacity();
+  return value_cache.size_bytes() + CacheCharge(key_bytes, value_bytes) <= value_cache.capacity();
 }
 
 Result<bool> Slot::Impl::HasCell(uint64_t hash, std::string_view key) {
@@ -456,17 +456,17 @@ Status Slot::Put(std::string_view key, std::string_view value, ValueType type,
   // which its internal key does not tell the flush. Anything else is logged raw and compressed
   // when its group flushes (FlushGroup): a write pays no compression, a value overwritten
   // before its flush is never compressed, and a read of it from the log decompresses nothing.
-  if (group_key.empty() && s.options.dictionaries) s.options.dictionaries->Observe(key, value);
   std::string compressed;
-  const uint8_t tag = group_key.empty() ? static_cast<uint8_t>(type)
-                                        : s.CompressInto(group_key, value,
-                                                         static_cast<uint8_t>(type), &compressed);
-  if (tag != static_cast<uint8_t>(type)) {
-    SLOTKV_RETURN_IF_ERROR(s.LogWrite(wal::RecordKind::kPut, key, hash, compressed,
-                                      static_cast<ValueType>(tag), expire_at_ms));
-  } else {
-    SLOTKV_RETURN_IF_ERROR(s.LogWrite(wal::RecordKind::kPut, key, hash, value, type, expire_at_ms));
+  uint8_t tag = static_cast<uint8_t>(type);
+  if (!group_key.empty()) {
+    tag = s.CompressInto(group_key, value, tag, &compressed);
+  } else if (s.options.dictionaries) {
+    s.options.dictionaries->Observe(key, value);
   }
+  const bool packed = tag != static_cast<uint8_t>(type);
+  SLOTKV_RETURN_IF_ERROR(s.LogWrite(wal::RecordKind::kPut, key, hash,
+                                    packed ? std::string_view(compressed) : value,
+                                    static_cast<ValueType>(tag), expire_at_ms));
   // A key read lately and written now is likely read again (a collection's root and pages are
   // read and rewritten by every change): keep the new version, so the next read does not read
   // the log back. The write itself is no sighting: a bulk load caches only while the cache has

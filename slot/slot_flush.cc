@@ -245,11 +245,10 @@ Status Slot::Impl::FlushGroup(uint32_t g) {
       }
     } else {
       SLOTKV_RETURN_IF_ERROR(CheckRecord(key, entry, *record));
-      cell.type_tag = entry.type;
-      if ((entry.type & kCompressedTag) == 0) {  // logged raw (Put, Apply): compressed now
-        cell.type_tag = CompressInto(key, record->value, entry.type, &value,
-                                     /*observed=*/true);
-      }
+      // Logged raw (Put, Apply): compressed now.
+      cell.type_tag = (entry.type & kCompressedTag)
+                          ? entry.type
+                          : CompressInto(key, record->value, entry.type, &value, /*observed=*/true);
       if (cell.type_tag == entry.type) value = std::move(record->value);
     }
     cell.hash = hash;

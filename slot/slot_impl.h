@@ -307,8 +307,11 @@ struct Slot::Impl {
   void CacheValue(const std::string& key, CachedValue value);
   // Whether the value cache keeps values of this size.
   static bool Cacheable(size_t value_bytes);
+  // What the value cache charges for an entry whose key and value take these heap bytes (the
+  // key is held twice: list entry and index).
+  static size_t CacheCharge(size_t key_bytes, size_t value_bytes);
   // Whether the value cache has room for such a value without evicting (about: CacheValue
-  // charges the allocations).
+  // charges the allocations, this their lengths).
   bool CacheHasRoom(size_t key_bytes, size_t value_bytes) const;
   // Whether key has a cell in the bucket pages (live or expired).
   Result<bool> HasCell(uint64_t hash, std::string_view key);
