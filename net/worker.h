@@ -89,6 +89,7 @@ class Worker {
   // clients are paused.
   bool BackgroundWritesWait();
   void ExpireStep();
+  void CommitBackgroundWrites();
   // Deletes a bounded number of pages of dropped paged collections in each owned slot
   // (command::ReclaimStep); runs again 2 ms later while any remain.
   void ReclaimStep();
@@ -97,6 +98,10 @@ class Worker {
   void TryRecover(slot::Slot* slot);
   void CloseIdleClients();
   void CommitNow();
+  // Posts FlushStep while a slot committed here has flushes due (slot::Slot::FlushStep).
+  void NoteFlushDue(slot::Slot* s);
+  void ScheduleFlushes();
+  void FlushStep();
   struct CommitRound;
   void EndCommit(const std::shared_ptr<CommitRound>& round);
   void WatchRing();
@@ -118,6 +123,10 @@ class Worker {
   // Commit rounds whose waiters have not run, oldest first: they run in this order.
   std::deque<std::shared_ptr<CommitRound>> rounds_;
   bool commit_posted_ = false;
+  // Slots with flushes due, in turn; valid while Keyspace::slots_closed() is flushing_closed_.
+  std::vector<slot::Slot*> flushing_;
+  uint64_t flushing_closed_ = 0;
+  bool flush_posted_ = false;
   std::unordered_map<uint64_t, std::unique_ptr<boost::asio::steady_timer>> timers_;
   uint64_t next_timer_id_ = 0;
   std::unordered_map<uint64_t, std::deque<std::shared_ptr<RemoteBatch>>> remote_queues_;

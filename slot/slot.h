@@ -7,8 +7,9 @@
 // the newest version of each recently written key and where its record is; the value itself
 // stays in the log and is read back in one batch when the group is persisted). When
 // a group's map reaches `flush_entries_per_page` entries per bucket page of the group, or
-// `group_flush_bytes`, the group is persisted in one batch at the next commit (two such
-// flushes per commit at most, the other due groups at the next ones): its buckets are read,
+// `group_flush_bytes`, the group is persisted in one batch at the next Commit (two such
+// flushes per commit at most, the other due groups at the next ones; after a CommitThen, one
+// per FlushStep, which a worker runs in handlers of their own): its buckets are read,
 // merged with the map (long values appended to chunk segments owned by the group, short ones
 // inline, expired cells dropped), the group's mostly-dead segments are compacted against those
 // same cells, the buckets are written (splitting when full), the files are synced in a safe order
@@ -286,11 +287,11 @@ class Slot {
   // applied. InvalidArgument for another kind or a key longer than kMaxKeyBytes.
   Status Apply(const wal::Record& record);
   // Makes the buffered writes reach the OS, and the disk per the fsync policy. Acknowledge
-  // writes only after this returns OK.
-  Status Commit();
+  // writes only after this returns OK. !flush: leaves the due flushes to FlushStep (below).
+  Status Commit(bool flush = true);
   // Units: the writes between two commits are one WAL unit, which a crash leaves whole or
-  // not at all (wal::Log). Flushes that writes make due run at the commit that closes their
-  // unit, so no flush persists part of a unit.
+  // not at all (wal::Log). Flushes that writes make due run at the Commit that closes their
+  // unit, or after a CommitThen in FlushStep, so no flush persists part of a unit.
   //
   // Starts a unit that stays open through commits until Unhold: Commit and CommitThen write
   // only the writes made before Hold (their own unit) and what no unit holds; the holder
@@ -313,6 +314,14 @@ class Slot {
   // through the ring and done runs from their completion (wal::Log::CommitThen); otherwise
   // before this returns. done is called exactly once, even if the slot is closed first.
   void CommitThen(std::function<void(const Status&)> done);
+  // CommitThen runs none of the flushes its unit made due (but those that bring a log past
+  // its limit back within it): a worker runs them one per handler of their own (FlushStep)
+  // while flush_due(), so its replies do not wait for them, and the requests of other clients
+  // interleave with them (its periodic Commit(false) too). FlushStep does nothing while a unit
+  // is open or held (the commit that closes it comes back to it); a failure fails the slot as
+  // a failed Commit does.
+  bool flush_due() const;
+  Status FlushStep();
 
   // Up to about count live keys from cursor (0 starts a scan). A key present for the whole
   // scan is returned at least once, whatever is written meanwhile. Whole buckets are returned,

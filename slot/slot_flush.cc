@@ -127,6 +127,11 @@ Status Slot::Impl::FlushDue(uint32_t g) {
   if (publishing) return Status::OK();
   const uint64_t flushes = counters.flushes;
   if (NeedsFlush(g)) SLOTKV_RETURN_IF_ERROR(FlushGroup(g));
+  return KeepWalWithinLimit(flushes);
+}
+
+Status Slot::Impl::KeepWalWithinLimit(uint64_t flushes) {
+  if (publishing) return Status::OK();
   SLOTKV_RETURN_IF_ERROR(EnforceWalLimit());
   return counters.flushes == flushes ? Status::OK() : RemoveObsoleteLogFiles();
 }

@@ -316,15 +316,21 @@ struct Slot::Impl {
   // Whether key has a cell in the bucket pages (live or expired).
   Result<bool> HasCell(uint64_t hash, std::string_view key);
 
-  // Closes the log's open unit, then runs the flushes the writes of this unit and earlier
-  // ones made due, up to kFlushesPerUnit (FlushDue; their marks form the next unit, closed
-  // too). REQUIRES: !held.
+  // Closes the log's open unit, then (flush) runs the flushes the writes of this unit and
+  // earlier ones made due, up to kFlushesPerUnit (RunDueFlushes); !flush leaves them to
+  // Slot::FlushStep, but a log past its limit (KeepWalWithinLimit). REQUIRES: !held.
   static constexpr uint64_t kFlushesPerUnit = 2;
-  Status CloseUnit();
+  Status CloseUnit(bool flush = true);
+  // Runs up to max_flushes of the due groups' flushes, oldest first (FlushDue; their marks
+  // form the next unit, closed too). REQUIRES: !held, no unit open.
+  Status RunDueFlushes(uint64_t max_flushes);
   // After a write to group g: flushes it when due and keeps the log within wal_max_bytes,
   // then removes the log files no group needs. Nothing while a publish is in flight: its
   // completion commits the chunk frees, which must not include those of a later flush.
   Status FlushDue(uint32_t g);
+  // FlushDue's second half: EnforceWalLimit, then removes the log files no group needs when
+  // any flush ran since counters.flushes was `flushes`.
+  Status KeepWalWithinLimit(uint64_t flushes);
   // Persists group g (see slot.h), voiding a publish in flight (CancelPublish).
   Status FlushGroup(uint32_t g);
   // Slot::Flush's work.

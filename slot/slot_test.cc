@@ -385,6 +385,56 @@ TEST_CASE("Flush leaves an empty log: every record lives in bucket and chunk fil
   CHECK(GetOrDie(*f.slot, "after") == "v");
 }
 
+TEST_CASE("CommitThen leaves due flushes to FlushStep, one group per step") {
+  Fixture f;
+  auto put = [&](int i) {
+    REQUIRE(f.slot->Put("k" + std::to_string(i), ValueFor(i, 0, 40), ValueType::kString, 0).ok());
+  };
+  auto commit_then = [&] {
+    bool called = false;
+    f.slot->CommitThen([&](const Status& st) {
+      CHECK(st.ok());
+      called = true;
+    });
+    CHECK(called);  // no io_uring here: done runs before CommitThen returns
+  };
+  // Enough writes to make several groups due (4 entries a page, 4 pages a group).
+  for (int i = 0; i < 400; ++i) put(i);
+  commit_then();
+  CHECK(f.slot->Stats().flushes == 0);
+  REQUIRE(f.slot->flush_due());
+  // An open unit: the step waits for the commit that closes it.
+  put(1000);
+  REQUIRE(f.slot->FlushStep().ok());
+  CHECK(f.slot->Stats().flushes == 0);
+  commit_then();
+  uint64_t steps = 0;
+  while (f.slot->flush_due()) {
+    const uint64_t before = f.slot->Stats().flushes;
+    REQUIRE(f.slot->FlushStep().ok());
+    CHECK(f.slot->Stats().flushes - before <= 1);
+    REQUIRE(++steps < 1000);
+  }
+  CHECK(f.slot->Stats().flushes >= 2);
+  f.Reopen();
+  for (int i = 0; i < 400; i += 7) {
+    CHECK(GetOrDie(*f.slot, "k" + std::to_string(i)) == ValueFor(i, 0, 40));
+  }
+}
+
+TEST_CASE("a CommitThen past the log's limit flushes until it is back within it") {
+  Fixture f;
+  f.options.wal_max_bytes = 256 << 10;  // 4 files of 64 KiB
+  f.Reopen();
+  for (int i = 0; i < 20000; ++i) {
+    REQUIRE(f.slot->Put("k" + std::to_string(i), ValueFor(i, 0, 100), ValueType::kString, 0).ok());
+    if (i % 100 == 99) f.slot->CommitThen([](const Status& st) { CHECK(st.ok()); });
+  }
+  // No FlushStep ran: only the commits kept the log near its limit (a file of slack).
+  CHECK(f.slot->Stats().wal_bytes < (256 << 10) + (2 * 64 << 10));
+  CHECK(f.slot->Stats().flushes > 0);
+}
+
 TEST_CASE("full buckets split without a cap: 20k keys in a slot sized for 2.5k") {
   Fixture f;
   const int n = 20000;

@@ -56,7 +56,16 @@ void ServerState::RefreshLive() {
 
 void AsyncContext::CommitHere() {
   if (server.blocking) server.blocking->ServeReady();
-  server.CommitDirty().PermitUnchecked();  // each writer learns its own slots' outcome:
+  // A task that wrote nothing here (PING, INFO, a read) leaves the worker's other writes to
+  // its group commit: committed here, their due flushes ran inside a PING (27 ms of CPU at
+  // worst during a `redis-cli --pipe` load).
+  const std::vector<slot::Slot*>& dirty =
+      (*server.dirty)[static_cast<size_t>(server.executor->current())];
+  const bool wrote_here = std::any_of(dirty.begin(), dirty.end(), [this](slot::Slot* s) {
+    return std::find(trace.slots.begin(), trace.slots.end(), s) != trace.slots.end();
+  });
+  // Each writer learns its own slots' outcome (this task: NoteOutcome).
+  if (wrote_here) server.CommitDirty().PermitUnchecked();
   NoteOutcome();
 }
 

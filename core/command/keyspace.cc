@@ -201,6 +201,11 @@ uint64_t Keyspace::StreamOffset(uint32_t s, uint32_t db) const {
   return e.slot ? std::max(e.slot->stream_seq(), e.seq_floor) : e.seq_floor;
 }
 
+void Keyspace::SlotClosed() {
+  open_slots_.fetch_sub(1);
+  slots_closed_.fetch_add(1, std::memory_order_release);
+}
+
 Status Keyspace::Drop(uint32_t s, uint32_t db, std::optional<uint64_t> floor) {
   Entry& e = entries_[s * options_.databases + db];
   e.seq_floor = floor ? *floor : StreamOffset(s, db) + 1;
@@ -213,7 +218,7 @@ Status Keyspace::Drop(uint32_t s, uint32_t db, std::optional<uint64_t> floor) {
   if (!e.slot) return Status::OK();
   e.slot.reset();
   SetRefusal(s * options_.databases + db, Status::OK());  // a new slot starts healthy
-  open_slots_.fetch_sub(1);
+  SlotClosed();
   if (options_.memory) {
     e.mem_fs.reset();
     return Status::OK();
@@ -248,7 +253,7 @@ Status Keyspace::DropStaging(uint32_t s, uint32_t db) {
   e.staging_active = false;
   if (e.staging) {
     e.staging.reset();
-    open_slots_.fetch_sub(1);
+    SlotClosed();
   }
   e.staging_fs.reset();
   if (options_.memory || !options_.fs->Exists(SyncDir(s, db))) return Status::OK();
@@ -262,7 +267,7 @@ Status Keyspace::FinishStaging(uint32_t s, uint32_t db, uint64_t floor) {
   const bool staged = e.staging != nullptr;
   if (staged) {
     e.staging.reset();
-    open_slots_.fetch_sub(1);
+    SlotClosed();
   }
   SLOTKV_RETURN_IF_ERROR(Drop(s, db, floor));  // the old data, as FLUSHDB's
   if (!staged) return Status::OK();            // the master's stream was empty

@@ -141,6 +141,9 @@ class Keyspace {
   // before its next write and at the periodic commit, and at open.
   void SetCacheBudget(uint64_t bytes) { cache_budget_.store(bytes); }
   uint64_t cache_budget() const { return cache_budget_.load(); }
+  // Slots destroyed so far (a FLUSHDB's, a full sync's): a Slot* kept across handlers
+  // (net::Worker's due flushes) is valid only while this has not changed.
+  uint64_t slots_closed() const { return slots_closed_.load(std::memory_order_acquire); }
   // One open database slot's share of the budget.
   size_t CacheShare() const {
     return static_cast<size_t>(cache_budget_.load() / std::max<uint64_t>(1, open_slots_.load()));
@@ -230,6 +233,8 @@ class Keyspace {
   std::string SyncDir(uint32_t s, uint32_t db) const;
   // Opens the live slot of entry (s, db), or its staging slot.
   Result<std::unique_ptr<slot::Slot>> OpenSlot(uint32_t s, uint32_t db, bool staging = false);
+  // Counts a live or staging slot destroyed (open_slots_, slots_closed_).
+  void SlotClosed();
   // Closes and removes a staging slot.
   Status DropStaging(uint32_t s, uint32_t db);
   Status RemoveTree(const std::string& dir);
@@ -263,6 +268,7 @@ class Keyspace {
   std::atomic<uint32_t> page_members_{64};
   std::atomic<size_t> copy_batch_bytes_{1 << 20};
   std::atomic<uint64_t> open_slots_{0};  // database slots open now
+  std::atomic<uint64_t> slots_closed_{0};  // slots_closed()
   txn::SlotLocks locks_;
   txn::WatchedKeys watched_;
   std::unique_ptr<std::atomic<bool>[]> refusing_;  // [s * databases + db]
