@@ -133,7 +133,13 @@ void Connection::Process() {
   limits.max_query_buffer = static_cast<uint64_t>(state.query_buffer_limit.load());
   parser_.set_limits(limits);
   parser_.set_authenticated(!state.auth_required || client_.authenticated);
+  const int64_t deadline_us = command::NowUs() + kTurnUs;
+  bool turn_over = false;
   while (!closed_ && !Paused() && !close_after_flush_) {
+    if (command::NowUs() >= deadline_us) {
+      turn_over = true;
+      break;
+    }
     size_t consumed = 0;
     RespParser::State st =
         parser_.Parse(std::string_view(in_).substr(in_pos_), &args_, &consumed);
@@ -162,7 +168,15 @@ void Connection::Process() {
   CommitLocal();
   FetchParked();
   FlushReplies();
-  if (!closed_ && !reading_ && !ReadPaused() && !close_after_flush_) Read();
+  if (turn_over && !turn_posted_) {
+    // The rest of what was read runs after what is ready meanwhile (kTurnUs); reading waits.
+    turn_posted_ = true;
+    worker_->server()->Post(worker_->index(), [self = shared_from_this()] {
+      self->turn_posted_ = false;
+      self->Process();
+    });
+  }
+  if (!closed_ && !reading_ && !ReadPaused() && !close_after_flush_ && !turn_posted_) Read();
 }
 
 void Connection::FetchParked() {

@@ -139,6 +139,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
   size_t in_pos_ = 0;
   std::array<char, 16 * 1024> read_buf_;
   bool reading_ = false;
+  bool turn_posted_ = false;  // Process ran out of its turn (kTurnUs): it comes back
 
   std::deque<Pending> pending_;
   // Reply bytes in pending_ not moved to out_next_ yet (done, or a write waiting for its
