@@ -1,5 +1,6 @@
 #include "net/worker.h"
 
+#include <pthread.h>
 #include <unistd.h>
 
 #include <boost/asio/post.hpp>
@@ -46,6 +47,8 @@ Worker::~Worker() {
 void Worker::Start() {
   thread_ = std::thread([this] {
     tl_worker = index_;
+    // Named for top -H, perf and /proc/<pid>/task/*/comm (15 characters at most).
+    pthread_setname_np(pthread_self(), ("slotkv-w" + std::to_string(index_)).c_str());
     IoRing::SetCurrent(ring_.get());
     auto guard = boost::asio::make_work_guard(io_);
     ScheduleExpiry();

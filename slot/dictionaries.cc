@@ -7,6 +7,7 @@
 // For the experimental frame parameters (magicless format); they pass through the stable
 // ZSTD_CCtx_setParameter / ZSTD_DCtx_setParameter entry points of the shared library.
 #define ZSTD_STATIC_LINKING_ONLY
+#include <pthread.h>
 #include <zdict.h>
 #include <zstd.h>
 
@@ -269,6 +270,7 @@ void Dictionaries::Sample(std::string_view group, std::string_view value) {
 }
 
 void Dictionaries::TrainLoop() {
+  pthread_setname_np(pthread_self(), "slotkv-train");
   std::unique_lock lock(samples_mu_);
   while (true) {
     train_cv_.wait(lock, [&] { return stop_ || !train_queue_.empty(); });

@@ -1,6 +1,7 @@
 """Server commands: INFO TIME DBSIZE CONFIG SLOWLOG LASTSAVE SAVE BGSAVE COMMAND SHUTDOWN."""
 
 import fnmatch
+import os
 import re
 import time
 
@@ -72,6 +73,17 @@ def test_info_stats_counts_commands(rp):
 
 
 @pytest.mark.slotkv_only(redis_aof=False)
+@pytest.mark.slotkv_only
+def test_threads_are_named(server):
+    """Workers and the dictionary trainer carry names that top -H and perf show."""
+    tasks = f"/proc/{server.proc.pid}/task"
+    names = set()
+    for tid in os.listdir(tasks):
+        with open(f"{tasks}/{tid}/comm") as f:
+            names.add(f.read().strip())
+    assert {"slotkv-w0", "slotkv-train"} <= names
+
+
 def test_info_loop_lag_shows_a_long_handler(rp):
     """slotkv_loop_lag_max_us: how late a worker's 10 ms probe timer fired at most; a script
     that keeps its worker busy for a while shows in it, and CONFIG RESETSTAT clears it."""
