@@ -133,13 +133,11 @@ void Connection::Process() {
   limits.max_query_buffer = static_cast<uint64_t>(state.query_buffer_limit.load());
   parser_.set_limits(limits);
   parser_.set_authenticated(!state.auth_required || client_.authenticated);
-  const int64_t deadline_us = command::NowUs() + kTurnUs;
+  const Turn turn;
   bool turn_over = false;
   while (!closed_ && !Paused() && !close_after_flush_) {
-    if (command::NowUs() >= deadline_us) {
-      turn_over = true;
-      break;
-    }
+    turn_over = turn.over();
+    if (turn_over) break;
     size_t consumed = 0;
     RespParser::State st =
         parser_.Parse(std::string_view(in_).substr(in_pos_), &args_, &consumed);

@@ -1,6 +1,7 @@
 #include "net/remote_batch.h"
 
 #include <algorithm>
+#include <cassert>
 #include <utility>
 
 #include "core/command/errors.h"
@@ -37,6 +38,11 @@ namespace {
 
 void DriveBatches(Server* server, uint64_t client);
 
+// Drives the client's batches on worker w in a handler of their own, behind what is ready there.
+void PostDrive(Server* server, int w, uint64_t client) {
+  server->Post(w, [server, client] { DriveBatches(server, client); });
+}
+
 // Runs one item of a batch now, whatever holds its slot: it is its turn (SlotLocks::Defer).
 void RunItemInTurn(Server* server, const std::shared_ptr<RemoteBatch>& batch, size_t i) {
   RemoteItem& item = batch->items[i];
@@ -46,8 +52,7 @@ void RunItemInTurn(Server* server, const std::shared_ptr<RemoteBatch>& batch, si
                                 &item.trace);
   item.done = true;
   batch->unsent_bytes += item.reply.size();
-  const uint64_t client = batch->conn->id();
-  server->Post(CurrentWorker(), [server, client] { DriveBatches(server, client); });
+  PostDrive(server, CurrentWorker(), batch->conn->id());
 }
 
 enum class Step { kDone, kFetch, kDeferred, kPart, kYield };
@@ -57,8 +62,8 @@ enum class Step { kDone, kFetch, kDeferred, kPart, kYield };
 // 512 GB of replies. The connection pauses at the same size of unsent replies.
 constexpr size_t kBatchReplyBytes = kPauseOutputBytes;
 
-// Runs the batch's items from the first not yet run, for kTurnUs at most (kYield: the rest
-// runs in a handler posted behind what is ready meanwhile). A read that misses the page cache does
+// Runs the batch's items from the first not yet run, for a Turn at most (kYield: the rest runs
+// in a handler posted behind what is ready meanwhile). A read that misses the page cache does
 // not wait: the reads after it (up to the next command that is not a read) still run, and
 // their missed regions join *blocked: kFetch then, and the batch resumes after the fetch. An
 // item whose slot a transaction holds is deferred behind it (kDeferred): its turn runs it and
@@ -69,11 +74,11 @@ Step StepBatch(Server* server, Worker& worker, const std::shared_ptr<RemoteBatch
   txn::SlotLocks& locks = state.keyspace->locks();
   RemoteBatch& batch = *shared;
   bool waiting = false;
-  const int64_t deadline_us = command::NowUs() + kTurnUs;
+  const Turn turn;
   for (size_t i = 0; i < batch.items.size(); ++i) {
     RemoteItem& item = batch.items[i];
     if (item.done) continue;
-    if (!waiting && command::NowUs() >= deadline_us) return Step::kYield;
+    if (!waiting && turn.over()) return Step::kYield;
     if (batch.abandoned.load(std::memory_order_relaxed)) {
       item.done = true;  // its client is gone: dropped, as Redis drops a closed client's input
       continue;
@@ -146,10 +151,8 @@ void DriveBatches(Server* server, uint64_t client) {
   Worker& worker = server->worker(CurrentWorker());
   auto& queues = worker.remote_queues();
   auto it = queues.find(client);
-  if (it->second.empty()) {
-    queues.erase(it);
-    return;
-  }
+  // Erased when it empties: whatever drives a client's batches finds its front one.
+  assert(it != queues.end() && !it->second.empty());
   std::shared_ptr<RemoteBatch> batch = it->second.front();
   std::vector<BlockedRead> blocked;
   const Step step = StepBatch(server, worker, batch, &blocked);
@@ -162,25 +165,22 @@ void DriveBatches(Server* server, uint64_t client) {
     SendItems(server, batch, /*last=*/false);  // ResumeBatch comes back here
     return;
   }
-  if (step == Step::kYield) {
-    server->Post(CurrentWorker(), [server, client] { DriveBatches(server, client); });
-    return;
+  if (step == Step::kDone) {
+    SendItems(server, batch, /*last=*/true);
+    it = queues.find(client);  // found again: the map may have changed meanwhile
+    it->second.pop_front();
+    if (it->second.empty()) {
+      queues.erase(it);
+      return;
+    }
   }
-  SendItems(server, batch, /*last=*/true);
-  it = queues.find(client);  // found again: the map may have changed meanwhile
-  it->second.pop_front();
-  if (it->second.empty()) {
-    queues.erase(it);
-    return;
-  }
-  server->Post(CurrentWorker(), [server, client] { DriveBatches(server, client); });
+  PostDrive(server, CurrentWorker(), client);  // the rest of the batch (kYield), or the next
 }
 
 }  // namespace
 
 void ResumeBatch(Server* server, const std::shared_ptr<RemoteBatch>& batch) {
-  const uint64_t client = batch->conn->id();
-  server->Post(batch->owner, [server, client] { DriveBatches(server, client); });
+  PostDrive(server, batch->owner, batch->conn->id());
 }
 
 void RunBatch(Server* server, const std::shared_ptr<RemoteBatch>& batch) {

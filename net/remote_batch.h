@@ -20,6 +20,7 @@
 #include "core/base/no_wait_reads.h"
 #include "core/command/command_table.h"
 #include "core/command/context.h"
+#include "core/command/execute.h"
 
 namespace slotkv::net {
 
@@ -33,6 +34,14 @@ inline constexpr size_t kPauseOutputBytes = 1 << 20;
 // (another client's request, a timer) gets its turn, at most (plus one request). Run whole, a
 // batch of 1000 ZADDs to a 20k-member sorted set held the owner for ~20 ms.
 inline constexpr int64_t kTurnUs = 1000;
+// One turn of a client's requests on a worker, from its construction.
+class Turn {
+ public:
+  bool over() const { return command::NowUs() >= end_us_; }
+
+ private:
+  int64_t end_us_ = command::NowUs() + kTurnUs;
+};
 
 // One request posted to its slot's owner, with its reply on the way back.
 struct RemoteItem {

@@ -108,16 +108,21 @@ void Worker::CommitNow() {
     if (s->flush_due()) NoteFlushDue(s);
   }
   EndCommit(round);
-  ScheduleFlushes();
+}
+
+void Worker::DropStaleFlushing() {
+  const uint64_t closed = server_->state().keyspace->slots_closed();
+  if (closed == flushing_closed_) return;
+  // Some slot went since the list was made, maybe one it names: the others' due flushes are
+  // noted again at their next commit.
+  flushing_.clear();
+  flushing_closed_ = closed;
 }
 
 void Worker::NoteFlushDue(slot::Slot* s) {
-  const uint64_t closed = server_->state().keyspace->slots_closed();
-  if (closed != flushing_closed_) {  // some slot went: the list may name it
-    flushing_.clear();
-    flushing_closed_ = closed;
-  }
+  DropStaleFlushing();
   if (std::find(flushing_.begin(), flushing_.end(), s) == flushing_.end()) flushing_.push_back(s);
+  ScheduleFlushes();
 }
 
 void Worker::ScheduleFlushes() {
@@ -132,14 +137,13 @@ void Worker::ScheduleFlushes() {
 // PING p99 15 ms during a `redis-cli --pipe` load.
 void Worker::FlushStep() {
   flush_posted_ = false;
-  // A slot that went since it was listed: what the others have due runs at their next commit.
-  if (server_->state().keyspace->slots_closed() != flushing_closed_) flushing_.clear();
+  DropStaleFlushing();
   if (flushing_.empty()) return;
   slot::Slot* s = flushing_.front();
-  flushing_.erase(flushing_.begin());
+  flushing_.pop_front();
   Status st = s->FlushStep();
   if (!st.ok()) server_->state().write_failures.Record(s, st);
-  if (st.ok() && s->flush_due()) flushing_.push_back(s);
+  if (st.ok() && s->flush_due()) flushing_.push_back(s);  // behind the others: slots in turn
   ScheduleFlushes();
 }
 
@@ -359,7 +363,6 @@ void Worker::CommitOwned() {
       if (st.ok() && (*slot)->flush_due()) NoteFlushDue(*slot);
     }
   }
-  ScheduleFlushes();
 }
 
 void Worker::TryRecover(slot::Slot* slot) {

@@ -98,9 +98,11 @@ class Worker {
   void TryRecover(slot::Slot* slot);
   void CloseIdleClients();
   void CommitNow();
-  // Posts FlushStep while a slot committed here has flushes due (slot::Slot::FlushStep).
+  // Lists s for FlushStep, which is posted while a listed slot has flushes due
+  // (slot::Slot::FlushStep).
   void NoteFlushDue(slot::Slot* s);
   void ScheduleFlushes();
+  void DropStaleFlushing();
   void FlushStep();
   struct CommitRound;
   void EndCommit(const std::shared_ptr<CommitRound>& round);
@@ -124,7 +126,7 @@ class Worker {
   std::deque<std::shared_ptr<CommitRound>> rounds_;
   bool commit_posted_ = false;
   // Slots with flushes due, in turn; valid while Keyspace::slots_closed() is flushing_closed_.
-  std::vector<slot::Slot*> flushing_;
+  std::deque<slot::Slot*> flushing_;
   uint64_t flushing_closed_ = 0;
   bool flush_posted_ = false;
   std::unordered_map<uint64_t, std::unique_ptr<boost::asio::steady_timer>> timers_;
