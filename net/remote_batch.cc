@@ -1,7 +1,6 @@
 #include "net/remote_batch.h"
 
 #include <algorithm>
-#include <cassert>
 #include <utility>
 
 #include "core/command/errors.h"
@@ -55,15 +54,14 @@ void RunItemInTurn(Server* server, const std::shared_ptr<RemoteBatch>& batch, si
   PostDrive(server, CurrentWorker(), batch->conn->id());
 }
 
-enum class Step { kDone, kFetch, kDeferred, kPart, kYield };
+enum class Step { kDone, kFetch, kDeferred, kPart };
 
 // Reply bytes a batch may hold on its owner before what it has goes home (kPart): a client that
 // pipelines 1000 GETs of a 512 MB value to another worker's slot must not make the owner build
 // 512 GB of replies. The connection pauses at the same size of unsent replies.
 constexpr size_t kBatchReplyBytes = kPauseOutputBytes;
 
-// Runs the batch's items from the first not yet run, for a Turn at most (kYield: the rest runs
-// in a handler posted behind what is ready meanwhile). A read that misses the page cache does
+// Runs the batch's items from the first not yet run. A read that misses the page cache does
 // not wait: the reads after it (up to the next command that is not a read) still run, and
 // their missed regions join *blocked: kFetch then, and the batch resumes after the fetch. An
 // item whose slot a transaction holds is deferred behind it (kDeferred): its turn runs it and
@@ -74,11 +72,9 @@ Step StepBatch(Server* server, Worker& worker, const std::shared_ptr<RemoteBatch
   txn::SlotLocks& locks = state.keyspace->locks();
   RemoteBatch& batch = *shared;
   bool waiting = false;
-  const Turn turn;
   for (size_t i = 0; i < batch.items.size(); ++i) {
     RemoteItem& item = batch.items[i];
     if (item.done) continue;
-    if (!waiting && turn.over()) return Step::kYield;
     if (batch.abandoned.load(std::memory_order_relaxed)) {
       item.done = true;  // its client is gone: dropped, as Redis drops a closed client's input
       continue;
@@ -144,37 +140,34 @@ void SendItems(Server* server, const std::shared_ptr<RemoteBatch>& batch, bool l
   });
 }
 
-// Runs the front batch of one client's queue on this owner for a turn (StepBatch); the rest
-// and the next batch run in handlers posted behind whatever is ready meanwhile, so a client
-// pipelining to another worker's slots holds it for kTurnUs at a time.
+// Runs the queued batches of one client on this owner, in order, until one waits for reads.
+// Whole, in one handler: a coroutine command of the client (DEL, MSET) hops here behind the
+// batches it posted before, and must find them done. Cut into turns, a pipelined SET ran after
+// the DEL that followed it (test_durability's gone:* keys came back).
 void DriveBatches(Server* server, uint64_t client) {
   Worker& worker = server->worker(CurrentWorker());
   auto& queues = worker.remote_queues();
-  auto it = queues.find(client);
-  // Erased when it empties: whatever drives a client's batches finds its front one.
-  assert(it != queues.end() && !it->second.empty());
-  std::shared_ptr<RemoteBatch> batch = it->second.front();
-  std::vector<BlockedRead> blocked;
-  const Step step = StepBatch(server, worker, batch, &blocked);
-  if (step == Step::kDeferred) return;  // RunItemInTurn comes back here
-  if (step == Step::kFetch) {
-    worker.Fetch(std::move(blocked), [server, client] { DriveBatches(server, client); });
-    return;
-  }
-  if (step == Step::kPart) {
-    SendItems(server, batch, /*last=*/false);  // ResumeBatch comes back here
-    return;
-  }
-  if (step == Step::kDone) {
-    SendItems(server, batch, /*last=*/true);
-    it = queues.find(client);  // found again: the map may have changed meanwhile
-    it->second.pop_front();
+  for (;;) {
+    auto it = queues.find(client);  // found again each time: the map may change meanwhile
     if (it->second.empty()) {
       queues.erase(it);
       return;
     }
+    std::shared_ptr<RemoteBatch> batch = it->second.front();
+    std::vector<BlockedRead> blocked;
+    const Step step = StepBatch(server, worker, batch, &blocked);
+    if (step == Step::kDeferred) return;  // RunItemInTurn comes back here
+    if (step == Step::kFetch) {
+      worker.Fetch(std::move(blocked), [server, client] { DriveBatches(server, client); });
+      return;
+    }
+    if (step == Step::kPart) {
+      SendItems(server, batch, /*last=*/false);  // ResumeBatch comes back here
+      return;
+    }
+    SendItems(server, batch, /*last=*/true);
+    queues.find(client)->second.pop_front();
   }
-  PostDrive(server, CurrentWorker(), client);  // the rest of the batch (kYield), or the next
 }
 
 }  // namespace

@@ -30,9 +30,9 @@ class Server;
 // Unsent reply bytes at which a connection stops reading its client, and the replies a batch
 // may hold on its owner before they go home as a part.
 inline constexpr size_t kPauseOutputBytes = 1 << 20;
-// How long one client's pipelined requests run on a worker before what else is ready there
-// (another client's request, a timer) gets its turn, at most (plus one request). Run whole, a
-// batch of 1000 ZADDs to a 20k-member sorted set held the owner for ~20 ms.
+// How long one client's pipelined requests run on its connection's worker before what else is
+// ready there (another client's request, a timer) gets its turn, at most (plus one request).
+// Batches posted to an owner still run whole (DriveBatches says why).
 inline constexpr int64_t kTurnUs = 1000;
 // One turn of a client's requests on a worker, from its construction.
 class Turn {
