@@ -31,7 +31,8 @@ const CommandSpec* CommandTable::Find(std::string_view name) const {
   char lower[32];
   if (name.size() > sizeof lower) return nullptr;
   for (size_t i = 0; i < name.size(); ++i) {
-    lower[i] = static_cast<char>(std::tolower(static_cast<unsigned char>(name[i])));
+    const char c = name[i];  // ASCII: command names are; no locale call per byte
+    lower[i] = c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c;
   }
   auto it = index_.find(std::string(lower, name.size()));
   return it == index_.end() ? nullptr : &rows_[it->second];
