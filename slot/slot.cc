@@ -339,6 +339,16 @@ uint32_t Slot::Impl::Track(const wal::Record& record, const wal::LogPos& pos, ui
 Status Slot::Impl::LogWrite(wal::RecordKind kind, std::string_view key, uint64_t hash,
                             std::string_view value, ValueType type, int64_t expire_at_ms,
                             std::optional<uint64_t> applied_seq) {
+  SLOTKV_RETURN_IF_ERROR(LogRecord(kind, key, hash, value, type, expire_at_ms, applied_seq));
+  // While the key is in its group map its value is read back from the log; a cached older
+  // version must not resurface once the group is flushed.
+  value_cache.Erase(key);
+  return Status::OK();
+}
+
+Status Slot::Impl::LogRecord(wal::RecordKind kind, std::string_view key, uint64_t hash,
+                             std::string_view value, ValueType type, int64_t expire_at_ms,
+                             std::optional<uint64_t> applied_seq) {
   SLOTKV_RETURN_IF_ERROR(Refusal());
   uint64_t seq = 0;
   if (applied_seq) {
@@ -364,9 +374,6 @@ Status Slot::Impl::LogWrite(wal::RecordKind kind, std::string_view key, uint64_t
   TapRecord(record);
   unit_open = true;
   wal_pace_bytes += pos.size;
-  // While the key is in its group map its value is read back from the log; a cached older
-  // version must not resurface once the group is flushed.
-  value_cache.Erase(record.key);
   ReleaseLargeBuffer(&record.value);
   if (!groups[g].due) {
     groups[g].due = true;
@@ -475,18 +482,21 @@ Status Slot::Put(std::string_view key, std::string_view value, ValueType type,
     s.options.dictionaries->Observe(key, value);
   }
   const bool packed = tag != static_cast<uint8_t>(type);
-  SLOTKV_RETURN_IF_ERROR(s.LogWrite(wal::RecordKind::kPut, key, hash,
-                                    packed ? std::string_view(compressed) : value,
-                                    static_cast<ValueType>(tag), expire_at_ms));
+  SLOTKV_RETURN_IF_ERROR(s.LogRecord(wal::RecordKind::kPut, key, hash,
+                                     packed ? std::string_view(compressed) : value,
+                                     static_cast<ValueType>(tag), expire_at_ms));
   // A key read lately and written now is likely read again (a collection's root and pages are
   // read and rewritten by every change): keep the new version, so the next read does not read
   // the log back. The write itself is no sighting: a bulk load caches only while the cache has
   // room, never evicting for it (as Redis, a data set that fits in memory is read from
-  // memory). s.scratch is the record LogWrite just logged.
+  // memory). s.scratch is the record LogRecord just logged. Either way the cache drops the
+  // older version (replacing it in place when it keeps the new one).
   if (s.Cacheable(value.size()) &&
       (s.value_admission.Seen(hash) || s.CacheHasRoom(key.size(), value.size()))) {
-    s.CacheValue(std::string(key), CachedValue{s.scratch.seq, expire_at_ms,
-                                               static_cast<uint8_t>(type), std::string(value)});
+    s.CacheValue(s.scratch.key, CachedValue{s.scratch.seq, expire_at_ms,
+                                            static_cast<uint8_t>(type), std::string(value)});
+  } else {
+    s.value_cache.Erase(key);
   }
   return Status::OK();
 }

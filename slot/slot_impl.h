@@ -258,6 +258,11 @@ struct Slot::Impl {
   Status LogWrite(wal::RecordKind kind, std::string_view key, uint64_t hash,
                   std::string_view value, ValueType type, int64_t expire_at_ms,
                   std::optional<uint64_t> seq = std::nullopt);
+  // LogWrite but for the cached value, which the caller drops or replaces (Put: one cache
+  // operation per write instead of an erase and an insert).
+  Status LogRecord(wal::RecordKind kind, std::string_view key, uint64_t hash,
+                   std::string_view value, ValueType type, int64_t expire_at_ms,
+                   std::optional<uint64_t> seq = std::nullopt);
   // Whether a value of key with this type and size is held (and its next versions logged as
   // deltas): a collection value of at least kHoldMinBytes, or a page of any size.
   bool Holdable(std::string_view key, ValueType type, size_t value_bytes) const;

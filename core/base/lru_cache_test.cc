@@ -54,6 +54,25 @@ TEST_CASE("replacing a key updates its charge") {
   CHECK(*cache.Lookup(1) == 11);
 }
 
+TEST_CASE("replacing a key makes it most recent, and an oversized replacement drops it") {
+  LruCache<int, int> cache(30);
+  cache.Insert(1, 10, 10);
+  cache.Insert(2, 20, 10);
+  cache.Insert(3, 30, 10);
+  cache.Insert(1, 11, 10);  // in place: 1 is now the most recent
+  cache.Insert(4, 40, 10);  // evicts 2, the least recent
+  CHECK_FALSE(cache.Contains(2));
+  CHECK(*cache.Peek(1) == 11);
+  CHECK(cache.entries() == 3);
+  CHECK(cache.size_bytes() == 30);
+  cache.Insert(3, 31, 25);  // grows: 4 and 1 go to fit it
+  CHECK(cache.entries() == 1);
+  CHECK(cache.size_bytes() == 25);
+  cache.Insert(3, 32, 31);  // larger than the budget: the old version must not stay
+  CHECK(cache.entries() == 0);
+  CHECK(cache.size_bytes() == 0);
+}
+
 TEST_CASE("entry larger than the budget is not kept, and shrinking evicts") {
   LruCache<int, int> cache(10);
   cache.Insert(1, 1, 11);
