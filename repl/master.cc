@@ -18,6 +18,7 @@ using command::Waiter;
 
 struct Master::Stream {
   Backlog backlog;
+  bool recording = false;   // the backlog holds this stream's frames since it started
   std::vector<std::shared_ptr<Feed>> feeds;  // attached: they get every frame
   uint64_t generation = 0;  // emptied so many times (a full sync restarts its scan)
   bool suspended = false;   // this node's own full sync of the stream is running
@@ -67,11 +68,21 @@ Master::Master(command::ServerState* state)
 
 Master::~Master() = default;
 
+bool Master::Record(size_t i) {
+  Stream& st = *streams_[i];
+  if (st.recording) return true;
+  if (!recording_.load(std::memory_order_relaxed)) return false;
+  st.backlog.Reset(offsets_[i].load());  // history starts now: nothing before it is covered
+  st.recording = true;
+  return true;
+}
+
 void Master::OnUnits(uint32_t s, uint32_t db, std::string units, uint64_t seq) {
   const size_t i = Index(s, db);
+  const bool record = Record(i);
   offsets_[i] = seq;
   Stream& st = *streams_[i];
-  if (st.suspended) return;
+  if (st.suspended || !record) return;
   std::string frame = UnitFrame(s, db, seq, units);
   std::erase_if(st.feeds, [](const auto& f) { return f->closed.load(); });
   for (const auto& feed : st.feeds) Send(feed, frame);
@@ -82,10 +93,11 @@ void Master::OnUnits(uint32_t s, uint32_t db, std::string units, uint64_t seq) {
 
 void Master::OnClear(uint32_t s, uint32_t db, uint64_t seq) {
   const size_t i = Index(s, db);
+  const bool record = Record(i);
   offsets_[i] = seq;
   Stream& st = *streams_[i];
   ++st.generation;
-  if (st.suspended) return;
+  if (st.suspended || !record) return;
   std::string frame = StreamFrame("CLEAR", s, db, seq);
   std::erase_if(st.feeds, [](const auto& f) { return f->closed.load(); });
   for (const auto& feed : st.feeds) Send(feed, frame);
@@ -138,6 +150,7 @@ void Master::Sync(AsyncContext& ctx, uint64_t epoch) {
     std::lock_guard lock(mu_);
     feeds_.push_back(feed);
   }
+  recording_ = true;
   const std::string replid = a[6];
   std::fprintf(stderr, "repl: replica %s:%d starts its link (replid %s)\n", feed->ip.c_str(),
                feed->port, replid.c_str());
@@ -161,6 +174,7 @@ void Master::Attach(const std::shared_ptr<Feed>& feed, uint32_t s, uint32_t db,
                     const std::string& replid, std::optional<uint64_t> offset) {
   if (feed->closed) return;
   const size_t i = Index(s, db);
+  Record(i);
   Stream& st = *streams_[i];
   st.feeds.push_back(feed);
   if (offset && Continues(replid, i, *offset) && st.backlog.Covers(*offset)) {
@@ -534,6 +548,7 @@ std::string Master::replid2() const {
 }
 
 void Master::Promote(const std::string& new_id) {
+  recording_ = true;
   std::lock_guard lock(mu_);
   replid2_ = replid_;
   second_offsets_.resize(streams_.size());
@@ -542,6 +557,7 @@ void Master::Promote(const std::string& new_id) {
 }
 
 void Master::Adopt(const std::string& id) {
+  recording_ = true;  // a replica's history: its own replicas continue it after a promotion
   std::lock_guard lock(mu_);
   if (id == replid_) return;
   replid_ = id;
@@ -555,11 +571,15 @@ bool Master::Continues(const std::string& id, size_t stream, uint64_t offset) co
   return !replid2_.empty() && id == replid2_ && offset <= second_offsets_[stream];
 }
 
-void Master::Suspend(uint32_t s, uint32_t db) { streams_[Index(s, db)]->suspended = true; }
+void Master::Suspend(uint32_t s, uint32_t db) {
+  recording_ = true;
+  streams_[Index(s, db)]->suspended = true;
+}
 
 void Master::Resume(uint32_t s, uint32_t db, uint64_t offset) {
   Stream& st = *streams_[Index(s, db)];
   st.suspended = false;
+  st.recording = true;
   const size_t before = st.backlog.bytes();
   st.backlog.Reset(offset);
   backlog_bytes_ -= before;

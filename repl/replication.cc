@@ -401,7 +401,7 @@ std::string Replication::Info() {
   Field(out, "master_repl_offset", static_cast<int64_t>(master_->offset()));
   Field(out, "second_repl_offset",
         master_->has_second() ? static_cast<int64_t>(master_->second_offset()) : -1);
-  Field(out, "repl_backlog_active", 1);
+  Field(out, "repl_backlog_active", master_->backlog_active() ? 1 : 0);
   Field(out, "repl_backlog_size", state_->config->GetInt("repl-backlog-size"));
   Field(out, "repl_backlog_histlen", static_cast<int64_t>(master_->backlog_bytes()));
   return out;

@@ -886,6 +886,34 @@ def test_backlog_overflow_resyncs_only_the_streams_that_fell_out():
         master.cleanup()
 
 
+def test_backlog_starts_with_the_first_replica(servers):
+    """As Redis: a master keeps no backlog before a replica links, then keeps one; the replica's writes after it linked reach it, and a short stop of the
+    replica continues from the backlog (slotkv: no FULL in its log)."""
+    master, rep = servers(), servers()
+    c = master.client()
+    c.execute_command("MSET", *[v for i in range(200) for v in ("bl:%d" % i, "v%d" % i)])
+    fields = info(master)
+    assert fields["repl_backlog_active"] == "0", fields
+    assert int(fields["repl_backlog_histlen"]) == 0, fields
+    # slotkv's offsets are its streams' sequence numbers, which writes move; Redis's stay 0
+    assert (int(fields["master_repl_offset"]) > 0) != is_redis(), fields
+    link(rep, master)
+    assert info(master)["repl_backlog_active"] == "1"
+    c.execute_command("SET", "bl:after", "x")
+    assert wait_until(lambda: cmd(rep, "GET", "bl:after") == b"x", timeout=SYNC_TIMEOUT)
+    assert cmd(rep, "GET", "bl:199") == b"v199"
+    assert int(info(master)["repl_backlog_histlen"]) > 0
+    if not is_redis():
+        assert rep.stop() == 0
+        c.execute_command("SET", "bl:0", "changed")
+        before = len(rep.log())
+        rep.start()
+        wait_linked(rep, master)
+        assert cmd(rep, "GET", "bl:0") == b"changed"
+        assert "FULL" not in rep.log()[before:], rep.log()[before:][-3000:]
+    c.connection_pool.disconnect()
+
+
 @pytest.mark.slotkv_only
 def test_backlogs_share_repl_backlog_size(servers):
     """Streams hold about repl-backlog-size together (trimmed once a second, each keeping a
