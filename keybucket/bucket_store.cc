@@ -487,6 +487,7 @@ Status BucketStore::PrefetchBuckets(uint32_t first, uint32_t end) {
   if (first > end || end > s.bucket_count) return Status::InvalidArgument("bucket out of range");
   Impl::PageBatches missing;
   for (uint32_t bucket = first; bucket < end; ++bucket) {
+    if (s.counts[bucket] == 0) continue;  // its pages hold no cell
     uint32_t depth = s.depths[bucket];
     for (uint64_t index = 0; index < (uint64_t{1} << depth); ++index) {
       s.NoteMissing(depth, PageNumber(depth, bucket, index), &missing);

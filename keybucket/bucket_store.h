@@ -73,7 +73,8 @@ class BucketStore {
   // Appends every cell of bucket (all its pages) to *cells.
   Status ReadBucket(uint32_t bucket, std::vector<Cell>* cells);
   // Reads the uncached pages of buckets [first, end) into the page cache in one batch of reads
-  // per file, so that the ReadBucket calls that follow find them there. Corruption as Lookup.
+  // per file, so that the ReadBucket calls that follow find them there; not those of buckets
+  // with no cell (bucket_cell_count 0), which callers need not read. Corruption as Lookup.
   Status PrefetchBuckets(uint32_t first, uint32_t end);
   // The same for the pages holding the given key hashes, so the Lookup calls that follow find
   // them in the cache.

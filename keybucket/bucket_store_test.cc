@@ -611,6 +611,18 @@ TEST_CASE("prefetch reads a range of buckets in one batch, then ReadBucket hits 
   CHECK(env.store->PrefetchBuckets(0, 9).IsInvalidArgument());
 }
 
+TEST_CASE("prefetch skips the pages of buckets with no cell") {
+  Env env(64);
+  const Cell one = MakeCell(Key(1), Value(1));
+  env.Add({one});
+  REQUIRE(env.store->Sync().ok());
+  env.Reopen(64);
+  REQUIRE(env.store->PrefetchBuckets(0, 64).ok());
+  CHECK(env.store->stats().pages_read == 1);  // the one bucket holding a cell
+  CHECK(env.Bucket(env.store->BucketOf(one.hash)).size() == 1);
+  CHECK(env.store->stats().pages_read == 1);
+}
+
 TEST_CASE("prefetch reports a damaged page as Corruption") {
   Env env(2);
   env.Add({MakeCell(Key(1), Value(1)), MakeCell(Key(2), Value(2))});

@@ -154,8 +154,13 @@ Status Slot::Impl::FlushGroup(uint32_t g) {
   const uint32_t first = g * options.buckets_per_group;
   const uint32_t end = std::min(first + options.buckets_per_group, buckets->bucket_count());
   std::vector<BucketCells> bucket_cells(end - first);
+  // A bucket with no cell is neither read nor, unless the map adds to it, written: its count
+  // is exact (Open recounts the buckets of a group whose flush a crash cut). Sized for
+  // key-estimate, most buckets of a small data set are empty, and reading and comparing their
+  // pages was most of a flush (ParseLayout of zero pages: 0.37 us per SET at -P 16).
   SLOTKV_RETURN_IF_ERROR(buckets->PrefetchBuckets(first, end));
   for (uint32_t b = first; b < end; ++b) {
+    if (buckets->bucket_cell_count(b) == 0) continue;
     SLOTKV_RETURN_IF_ERROR(buckets->ReadBucket(b, &bucket_cells[b - first].cells));
   }
   for (BucketCells& bc : bucket_cells) bc.BuildIndex();
@@ -315,6 +320,7 @@ Status Slot::Impl::FlushGroup(uint32_t g) {
   }
   for (uint32_t b = first; b < end; ++b) {
     BucketCells& bc = bucket_cells[b - first];
+    if (bc.cells.empty() && appended[b - first].empty()) continue;  // empty and stays so
     std::vector<Cell> out;
     out.reserve(bc.cells.size() + appended[b - first].size());
     for (size_t i = 0; i < bc.cells.size(); ++i) {
