@@ -393,15 +393,17 @@ void Connection::StartAsync(const CommandSpec& spec, uint64_t seq) {
   starting_ = true;
   const int home = worker_->index();
   call->task.Start([self = shared_from_this(), call, home] {
-    call->ctx.CommitHere();
-    if (CurrentWorker() == home && self->starting_) {
-      self->async_sync_done_ = true;
-      return;
-    }
-    self->server_->Post(home, [self, call] {
-      self->FinishAsync(call);
-      self->Process();
-    });
+    auto finish = [self, call, home] {
+      if (CurrentWorker() == home && self->starting_) {
+        self->async_sync_done_ = true;
+        return;
+      }
+      self->server_->Post(home, [self, call] {
+        self->FinishAsync(call);
+        self->Process();
+      });
+    };
+    if (!call->ctx.Settle(finish)) finish();
   });
   starting_ = false;
   if (async_sync_done_) FinishAsync(call);

@@ -54,19 +54,40 @@ void ServerState::RefreshLive() {
                                        : wal::FsyncPolicy::kEverySec);
 }
 
-void AsyncContext::CommitHere() {
-  if (server.blocking) server.blocking->ServeReady();
+bool AsyncContext::WroteHere() const {
   // A task that wrote nothing here (PING, INFO, a read) leaves the worker's other writes to
   // its group commit: committed here, their due flushes ran inside a PING (27 ms of CPU at
   // worst during a `redis-cli --pipe` load).
   const std::vector<slot::Slot*>& dirty =
       (*server.dirty)[static_cast<size_t>(server.executor->current())];
-  const bool wrote_here = std::any_of(dirty.begin(), dirty.end(), [this](slot::Slot* s) {
+  return std::any_of(dirty.begin(), dirty.end(), [this](slot::Slot* s) {
     return std::find(trace.slots.begin(), trace.slots.end(), s) != trace.slots.end();
   });
+}
+
+void AsyncContext::CommitHere() {
+  if (server.blocking) server.blocking->ServeReady();
   // Each writer learns its own slots' outcome (this task: NoteOutcome).
-  if (wrote_here) server.CommitDirty().PermitUnchecked();
+  if (WroteHere()) server.CommitDirty().PermitUnchecked();
   NoteOutcome();
+}
+
+bool AsyncContext::Settle(const std::function<void()>& then) {
+  // A holder's slots stay taken while it waits: it commits at once, as before.
+  if (holder) {
+    CommitHere();
+    return false;
+  }
+  if (server.blocking) server.blocking->ServeReady();
+  if (!WroteHere()) {
+    NoteOutcome();
+    return false;
+  }
+  server.executor->AfterCommit([this, then] {
+    NoteOutcome();
+    then();
+  });
+  return true;
 }
 
 void AsyncContext::Absorb(const AsyncContext& sub) {
@@ -178,14 +199,16 @@ bool AsyncContext::EnterLater(uint32_t s, std::coroutine_handle<> h) {
     Queue(s, h);  // EnterHere found it taken
     return true;
   }
-  Depart();
-  ex.Post(owner, [this, s, h] {
-    if (Holds(s) || TryTake(s)) {
-      h.resume();
-    } else {
-      Queue(s, h);
-    }
-  });
+  std::function<void()> go = [this, s, h, owner, executor = &ex] {
+    executor->Post(owner, [this, s, h] {
+      if (Holds(s) || TryTake(s)) {
+        h.resume();
+      } else {
+        Queue(s, h);
+      }
+    });
+  };
+  if (!Depart(go)) go();
   return true;
 }
 
@@ -194,9 +217,9 @@ void AsyncContext::LeaveVisit() {
   if (s != kNoSlot) ReleaseSlot(server, s, visitor_.get());
 }
 
-void AsyncContext::Depart() {
+bool AsyncContext::Depart(const std::function<void()>& go) {
   LeaveVisit();
-  CommitHere();
+  return Settle(go);
 }
 
 std::vector<uint32_t> AsyncContext::InLockOrder(std::vector<uint32_t> slots) const {

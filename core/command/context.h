@@ -278,14 +278,15 @@ class AsyncContext {
   // co_await these to move the task (committing what it wrote where it was).
   SlotHop ToSlot(uint32_t slot) { return SlotHop{this, slot}; }
   Hop ToWorker(int w) {
-    return Hop{server.executor, w, [this] { Depart(); }};
+    return Hop{server.executor, w, [this](const std::function<void()>& go) { return Depart(go); }};
   }
   Hop ToHome() { return ToWorker(home); }
   // Commits what the task wrote here and lets the worker serve what waits before the task goes
   // on (the slots it holds stay held; a visit must take its slot again): between the batches
   // of a long task on one worker.
   Hop Requeue() {
-    return Hop{server.executor, server.executor->current(), [this] { Depart(); }, true};
+    return Hop{server.executor, server.executor->current(),
+               [this](const std::function<void()>& go) { return Depart(go); }, true};
   }
   // The client's database in slot s. REQUIRES: running on s's owner.
   Store StoreOf(uint32_t s, uint32_t database) {
@@ -298,6 +299,12 @@ class AsyncContext {
   // Serves the clients blocked on keys this worker's writes readied, then commits the current
   // worker's writes; NoteOutcome.
   void CommitHere();
+  // CommitHere, but a task that wrote here and holds no slots waits for the worker's group
+  // commit instead of committing every dirty slot at once: returns true when then runs later
+  // (after NoteOutcome, on this worker), false when the caller goes on now. Committed at
+  // once, an MSET of 10 keys paid a log write per slot it wrote and the group flushes those
+  // made due (15 of its 79 us of CPU at -P 1).
+  bool Settle(const std::function<void()>& then);
   // Sets commit_status when a slot the task wrote failed since it started.
   void NoteOutcome();
   // Takes in what a sub-task (a command EXEC or a script ran) wrote and its failed commit.
@@ -347,8 +354,10 @@ class AsyncContext {
   bool TryTake(uint32_t s);
   void Queue(uint32_t s, std::coroutine_handle<> h);
   void Took(uint32_t s);
-  // Leaving the current worker: gives back a visited slot, commits.
-  void Depart();
+  // Leaving the current worker: gives back a visited slot, then Settle(go).
+  bool Depart(const std::function<void()>& go);
+  // Whether the task wrote a slot of the calling worker that its group commit has not taken.
+  bool WroteHere() const;
   // Closes the units held on the calling worker, gives back its slots, and calls done with
   // the status of the worker's group commit that writes the units. REQUIRES: holder.
   void ReleaseHere(std::function<void()> done);

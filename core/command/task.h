@@ -129,17 +129,22 @@ struct FetchReads {
 
 // Moves the running task to worker `to` (no-op when already there, unless `requeue`: then the
 // task goes to the back of its worker's queue). `before` runs on the old worker just before
-// the task leaves it (the command context commits its writes there).
+// the task leaves it, given the move (`go`): it returns false to have it done now, or true
+// when it calls go itself later (the command context, once the worker's group commit made its
+// writes there durable).
 struct Hop {
   Executor* executor;
   int to;
-  std::function<void()> before = nullptr;
+  std::function<bool(const std::function<void()>& go)> before = nullptr;
   bool requeue = false;
 
   bool await_ready() const { return !requeue && executor->current() == to; }
   void await_suspend(std::coroutine_handle<> h) {
-    if (before) before();
-    executor->Post(to, [h] { h.resume(); });
+    std::function<void()> go = [executor = executor, to = to, h] {
+      executor->Post(to, [h] { h.resume(); });
+    };
+    if (before && before(go)) return;
+    go();
   }
   void await_resume() const {}
 };

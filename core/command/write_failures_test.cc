@@ -85,5 +85,23 @@ TEST_CASE("a failing slot refuses its writes with MISCONF; the worker's other sl
   CHECK(f.Run({"MSET", good, "6", bad2, "7"}) == "+OK\r\n");
 }
 
+TEST_CASE("a task waits for each worker's group commit: MSET replies a commit failure there") {
+  MemFs base;
+  FaultFs fs(&base);
+  CommandFixture f(/*workers=*/2, /*slots=*/8, &fs);
+  Keyspace& ks = *f.state().keyspace;
+  // The client lives on worker 0; slot 3 is worker 1's, slot 4 worker 0's.
+  const std::string away = KeyIn(ks, 3), here = KeyIn(ks, 4);
+  REQUIRE(f.Run({"MSET", away, "1", here, "1"}) == "+OK\r\n");
+  fs.OnlyPaths("slot-0003/");
+  fs.FailNthWrite(1);  // the log write of worker 1's group commit, which the task waits for
+  CHECK(f.Run({"MSET", away, "2", here, "2"}).rfind("-MISCONF Errors writing to disk: ", 0) ==
+        0);
+  CHECK(f.Run({"GET", here}) == "$1\r\n2\r\n");
+  CHECK(f.Run({"SET", away, "3"}).rfind("-MISCONF ", 0) == 0);
+  fs.Clear();
+  CHECK(f.Run({"MSET", here, "4", KeyIn(ks, 5), "4"}) == "+OK\r\n");
+}
+
 }  // namespace
 }  // namespace slotkv::command
