@@ -886,6 +886,18 @@ def test_backlog_overflow_resyncs_only_the_streams_that_fell_out():
         master.cleanup()
 
 
+def assert_continues_after_restart(rep, master, key):
+    """Stops rep, changes key on master, restarts rep: it continues from the backlog (its log
+    shows no FULL sync) and has the change."""
+    assert rep.stop() == 0
+    cmd(master, "SET", key, "changed")
+    before = len(rep.log())
+    rep.start()
+    wait_linked(rep, master)
+    assert cmd(rep, "GET", key) == b"changed"
+    assert "FULL" not in rep.log()[before:], rep.log()[before:][-3000:]
+
+
 def test_backlog_starts_with_the_first_replica(servers):
     """As Redis: a master keeps no backlog before a replica links, then keeps one; the replica's writes after it linked reach it, and a short stop of the
     replica continues from the backlog (slotkv: no FULL in its log)."""
@@ -904,13 +916,7 @@ def test_backlog_starts_with_the_first_replica(servers):
     assert cmd(rep, "GET", "bl:199") == b"v199"
     assert int(info(master)["repl_backlog_histlen"]) > 0
     if not is_redis():
-        assert rep.stop() == 0
-        c.execute_command("SET", "bl:0", "changed")
-        before = len(rep.log())
-        rep.start()
-        wait_linked(rep, master)
-        assert cmd(rep, "GET", "bl:0") == b"changed"
-        assert "FULL" not in rep.log()[before:], rep.log()[before:][-3000:]
+        assert_continues_after_restart(rep, master, "bl:0")
     c.connection_pool.disconnect()
 
 
@@ -931,13 +937,7 @@ def test_backlogs_share_repl_backlog_size(servers):
         cmd(master, "SET", "other-db", os.urandom(500), db=1)
         assert wait_until(lambda: int(info(master)["repl_backlog_histlen"]) <= 2 * 65536,
                           timeout=5), info(master)
-        assert rep.stop() == 0
-        c.execute_command("SET", "b:0", "changed")
-        before = len(rep.log())
-        rep.start()
-        wait_linked(rep, master)
-        assert cmd(rep, "GET", "b:0") == b"changed"
-        assert "FULL" not in rep.log()[before:], rep.log()[before:][-3000:]
+        assert_continues_after_restart(rep, master, "b:0")
         c.connection_pool.disconnect()
     finally:
         master.cleanup()
