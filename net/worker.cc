@@ -54,9 +54,19 @@ void Worker::Start() {
     ScheduleExpiry();
     ScheduleCommit();
     ScheduleLagProbe();
+    PreopenSlots(static_cast<uint32_t>(index_));
     if (ring_) WatchRing();
     io_.run();
   });
+}
+
+void Worker::PreopenSlots(uint32_t s) {
+  command::Keyspace& ks = *server_->state().keyspace;
+  if (ks.memory() || s >= ks.slots()) return;
+  // A slot that fails to open here is left to the first write, which reports it.
+  ks.Preopen(s, 0).PermitUnchecked();
+  const uint32_t next = s + static_cast<uint32_t>(server_->workers());
+  boost::asio::post(io_, [this, next] { PreopenSlots(next); });
 }
 
 void Worker::Stop() { io_.stop(); }
@@ -356,7 +366,7 @@ void Worker::CommitOwned() {
         TryRecover(*slot);
         continue;
       }
-      ks.AdoptCache(*slot);
+      ks.AdoptCache(s, db, /*take=*/false);
       Status st = ks.AdoptFsync(*slot);
       if (st.ok()) st = (*slot)->Commit(/*flush=*/false);
       if (!st.ok()) state.write_failures.Record(*slot, st);

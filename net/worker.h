@@ -85,6 +85,9 @@ class Worker {
   void ScheduleCommit();
   // Every kLagProbeMs, notes how late the timer fired (WorkerStats::loop_lag_max_us).
   void ScheduleLagProbe();
+  // Opens database 0's slot s and, one per handler, the next ones this worker owns
+  // (Keyspace::Preopen). Not in pure-memory mode, where opening a slot writes no file.
+  void PreopenSlots(uint32_t s);
   // Whether active expiry and page reclaim must not write now: on a replica, or while
   // clients are paused.
   bool BackgroundWritesWait();

@@ -663,6 +663,10 @@ Status Slot::Impl::ChangeFsync(wal::FsyncPolicy fsync) {
   return Status::OK();
 }
 
+bool Slot::empty() const {
+  return impl_->buckets->cell_count() == 0 && impl_->wal_entries == 0;
+}
+
 Result<uint64_t> Slot::KeyCount() {
   Impl& s = *impl_;
   int64_t count = static_cast<int64_t>(s.buckets->cell_count());

@@ -376,6 +376,9 @@ class Slot {
   // bucket pages of keys written since its last call and not yet flushed, to learn whether
   // the buckets hold them; the count of the others is kept up to date as writes come.
   Result<uint64_t> KeyCount();
+  // Whether the slot holds nothing: no cell in its buckets and no write waiting in a group map
+  // (a delete waiting there counts as something). Reads nothing.
+  bool empty() const;
   SlotStats Stats() const;
 
   // Caps the three caches and the group maps of unpersisted writes at bytes together: the

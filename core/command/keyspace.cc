@@ -101,7 +101,10 @@ Result<std::unique_ptr<Keyspace>> Keyspace::Open(const KeyspaceOptions& options)
         return Status::InvalidArgument(sdir + "/" + name + " holds a database past databases " +
                                        std::to_string(options.databases));
       }
-      SLOTKV_ASSIGN_OR_RETURN(ks->entries_[s * options.databases + db].slot, ks->OpenSlot(s, db));
+      Entry& e = ks->entries_[s * options.databases + db];
+      SLOTKV_ASSIGN_OR_RETURN(e.slot, ks->OpenSlot(s, db));
+      // An empty one (opened ahead of need, never written) takes its share at a first write.
+      if (!e.slot->empty()) ks->AdoptCache(s, db);
     }
   }
   return ks;
@@ -147,8 +150,10 @@ Result<std::unique_ptr<slot::Slot>> Keyspace::OpenSlot(uint32_t s, uint32_t db, 
     };
   }
   SLOTKV_ASSIGN_OR_RETURN(std::unique_ptr<slot::Slot> slot, slot::Slot::Open(so));
-  open_slots_.fetch_add(1);
-  AdoptCache(slot.get());
+  if (staging) {  // a full sync fills it at once
+    sharing_slots_.fetch_add(1);
+    slot->SetCacheBudget(CacheShare());
+  }
   return slot;
 }
 
@@ -181,8 +186,28 @@ Result<slot::Slot*> Keyspace::Get(uint32_t s, uint32_t db, bool create) {
   Entry& e = entries_[s * options_.databases + db];
   if (!e.slot && create) {
     SLOTKV_ASSIGN_OR_RETURN(e.slot, OpenSlot(s, db));
+    AdoptCache(s, db);
   }
   return e.slot.get();
+}
+
+Status Keyspace::Preopen(uint32_t s, uint32_t db) {
+  Entry& e = entries_[s * options_.databases + db];
+  if (e.slot) return Status::OK();
+  SLOTKV_ASSIGN_OR_RETURN(e.slot, OpenSlot(s, db));
+  return Status::OK();
+}
+
+void Keyspace::AdoptCache(uint32_t s, uint32_t db, bool take) {
+  Entry& e = entries_[s * options_.databases + db];
+  if (!e.slot) return;
+  if (!e.shares_cache) {
+    if (!take) return;
+    e.shares_cache = true;
+    sharing_slots_.fetch_add(1);
+  }
+  const size_t share = CacheShare();
+  if (e.slot->cache_budget() != share) e.slot->SetCacheBudget(share);
 }
 
 Status Keyspace::RemoveTree(const std::string& dir) {
@@ -201,8 +226,8 @@ uint64_t Keyspace::StreamOffset(uint32_t s, uint32_t db) const {
   return e.slot ? std::max(e.slot->stream_seq(), e.seq_floor) : e.seq_floor;
 }
 
-void Keyspace::SlotClosed() {
-  open_slots_.fetch_sub(1);
+void Keyspace::SlotClosed(bool shared) {
+  if (shared) sharing_slots_.fetch_sub(1);
   slots_closed_.fetch_add(1, std::memory_order_release);
 }
 
@@ -218,7 +243,7 @@ Status Keyspace::Drop(uint32_t s, uint32_t db, std::optional<uint64_t> floor) {
   if (!e.slot) return Status::OK();
   e.slot.reset();
   SetRefusal(s * options_.databases + db, Status::OK());  // a new slot starts healthy
-  SlotClosed();
+  SlotClosed(std::exchange(e.shares_cache, false));
   if (options_.memory) {
     e.mem_fs.reset();
     return Status::OK();
@@ -253,7 +278,7 @@ Status Keyspace::DropStaging(uint32_t s, uint32_t db) {
   e.staging_active = false;
   if (e.staging) {
     e.staging.reset();
-    SlotClosed();
+    SlotClosed(/*shared=*/true);
   }
   e.staging_fs.reset();
   if (options_.memory || !options_.fs->Exists(SyncDir(s, db))) return Status::OK();
@@ -267,7 +292,7 @@ Status Keyspace::FinishStaging(uint32_t s, uint32_t db, uint64_t floor) {
   const bool staged = e.staging != nullptr;
   if (staged) {
     e.staging.reset();
-    SlotClosed();
+    SlotClosed(/*shared=*/true);
   }
   SLOTKV_RETURN_IF_ERROR(Drop(s, db, floor));  // the old data, as FLUSHDB's
   if (!staged) return Status::OK();            // the master's stream was empty
@@ -278,6 +303,7 @@ Status Keyspace::FinishStaging(uint32_t s, uint32_t db, uint64_t floor) {
     SLOTKV_RETURN_IF_ERROR(options_.fs->SyncDir(SlotDir(options_.dir, s)));
   }
   SLOTKV_ASSIGN_OR_RETURN(e.slot, OpenSlot(s, db));
+  AdoptCache(s, db);
   return Status::OK();
 }
 
@@ -408,7 +434,7 @@ Result<bool> Store::DeleteInternal(std::string_view key) {
 
 Status Store::BeforeWrite(slot::Slot* s) {
   SLOTKV_RETURN_IF_ERROR(keyspace_->AdoptFsync(s));
-  keyspace_->AdoptCache(s);
+  keyspace_->AdoptCache(slot_, db_);
   JoinUnit(s);
   return Status::OK();
 }

@@ -97,6 +97,7 @@ class Keyspace {
   ~Keyspace();
 
   uint32_t slots() const { return options_.slots; }
+  bool memory() const { return options_.memory; }
   uint32_t databases() const { return options_.databases; }
   Clock* clock() const { return clock_; }
   // The slot a key belongs to (its Redis hash slot, scaled to the slot count).
@@ -137,8 +138,10 @@ class Keyspace {
   // adopts it (AdoptFsync, on its owner) before its next write and at the periodic commit.
   void SetFsync(wal::FsyncPolicy fsync) { fsync_.store(static_cast<int>(fsync)); }
   // The memory for every slot's caches together (CONFIG SET maxmemory-cache). Any thread may
-  // set it; each open database slot gets an equal share, adopted (AdoptCache, on its owner)
-  // before its next write and at the periodic commit, and at open.
+  // set it; each database slot that takes a share gets an equal one, adopted (AdoptCache, on
+  // its owner) before its next write and at the periodic commit, and at open. Every open slot
+  // takes one but those opened ahead of need (Preopen), until their first write: an empty
+  // slot leaves the budget to those holding data (a data set under one hash tag keeps it).
   void SetCacheBudget(uint64_t bytes) { cache_budget_.store(bytes); }
   uint64_t cache_budget() const { return cache_budget_.load(); }
   // Slots destroyed so far (a FLUSHDB's, a full sync's): a Slot* kept across handlers
@@ -146,12 +149,18 @@ class Keyspace {
   uint64_t slots_closed() const { return slots_closed_.load(std::memory_order_acquire); }
   // One open database slot's share of the budget.
   size_t CacheShare() const {
-    return static_cast<size_t>(cache_budget_.load() / std::max<uint64_t>(1, open_slots_.load()));
+    return static_cast<size_t>(cache_budget_.load() /
+                               std::max<uint64_t>(1, sharing_slots_.load()));
   }
-  void AdoptCache(slot::Slot* slot) {
-    const size_t share = CacheShare();
-    if (slot->cache_budget() != share) slot->SetCacheBudget(share);
-  }
+  // Gives the live slot of (s, db), when open, its share; one that takes none yet takes one
+  // when `take` (a write), else keeps what it has (the periodic commit).
+  void AdoptCache(uint32_t s, uint32_t db, bool take = true);
+  // Opens the live slot of (s, db) when it is not, taking no cache share (see SetCacheBudget):
+  // a worker opens database 0's slots this way at start, one per handler, so the first writes
+  // of a load find them open. Opening takes 3-5 ms (files, fsyncs, cache indexes), and the
+  // first read of a `redis-cli --pipe` load named keys of every slot: its owner opened eight
+  // in one handler and other clients waited 25-57 ms.
+  Status Preopen(uint32_t s, uint32_t db);
 
   // Paged collections (collection_pages.h): the member count above which a hash or set is
   // paged, the members per page and the bytes of pages a copy moves per step (CONFIG SET
@@ -233,8 +242,9 @@ class Keyspace {
   std::string SyncDir(uint32_t s, uint32_t db) const;
   // Opens the live slot of entry (s, db), or its staging slot.
   Result<std::unique_ptr<slot::Slot>> OpenSlot(uint32_t s, uint32_t db, bool staging = false);
-  // Counts a live or staging slot destroyed (open_slots_, slots_closed_).
-  void SlotClosed();
+  // Counts a live or staging slot destroyed (sharing_slots_ when it took a share,
+  // slots_closed_).
+  void SlotClosed(bool shared);
   // Closes and removes a staging slot.
   Status DropStaging(uint32_t s, uint32_t db);
   Status RemoveTree(const std::string& dir);
@@ -242,6 +252,7 @@ class Keyspace {
   struct Entry {
     std::unique_ptr<Fs> mem_fs;  // pure-memory mode only
     std::unique_ptr<slot::Slot> slot;
+    bool shares_cache = false;  // slot is counted in sharing_slots_
     uint64_t seq_floor = 0;  // the stream offset a dropped slot left
     bool reclaim_pending = true;  // reclaim_pending()
     std::vector<uint64_t> copies;  // copies()
@@ -267,7 +278,7 @@ class Keyspace {
   std::atomic<uint32_t> paged_threshold_{512};
   std::atomic<uint32_t> page_members_{64};
   std::atomic<size_t> copy_batch_bytes_{1 << 20};
-  std::atomic<uint64_t> open_slots_{0};  // database slots open now
+  std::atomic<uint64_t> sharing_slots_{0};  // open slots that take a cache share
   std::atomic<uint64_t> slots_closed_{0};  // slots_closed()
   txn::SlotLocks locks_;
   txn::WatchedKeys watched_;

@@ -244,8 +244,8 @@ TEST_CASE("the cache budget is shared equally by the open database slots") {
   REQUIRE(a.Put("x", "3", ValueType::kString, 0).ok());
   CHECK(first->cache_budget() == 6 << 20);
   k.SetCacheBudget(2 << 20);
-  k.AdoptCache(first);
-  k.AdoptCache(second);
+  k.AdoptCache(0, 0);
+  k.AdoptCache(1, 2);
   CHECK(first->cache_budget() == 1 << 20);
   CHECK(second->cache_budget() == 1 << 20);
   REQUIRE(k.Drop(1, 2).ok());
@@ -253,6 +253,45 @@ TEST_CASE("the cache budget is shared equally by the open database slots") {
   for (slot::Slot* s : dirty) {
     if (s == first) REQUIRE(s->Commit().ok());
   }
+}
+
+TEST_CASE("a slot opened ahead of need takes no cache share until its first write") {
+  MemFs fs;
+  KeyspaceOptions o = Options(&fs);
+  o.cache_budget = 12 << 20;
+  auto ks = Keyspace::Open(o);
+  REQUIRE(ks.ok());
+  Keyspace& k = **ks;
+  std::vector<slot::Slot*> dirty;
+  Store a(&k, 0, 0, &dirty);
+  REQUIRE(a.Put("x", "1", ValueType::kString, 0).ok());
+  REQUIRE(k.Preopen(1, 0).ok());
+  REQUIRE(k.Preopen(1, 0).ok());  // already open: nothing
+  slot::Slot* preopened = k.Get(1, 0, false).value();
+  REQUIRE(preopened != nullptr);
+  CHECK(k.CacheShare() == 12 << 20);
+  k.AdoptCache(1, 0, /*take=*/false);  // the periodic commit's: still no share
+  CHECK(k.CacheShare() == 12 << 20);
+  Store b(&k, 1, 0, &dirty);
+  REQUIRE(b.Put("y", "2", ValueType::kString, 0).ok());
+  CHECK(k.CacheShare() == 6 << 20);
+  CHECK(preopened->cache_budget() == 6 << 20);
+  for (slot::Slot* s : dirty) REQUIRE(s->Commit().ok());
+  dirty.clear();
+  REQUIRE(k.Preopen(2, 0).ok());
+  REQUIRE(k.Drop(2, 0).ok());  // never shared: the count stays
+  CHECK(k.CacheShare() == 6 << 20);
+  REQUIRE(k.Drop(1, 0).ok());
+  CHECK(k.CacheShare() == 12 << 20);
+  // Opened again at start, a slot holding keys takes its share at once.
+  REQUIRE(k.Preopen(3, 0).ok());
+  ks->reset();
+  auto again = Keyspace::Open(o);
+  REQUIRE(again.ok());
+  // The empty one opened ahead of need does not, at start either.
+  CHECK((*again)->Get(0, 0, false).value()->cache_budget() == 12 << 20);
+  CHECK((*again)->Get(3, 0, false).value()->cache_budget() == 0);
+  CHECK((*again)->CacheShare() == 12 << 20);
 }
 
 }  // namespace
