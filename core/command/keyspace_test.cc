@@ -222,16 +222,24 @@ TEST_CASE("a failed commit reaches the writers of its slot; later writes there a
   });
 }
 
-TEST_CASE("the cache budget is shared equally by the open database slots") {
+// A keyspace over memory with a 12 MB cache budget; slot 0 holds "x" (written, uncommitted).
+struct Budgeted {
+  Budgeted() {
+    o.cache_budget = 12 << 20;
+    ks = Keyspace::Open(o).value();
+    REQUIRE(Store(ks.get(), 0, 0, &dirty).Put("x", "1", ValueType::kString, 0).ok());
+  }
   MemFs fs;
   KeyspaceOptions o = Options(&fs);
-  o.cache_budget = 12 << 20;
-  auto ks = Keyspace::Open(o);
-  REQUIRE(ks.ok());
-  Keyspace& k = **ks;
+  std::unique_ptr<Keyspace> ks;
   std::vector<slot::Slot*> dirty;
+};
+
+TEST_CASE("the cache budget is shared equally by the open database slots") {
+  Budgeted env;
+  Keyspace& k = *env.ks;
+  std::vector<slot::Slot*>& dirty = env.dirty;
   Store a(&k, 0, 0, &dirty);
-  REQUIRE(a.Put("x", "1", ValueType::kString, 0).ok());
   slot::Slot* first = k.Get(0, 0, false).value();
   CHECK(first->cache_budget() == 12 << 20);
   Store b(&k, 1, 2, &dirty);
@@ -256,15 +264,9 @@ TEST_CASE("the cache budget is shared equally by the open database slots") {
 }
 
 TEST_CASE("a slot opened ahead of need takes no cache share until its first write") {
-  MemFs fs;
-  KeyspaceOptions o = Options(&fs);
-  o.cache_budget = 12 << 20;
-  auto ks = Keyspace::Open(o);
-  REQUIRE(ks.ok());
-  Keyspace& k = **ks;
-  std::vector<slot::Slot*> dirty;
-  Store a(&k, 0, 0, &dirty);
-  REQUIRE(a.Put("x", "1", ValueType::kString, 0).ok());
+  Budgeted env;
+  Keyspace& k = *env.ks;
+  std::vector<slot::Slot*>& dirty = env.dirty;
   REQUIRE(k.Preopen(1, 0).ok());
   REQUIRE(k.Preopen(1, 0).ok());  // already open: nothing
   slot::Slot* preopened = k.Get(1, 0, false).value();
@@ -285,8 +287,8 @@ TEST_CASE("a slot opened ahead of need takes no cache share until its first writ
   CHECK(k.CacheShare() == 12 << 20);
   // Opened again at start, a slot holding keys takes its share at once.
   REQUIRE(k.Preopen(3, 0).ok());
-  ks->reset();
-  auto again = Keyspace::Open(o);
+  env.ks.reset();
+  auto again = Keyspace::Open(env.o);
   REQUIRE(again.ok());
   // The empty one opened ahead of need does not, at start either.
   CHECK((*again)->Get(0, 0, false).value()->cache_budget() == 12 << 20);
