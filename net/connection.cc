@@ -225,10 +225,20 @@ void Connection::RunParked() {
   fetched_ = i < parked_.size();
   for (; i < parked_.size(); ++i) still.push_back(std::move(parked_[i]));
   parked_ = std::move(still);
-  if (parked_.empty() && held_) {
-    held_ = false;
-    Run(*held_spec_);  // the request held back behind the parked ones (admitted already)
-  }
+  RunHeld();
+}
+
+bool Connection::MustWait(const CommandSpec& spec) const {
+  if (!parked_.empty() && !Parkable(spec)) return true;
+  if (spec.run != nullptr) return false;
+  if (remote_inflight_ > 0) return true;
+  return std::any_of(batches_.begin(), batches_.end(), [](const auto& b) { return b != nullptr; });
+}
+
+void Connection::RunHeld() {
+  if (!held_ || MustWait(*held_spec_)) return;
+  held_ = false;
+  Run(*held_spec_);  // admitted already; its arguments are in args_
 }
 
 uint64_t Connection::AddPending() {
@@ -295,10 +305,8 @@ void Connection::Dispatch() {
     return;
   }
   const CommandSpec* spec = a.spec;
-  if (!parked_.empty() && !Parkable(*spec)) {
-    // Waits (parsed, in args_) until the reads before it are done, so it cannot change what
-    // they return.
-    held_ = true;
+  if (MustWait(*spec)) {
+    held_ = true;  // parsed, in args_
     held_spec_ = spec;
     return;
   }

@@ -173,6 +173,13 @@ class Connection : public std::enable_shared_from_this<Connection> {
   // sendable output stay under the pause size (at least one runs); the rest run from Process
   // once the client took its replies.
   void RunParked();
+  // Whether spec waits for the requests before it: behind parked reads, any request but such
+  // a read (it could change what they return); behind batches on their owners (in flight or
+  // being filled), a coroutine command, whose hops must find them run (an owner runs a batch
+  // in turns, and a batch waits there for fetches and transactions).
+  bool MustWait(const command::CommandSpec& spec) const;
+  // Runs the held request once it need not wait any longer.
+  void RunHeld();
   bool held_ = false;
   const command::CommandSpec* held_spec_ = nullptr;  // the held request's row
   // A pause holds the request parsed into args_ (command/client_pause.h): it is admitted

@@ -32,7 +32,7 @@ class Server;
 inline constexpr size_t kPauseOutputBytes = 1 << 20;
 // How long one client's pipelined requests run on its connection's worker before what else is
 // ready there (another client's request, a timer) gets its turn, at most (plus one request).
-// Batches posted to an owner still run whole (DriveBatches says why).
+// Batches posted to an owner run in turns too (DriveBatches).
 inline constexpr int64_t kTurnUs = 1000;
 // One turn of a client's requests on a worker, from its construction.
 class Turn {

@@ -112,6 +112,83 @@ def test_concurrent_clients_own_keys(server, r):
     assert r.execute_command("GET", "t49:k199") == b"t49-v199"
 
 
+def test_a_long_pipeline_does_not_hold_other_clients_of_its_slot(server, r):
+    # Two clients (on both workers: connections go to the workers in turn, so one of them
+    # posts its requests to the owner) pipeline 1000 ZADDs each to a 20k-member sorted set;
+    # meanwhile two others GET a key of the same slot. Each request gets its turn (about one
+    # read buffer of a client, as in Redis): a GET never waits for a whole pipeline.
+    p = r.pipeline(transaction=False)
+    for i in range(0, 20000, 1000):
+        members = [x for j in range(i, i + 1000) for x in (j, "m%d" % j)]
+        p.execute_command("ZADD", "{t}big", *members)
+    p.execute()
+    r.execute_command("SET", "{t}k", "v")
+    rng = seeded_rng("long pipeline")
+    payloads = []
+    for _ in range(2):
+        cmds = []
+        for _ in range(1000):
+            pairs = []
+            for _ in range(20):
+                pairs += [str(rng.random() * 1000), "m%d" % rng.randrange(20000)]
+            cmds.append(encode_command("ZADD", "{t}big", *pairs))
+        payloads.append(b"".join(cmds))
+    heavies = [server.raw(timeout=60) for _ in range(2)]
+    getters = [server.raw(timeout=60) for _ in range(2)]
+    done = threading.Event()
+    spans, waits = [], []
+
+    def heavy(conn, payload):
+        start = time.monotonic()
+        conn.send(payload)
+        for _ in range(1000):
+            assert isinstance(conn.read_reply(), int)
+        spans.append(time.monotonic() - start)
+
+    def getter(conn):
+        while not done.is_set():
+            start = time.monotonic()
+            assert conn.command("GET", "{t}k") == b"v"
+            waits.append(time.monotonic() - start)
+            time.sleep(0.001)
+
+    gets = [threading.Thread(target=getter, args=(g,)) for g in getters]
+    for t in gets:
+        t.start()
+    loads = [threading.Thread(target=heavy, args=(h, pl)) for h, pl in zip(heavies, payloads)]
+    for t in loads:
+        t.start()
+    for t in loads:
+        t.join(120)
+    done.set()
+    for t in gets:
+        t.join(10)
+    assert len(spans) == 2 and len(waits) > 10
+    span = max(spans)
+    assert max(waits) < max(span / 4, 0.1), (max(waits), span, len(waits))
+
+
+def test_a_multi_key_command_runs_after_the_pipeline_before_it(server, r):
+    # The owner runs a long pipeline in turns; a DEL (a coroutine, which hops to the owner)
+    # pipelined after it still runs after all of it. Two connections: one is on the other
+    # worker than the slot's owner.
+    r.execute_command("ZADD", "{o}big", *[x for j in range(5000) for x in (j, "m%d" % j)])
+    for c in range(2):
+        conn = server.raw(timeout=60)
+        cmds = [encode_command("ZADD", "{o}big", *[x for j in range(200)
+                                                   for x in (j + i, "m%d" % ((i * 7 + j) % 5000))])
+                for i in range(300)]
+        cmds += [encode_command("SET", "{o}x", "1"), encode_command("DEL", "{o}x", "{o}y"),
+                 encode_command("EXISTS", "{o}x")]
+        conn.send(b"".join(cmds))
+        for _ in range(300):
+            assert isinstance(conn.read_reply(), int)
+        assert conn.read_reply() == b"OK"
+        assert conn.read_reply() == 1, "connection %d: DEL ran before the SET" % c
+        assert conn.read_reply() == 0
+        conn.close()
+
+
 def test_concurrent_incr_same_key(server, r):
     def worker():
         c = server.client()
