@@ -309,7 +309,10 @@ struct Slot::Impl {
   // Corruption unless record is the write entry names.
   Status CheckRecord(std::string_view key, const MapEntry& entry, const wal::Record& record) const;
   // Caches the newest value of key (or drops the cached one when value is too large to keep).
+  // The cache's rule: it holds a key's newest version or nothing (reads trust a hit).
   void CacheValue(const std::string& key, CachedValue value);
+  // Whether cached keeps that rule: the group map names no other version of key (asserted).
+  bool NewestCached(std::string_view key, const CachedValue& cached) const;
   // Whether the value cache keeps values of this size.
   static bool Cacheable(size_t value_bytes);
   // What the value cache charges for an entry whose key and value take these heap bytes (the

@@ -2,6 +2,7 @@
 // of keys in group maps, the bucket pages, and the chunk records are each fetched with one batch
 // of reads.
 #include <algorithm>
+#include <cassert>
 
 #include "chunk/value_ptr.h"
 #include "core/base/hash.h"
@@ -15,6 +16,12 @@ Result<std::optional<std::string>> Slot::Get(std::string_view key, KeyMeta* meta
   SLOTKV_RETURN_IF_ERROR(MultiGet({key}, &values, meta ? &metas : nullptr));
   if (meta && values[0]) *meta = metas[0];
   return std::move(values[0]);
+}
+
+bool Slot::Impl::NewestCached(std::string_view key, const CachedValue& cached) const {
+  const uint64_t hash = KeyHash(key);
+  const MapEntry* entry = groups[GroupOfHash(hash)].map.Find(key, hash);
+  return entry == nullptr || (!entry->tombstone && entry->seq == cached.seq);
 }
 
 Status Slot::MultiGet(const std::vector<std::string_view>& keys,
@@ -43,8 +50,10 @@ Status Slot::MultiGet(const std::vector<std::string_view>& keys,
     if (metas) (*metas)[i] = {TypeOf(type), expire, seq};
   };
 
-  // 1. Memory: group maps (values still in the log, or cached once read back: a cached value
-  // serves a map entry only when it is that entry's version) and the value cache.
+  // 1. Memory: the value cache, then the group maps (values still in the log, or held). The
+  // cache holds a key's newest version or nothing: every write replaces or drops it
+  // (Put, LogWrite), and flushes and reads cache only the newest. So a hit answers without the
+  // group map, whose lookup is most of a GET's cost while its key is unflushed.
   std::vector<size_t> in_log;
   std::vector<uint64_t> log_hashes;
   std::vector<const MapEntry*> entries;
@@ -52,6 +61,15 @@ Status Slot::MultiGet(const std::vector<std::string_view>& keys,
   std::vector<size_t> in_pages;
   std::vector<uint64_t> hashes;
   for (size_t i = 0; i < n; ++i) {
+    if (const CachedValue* cached = s.value_cache.Lookup(keys[i])) {
+      assert(s.NewestCached(keys[i], *cached));
+      if (!s.Expired(cached->expire_at_ms)) {
+        // The cached type: a value cached when written is kept uncompressed.
+        found(i, cached->value, static_cast<ValueType>(cached->type), cached->expire_at_ms,
+              cached->seq);
+      }
+      continue;
+    }
     uint64_t hash = KeyHash(keys[i]);
     const Group& group = s.groups[s.GroupOfHash(hash)];
     if (const MapEntry* found_entry = group.map.Find(keys[i], hash)) {
@@ -63,24 +81,10 @@ Status Slot::MultiGet(const std::vector<std::string_view>& keys,
               entry.seq);
         continue;
       }
-      const CachedValue* cached = s.value_cache.Lookup(keys[i]);
-      if (cached != nullptr && cached->seq == entry.seq) {
-        // The cached type, not the entry's: a value cached when written is kept uncompressed.
-        found(i, cached->value, static_cast<ValueType>(cached->type), entry.expire_at_ms,
-              entry.seq);
-        continue;
-      }
       in_log.push_back(i);
       log_hashes.push_back(hash);
       entries.push_back(&entry);
       positions.push_back(entry.pos);
-      continue;
-    }
-    if (const CachedValue* cached = s.value_cache.Lookup(keys[i])) {
-      if (!s.Expired(cached->expire_at_ms)) {
-        found(i, cached->value, static_cast<ValueType>(cached->type), cached->expire_at_ms,
-              cached->seq);
-      }
       continue;
     }
     in_pages.push_back(i);
