@@ -39,7 +39,7 @@
 #include "chunk/segment_table.h"
 #include "core/base/coding.h"
 #include "core/base/hash.h"
-#include "core/base/lru_cache.h"
+#include "core/base/clock_cache.h"
 
 namespace slotkv::chunk {
 namespace {
@@ -111,7 +111,7 @@ struct ChunkStore::Impl {
   std::unique_ptr<File> data;  // chunks.dat
   std::unique_ptr<File> meta;  // segments.meta
   SegmentTable table;
-  LruCache<uint32_t, std::string> cache;       // segment number -> its bytes
+  ClockCache<uint32_t, std::string> cache;       // segment number -> its bytes
   std::unordered_map<uint32_t, OpenRun> open;  // group -> open run
   bool data_unsynced = false;
   std::vector<SegmentRun> awaiting_reuse;  // freed in the table, entries not yet durable
@@ -194,7 +194,7 @@ Status ChunkStore::Impl::Seal(OpenRun* run) {
       cache.Erase(run->head + j);
       continue;
     }
-    const size_t charge = kLruEntryBytes + HeapBytes(segment);
+    const size_t charge = kCacheEntryBytes + HeapBytes(segment);
     cache.Insert(run->head + j, std::move(segment), charge);
   }
   return Status::OK();

@@ -42,7 +42,7 @@ struct ChunkStoreOptions {
   std::string dir;                   // the slot directory (exists)
   uint32_t segment_bytes = 16384;    // fixed when the store is created; recorded on disk
   uint64_t big_value_bytes = 1 << 20;
-  size_t cache_bytes = 16 << 20;     // segment cache (LRU)
+  size_t cache_bytes = 16 << 20;     // segment cache (CLOCK)
   bool fsync = true;                 // Commit() syncs files (false for pure-memory mode)
 };
 

@@ -38,7 +38,7 @@
 
 #include "core/base/coding.h"
 #include "core/base/hash.h"
-#include "core/base/lru_cache.h"
+#include "core/base/clock_cache.h"
 #include "keybucket/page.h"
 
 namespace slotkv::keybucket {
@@ -190,7 +190,7 @@ struct BucketStore::Impl {
     uint32_t bucket;
   };
   std::vector<Leftover> leftovers;  // regions left behind by splits, punched by Sync
-  LruCache<uint64_t, std::string> cache;
+  ClockCache<uint64_t, std::string> cache;
   BucketStoreStats stats;
   Status failed;  // sticky: a failed sync leaves the files in an unknown state
 };
@@ -241,7 +241,7 @@ void BucketStore::Impl::CachePage(uint64_t id, std::string bytes, bool empty) {
   if (empty) {
     cache.Insert(id, std::string(), kEmptyPageCharge);
   } else {
-    const size_t charge = kLruEntryBytes + HeapBytes(bytes);
+    const size_t charge = kCacheEntryBytes + HeapBytes(bytes);
     cache.Insert(id, std::move(bytes), charge);
   }
 }

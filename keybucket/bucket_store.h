@@ -14,7 +14,7 @@
 // intact old pages; the slot's WAL replay then redoes the write (cells carry seq numbers, so
 // redoing is harmless).
 //
-// Reads go through a page cache (LRU by bytes, invalidated per page on write).
+// Reads go through a page cache (CLOCK by bytes, invalidated per page on write).
 // Thread rule: one owner thread (the slot's worker) calls everything.
 #pragma once
 

@@ -41,7 +41,7 @@
 #include <vector>
 
 #include "core/base/fs.h"
-#include "core/base/lru_cache.h"
+#include "core/base/clock_cache.h"
 #include "core/base/status.h"
 #include "core/types/value_type.h"
 

@@ -10,6 +10,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/base/tag_index.h"
 #include "wal/log.h"
 
 namespace slotkv::slot {
@@ -29,22 +30,18 @@ struct MapEntry {
   uint32_t held = 0;  // 1 + the index of its held value in its Group::held; 0 = none
 };
 
-// GroupMap: key -> MapEntry for the unpersisted writes of one WAL group. Open addressing over a
-// power-of-two table of small slots; each slot points at a record {key hash, key offset and
-// length in an arena, MapEntry} in a dense array. Key bytes live in one arena string per map,
-// so an insert allocates nothing most of the time. Overwriting an existing key reuses its
-// record; the records and the arena only grow until Clear().
+// GroupMap: key -> MapEntry for the unpersisted writes of one WAL group. A TagIndex
+// (core/base/tag_index.h) over a dense array of records {key hash, key offset and length in an
+// arena, MapEntry}. Key bytes live in one arena string per map, so an insert allocates nothing
+// most of the time. Overwriting an existing key reuses its record; the records and the arena
+// only grow until Clear().
 //
-// Design: a table slot is 8 bytes, {top 32 bits of the mixed hash, record index + 1} (0 =
-// empty), so a probe reads 8 slots per cache line and reaches a 56-byte record only when 32
-// hash bits match. Growing rehashes the slots alone, from the hash bits they hold, without
-// touching records or keys. The record array grows as a vector does (not reserved to the
-// table's limit: a group flushed at 256 entries would hold room for 384, a third of its map
-// memory wasted across every group of a slot). Linear probing; the table doubles before it would pass 3/4 full. There
-// is no single-key deletion, hence no tombstones: the first empty slot ends every probe. The
-// table index comes from the top bits of the hash times an odd constant, not from its low
-// bits, because the keys of one group share the low bits that chose their bucket
-// (BucketStore::BucketOf is hash % n).
+// Design: a probe reaches a 56-byte record only when 32 hash bits match. The record array
+// grows as a vector does (not reserved to the table's limit: a group flushed at 256 entries
+// would hold room for 384, a third of its map memory wasted across every group of a slot).
+// There is no single-key deletion. The index's homes come from the top bits of the mixed hash,
+// not from its low bits, because the keys of one group share the low bits that chose their
+// bucket (BucketStore::BucketOf is hash % n).
 //
 // Thread rule: one owner thread.
 class GroupMap {
@@ -102,13 +99,7 @@ class GroupMap {
   std::string_view KeyOf(const Record& r) const {
     return std::string_view(arena_.data() + r.key_offset, r.key_len);
   }
-  // Makes the table twice as large (16 slots when there is none) and reinserts every slot.
-  void Grow();
-
-  // Table slots: 0 = empty, else {uint32 Mixed(hash), uint32 record index + 1}.
-  std::unique_ptr<uint64_t[]> table_;
-  size_t capacity_ = 0;          // of table_: 0 or a power of two >= 16
-  int shift_ = 32;               // 32 - log2(capacity_): a slot's home is Mixed(hash) >> shift_
+  TagIndex index_;  // hash -> index in records_
   std::vector<Record> records_;  // in insertion order; size() is the map's size
   std::string arena_;            // key bytes, back to back
 };

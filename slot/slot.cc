@@ -436,7 +436,7 @@ void Slot::Impl::CacheValue(const std::string& key, CachedValue value) {
 }
 
 size_t Slot::Impl::CacheCharge(size_t key_bytes, size_t value_bytes) {
-  return kLruEntryBytes + sizeof(CachedValue) + 2 * key_bytes + value_bytes;  // key held twice
+  return kCacheEntryBytes + key_bytes + value_bytes;
 }
 
 bool Slot::Impl::CacheHasRoom(size_t key_bytes, size_t value_bytes) const {

@@ -13,7 +13,7 @@
 
 #include "chunk/chunk_store.h"
 #include "core/base/doorkeeper.h"
-#include "core/base/lru_cache.h"
+#include "core/base/clock_cache.h"
 #include "keybucket/bucket_store.h"
 #include "slot/group_map.h"
 #include "slot/slot.h"
@@ -140,7 +140,7 @@ struct Slot::Impl {
   std::unique_ptr<keybucket::BucketStore> buckets;
   std::unique_ptr<chunk::ChunkStore> chunks;
   std::vector<Group> groups;
-  LruCache<std::string, CachedValue, StringKeyHash, std::equal_to<>> value_cache{0};
+  ClockCache<std::string, CachedValue, StringKeyHash, std::equal_to<>> value_cache{0};
   Doorkeeper value_admission;  // a value read from storage is cached on its second miss
   size_t cache_budget = 0;  // Slot::SetCacheBudget: the caches and the group maps together
   size_t map_bytes = 0;     // memory of every group map (GroupMap::memory_bytes)
@@ -315,8 +315,7 @@ struct Slot::Impl {
   bool NewestCached(std::string_view key, const CachedValue& cached) const;
   // Whether the value cache keeps values of this size.
   static bool Cacheable(size_t value_bytes);
-  // What the value cache charges for an entry whose key and value take these heap bytes (the
-  // key is held twice: list entry and index).
+  // What the value cache charges for an entry whose key and value take these heap bytes.
   static size_t CacheCharge(size_t key_bytes, size_t value_bytes);
   // Whether the value cache has room for such a value without evicting (about: CacheValue
   // charges the allocations, this their lengths).

@@ -1,0 +1,67 @@
+#include "core/base/tag_index.h"
+
+#include <doctest/doctest.h>
+
+#include <map>
+#include <random>
+#include <vector>
+
+namespace slotkv {
+namespace {
+
+// Entries are their keys; hash(key) = key, so keys that differ only above the bits the table
+// uses share a home and make long probe runs.
+struct Model {
+  TagIndex index;
+  std::vector<uint64_t> keys;             // entry -> key
+  std::map<uint64_t, uint32_t> entries;   // key -> entry
+
+  TagIndex::Found Find(uint64_t key) const {
+    return index.Find(key, [&](uint32_t e) { return keys[e] == key; });
+  }
+};
+
+TEST_CASE("random adds and removes agree with a map, through growth and long probe runs") {
+  Model m;
+  std::mt19937_64 rng(11);
+  for (int op = 0; op < 300000; ++op) {
+    const uint64_t key = rng() % 3000;
+    const TagIndex::Found f = m.Find(key);
+    auto it = m.entries.find(key);
+    REQUIRE((f.entry == TagIndex::kNone) == (it == m.entries.end()));
+    if (it != m.entries.end()) REQUIRE(f.entry == it->second);
+    if (rng() % 2 == 0) {
+      if (it == m.entries.end()) {
+        const auto entry = static_cast<uint32_t>(m.keys.size());
+        m.keys.push_back(key);
+        m.index.Add(key, entry);
+        m.entries[key] = entry;
+      }
+    } else if (it != m.entries.end()) {
+      m.index.Remove(f.slot);
+      m.entries.erase(it);
+    }
+  }
+  for (const auto& [key, entry] : m.entries) REQUIRE(m.Find(key).entry == entry);
+  CHECK(m.index.slots() * 3 >= m.entries.size() * 4);
+}
+
+TEST_CASE("reserve sizes the table up front; clear gives it back") {
+  TagIndex index;
+  CHECK(index.slots() == 0);
+  CHECK(index.Find(1, [](uint32_t) { return true; }).entry == TagIndex::kNone);
+  index.Reserve(1000);
+  const size_t slots = index.slots();
+  CHECK(slots * 3 >= 1000 * 4);
+  for (uint32_t i = 0; i < 1000; ++i) index.Add(i * 0x10001ull, i);
+  CHECK(index.slots() == slots);  // filling what was reserved never grows it
+  index.Reserve(10);
+  CHECK(index.slots() == slots);  // never shrinks
+  CHECK(index.memory_bytes() == slots * sizeof(uint64_t));
+  index.Clear();
+  CHECK(index.slots() == 0);
+  CHECK(index.memory_bytes() == 0);
+}
+
+}  // namespace
+}  // namespace slotkv
