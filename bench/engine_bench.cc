@@ -1,28 +1,45 @@
-// Engine benchmark: loads N keys with V-byte values into S slots on one thread, reads them
-// back warm (right after the load) and cold (after reopening with the OS page cache dropped
-// for the data files), and prints throughput, write and space amplification and peak RSS.
+// Engine benchmark: loads N keys with V-byte values into S slots on one thread, persists them
+// (Flush), and measures reads in three states, each with the slots' caches given the server's
+// share of --cache-mb (Slot::SetCacheBudget, split evenly as the server splits maxmemory-cache):
+//   hot:  after a reopen, Zipf-distributed (s = 0.99) reads over a hot set of keys sized to
+//         about a quarter of the cache budget, after a warm-up that reads each of them twice
+//         (the value cache admits a value on its second miss): reads served in-process by the
+//         value cache (the hot: line gives its hit ratio);
+//   warm: after another reopen (empty in-process caches, which then fill as the reads go) with
+//         the OS page cache kept, uniformly random reads: bucket pages and chunk records from
+//         the page cache;
+//   cold: as warm, but with the OS page cache dropped for the data files before the reopen:
+//         from the disk.
+// It prints their throughput, write and space amplification and peak RSS.
 //
 // Usage: engine_bench --keys N --value-size V --slots S --dir DIR
-//                     [--fsync always|everysec|no] [--gets N] [--batch B]
+//                     [--fsync always|everysec|no] [--gets N] [--batch B] [--cache-mb M]
 // Writes are committed every B puts and reads are issued B keys per slot at a time (MultiGet),
-// as a pipelined client would send them; --batch 1 measures one request at a time.
-// Ends with: RESULT puts_per_s=… warm_gets_per_s=… cold_gets_per_s=… write_amp=…
-//            space_amp=… peak_rss_mb=…
+// as a pipelined client would send them; --batch 1 measures one request at a time. Every value
+// read is checked (hot reads by a digest of the value, the others byte for byte). The timed
+// reads include the client's work (key formatting, picking the key, checking the value), as a
+// client's would.
+// Ends with: RESULT puts_per_s=… hot_gets_per_s=… warm_gets_per_s=… cold_gets_per_s=…
+//            write_amp=… space_amp=… peak_rss_mb=…
 #include <fcntl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <functional>
 #include <optional>
 #include <random>
 #include <string>
 #include <vector>
 
+#include "core/base/clock_cache.h"
 #include "core/base/fs.h"
 #include "core/base/hash.h"
 #include "slot/slot.h"
@@ -36,19 +53,27 @@ struct Args {
   uint32_t slots = 4;
   std::string dir = "./bench-data";
   wal::FsyncPolicy fsync = wal::FsyncPolicy::kEverySec;
-  uint64_t gets = 0;  // 0 = as many as keys (capped at 2M)
-  int batch = 64;     // puts per Commit and gets per MultiGet, as from a pipelined client
+  uint64_t gets = 0;        // 0 = as many as keys (capped at 2M)
+  int batch = 64;           // puts per Commit and gets per MultiGet, as from a pipelined client
+  uint64_t cache_mb = 256;  // the cache budget of all slots: the server's maxmemory-cache default
 };
+
+// The cache budget of each slot: the server gives each of its slots an equal share.
+size_t SlotCacheBytes(const Args& args) {
+  return static_cast<size_t>((args.cache_mb << 20) / args.slots);
+}
 
 double Seconds() {
   using namespace std::chrono;
   return duration<double>(steady_clock::now().time_since_epoch()).count();
 }
 
+// "key:" and i in 12 digits, zero-padded (written by hand: snprintf took ~110 ns, a tenth of a
+// hot read).
 std::string Key(uint64_t i) {
-  char buf[32];
-  std::snprintf(buf, sizeof(buf), "key:%012llu", static_cast<unsigned long long>(i));
-  return buf;
+  std::string key = "key:000000000000";
+  for (size_t d = key.size(); d > 4 && i > 0; i /= 10) key[--d] = static_cast<char>('0' + i % 10);
+  return key;
 }
 
 // Deterministic, not trivially compressible value of key i.
@@ -80,6 +105,7 @@ std::vector<std::unique_ptr<slot::Slot>> OpenSlots(Fs* fs, const Args& args) {
     auto opened = slot::Slot::Open(o);
     if (!opened.ok()) Die("open", opened.status());
     slots.push_back(std::move(opened).value());
+    slots.back()->SetCacheBudget(SlotCacheBytes(args));
   }
   return slots;
 }
@@ -107,42 +133,162 @@ void DropPageCache(const std::string& dir) {
   }
 }
 
-// Reads n random keys back in batches of args.batch per slot (as a pipelined client would
-// send them) and checks every value.
+// The key index of read j (0-based) of a run of reads.
+using KeyPicker = std::function<uint64_t(uint64_t j)>;
+
+// Uniformly random keys, the same sequence for the same seed.
+KeyPicker UniformKeys(const Args& args, uint32_t seed) {
+  return [rng = std::mt19937_64(seed), keys = args.keys](uint64_t) mutable { return rng() % keys; };
+}
+
+// Whether value is key i's.
+using ValueCheck = std::function<bool(uint64_t i, std::string_view value)>;
+
+// Rebuilds key i's value and compares (~600 ns for 200 bytes).
+ValueCheck FullCheck(const Args& args) {
+  return [expect = std::string(args.value_size, '\0')](uint64_t i, std::string_view value) mutable {
+    FillValue(i, &expect);
+    return value == expect;
+  };
+}
+
+// Reads n keys picked by pick back in batches of args.batch per slot (as a pipelined client
+// would send them) and checks every value with check. Returns gets per second.
 double ReadBack(std::vector<std::unique_ptr<slot::Slot>>& slots, const Args& args, uint64_t n,
-                uint32_t seed) {
-  std::mt19937_64 rng(seed);
-  std::string expect(args.value_size, '\0');
+                const KeyPicker& pick, const ValueCheck& check) {
   std::vector<std::vector<uint64_t>> pending(slots.size());
-  std::vector<std::string> keys;
+  std::vector<std::vector<std::string>> pending_keys(slots.size());
   std::vector<std::string_view> views;
   std::vector<std::optional<std::string>> values;
   auto drain = [&](uint32_t s) {
-    keys.clear();
-    for (uint64_t i : pending[s]) keys.push_back(Key(i));
+    const std::vector<std::string>& keys = pending_keys[s];
     views.assign(keys.begin(), keys.end());
     Status st = slots[s]->MultiGet(views, &values);
     if (!st.ok()) Die("get", st);
     for (size_t j = 0; j < pending[s].size(); ++j) {
-      FillValue(pending[s][j], &expect);
-      if (!values[j].has_value() || *values[j] != expect) {
+      if (!values[j].has_value() || !check(pending[s][j], *values[j])) {
         std::fprintf(stderr, "get %s: wrong value\n", keys[j].c_str());
         std::exit(1);
       }
     }
     pending[s].clear();
+    pending_keys[s].clear();
   };
   double start = Seconds();
   for (uint64_t j = 0; j < n; ++j) {
-    uint64_t i = rng() % args.keys;
-    uint32_t s = SlotOf(Key(i), args.slots);
+    uint64_t i = pick(j);
+    std::string key = Key(i);
+    uint32_t s = SlotOf(key, args.slots);
     pending[s].push_back(i);
+    pending_keys[s].push_back(std::move(key));
     if (pending[s].size() == static_cast<size_t>(args.batch)) drain(s);
   }
   for (uint32_t s = 0; s < slots.size(); ++s) {
     if (!pending[s].empty()) drain(s);
   }
   return static_cast<double>(n) / (Seconds() - start);
+}
+
+// Zipf-distributed ranks 0..n-1: rank r with probability proportional to 1 / (r + 1)^s. Drawn
+// by inverse CDF: a table of the n cumulative probabilities, binary-searched with a uniform
+// draw in [0, 1). Exact, unlike YCSB's ZipfianGenerator (Gray et al.'s closed-form
+// approximation), for 8 bytes per rank: a few MB for the hot sets this benchmark picks.
+class Zipf {
+ public:
+  Zipf(uint64_t n, double s) : cdf_(n) {
+    double sum = 0;
+    for (uint64_t r = 0; r < n; ++r) {
+      sum += std::pow(static_cast<double>(r + 1), -s);
+      cdf_[r] = sum;
+    }
+    for (double& c : cdf_) c /= sum;
+    cdf_.back() = 1.0;  // rounding must not leave a draw past the last rank
+  }
+
+  uint64_t Next(std::mt19937_64& rng) const {
+    double u = static_cast<double>(rng() >> 11) * 0x1.0p-53;  // 53 random bits: [0, 1)
+    // The first rank whose cumulative probability exceeds u: rank r for u in [cdf[r-1], cdf[r]).
+    return static_cast<uint64_t>(std::upper_bound(cdf_.begin(), cdf_.end(), u) - cdf_.begin());
+  }
+
+ private:
+  std::vector<double> cdf_;
+};
+
+// What the value cache charges a key besides its key and value bytes: kCacheEntryBytes, plus
+// the allocator's rounding of the two strings.
+constexpr uint64_t kCacheOverheadBytes = kCacheEntryBytes + 32;
+
+// The hot set: as many keys as take about a quarter of the cache budget (at most every key),
+// spread evenly over the whole key range (key r * stride), so that the value cache, which gets
+// 40% of a slot's budget (Slot::SetCacheBudget), holds all of it. `ranks` lists them hottest
+// first, shuffled (fixed seed) so that heat does not follow the order of the load. `digests`
+// holds the XXH3 of each one's value (by r): a hot read is checked for ~20 ns, not the ~600 ns
+// of rebuilding the value, which would be most of the time measured.
+struct HotSet {
+  std::vector<uint64_t> ranks;
+  uint64_t stride = 1;
+  std::vector<uint64_t> digests;
+};
+
+HotSet HotKeys(const Args& args) {
+  HotSet hot;
+  uint64_t per_key = Key(0).size() + args.value_size + kCacheOverheadBytes;
+  uint64_t n = std::clamp<uint64_t>((args.cache_mb << 20) / 4 / per_key, 1, args.keys);
+  hot.stride = args.keys / n;
+  std::string value(args.value_size, '\0');
+  for (uint64_t r = 0; r < n; ++r) {
+    hot.ranks.push_back(r * hot.stride);
+    FillValue(r * hot.stride, &value);
+    hot.digests.push_back(KeyHash(value));  // XXH3-64 of the bytes
+  }
+  std::shuffle(hot.ranks.begin(), hot.ranks.end(), std::mt19937_64(4));
+  return hot;
+}
+
+ValueCheck DigestCheck(const HotSet& hot) {
+  return [&hot](uint64_t i, std::string_view value) {
+    return KeyHash(value) == hot.digests[i / hot.stride];
+  };
+}
+
+// Keys read twice in a row within a warm-up chunk: the doorkeeper that admits a value to the
+// value cache on its second miss (core/base/doorkeeper.h) remembers a slot's last 16k-32k keys,
+// so the two reads of a key must come closer than that, here ~1k reads per slot apart.
+constexpr uint64_t kWarmUpChunk = 4096;
+
+// Read j of the warm-up of hot (2 * hot.size() reads): the hot keys (ranks) chunk by chunk,
+// each chunk read twice over.
+uint64_t WarmUpKey(const std::vector<uint64_t>& hot, uint64_t j) {
+  uint64_t base = j / (2 * kWarmUpChunk) * kWarmUpChunk;
+  uint64_t len = std::min<uint64_t>(kWarmUpChunk, hot.size() - base);
+  return hot[base + (j - 2 * base) % len];
+}
+
+slot::SlotStats TotalStats(const std::vector<std::unique_ptr<slot::Slot>>& slots) {
+  slot::SlotStats total;
+  for (const auto& sl : slots) total.Add(sl->Stats());
+  return total;
+}
+
+// Hot reads: warms the value cache with every key of hot (each read twice), then times n
+// Zipf-distributed reads over hot, the lowest ranks the most read. *hit_ratio: the value
+// cache's hit ratio over the timed reads, to show that they were served in-process.
+double HotReads(std::vector<std::unique_ptr<slot::Slot>>& slots, const Args& args, uint64_t n,
+                const HotSet& hot_set, double* hit_ratio) {
+  const std::vector<uint64_t>& hot = hot_set.ranks;
+  const ValueCheck check = DigestCheck(hot_set);
+  ReadBack(slots, args, 2 * hot.size(), [&](uint64_t j) { return WarmUpKey(hot, j); }, check);
+  Zipf zipf(hot.size(), 0.99);
+  std::mt19937_64 rng(3);
+  slot::SlotStats before = TotalStats(slots);
+  double rate =
+      ReadBack(slots, args, n, [&](uint64_t) { return hot[zipf.Next(rng)]; }, check);
+  slot::SlotStats after = TotalStats(slots);
+  uint64_t hits = after.value_cache_hits - before.value_cache_hits;
+  uint64_t misses = after.value_cache_misses - before.value_cache_misses;
+  *hit_ratio = hits + misses ? static_cast<double>(hits) / static_cast<double>(hits + misses) : 0;
+  return rate;
 }
 
 int Run(const Args& args) {
@@ -173,8 +319,6 @@ int Run(const Args& args) {
   double puts_per_s = static_cast<double>(args.keys) / (Seconds() - start);
 
   uint64_t gets = args.gets ? args.gets : std::min<uint64_t>(args.keys, 2000000);
-  double warm = ReadBack(slots, args, gets, 1);
-
   uint64_t user = 0, written = 0;
   for (auto& sl : slots) {
     Status f = sl->Flush();
@@ -186,27 +330,42 @@ int Run(const Args& args) {
   slots.clear();
   uint64_t live = args.keys * (Key(0).size() + args.value_size);
   uint64_t disk = DiskBytes(args.dir);
+
+  // Every read state starts from a reopen: nothing in the group maps (Flush persisted it all)
+  // and empty in-process caches, so each phase reads what it says it reads.
+  slots = OpenSlots(fs.get(), args);
+  const HotSet hot_keys = HotKeys(args);
+  double hit_ratio = 0;
+  double hot = HotReads(slots, args, gets, hot_keys, &hit_ratio);
+  slots.clear();
+  slots = OpenSlots(fs.get(), args);  // the OS page cache is kept
+  double warm = ReadBack(slots, args, gets, UniformKeys(args, 1), FullCheck(args));
+  slots.clear();
   DropPageCache(args.dir);
   slots = OpenSlots(fs.get(), args);
-  double cold = ReadBack(slots, args, std::min<uint64_t>(gets, 200000), 2);
+  double cold = ReadBack(slots, args, std::min<uint64_t>(gets, 200000), UniformKeys(args, 2),
+                         FullCheck(args));
 
   struct rusage usage;
   getrusage(RUSAGE_SELF, &usage);
   double rss_mb = static_cast<double>(usage.ru_maxrss) / 1024.0;
   double write_amp = static_cast<double>(written) / static_cast<double>(user);
   double space_amp = static_cast<double>(disk) / static_cast<double>(live);
-  std::printf("keys=%llu value_size=%zu slots=%u\n", static_cast<unsigned long long>(args.keys),
-              args.value_size, args.slots);
+  std::printf("keys=%llu value_size=%zu slots=%u cache_mb=%llu\n",
+              static_cast<unsigned long long>(args.keys), args.value_size, args.slots,
+              static_cast<unsigned long long>(args.cache_mb));
   std::printf("load:  %.0f puts/s\n", puts_per_s);
-  std::printf("warm:  %.0f gets/s\n", warm);
-  std::printf("cold:  %.0f gets/s\n", cold);
+  std::printf("hot:   %.0f gets/s (Zipf s=0.99 over %llu keys, value cache hit ratio %.3f)\n", hot,
+              static_cast<unsigned long long>(hot_keys.ranks.size()), hit_ratio);
+  std::printf("warm:  %.0f gets/s (uniform, page cache kept, fresh slot caches)\n", warm);
+  std::printf("cold:  %.0f gets/s (uniform, page cache dropped)\n", cold);
   std::printf("write: %.2f bytes written per user byte (%llu / %llu)\n", write_amp,
               static_cast<unsigned long long>(written), static_cast<unsigned long long>(user));
   std::printf("space: %.2f disk bytes per live byte (%llu / %llu)\n", space_amp,
               static_cast<unsigned long long>(disk), static_cast<unsigned long long>(live));
-  std::printf("RESULT puts_per_s=%.0f warm_gets_per_s=%.0f cold_gets_per_s=%.0f write_amp=%.2f "
-              "space_amp=%.2f peak_rss_mb=%.0f\n",
-              puts_per_s, warm, cold, write_amp, space_amp, rss_mb);
+  std::printf("RESULT puts_per_s=%.0f hot_gets_per_s=%.0f warm_gets_per_s=%.0f "
+              "cold_gets_per_s=%.0f write_amp=%.2f space_amp=%.2f peak_rss_mb=%.0f\n",
+              puts_per_s, hot, warm, cold, write_amp, space_amp, rss_mb);
   return 0;
 }
 
@@ -229,6 +388,7 @@ int main(int argc, char** argv) {
     else if (flag == "--dir") args.dir = v;
     else if (flag == "--gets") args.gets = std::strtoull(v, nullptr, 10);
     else if (flag == "--batch") args.batch = std::atoi(v);
+    else if (flag == "--cache-mb") args.cache_mb = std::strtoull(v, nullptr, 10);
     else if (flag == "--fsync") {
       std::string p = v;
       if (p == "always") args.fsync = slotkv::wal::FsyncPolicy::kAlways;
@@ -240,8 +400,9 @@ int main(int argc, char** argv) {
       return 2;
     }
   }
-  if (args.keys == 0 || args.slots == 0 || (args.slots & (args.slots - 1)) != 0) {
-    std::fprintf(stderr, "--keys must be > 0 and --slots a power of two\n");
+  if (args.keys == 0 || args.slots == 0 || (args.slots & (args.slots - 1)) != 0 ||
+      args.cache_mb == 0 || args.batch < 1) {
+    std::fprintf(stderr, "--keys, --cache-mb and --batch must be > 0, --slots a power of two\n");
     return 2;
   }
   return slotkv::Run(args);
