@@ -199,38 +199,60 @@ Status Slot::Impl::FlushGroup(uint32_t g) {
     return !e.tombstone && (e.expire_at_ms == 0 || e.expire_at_ms > now ||
                             IsCollection(TypeOf(static_cast<ValueType>(e.type))));
   };
+  // The value of each live entry that is not held: from the value cache when it holds that
+  // version as logged (it holds a key's newest version or nothing, and a value logged raw is
+  // cached as is), else read back from the log. Under a load that fits the cache, reading the
+  // log back was half of the flush's time (engine_bench, 3M keys: 4.9 of 10 s).
+  constexpr size_t kNoValue = SIZE_MAX;
   struct Pending {
     std::string_view key;  // in the group map, which does not change during the flush
     uint64_t hash;
     const MapEntry* entry;
+    size_t value;  // in values, or kNoValue (held, or not live)
   };
   std::vector<Pending> pending;
   pending.reserve(group.map.size());
+  std::vector<std::string> values;
   std::vector<wal::LogPos> positions;
-  positions.reserve(group.map.size());
+  std::vector<size_t> to_read;  // the pending index of each position
   group.map.ForEach([&](std::string_view key, uint64_t hash, const MapEntry& entry) {
-    pending.push_back({key, hash, &entry});
-    if (live(entry) && entry.held == 0) positions.push_back(entry.pos);
+    Pending p{key, hash, &entry, kNoValue};
+    if (live(entry) && entry.held == 0) {
+      p.value = values.size();
+      const CachedValue* cached = value_cache.Peek(key);
+      if (cached != nullptr && cached->seq == entry.seq && cached->type == entry.type) {
+        values.push_back(cached->value);
+      } else {
+        values.emplace_back();
+        positions.push_back(entry.pos);
+        to_read.push_back(pending.size());
+      }
+    }
+    pending.push_back(p);
   });
-  std::vector<wal::Record> values;
-  SLOTKV_RETURN_IF_ERROR(log->ReadMany(positions, &values));
+  std::vector<wal::Record> records;
+  SLOTKV_RETURN_IF_ERROR(log->ReadMany(positions, &records));
+  for (size_t k = 0; k < records.size(); ++k) {
+    const Pending& p = pending[to_read[k]];
+    SLOTKV_RETURN_IF_ERROR(CheckRecord(p.key, *p.entry, records[k]));
+    values[p.value] = std::move(records[k].value);
+  }
 
   // Merge the map: the newest write of each key replaces or removes its cell.
   std::vector<std::vector<Cell>> appended(end - first);
-  size_t next_value = 0;
-  for (const auto& [key, hash, entry_ptr] : pending) {
+  for (const auto& [key, hash, entry_ptr, value_at] : pending) {
     const MapEntry& entry = *entry_ptr;
     const HeldValue* held = live(entry) ? group.HeldOf(entry) : nullptr;
-    wal::Record* record = live(entry) && held == nullptr ? &values[next_value++] : nullptr;
+    std::string* logged = value_at != kNoValue ? &values[value_at] : nullptr;
     uint32_t b = buckets->BucketOf(hash) - first;
     BucketCells& bc = bucket_cells[b];
     size_t at = bc.Position(hash, key);
     Cell* old = at == BucketCells::kNone || bc.removed[at] ? nullptr : &bc.cells[at];
     if (old && MayBeRoot(key, old->type_tag)) {  // before release: its chunk is still there
       const std::string_view next = held     ? std::string_view(held->value)
-                                    : record ? std::string_view(record->value)
+                                    : logged ? std::string_view(*logged)
                                              : std::string_view();
-      NoteReplaced(FromCell(Cell(*old)), held != nullptr || record != nullptr,
+      NoteReplaced(FromCell(Cell(*old)), held != nullptr || logged != nullptr,
                    held ? PlainTag(entry.type) : entry.type, next);
     }
     if (old) {
@@ -238,7 +260,7 @@ Status Slot::Impl::FlushGroup(uint32_t g) {
       bc.removed[at] = true;
     }
     if (entry.tombstone) continue;
-    if (record == nullptr && held == nullptr) {  // expired before it was persisted
+    if (logged == nullptr && held == nullptr) {  // expired before it was persisted
       ++counters.expired_keys;
       value_cache.Erase(key);
       continue;
@@ -254,12 +276,11 @@ Status Slot::Impl::FlushGroup(uint32_t g) {
                                                  PlainTag(entry.type), held->value});
       }
     } else {
-      SLOTKV_RETURN_IF_ERROR(CheckRecord(key, entry, *record));
       // Logged raw (Put, Apply): compressed now.
       cell.type_tag = (entry.type & kCompressedTag)
                           ? entry.type
-                          : CompressInto(key, record->value, entry.type, &value, /*observed=*/true);
-      if (cell.type_tag == entry.type) value = std::move(record->value);
+                          : CompressInto(key, *logged, entry.type, &value, /*observed=*/true);
+      if (cell.type_tag == entry.type) value = std::move(*logged);
     }
     cell.hash = hash;
     cell.seq = entry.seq;
