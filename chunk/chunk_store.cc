@@ -129,7 +129,7 @@ struct ChunkStore::Impl {
       : options(opts),
         segment_bytes(seg_bytes),
         table(seg_bytes),
-        cache(opts.cache_bytes, seg_bytes) {}
+        cache(opts.cache_bytes) {}
 
   std::string Path(std::string_view name) const { return JoinPath(options.dir, name); }
   uint64_t RunBytes(uint32_t length) const { return uint64_t{length} * segment_bytes; }

@@ -127,7 +127,7 @@ struct BucketStore::Impl {
         depths(count, 0),
         counts(count, 0),
         ttl(count, 0),
-        cache(opts.page_cache_bytes, kPageSize) {}
+        cache(opts.page_cache_bytes) {}
 
   Result<File*> PageFile(uint32_t depth);
   // The bytes of one verified page: from the cache, or read, verified and cached (Corruption

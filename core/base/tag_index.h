@@ -103,12 +103,6 @@ class TagIndex {
     }
   }
 
-  // Grows the table to hold this many entries without growing on the way; never shrinks it.
-  void Reserve(size_t entries) {
-    const size_t want = entries * 4 / 3 + 1;
-    if (want > slots_) Rehash(std::bit_ceil(std::max<size_t>(want, kFirstSlots)));
-  }
-
   // Forgets everything and gives the table back.
   void Clear() { *this = TagIndex(); }
 
