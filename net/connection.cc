@@ -127,6 +127,7 @@ void Connection::Read() {
 void Connection::Process() {
   if (closed_) return;
   RunParked();
+  RunHeld();
   command::ServerState& state = server_->state();
   RespLimits limits = parser_.limits();
   limits.max_bulk_len = static_cast<uint64_t>(state.proto_max_bulk_len.load());
@@ -191,8 +192,7 @@ void Connection::OnFetched() {
   fetching_ = false;
   if (closed_) return;
   fetched_ = true;
-  RunParked();
-  Process();
+  Process();  // runs the parked reads first
 }
 
 void Connection::RunParked() {
@@ -225,7 +225,6 @@ void Connection::RunParked() {
   fetched_ = i < parked_.size();
   for (; i < parked_.size(); ++i) still.push_back(std::move(parked_[i]));
   parked_ = std::move(still);
-  RunHeld();
 }
 
 bool Connection::MustWait(const CommandSpec& spec) const {

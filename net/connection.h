@@ -178,7 +178,8 @@ class Connection : public std::enable_shared_from_this<Connection> {
   // being filled), a coroutine command, whose hops must find them run (an owner runs a batch
   // in turns, and a batch waits there for fetches and transactions).
   bool MustWait(const command::CommandSpec& spec) const;
-  // Runs the held request once it need not wait any longer.
+  // Runs the held request once it need not wait any longer (Process: every event that can end
+  // a wait, a fetch or a batch's replies, ends in Process).
   void RunHeld();
   bool held_ = false;
   const command::CommandSpec* held_spec_ = nullptr;  // the held request's row

@@ -239,7 +239,6 @@ void Connection::OnRemoteItems(const std::shared_ptr<RemoteBatch>& batch, size_t
   for (size_t i = begin; i < end; ++i) {
     Complete(batch->items[i].seq, std::move(batch->items[i].reply));
   }
-  RunHeld();
   FlushReplies();
   Process();
 }
