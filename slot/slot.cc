@@ -432,7 +432,8 @@ void Slot::Impl::CacheValue(const std::string& key, CachedValue value) {
     value_cache.Erase(key);  // an older cached version must not outlive this write
     return;
   }
-  value_cache.Insert(key, std::move(value), CacheCharge(HeapBytes(key), HeapBytes(value.value)));
+  const size_t charge = CacheCharge(HeapBytes(key), HeapBytes(value.value));  // before the move
+  value_cache.Insert(key, std::move(value), charge);
 }
 
 size_t Slot::Impl::CacheCharge(size_t key_bytes, size_t value_bytes) {

@@ -3,6 +3,7 @@
 #include <doctest/doctest.h>
 
 #include <map>
+#include <memory>
 #include <random>
 #include <string>
 
@@ -126,6 +127,33 @@ TEST_CASE("under a budget, entries read again stay while a scan of new keys pass
   }
   CHECK(cache.size_bytes() <= 100);
   CHECK(cache.entries() == cache.size_bytes());
+}
+
+TEST_CASE("the entries' places follow the entry count down, and erased values are released") {
+  ClockCache<int, std::shared_ptr<int>> cache(100000);
+  auto value = std::make_shared<int>(7);
+  for (int i = 0; i < 10000; ++i) cache.Insert(i, value, 10);
+  CHECK(value.use_count() == 10001);
+  CHECK(cache.entry_capacity() >= 10000);
+  CHECK(cache.entry_capacity() <= 10000 + 512);
+  for (int i = 0; i < 10000; i += 2) cache.Erase(i);  // from everywhere: last entries move
+  CHECK(value.use_count() == 5001);
+  cache.SetCapacity(1000);  // evicts down to 100 entries
+  CHECK(cache.entries() == 100);
+  CHECK(value.use_count() == 101);
+  CHECK(cache.entry_capacity() <= 100 + 512);
+  int found = 0;  // the moved entries are still found under their keys
+  for (int i = 1; i < 10000; i += 2) found += cache.Peek(i) != nullptr;
+  CHECK(found == 100);
+}
+
+TEST_CASE("an insert that evicts several entries keeps the new one when it moves") {
+  ClockCache<int, int> cache(4);
+  for (int i = 0; i < 4; ++i) cache.Insert(i, i, 1);
+  cache.Insert(4, 4, 3);  // the newest entry is moved into the first victim's place
+  CHECK(cache.Contains(4));
+  CHECK(cache.size_bytes() == 4);
+  CHECK(cache.entries() == 2);
 }
 
 TEST_CASE("erased entries' places are reused, and the cache stays within its budget") {

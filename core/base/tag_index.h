@@ -103,6 +103,12 @@ class TagIndex {
     }
   }
 
+  // Makes the slot Find found name entry instead (its owner moved the entry).
+  void Renumber(size_t slot, uint32_t entry) {
+    assert(entry < kNone - 1 && table_[slot] != 0);
+    table_[slot] = (table_[slot] & ~uint64_t{UINT32_MAX}) | (uint64_t{entry} + 1);
+  }
+
   // Forgets everything and gives the table back.
   void Clear() { *this = TagIndex(); }
 

@@ -46,6 +46,26 @@ TEST_CASE("random adds and removes agree with a map, through growth and long pro
   CHECK(m.index.slots() * 3 >= m.entries.size() * 4);
 }
 
+TEST_CASE("renumbering a slot names the moved entry under the same hash") {
+  Model m;
+  for (uint64_t key = 0; key < 100; ++key) {
+    m.keys.push_back(key);
+    m.index.Add(key, static_cast<uint32_t>(key));
+  }
+  // Entry 99 moves into entry 5's place, as ClockCache keeps its entries dense.
+  m.index.Remove(m.Find(5).slot);
+  const TagIndex::Found last = m.Find(99);
+  REQUIRE(last.entry == 99);
+  m.keys[5] = 99;
+  m.keys.pop_back();
+  m.index.Renumber(last.slot, 5);
+  CHECK(m.Find(99).entry == 5);
+  CHECK(m.Find(5).entry == TagIndex::kNone);
+  for (uint64_t key = 0; key < 99; ++key) {
+    if (key != 5) CHECK(m.Find(key).entry == key);
+  }
+}
+
 TEST_CASE("the table grows at 3/4 full; clear gives it back") {
   TagIndex index;
   CHECK(index.slots() == 0);
