@@ -76,14 +76,19 @@ std::string Key(uint64_t i) {
   return key;
 }
 
-// Deterministic, not trivially compressible value of key i.
+// Deterministic, not trivially compressible value of key i: printable bytes from a xorshift
+// stream, eight per step (a step per byte cost 0.47 us of a put's 5 us: load time that is
+// the benchmark's, not the engine's).
 void FillValue(uint64_t i, std::string* value) {
   uint64_t x = i * 0x9E3779B97F4A7C15ull + 1;
-  for (char& c : *value) {
+  for (size_t at = 0; at < value->size(); at += 8) {
     x ^= x << 13;
     x ^= x >> 7;
     x ^= x << 17;
-    c = static_cast<char>('!' + x % 90);
+    uint64_t bits = x;
+    for (size_t k = at; k < std::min(at + 8, value->size()); ++k, bits >>= 8) {
+      (*value)[k] = static_cast<char>('!' + ((bits & 0xFF) * 90 >> 8));
+    }
   }
 }
 

@@ -137,7 +137,7 @@ struct BucketStore::Impl {
                                    std::string* scratch);
   void CachePage(uint64_t id, std::string bytes, bool empty);
   // Counts, verifies (Corruption naming file and offset) and caches a page read from disk.
-  Status AdmitPage(uint32_t depth, uint64_t pageno, std::string_view page);
+  Status AdmitPage(uint32_t depth, uint64_t pageno, std::string page);
   Status DecodeAt(uint32_t depth, uint32_t bucket, uint64_t index, std::vector<Cell>* cells);
   std::string Where(uint32_t depth, uint64_t pageno) const {
     return PageFileName(depth) + " page " + std::to_string(pageno) + " (offset " +
@@ -225,7 +225,7 @@ Result<std::string_view> BucketStore::Impl::GetPage(uint32_t depth, uint32_t buc
   return std::string_view(*scratch);
 }
 
-Status BucketStore::Impl::AdmitPage(uint32_t depth, uint64_t pageno, std::string_view page) {
+Status BucketStore::Impl::AdmitPage(uint32_t depth, uint64_t pageno, std::string page) {
   ++stats.pages_read;
   // Pages are verified once, when read: the cache holds only verified pages.
   Status verified = VerifyPage(page);
@@ -233,7 +233,8 @@ Status BucketStore::Impl::AdmitPage(uint32_t depth, uint64_t pageno, std::string
     return Status::Corruption(Where(depth, pageno) + std::string(verified.message()));
   }
   // A verified page with no version byte is all zeros: never written, or emptied.
-  CachePage(PageId(depth, pageno), std::string(page), /*empty=*/page[4] == 0);
+  const bool empty = page[4] == 0;
+  CachePage(PageId(depth, pageno), std::move(page), empty);
   return Status::OK();
 }
 
@@ -465,18 +466,19 @@ void BucketStore::Impl::NoteMissing(uint32_t depth, uint64_t pageno, PageBatches
 Status BucketStore::Impl::ReadIntoCache(const PageBatches& missing) {
   for (const auto& [depth, pagenos] : missing) {
     SLOTKV_ASSIGN_OR_RETURN(File * file, PageFile(depth));
-    std::string bytes(pagenos.size() * kPageSize, '\0');
+    // Each page is read into the string the cache keeps: no copy.
+    std::vector<std::string> pages(pagenos.size());
     std::vector<ReadRequest> batch;
     batch.reserve(pagenos.size());
     for (uint64_t pageno : pagenos) {
-      batch.push_back({.offset = pageno * kPageSize, .n = kPageSize,
-                       .buf = bytes.data() + batch.size() * kPageSize});
+      std::string& page = pages[batch.size()];
+      page.assign(kPageSize, '\0');
+      batch.push_back({.offset = pageno * kPageSize, .n = kPageSize, .buf = page.data()});
     }
     SLOTKV_RETURN_IF_ERROR(file->ReadMany(batch));
-    for (const ReadRequest& r : batch) {
+    for (size_t i = 0; i < batch.size(); ++i) {
       // A short read is a hole or the end of the file: those bytes stay zero.
-      SLOTKV_RETURN_IF_ERROR(
-          AdmitPage(depth, r.offset / kPageSize, std::string_view(r.buf, kPageSize)));
+      SLOTKV_RETURN_IF_ERROR(AdmitPage(depth, batch[i].offset / kPageSize, std::move(pages[i])));
     }
   }
   return Status::OK();
