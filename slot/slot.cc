@@ -427,13 +427,14 @@ Status Slot::Impl::CheckRecord(std::string_view key, const MapEntry& entry,
 
 bool Slot::Impl::Cacheable(size_t value_bytes) { return value_bytes <= kMaxCachedValue; }
 
-void Slot::Impl::CacheValue(const std::string& key, CachedValue value) {
+void Slot::Impl::CacheValue(std::string_view key, CachedValue value) {
   if (!Cacheable(value.value.size())) {
     value_cache.Erase(key);  // an older cached version must not outlive this write
     return;
   }
-  const size_t charge = CacheCharge(HeapBytes(key), HeapBytes(value.value));  // before the move
-  value_cache.Insert(key, std::move(value), charge);
+  InlineKey cached_key(key);
+  const size_t charge = CacheCharge(cached_key.heap_bytes(), HeapBytes(value.value));
+  value_cache.Insert(std::move(cached_key), std::move(value), charge);
 }
 
 size_t Slot::Impl::CacheCharge(size_t key_bytes, size_t value_bytes) {

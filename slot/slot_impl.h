@@ -14,6 +14,7 @@
 #include "chunk/chunk_store.h"
 #include "core/base/doorkeeper.h"
 #include "core/base/clock_cache.h"
+#include "core/base/inline_key.h"
 #include "keybucket/bucket_store.h"
 #include "slot/group_map.h"
 #include "slot/slot.h"
@@ -140,7 +141,7 @@ struct Slot::Impl {
   std::unique_ptr<keybucket::BucketStore> buckets;
   std::unique_ptr<chunk::ChunkStore> chunks;
   std::vector<Group> groups;
-  ClockCache<std::string, CachedValue, StringKeyHash, std::equal_to<>> value_cache{0};
+  ClockCache<InlineKey, CachedValue, StringKeyHash, std::equal_to<>> value_cache{0};
   Doorkeeper value_admission;  // a value read from storage is cached on its second miss
   size_t cache_budget = 0;  // Slot::SetCacheBudget: the caches and the group maps together
   size_t map_bytes = 0;     // memory of every group map (GroupMap::memory_bytes)
@@ -310,7 +311,7 @@ struct Slot::Impl {
   Status CheckRecord(std::string_view key, const MapEntry& entry, const wal::Record& record) const;
   // Caches the newest value of key (or drops the cached one when value is too large to keep).
   // The cache's rule: it holds a key's newest version or nothing (reads trust a hit).
-  void CacheValue(const std::string& key, CachedValue value);
+  void CacheValue(std::string_view key, CachedValue value);
   // Whether cached keeps that rule: the group map names no other version of key (asserted).
   bool NewestCached(std::string_view key, const CachedValue& cached) const;
   // Whether the value cache keeps values of this size.

@@ -75,7 +75,7 @@ class ClockCache {
   // Inserts or replaces key; evicts entries until the budget holds. An entry larger than the
   // whole budget is not kept (nor is the older version). Replacing reuses the entry and marks
   // it used: a write of a cached key does this.
-  void Insert(const Key& key, Value value, size_t charge) {
+  void Insert(Key key, Value value, size_t charge) {
     const uint64_t hash = HashFn{}(key);
     const Found f = Find(key, hash);
     if (charge > capacity_) {
@@ -92,7 +92,7 @@ class ClockCache {
     } else {
       index = NewEntry();
       Entry& e = At(index);
-      e.key = key;
+      e.key = std::move(key);
       e.value = std::move(value);
       e.charge = charge;
       e.hash = hash;
