@@ -37,6 +37,10 @@
 #                    [--extra "server args"] [--skip-build]
 # runs the big-collection benchmark (scripts/bench-big-collections.sh: ZSET, HASH and LIST
 # op rates at N members against M, DEL time of the big ones with PING p99 meanwhile, RSS, disk).
+#
+#   scripts/bench.sh --cpu [--tests get,set] [--pipelines 1,16] [--rounds 3] [--requests N]
+# runs the CPU benchmark (scripts/bench-cpu.sh: microseconds of server CPU per request of
+# slotkv-server and redis-server, medians of alternating rounds: steadier than throughput here).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -45,6 +49,7 @@ tests=set,get,incr,mset,lpush,lpop,sadd,hset,zadd,lrange_100
 workers=2
 for arg in "$@"; do
   [ "$arg" = --scale ] && exec scripts/bench-scale.sh "$@"
+  [ "$arg" = --cpu ] && exec scripts/bench-cpu.sh "$@"
   [ "$arg" = --replication ] && exec scripts/bench-replication.sh "$@"
   [ "$arg" = --big-collections ] && exec scripts/bench-big-collections.sh "$@"
   if [ "$arg" = --cold-reads ]; then
