@@ -432,9 +432,8 @@ void Slot::Impl::CacheValue(std::string_view key, CachedValue value) {
     value_cache.Erase(key);  // an older cached version must not outlive this write
     return;
   }
-  InlineKey cached_key(key);
-  const size_t charge = CacheCharge(cached_key.heap_bytes(), HeapBytes(value.value));
-  value_cache.Insert(std::move(cached_key), std::move(value), charge);
+  const size_t charge = CacheCharge(InlineKey::HeapBytesFor(key.size()), HeapBytes(value.value));
+  value_cache.Insert(key, std::move(value), charge);
 }
 
 size_t Slot::Impl::CacheCharge(size_t key_bytes, size_t value_bytes) {

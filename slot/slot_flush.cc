@@ -272,8 +272,8 @@ Status Slot::Impl::FlushGroup(uint32_t g) {
       // Read while held (a page of a collection being written): its next read-modify-write
       // finds it in the value cache, neither read back nor decompressed.
       if (Cacheable(held->value.size()) && value_admission.Seen(hash)) {
-        CacheValue(key, CachedValue{entry.seq, entry.expire_at_ms,
-                                                 PlainTag(entry.type), held->value});
+        CacheValue(key, CachedValue{entry.seq, entry.expire_at_ms, PlainTag(entry.type),
+                                    held->value});
       }
     } else {
       // Logged raw (Put, Apply): compressed now.

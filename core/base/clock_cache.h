@@ -74,8 +74,11 @@ class ClockCache {
 
   // Inserts or replaces key; evicts entries until the budget holds. An entry larger than the
   // whole budget is not kept (nor is the older version). Replacing reuses the entry and marks
-  // it used: a write of a cached key does this.
-  void Insert(Key key, Value value, size_t charge) {
+  // it used: a write of a cached key does this. key is anything Key is made from and compares
+  // with (a std::string_view for std::string or InlineKey keys); a Key is made only for a new
+  // entry.
+  template <typename K>
+  void Insert(K&& key, Value value, size_t charge) {
     const uint64_t hash = HashFn{}(key);
     const Found f = Find(key, hash);
     if (charge > capacity_) {
@@ -92,7 +95,7 @@ class ClockCache {
     } else {
       index = NewEntry();
       Entry& e = At(index);
-      e.key = std::move(key);
+      e.key = Key(std::forward<K>(key));
       e.value = std::move(value);
       e.charge = charge;
       e.hash = hash;

@@ -12,8 +12,6 @@
 // Thread rule: a value type; no shared state.
 #pragma once
 
-#include <malloc.h>
-
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -56,13 +54,10 @@ class InlineKey {
   // NOLINTNEXTLINE(google-explicit-constructor): a key reads as a string_view.
   operator std::string_view() const { return view(); }
 
-  // The heap block the key holds: 0 inline, else its allocator size class.
-  size_t heap_bytes() const {
-    if (size_ != kOnHeap) return 0;
-    Heap h;
-    std::memcpy(&h, bytes_, sizeof(h));
-    return malloc_usable_size(h.data);
-  }
+  // The heap block a key of n bytes takes: 0 inline, else n rounded up to jemalloc's 16-byte
+  // size classes (its classes up to 128 bytes; a little under its class above that). Known
+  // from the length, so a cache charges a key before (or without) making one.
+  static constexpr size_t HeapBytesFor(size_t n) { return n <= kInline ? 0 : (n + 15) / 16 * 16; }
 
   friend bool operator==(const InlineKey& a, std::string_view b) { return a.view() == b; }
 
