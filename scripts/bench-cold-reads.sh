@@ -89,8 +89,7 @@ for round in $(seq "$rounds"); do
   done
 done
 # Median of column k over the runs of a mode.
-median() { sort -g -k"$2","$2" <<<"${runs[$1]}" | awk -v k="$2" 'NF {v[n++] = $k}
-  END {print (n % 2 ? v[int(n / 2)] : (v[n / 2 - 1] + v[n / 2]) / 2)}'; }
+median() { median_of "$2" <<<"${runs[$1]}"; }
 echo "(keys=$keys requests=$requests clients=$clients; --workers 2 --maxmemory-cache 32mb; data dropped from the page cache before each run; medians below)"
 echo "RESULT cold_get_ratio_uring_vs_wait=$(calc '%.3f' "$(median yes 1) / $(median no 1)")" \
   "cold_p999_ms_uring=$(median yes 4) cold_p999_ms_wait=$(median no 4)" \

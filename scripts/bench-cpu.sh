@@ -70,8 +70,6 @@ cpu_us() {
   calc '%.2f' "($after - $before) / $ticks * 1e6 / $n"
 }
 
-median() { tr ' ' '\n' | grep . | sort -g | awk '{v[NR] = $1} END {print v[int((NR + 1) / 2)]}'; }
-
 printf '| test | pipeline | redis-server us/req | slotkv us/req | slotkv/redis | slotkv rounds |\n'
 printf '|---|---|---|---|---|---|\n'
 result="RESULT"
@@ -84,8 +82,8 @@ for t in ${tests//,/ }; do
       s_all="$s_all $(cpu_us slotkv "$t" "$p" "$n")"
       r_all="$r_all $(cpu_us redis "$t" "$p" "$n")"
     done
-    s=$(echo "$s_all" | median)
-    r=$(echo "$r_all" | median)
+    s=$(printf '%s\n' $s_all | median_of 1)
+    r=$(printf '%s\n' $r_all | median_of 1)
     ratio=$(calc '%.2f' "($r > 0 ? $s / $r : 0)")
     printf '| %s | %s | %s | %s | %s | %s |\n' "$t" "$p" "$r" "$s" "$ratio" "${s_all# }"
     result="$result ${t}_p${p}_cpu_us=$s ${t}_p${p}_cpu_ratio=$ratio"

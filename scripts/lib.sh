@@ -7,6 +7,12 @@ wait_ready() { for _ in $(seq 100); do redis-cli -p "$1" ping >/dev/null 2>&1 &&
 info() { redis-cli -p "$1" info "$2" | tr -d '\r' | awk -F: -v k="$3" '$1 == k {print $2}'; }
 # A /proc/<pid>/status field (VmHWM, VmRSS) in MiB: rss_mib <pid> <field>.
 rss_mib() { awk -v f="$2:" '$1 == f {printf "%.1f", $2 / 1024}' "/proc/$1/status"; }
+# Median of column k of the lines on stdin (the mean of the middle two for an even count):
+# median_of <k>.
+median_of() {
+  sort -g -k"$1","$1" | awk -v k="$1" 'NF {v[n++] = $k}
+    END {print (n % 2 ? v[int(n / 2)] : (v[n / 2 - 1] + v[n / 2]) / 2)}'
+}
 # calc <printf format> <awk expression>
 calc() { awk "BEGIN {printf \"$1\", $2}"; }
 # One redis-benchmark test over random keys: bench_figures <port> <test> <keyspace> <clients>
