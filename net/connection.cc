@@ -103,12 +103,12 @@ bool Connection::ReadPaused() const {
 
 void Connection::Read() {
   reading_ = true;
-  socket_.async_read_some(
-      boost::asio::buffer(read_buf_),
+  socket_.AsyncRead(
+      read_buf_.data(), read_buf_.size(),
       [self = shared_from_this()](const boost::system::error_code& ec, size_t n) {
         self->reading_ = false;
         if (self->closed_) return;
-        if (ec) {
+        if (ec || n == 0) {  // 0: the client left
           self->Close();
           return;
         }

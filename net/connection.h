@@ -43,6 +43,7 @@
 #include "core/command/context.h"
 #include "core/pubsub/registry.h"
 #include "net/resp_parser.h"
+#include "net/short_read.h"
 
 namespace slotkv::net {
 
@@ -123,7 +124,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
 
   Worker* worker_;
   Server* server_;
-  boost::asio::ip::tcp::socket socket_;
+  ShortReadSocket socket_;
   std::string peer_ip_;
   std::string addr_;
   std::string laddr_;
