@@ -88,12 +88,13 @@ TEST_CASE("near wal_max_bytes the log's groups are flushed one per write at most
   f.options.group_flush_bytes = 1 << 30;
   f.Reopen();
   // 16 groups, 64 KiB files, 1 MiB limit: within the last file before it, one flush per
-  // 64 KiB / 32 = 2 KiB appended (about 9 writes of these records).
+  // 64 KiB / 32 = 2 KiB appended (about 9 writes of these records). Every key is new, so
+  // every group keeps a record in the oldest file until it is flushed.
   uint64_t flushed_writes = 0;
   uint64_t max_wal = 0;
   for (int i = 0; i < 12000; ++i) {
     const uint64_t before = f.slot->Stats().flushes;
-    f.Put("k" + std::to_string(i % 2000), ValueFor(i, 0, 200));
+    f.Put("k" + std::to_string(i), ValueFor(i, 0, 200));
     const SlotStats after = f.slot->Stats();
     REQUIRE(after.flushes - before <= 1);
     if (after.flushes > before) ++flushed_writes;
@@ -101,8 +102,55 @@ TEST_CASE("near wal_max_bytes the log's groups are flushed one per write at most
   }
   CHECK(flushed_writes > 16);                   // oldest files went, more than once
   CHECK(max_wal <= f.options.wal_max_bytes);  // the pace stayed ahead of the limit
-  for (int i = 10000; i < 12000; ++i) {
-    REQUIRE(GetOrDie(*f.slot, "k" + std::to_string(i % 2000)) == ValueFor(i, 0, 200));
+  for (int i = 0; i < 12000; i += 7) {
+    REQUIRE(GetOrDie(*f.slot, "k" + std::to_string(i)) == ValueFor(i, 0, 200));
+  }
+}
+
+TEST_CASE("keys rewritten over and over free the log's old files without a flush") {
+  Fixture f;
+  f.options.flush_entries_per_page = 1 << 20;  // only the log limit flushes groups
+  f.options.group_flush_bytes = 1 << 30;
+  f.Reopen();
+  // 200 keys: a 64 KiB file holds about 300 records, so the keys' newest versions are all in
+  // the last two files, and the oldest file of a 1 MiB log holds none.
+  uint64_t max_wal = 0;
+  for (int i = 0; i < 20000; ++i) {
+    f.Put("k" + std::to_string(i % 200), ValueFor(i, 0, 200));
+    max_wal = std::max(max_wal, f.slot->Stats().wal_bytes);
+  }
+  CHECK(f.slot->Stats().flushes == 0);
+  CHECK(max_wal <= f.options.wal_max_bytes);  // 20000 writes logged 4.5 MiB
+  for (int round = 0; round < 2; ++round) {  // the log alone holds them, also once replayed
+    for (int i = 19800; i < 20000; ++i) {
+      REQUIRE(GetOrDie(*f.slot, "k" + std::to_string(i % 200)) == ValueFor(i, 0, 200));
+    }
+    f.Reopen();
+  }
+}
+
+TEST_CASE("rewritten held values keep the start of their chains: their groups flush") {
+  Fixture f;
+  f.options.flush_entries_per_page = 1 << 20;
+  f.options.group_flush_bytes = 1 << 30;
+  f.Reopen();
+  // Hash values of 300 bytes are held from their second write on and logged as deltas, whose
+  // chains start at a full record in an older file.
+  auto value = [](int i, int version) {
+    std::string v = ValueFor(i, 0, 300);
+    v.replace(10, 40, ValueFor(i, version, 40));
+    return v;
+  };
+  for (int version = 0; version < 300; ++version) {
+    for (int i = 0; i < 100; ++i) {
+      f.Put("h" + std::to_string(i), value(i, version), 0, ValueType::kHash);
+    }
+  }
+  CHECK(f.slot->Stats().flushes > 0);
+  CHECK(f.slot->Stats().wal_bytes <= f.options.wal_max_bytes);
+  for (int round = 0; round < 2; ++round) {
+    for (int i = 0; i < 100; ++i) REQUIRE(GetOrDie(*f.slot, "h" + std::to_string(i)) == value(i, 299));
+    f.Reopen();
   }
 }
 

@@ -133,7 +133,8 @@ Status Slot::Impl::FlushDue(uint32_t g) {
 Status Slot::Impl::KeepWalWithinLimit(uint64_t flushes) {
   if (publishing) return Status::OK();
   SLOTKV_RETURN_IF_ERROR(EnforceWalLimit());
-  return counters.flushes == flushes ? Status::OK() : RemoveObsoleteLogFiles();
+  const bool removal_due = std::exchange(wal_removal_due, false);
+  return counters.flushes == flushes && !removal_due ? Status::OK() : RemoveObsoleteLogFiles();
 }
 
 Status Slot::Impl::FlushGroup(uint32_t g) {
@@ -539,7 +540,15 @@ Status Slot::Impl::EnforceWalLimit() {
     wal_limit_file = oldest;
     wal_limit_misses = 0;
   }
-  if (wal_limit_misses >= n) return Status::OK();
+  if (wal_limit_misses >= n) {
+    // Only the removal is left, which a publish in flight, or one completing inside a unit,
+    // may have put off (RemoveObsoleteLogFiles): asked again after each file of appends.
+    if (wal_pace_bytes >= options.wal_file_bytes) {
+      wal_pace_bytes = 0;
+      wal_removal_due = true;
+    }
+    return Status::OK();
+  }
   // Within a file of the limit, the groups pinning the oldest file are flushed one at a time,
   // one per file_bytes / (2 * groups) bytes appended: every group gets its turn within half a
   // file of appends, so the oldest file goes before the limit, and the flushes spread over the
@@ -561,11 +570,29 @@ Status Slot::Impl::EnforceWalLimit() {
       if (++wal_limit_misses >= n) break;
       continue;
     }
+    if (Repin(groups[g]) != oldest) {  // its records there were all overwritten: no flush
+      if (++wal_limit_misses >= n) break;
+      continue;
+    }
     wal_limit_misses = 0;
     SLOTKV_RETURN_IF_ERROR(FlushGroup(g));
     ++flushed;
   }
+  // No group pins the oldest file now: remove it (when the last pins were repinned, no
+  // flush's call does).
+  if (wal_limit_misses >= n) wal_removal_due = true;
   return Status::OK();
+}
+
+uint32_t Slot::Impl::Repin(Group& group) const {
+  uint32_t oldest = UINT32_MAX;
+  bool chained = false;
+  group.map.ForEach([&](std::string_view, uint64_t, const MapEntry& entry) {
+    oldest = std::min(oldest, entry.pos.file_no);
+    chained = chained || entry.held != 0 || (entry.type & kSpliceTag) != 0;
+  });
+  if (!chained) group.oldest_file = oldest;
+  return group.oldest_file;
 }
 
 Status Slot::Flush() {

@@ -33,6 +33,9 @@ namespace {
 
 constexpr uint32_t kSlots = 2;
 constexpr int kKeys = 3000;
+// One child in three rewrites only this many keys, with a log a quarter the size: its old
+// files soon hold overwritten records only, and go without flushes (Slot::Impl::Repin).
+constexpr int kHotKeys = 40;
 
 std::string KeyName(int k) { return "crash:{" + std::to_string(k % 97) + "}:" + std::to_string(k); }
 
@@ -45,7 +48,8 @@ std::string ValueOf(int k, int version) {
   return v;
 }
 
-slot::SlotOptions Options(Fs* fs, const std::string& dir, uint32_t s, wal::FsyncPolicy fsync) {
+slot::SlotOptions Options(Fs* fs, const std::string& dir, uint32_t s, wal::FsyncPolicy fsync,
+                          bool hot) {
   slot::SlotOptions o;
   o.fs = fs;
   char name[32];
@@ -57,16 +61,17 @@ slot::SlotOptions Options(Fs* fs, const std::string& dir, uint32_t s, wal::Fsync
   o.flush_entries_per_page = 3;
   o.segment_bytes = 1024;
   o.big_value_bytes = 4096;
-  o.wal_file_bytes = 256 << 10;
-  o.wal_max_bytes = 1 << 20;
+  o.wal_file_bytes = hot ? 64 << 10 : 256 << 10;
+  o.wal_max_bytes = hot ? 256 << 10 : 1 << 20;
   return o;
 }
 
 std::vector<std::unique_ptr<slot::Slot>> OpenSlots(
-    Fs* fs, const std::string& dir, wal::FsyncPolicy fsync = wal::FsyncPolicy::kAlways) {
+    Fs* fs, const std::string& dir, wal::FsyncPolicy fsync = wal::FsyncPolicy::kAlways,
+    bool hot = false) {
   std::vector<std::unique_ptr<slot::Slot>> slots;
   for (uint32_t s = 0; s < kSlots; ++s) {
-    auto opened = slot::Slot::Open(Options(fs, dir, s, fsync));
+    auto opened = slot::Slot::Open(Options(fs, dir, s, fsync, hot));
     if (!opened.ok()) {
       std::fprintf(stderr, "open slot %u: %s\n", s, opened.status().ToString().c_str());
       std::exit(2);
@@ -78,10 +83,12 @@ std::vector<std::unique_ptr<slot::Slot>> OpenSlots(
 
 int RunChild(const std::string& dir, uint32_t seed, wal::FsyncPolicy fsync) {
   auto fs = NewPosixFs();
-  auto slots = OpenSlots(fs.get(), dir, fsync);
+  const bool hot = seed % 3 == 0;
+  auto slots = OpenSlots(fs.get(), dir, fsync, hot);
   std::mt19937 rng(seed);
+  const int keys = hot ? kHotKeys : kKeys;
   for (int version = static_cast<int>(seed % 100000) * 1000;; ++version) {
-    int k = static_cast<int>(rng() % kKeys);
+    int k = static_cast<int>(rng() % static_cast<uint32_t>(keys));
     std::string key = KeyName(k);
     slot::Slot& slot = *slots[SlotOf(key, kSlots)];
     bool del = rng() % 6 == 0;
