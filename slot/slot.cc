@@ -452,9 +452,12 @@ Result<bool> Slot::Impl::HasCell(uint64_t hash, std::string_view key) {
 bool Slot::Impl::NeedsFlush(uint32_t g) const {
   const Group& group = groups[g];
   if (group.bytes >= options.group_flush_bytes) return true;
-  uint64_t pages = 0;
   uint32_t first = g * options.buckets_per_group;
   uint32_t end = std::min(first + options.buckets_per_group, buckets->bucket_count());
+  // Every bucket has a page at least: a smaller map needs no count of the pages (0.17 us per
+  // key of MSET -P 1 on a key set that never fills a group: a cache miss and 16 calls).
+  if (group.map.size() < uint64_t{end - first} * options.flush_entries_per_page) return false;
+  uint64_t pages = 0;
   for (uint32_t b = first; b < end; ++b) pages += buckets->page_count(b);
   return group.map.size() >= pages * options.flush_entries_per_page;
 }
