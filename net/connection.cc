@@ -134,11 +134,9 @@ void Connection::Process() {
   limits.max_query_buffer = static_cast<uint64_t>(state.query_buffer_limit.load());
   parser_.set_limits(limits);
   parser_.set_authenticated(!state.auth_required || client_.authenticated);
-  const Turn turn;
+  Turn turn;
   bool turn_over = false;
   while (!closed_ && !Paused() && !close_after_flush_) {
-    turn_over = turn.over();
-    if (turn_over) break;
     size_t consumed = 0;
     RespParser::State st =
         parser_.Parse(std::string_view(in_).substr(in_pos_), &args_, &consumed);
@@ -153,6 +151,8 @@ void Connection::Process() {
     }
     Dispatch();
     parser_.set_authenticated(!state.auth_required || client_.authenticated);
+    turn_over = turn.over();
+    if (turn_over) break;
   }
   if (in_pos_ == in_.size()) {
     in_.clear();

@@ -67,7 +67,7 @@ constexpr size_t kBatchReplyBytes = kPauseOutputBytes;
 // item whose slot a transaction holds is deferred behind it (kDeferred): its turn runs it and
 // resumes the batch. When the turn is over, the rest waits for the next (kTurnOver).
 Step StepBatch(Server* server, Worker& worker, const std::shared_ptr<RemoteBatch>& shared,
-               const Turn& turn, std::vector<BlockedRead>* blocked) {
+               Turn& turn, std::vector<BlockedRead>* blocked) {
   command::ServerState& state = server->state();
   txn::SlotLocks& locks = state.keyspace->locks();
   RemoteBatch& batch = *shared;
@@ -150,7 +150,7 @@ void SendItems(Server* server, const std::shared_ptr<RemoteBatch>& batch, bool l
 void DriveBatches(Server* server, uint64_t client) {
   Worker& worker = server->worker(CurrentWorker());
   auto& queues = worker.remote_queues();
-  const Turn turn;
+  Turn turn;
   for (;;) {
     auto it = queues.find(client);  // found again each time: the map may change meanwhile
     if (it->second.empty()) {

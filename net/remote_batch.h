@@ -34,13 +34,21 @@ inline constexpr size_t kPauseOutputBytes = 1 << 20;
 // ready there (another client's request, a timer) gets its turn, at most (plus one request).
 // Batches posted to an owner run in turns too (DriveBatches).
 inline constexpr int64_t kTurnUs = 1000;
-// One turn of a client's requests on a worker, from its construction.
+// One turn of a client's requests on a worker. It starts at its first over() (false), so that
+// a turn of one request reads the clock once: clock reads were 0.2 us of a GET at -P 1.
 class Turn {
  public:
-  bool over() const { return command::NowUs() >= end_us_; }
+  bool over() {
+    const int64_t now = command::NowUs();
+    if (end_us_ == 0) {
+      end_us_ = now + kTurnUs;
+      return false;
+    }
+    return now >= end_us_;
+  }
 
  private:
-  int64_t end_us_ = command::NowUs() + kTurnUs;
+  int64_t end_us_ = 0;
 };
 
 // One request posted to its slot's owner, with its reply on the way back.
