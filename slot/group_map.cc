@@ -1,12 +1,13 @@
 // GroupMap: a TagIndex into a dense record array. Nothing here reaches the disk; the in-memory
-// layout, for a map holding "ab" then "xyz":
+// layout, for a map holding "ab" then a key K of 30 bytes (longer than kInlineKeyBytes):
 //
-//   index_   TagIndex    hash("ab") -> 0, hash("xyz") -> 1
-//   records_ (56 B each) record = {hash u64, key_offset u32, key_len u32, MapEntry (40 B)}
-//   arena_               "abxyz"
+//   index_   TagIndex    hash("ab") -> 0, hash(K) -> 1
+//   records_ (72 B each) record = {hash u64, key_len u32, key or arena offset (20 B),
+//                                  MapEntry (40 B)}
+//   arena_               K
 //
-//   records_[0] = {hash("ab"),  key_offset 0, key_len 2, ...}
-//   records_[1] = {hash("xyz"), key_offset 2, key_len 3, ...}
+//   records_[0] = {hash("ab"), key_len 2,  key "ab", ...}
+//   records_[1] = {hash(K),    key_len 30, key = offset 0 (u32), ...}
 
 #include "slot/group_map.h"
 
@@ -15,7 +16,7 @@
 
 namespace slotkv::slot {
 
-static_assert(sizeof(MapEntry) <= 48, "a GroupMap record should stay at one cache line");
+static_assert(sizeof(MapEntry) <= 40, "a GroupMap record should stay at 72 bytes");
 
 GroupMap::GroupMap(GroupMap&& other) noexcept { *this = std::move(other); }
 
@@ -34,8 +35,7 @@ GroupMap& GroupMap::operator=(GroupMap&& other) noexcept {
 size_t GroupMap::FindIndex(std::string_view key, uint64_t hash) const {
   const TagIndex::Found f = index_.Find(hash, [&](uint32_t i) {
     const Record& r = records_[i];
-    return r.hash == hash && r.key_len == key.size() &&
-           (key.empty() || std::memcmp(arena_.data() + r.key_offset, key.data(), key.size()) == 0);
+    return r.hash == hash && r.key_len == key.size() && KeyOf(r) == key;
   });
   return f.entry == TagIndex::kNone ? kNotFound : f.entry;
 }
@@ -54,11 +54,18 @@ std::pair<MapEntry*, bool> GroupMap::FindOrInsert(std::string_view key, uint64_t
   // Look first, so that overwriting a key never grows anything.
   if (size_t i = FindIndex(key, hash); i != kNotFound) return {&records_[i].entry, false};
 
-  assert(arena_.size() + key.size() < UINT32_MAX && "GroupMap arena past 4 GiB");
   index_.Add(hash, static_cast<uint32_t>(records_.size()));
-  Record& r = records_.emplace_back(Record{hash, static_cast<uint32_t>(arena_.size()),
-                                           static_cast<uint32_t>(key.size()), MapEntry()});
-  arena_.append(key);
+  Record& r = records_.emplace_back();
+  r.hash = hash;
+  r.key_len = static_cast<uint32_t>(key.size());
+  if (key.size() <= kInlineKeyBytes) {
+    if (!key.empty()) std::memcpy(r.key, key.data(), key.size());
+  } else {
+    assert(arena_.size() + key.size() < UINT32_MAX && "GroupMap arena past 4 GiB");
+    const auto offset = static_cast<uint32_t>(arena_.size());
+    std::memcpy(r.key, &offset, sizeof(offset));
+    arena_.append(key);
+  }
   return {&r.entry, true};
 }
 

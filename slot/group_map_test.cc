@@ -155,6 +155,34 @@ TEST_CASE("long keys (3000 bytes and 64 KiB) are stored and compared whole") {
   CHECK(map.memory_bytes() >= long_key.size() * 2 + huge_key.size());
 }
 
+TEST_CASE("keys kept in the record and keys kept in the arena mix") {
+  GroupMap map;
+  // 19-21 bytes straddle what a record holds itself; the arena keeps only the longer ones.
+  std::vector<std::string> keys;
+  for (size_t len : {1, 19, 20, 21, 40, 20, 21}) {
+    keys.push_back(std::string(len, static_cast<char>('a' + keys.size())));
+  }
+  const uint64_t hash = 7;  // one hash for all: the bytes and lengths tell them apart
+  for (size_t i = 0; i < keys.size(); ++i) Put(map, keys[i], hash, static_cast<int>(i));
+  for (size_t i = 0; i < keys.size(); ++i) {
+    const MapEntry* entry = map.Find(keys[i], hash);
+    REQUIRE(entry != nullptr);
+    CHECK(Same(*entry, EntryFor(static_cast<int>(i))));
+    std::string prefix = keys[i].substr(0, keys[i].size() - 1);
+    if (!prefix.empty()) CHECK(map.Find(prefix, hash) == nullptr);
+  }
+  size_t i = 0;
+  map.ForEach([&](std::string_view key, uint64_t, const MapEntry&) {
+    CHECK(key == keys[i]);
+    ++i;
+  });
+  CHECK(i == keys.size());
+  // Only the keys past 20 bytes take arena bytes: 21 + 40 + 21 of them.
+  GroupMap short_only;
+  for (size_t k = 0; k < 7; ++k) Put(short_only, std::string(20, 'a' + k), hash, 0);
+  CHECK(map.memory_bytes() - short_only.memory_bytes() >= 21 + 40 + 21);
+}
+
 TEST_CASE("ForEach visits every entry exactly once, in insertion order") {
   GroupMap map;
   const int n = 5000;
@@ -226,10 +254,9 @@ TEST_CASE("memory_bytes grows with inserts and drops back after Clear") {
 TEST_CASE("a map of 256 keys holds room for 256 records, not for the table's limit") {
   GroupMap map;
   for (int i = 0; i < 256; ++i) Put(map, KeyOf(i), H(KeyOf(i)), i);
-  // 512 table slots of 8 B, 256 records of 56 B, the arena at most twice its key bytes.
-  size_t key_bytes = 0;
-  for (int i = 0; i < 256; ++i) key_bytes += KeyOf(i).size();
-  CHECK(map.memory_bytes() <= 512 * 8 + 256 * 56 + 2 * key_bytes);
+  // 512 table slots of 8 B and 256 records of 72 B; these keys live in their records.
+  for (int i = 0; i < 256; ++i) REQUIRE(KeyOf(i).size() <= 20);
+  CHECK(map.memory_bytes() <= 512 * 8 + 256 * 72);
 }
 
 TEST_CASE("a moved-from map is empty and reusable; the target owns the entries") {
