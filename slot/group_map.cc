@@ -14,6 +14,8 @@
 #include <cassert>
 #include <cstring>
 
+#include "core/base/alloc_class.h"
+
 namespace slotkv::slot {
 
 static_assert(sizeof(MapEntry) <= 40, "a GroupMap record should stay at 72 bytes");
@@ -54,6 +56,13 @@ std::pair<MapEntry*, bool> GroupMap::FindOrInsert(std::string_view key, uint64_t
   // Look first, so that overwriting a key never grows anything.
   if (size_t i = FindIndex(key, hash); i != kNotFound) return {&records_[i].entry, false};
 
+  if (records_.size() == records_.capacity()) {
+    // Half again, to the count that fills the allocator's block: doubled from 1, records of 72
+    // bytes wasted a tenth of each block (9 * 2^k bytes take a class of 10 * 2^k), 22 MB of
+    // engine_bench's peak RSS at 3M keys.
+    const size_t want = (records_.capacity() + records_.capacity() / 2 + 1) * sizeof(Record);
+    records_.reserve(AllocClassBytes(want) / sizeof(Record));
+  }
   index_.Add(hash, static_cast<uint32_t>(records_.size()));
   Record& r = records_.emplace_back();
   r.hash = hash;

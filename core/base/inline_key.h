@@ -18,6 +18,8 @@
 #include <string_view>
 #include <utility>
 
+#include "core/base/alloc_class.h"
+
 namespace slotkv {
 
 class InlineKey {
@@ -54,10 +56,9 @@ class InlineKey {
   // NOLINTNEXTLINE(google-explicit-constructor): a key reads as a string_view.
   operator std::string_view() const { return view(); }
 
-  // The heap block a key of n bytes takes: 0 inline, else n rounded up to jemalloc's 16-byte
-  // size classes (its classes up to 128 bytes; a little under its class above that). Known
-  // from the length, so a cache charges a key before (or without) making one.
-  static constexpr size_t HeapBytesFor(size_t n) { return n <= kInline ? 0 : (n + 15) / 16 * 16; }
+  // The heap block a key of n bytes takes: 0 inline, else its allocator class. Known from the
+  // length, so a cache charges a key before (or without) making one.
+  static constexpr size_t HeapBytesFor(size_t n) { return n <= kInline ? 0 : AllocClassBytes(n); }
 
   friend bool operator==(const InlineKey& a, std::string_view b) { return a.view() == b; }
 
