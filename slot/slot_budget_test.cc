@@ -149,7 +149,9 @@ TEST_CASE("rewritten held values keep the start of their chains: their groups fl
   CHECK(f.slot->Stats().flushes > 0);
   CHECK(f.slot->Stats().wal_bytes <= f.options.wal_max_bytes);
   for (int round = 0; round < 2; ++round) {
-    for (int i = 0; i < 100; ++i) REQUIRE(GetOrDie(*f.slot, "h" + std::to_string(i)) == value(i, 299));
+    for (int i = 0; i < 100; ++i) {
+      REQUIRE(GetOrDie(*f.slot, "h" + std::to_string(i)) == value(i, 299));
+    }
     f.Reopen();
   }
 }
