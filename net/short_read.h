@@ -33,22 +33,25 @@ namespace slotkv::net {
 
 class ShortReadSocket : public boost::asio::ip::tcp::socket {
  public:
+  // The reactor is looked up here, once: use_service takes the service registry's mutex.
   explicit ShortReadSocket(boost::asio::ip::tcp::socket&& socket)
-      : boost::asio::ip::tcp::socket(std::move(socket)) {}
+      : boost::asio::ip::tcp::socket(std::move(socket)),
+        reactor_(boost::asio::use_service<boost::asio::detail::reactor>(
+            boost::asio::query(get_executor(), boost::asio::execution::context))) {}
 
   // Reads up to n bytes into buf, then handler(error_code, bytes) on the socket's io_context
   // (0 bytes with no error: the peer closed). One read in flight at a time.
   template <typename Handler>
   void AsyncRead(char* buf, size_t n, Handler&& handler) {
     auto& impl = impl_.get_implementation();
-    auto& reactor = boost::asio::use_service<boost::asio::detail::reactor>(
-        boost::asio::query(get_executor(), boost::asio::execution::context));
     auto* op = new Op<std::decay_t<Handler>>(impl.socket_, buf, n, std::forward<Handler>(handler));
-    reactor.start_op(boost::asio::detail::reactor::read_op, impl.socket_, impl.reactor_data_, op,
-                     /*is_continuation=*/false, /*allow_speculative=*/true);
+    reactor_.start_op(boost::asio::detail::reactor::read_op, impl.socket_, impl.reactor_data_, op,
+                      /*is_continuation=*/false, /*allow_speculative=*/true);
   }
 
  private:
+  boost::asio::detail::reactor& reactor_;
+
   template <typename Handler>
   class Op : public boost::asio::detail::reactor_op {
    public:
