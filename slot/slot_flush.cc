@@ -132,9 +132,8 @@ Status Slot::Impl::FlushDue(uint32_t g) {
 
 Status Slot::Impl::KeepWalWithinLimit(uint64_t flushes) {
   if (publishing) return Status::OK();
-  SLOTKV_RETURN_IF_ERROR(EnforceWalLimit());
-  const bool removal_due = std::exchange(wal_removal_due, false);
-  return counters.flushes == flushes && !removal_due ? Status::OK() : RemoveObsoleteLogFiles();
+  SLOTKV_ASSIGN_OR_RETURN(const bool unpinned, EnforceWalLimit());
+  return counters.flushes == flushes && !unpinned ? Status::OK() : RemoveObsoleteLogFiles();
 }
 
 Status Slot::Impl::FlushGroup(uint32_t g) {
@@ -522,7 +521,7 @@ uint64_t Slot::Impl::WalLimit() const {
   return std::min(share + room, share * kWalBorrow);
 }
 
-Status Slot::Impl::EnforceWalLimit() {
+Result<bool> Slot::Impl::EnforceWalLimit() {
   const uint64_t total = log->total_bytes();
   TellWalPool(total);
   const uint32_t oldest = log->oldest_file_no();
@@ -531,7 +530,7 @@ Status Slot::Impl::EnforceWalLimit() {
   // Only older files can be freed by flushing; the current one is never removed.
   if (total <= soft || oldest == log->current_file_no()) {
     wal_pace_bytes = 0;
-    return Status::OK();
+    return false;
   }
   const uint32_t n = static_cast<uint32_t>(groups.size());
   // New records go to the current file: once no group pins the oldest one, none will, and
@@ -543,11 +542,9 @@ Status Slot::Impl::EnforceWalLimit() {
   if (wal_limit_misses >= n) {
     // Only the removal is left, which a publish in flight, or one completing inside a unit,
     // may have put off (RemoveObsoleteLogFiles): asked again after each file of appends.
-    if (wal_pace_bytes >= options.wal_file_bytes) {
-      wal_pace_bytes = 0;
-      wal_removal_due = true;
-    }
-    return Status::OK();
+    if (wal_pace_bytes < options.wal_file_bytes) return false;
+    wal_pace_bytes = 0;
+    return true;
   }
   // Within a file of the limit, the groups pinning the oldest file are flushed one at a time,
   // one per file_bytes / (2 * groups) bytes appended: every group gets its turn within half a
@@ -557,7 +554,7 @@ Status Slot::Impl::EnforceWalLimit() {
   int budget = 4;
   if (total <= limit) {
     const uint64_t step = std::max<uint64_t>(1, options.wal_file_bytes / (2 * uint64_t{n}));
-    if (wal_pace_bytes < step) return Status::OK();
+    if (wal_pace_bytes < step) return false;
     wal_pace_bytes -= step;
     budget = 1;
   }
@@ -570,7 +567,7 @@ Status Slot::Impl::EnforceWalLimit() {
       if (++wal_limit_misses >= n) break;
       continue;
     }
-    if (Repin(groups[g]) != oldest) {  // its records there were all overwritten: no flush
+    if (groups[g].Repin() != oldest) {  // its records there were all overwritten: no flush
       if (++wal_limit_misses >= n) break;
       continue;
     }
@@ -578,21 +575,7 @@ Status Slot::Impl::EnforceWalLimit() {
     SLOTKV_RETURN_IF_ERROR(FlushGroup(g));
     ++flushed;
   }
-  // No group pins the oldest file now: remove it (when the last pins were repinned, no
-  // flush's call does).
-  if (wal_limit_misses >= n) wal_removal_due = true;
-  return Status::OK();
-}
-
-uint32_t Slot::Impl::Repin(Group& group) const {
-  uint32_t oldest = UINT32_MAX;
-  bool chained = false;
-  group.map.ForEach([&](std::string_view, uint64_t, const MapEntry& entry) {
-    oldest = std::min(oldest, entry.pos.file_no);
-    chained = chained || entry.held != 0 || (entry.type & kSpliceTag) != 0;
-  });
-  if (!chained) group.oldest_file = oldest;
-  return group.oldest_file;
+  return wal_limit_misses >= n;  // no group pins the oldest file now
 }
 
 Status Slot::Flush() {

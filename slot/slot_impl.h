@@ -2,12 +2,14 @@
 // persistence and compaction) and slot_scan.cc (scan, active expiry). Not a public header.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <deque>
 #include <map>
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <vector>
 
@@ -58,6 +60,22 @@ struct Group {
   // entry's held value, or nullptr.
   const HeldValue* HeldOf(const MapEntry& entry) const {
     return entry.held != 0 ? &held[entry.held - 1] : nullptr;
+  }
+  // Sets oldest_file to the oldest file that holds a record of map, and returns it. It only
+  // ever falls between flushes otherwise: a key rewritten over and over keeps its group
+  // pinning the file of its first record, and the log limit flushed such groups (a 16 MiB log
+  // file of SETs to 100k keys held ~6 live records of each group, and each flush wrote a page
+  // per record). Not with held values: the full record that starts a chain of deltas is older
+  // than the entry's.
+  uint32_t Repin() {
+    uint32_t oldest = UINT32_MAX;
+    bool chained = false;
+    map.ForEach([&](std::string_view, uint64_t, const MapEntry& entry) {
+      oldest = std::min(oldest, entry.pos.file_no);
+      chained = chained || entry.held != 0 || (entry.type & kSpliceTag) != 0;
+    });
+    if (!chained) oldest_file = oldest;
+    return oldest_file;
   }
 };
 
@@ -168,8 +186,6 @@ struct Slot::Impl {
   // one pinned it: after a whole round without one, the file only waits for its removal.
   uint32_t wal_limit_file = UINT32_MAX;
   uint32_t wal_limit_misses = 0;
-  // EnforceWalLimit found no group pinning the oldest file: KeepWalWithinLimit removes it.
-  bool wal_removal_due = false;
   uint64_t wal_pool_told = 0;  // this log's bytes as last added to options.wal_pool
   uint64_t wal_pace_bytes = 0;    // log bytes appended that EnforceWalLimit has not paced yet
   // GroupFlushed marks of flushes whose data files are not synced yet (everysec, no): a mark
@@ -339,7 +355,7 @@ struct Slot::Impl {
   // completion commits the chunk frees, which must not include those of a later flush.
   Status FlushDue(uint32_t g);
   // FlushDue's second half: EnforceWalLimit, then removes the log files no group needs when
-  // any flush ran since counters.flushes was `flushes`, or EnforceWalLimit asks for it.
+  // any flush ran since counters.flushes was `flushes`, or EnforceWalLimit says to.
   Status KeepWalWithinLimit(uint64_t flushes);
   // Persists group g (see slot.h), voiding a publish in flight (CancelPublish).
   Status FlushGroup(uint32_t g);
@@ -347,15 +363,9 @@ struct Slot::Impl {
   Status FlushAll();
   // Flushes groups that pin the oldest log file when the log is within a file of wal_max_bytes
   // (paced by wal_pace_bytes) or over it; a group whose records there were all overwritten
-  // since is repinned instead (Repin).
-  Status EnforceWalLimit();
-  // Sets group.oldest_file to the oldest file that holds a record of its map, and returns it.
-  // Group::oldest_file only ever falls between flushes: a key rewritten over and over keeps
-  // its group pinning the file of its first record, and the log limit flushed such groups (a
-  // 16 MiB log file of SETs to 100k keys held ~6 live records of each group, and each flush
-  // wrote a page per record). Not for a group with held values: the full record that starts
-  // a chain of deltas is older than the entry's.
-  uint32_t Repin(Group& group) const;
+  // since is repinned instead (Group::Repin). Returns whether the caller should remove the
+  // files no group pins: no flush's removal covers a file freed by repins alone.
+  Result<bool> EnforceWalLimit();
   // Brings options.wal_pool up to this log's size, total (Log::total_bytes).
   void TellWalPool(uint64_t total);
   // The log size EnforceWalLimit keeps to: the share, plus what the pool has left, up to
