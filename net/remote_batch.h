@@ -31,8 +31,9 @@ class Server;
 // may hold on its owner before they go home as a part.
 inline constexpr size_t kPauseOutputBytes = 1 << 20;
 // How long one client's pipelined requests run on its connection's worker before what else is
-// ready there (another client's request, a timer) gets its turn, at most (plus one request).
-// Batches posted to an owner run in turns too (DriveBatches).
+// ready there (another client's request, a timer) gets its turn, at most (plus the request
+// that started the turn and the one that ended it). Batches posted to an owner run in turns
+// too (DriveBatches).
 inline constexpr int64_t kTurnUs = 1000;
 // One turn of a client's requests on a worker. It starts at its first over() (false), so that
 // a turn of one request reads the clock once: clock reads were 0.2 us of a GET at -P 1.

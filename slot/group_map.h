@@ -41,8 +41,9 @@ struct MapEntry {
 // Design: a probe reaches a 72-byte record only when 32 hash bits match, and compares a short
 // key in the record's first cache line: keyed by offset into the arena, the compare was a
 // third cache miss per write (0.4 us of INCR -P 16's 4.1, keys of 20 bytes). The record array
-// grows as a vector does (not reserved to the table's limit: a group flushed at 256 entries
-// would hold room for 384, a third of its map memory wasted across every group of a slot).
+// grows by half at a time, to what fills the allocator's block (not reserved to the table's
+// limit: a group flushed at 256 entries would hold room for 384, a third of its map memory
+// wasted across every group of a slot).
 // There is no single-key deletion. The index's homes come from the top bits of the mixed hash,
 // not from its low bits, because the keys of one group share the low bits that chose their
 // bucket (BucketStore::BucketOf is hash % n).
