@@ -12,6 +12,11 @@
 namespace slotkv::slot {
 namespace {
 
+// Groups flush only when the log's limit makes them: never by entries or bytes of their own.
+void FlushOnlyAtLogLimit(Fixture& f) {
+  f.options.flush_entries_per_page = 1 << 20;
+  f.options.group_flush_bytes = 1 << 30;
+}
 
 TEST_CASE("a smaller cache budget evicts at once and reads stay correct") {
   Fixture f;
@@ -45,8 +50,7 @@ TEST_CASE("a smaller cache budget evicts at once and reads stay correct") {
 
 TEST_CASE("the caches give way to the maps of unpersisted writes, and take the room back") {
   Fixture f;
-  f.options.flush_entries_per_page = 1 << 20;  // no group flushes on their own
-  f.options.group_flush_bytes = 1 << 30;
+  FlushOnlyAtLogLimit(f);
   f.options.wal_max_bytes = 1 << 30;
   f.Reopen();
   for (int i = 0; i < 400; ++i) f.Put("old" + std::to_string(i), ValueFor(i, 0, 300));
@@ -84,8 +88,7 @@ TEST_CASE("the caches give way to the maps of unpersisted writes, and take the r
 
 TEST_CASE("near wal_max_bytes the log's groups are flushed one per write at most, paced") {
   Fixture f;
-  f.options.flush_entries_per_page = 1 << 20;  // only the log limit flushes groups
-  f.options.group_flush_bytes = 1 << 30;
+  FlushOnlyAtLogLimit(f);
   f.Reopen();
   // 16 groups, 64 KiB files, 1 MiB limit: within the last file before it, one flush per
   // 64 KiB / 32 = 2 KiB appended (about 9 writes of these records). Every key is new, so
@@ -109,8 +112,7 @@ TEST_CASE("near wal_max_bytes the log's groups are flushed one per write at most
 
 TEST_CASE("keys rewritten over and over free the log's old files without a flush") {
   Fixture f;
-  f.options.flush_entries_per_page = 1 << 20;  // only the log limit flushes groups
-  f.options.group_flush_bytes = 1 << 30;
+  FlushOnlyAtLogLimit(f);
   f.Reopen();
   // 200 keys: a 64 KiB file holds about 300 records, so the keys' newest versions are all in
   // the last two files, and the oldest file of a 1 MiB log holds none.
@@ -131,8 +133,7 @@ TEST_CASE("keys rewritten over and over free the log's old files without a flush
 
 TEST_CASE("rewritten held values keep the start of their chains: their groups flush") {
   Fixture f;
-  f.options.flush_entries_per_page = 1 << 20;
-  f.options.group_flush_bytes = 1 << 30;
+  FlushOnlyAtLogLimit(f);
   f.Reopen();
   // Hash values of 300 bytes are held from their second write on and logged as deltas, whose
   // chains start at a full record in an older file.
@@ -185,8 +186,7 @@ TEST_CASE("a slot borrows the log room its database's pool has left, up to kWalB
   WalPool pool;  // outlives the fixture's slot
   pool.max_bytes = 8 << 20;  // eight shares of 1 MiB
   Fixture f;
-  f.options.flush_entries_per_page = 1 << 20;  // only the log limit flushes groups
-  f.options.group_flush_bytes = 1 << 30;
+  FlushOnlyAtLogLimit(f);
   f.options.wal_pool = &pool;
   f.Reopen();
   const uint64_t share = f.options.wal_max_bytes;
