@@ -436,6 +436,7 @@ uint32_t BucketStore::PageOf(uint32_t bucket, uint64_t hash) const {
 
 Result<std::optional<Cell>> BucketStore::Lookup(uint64_t hash, std::string_view key) {
   uint32_t bucket = BucketOf(hash);
+  if (impl_->counts[bucket] == 0) return std::optional<Cell>();  // its pages hold no cell
   uint32_t depth = impl_->depths[bucket];
   uint32_t index = PageOf(bucket, hash);
   std::string scratch;
@@ -503,6 +504,7 @@ Status BucketStore::PrefetchKeys(const std::vector<uint64_t>& hashes) {
   Impl::PageBatches missing;
   for (uint64_t hash : hashes) {
     uint32_t bucket = BucketOf(hash);
+    if (s.counts[bucket] == 0) continue;  // Lookup reads no page of it
     uint32_t depth = s.depths[bucket];
     s.NoteMissing(depth, PageNumber(depth, bucket, PageOf(bucket, hash)), &missing);
   }

@@ -68,7 +68,8 @@ class BucketStore {
   // The page of bucket that holds hash, at the bucket's current depth.
   uint32_t PageOf(uint32_t bucket, uint64_t hash) const;
 
-  // Finds key's cell: reads one page. nullopt when absent.
+  // Finds key's cell: reads one page, none when the bucket holds no cell (bucket_cell_count 0).
+  // nullopt when absent.
   Result<std::optional<Cell>> Lookup(uint64_t hash, std::string_view key);
   // Appends every cell of bucket (all its pages) to *cells.
   Status ReadBucket(uint32_t bucket, std::vector<Cell>* cells);

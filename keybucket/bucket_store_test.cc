@@ -623,6 +623,29 @@ TEST_CASE("prefetch skips the pages of buckets with no cell") {
   CHECK(env.store->stats().pages_read == 1);
 }
 
+TEST_CASE("a lookup or key prefetch in a bucket with no cell reads no page") {
+  Env env(64);
+  const Cell one = MakeCell(Key(1), Value(1));
+  env.Add({one});
+  REQUIRE(env.store->Sync().ok());
+  env.Reopen(64);
+  std::vector<uint64_t> empty_hashes;
+  for (int i = 2; empty_hashes.size() < 20; ++i) {
+    const uint64_t hash = KeyHash(Key(i));
+    if (env.store->BucketOf(hash) != env.store->BucketOf(one.hash)) empty_hashes.push_back(hash);
+  }
+  REQUIRE(env.store->PrefetchKeys(empty_hashes).ok());
+  for (int i = 2; i < 200; ++i) {
+    if (env.store->BucketOf(KeyHash(Key(i))) != env.store->BucketOf(one.hash)) {
+      CHECK_FALSE(env.Get(Key(i)).has_value());
+    }
+  }
+  CHECK(env.store->stats().pages_read == 0);
+  CHECK(env.store->stats().cache_hits == 0);
+  CHECK(env.Get(Key(1))->payload == Value(1));  // the one bucket holding a cell is read
+  CHECK(env.store->stats().pages_read == 1);
+}
+
 TEST_CASE("prefetch reports a damaged page as Corruption") {
   Env env(2);
   env.Add({MakeCell(Key(1), Value(1)), MakeCell(Key(2), Value(2))});

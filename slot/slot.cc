@@ -220,6 +220,14 @@ Result<std::unique_ptr<Slot>> Slot::Open(const SlotOptions& options) {
     return Status::OK();
   };
   SLOTKV_ASSIGN_OR_RETURN(impl->log, wal::Log::Open(log_options, replay));
+  // A crash may have come between such a flush's page sync and its count write. Before any
+  // read of a bucket: a lookup trusts a count of 0 (BucketStore::Lookup).
+  for (uint32_t g = 0; g < flushing.size(); ++g) {
+    if (!flushing[g]) continue;
+    const uint32_t first = g * per_group;
+    const uint32_t end = std::min(first + per_group, buckets);
+    for (uint32_t b = first; b < end; ++b) SLOTKV_RETURN_IF_ERROR(impl->buckets->Recount(b));
+  }
   SLOTKV_RETURN_IF_ERROR(impl->HoldReplayed(chains));
   for (auto& [old, next] : replaced_in_replay) {
     if (!next) {
@@ -246,13 +254,6 @@ Result<std::unique_ptr<Slot>> Slot::Open(const SlotOptions& options) {
     impl->tap = std::make_shared<Impl::CommitTap>();
     impl->tap->slot = impl.get();
     impl->tap->open_seq = impl->tap->closed_seq = impl->stream_seq;
-  }
-  // A crash may have come between such a flush's page sync and its count write.
-  for (uint32_t g = 0; g < flushing.size(); ++g) {
-    if (!flushing[g]) continue;
-    const uint32_t first = g * per_group;
-    const uint32_t end = std::min(first + per_group, buckets);
-    for (uint32_t b = first; b < end; ++b) SLOTKV_RETURN_IF_ERROR(impl->buckets->Recount(b));
   }
   return std::unique_ptr<Slot>(new Slot(std::move(impl)));
 }
