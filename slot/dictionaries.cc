@@ -19,7 +19,9 @@
 namespace slotkv::slot {
 namespace {
 
-constexpr std::string_view kMagic = "SKVDICT1";
+// Version 1 files have no level (they compress at DictionariesOptions::level).
+constexpr std::string_view kMagicV1 = "SKVDICT1";
+constexpr std::string_view kMagic = "SKVDICT2";
 
 std::string DictPath(const std::string& dir, uint32_t id) {
   return dir + "/dict-" + std::to_string(id);
@@ -56,12 +58,23 @@ ZSTD_DCtx* ThreadDCtx() {
   return dctx.get();
 }
 
+// A dictionary file's level byte (an int8 zstd accepts).
+bool GetLevel(std::string_view* in, int* level) {
+  if (in->empty()) return false;
+  const int value = static_cast<int8_t>((*in)[0]);
+  if (value < ZSTD_minCLevel() || value > ZSTD_maxCLevel()) return false;
+  *level = value;
+  in->remove_prefix(1);
+  return true;
+}
+
 }  // namespace
 
 struct Dictionaries::Dict {
   uint32_t id = 0;
   std::string group;
   std::string bytes;            // the dictionary; cdict and ddict refer to it (no copies)
+  int level = 0;                // of cdict
   ZSTD_CDict* cdict = nullptr;  // nullptr for id 0 (plain zstd)
   ZSTD_DDict* ddict = nullptr;
   std::atomic<uint64_t> values{0};
@@ -91,6 +104,7 @@ Dictionaries::Dictionaries(const DictionariesOptions& options)
 Result<std::unique_ptr<Dictionaries>> Dictionaries::Open(const DictionariesOptions& options) {
   std::unique_ptr<Dictionaries> d(new Dictionaries(options));
   auto plain = std::make_unique<Dict>();
+  plain->level = options.level;
   d->dicts_[0].store(plain.get());
   d->owned_.push_back(std::move(plain));
   if (options.fs) {
@@ -127,7 +141,8 @@ Status Dictionaries::Load() {
     const auto bad = [&](const char* what) {
       return Status::Corruption("dictionary file " + path + ": " + what);
     };
-    if (bytes.size() < kMagic.size() + 4 + 8 || !bytes.starts_with(kMagic)) {
+    const bool v1 = bytes.starts_with(kMagicV1);
+    if (bytes.size() < kMagic.size() + 4 + 8 || !(v1 || bytes.starts_with(kMagic))) {
       return bad("bad header");
     }
     const uint64_t sum = DecodeFixed64(bytes.data() + bytes.size() - 8);
@@ -135,13 +150,15 @@ Status Dictionaries::Load() {
     if (KeyHash(body) != sum) return bad("checksum mismatch");
     std::string_view in = body.substr(kMagic.size());
     uint32_t id = 0;
+    int level = options_.level;
     std::string_view group;
     std::string_view dict;
-    if (!GetFixed32(&in, &id) || !GetLengthPrefixed(&in, &group) ||
-        !GetLengthPrefixed(&in, &dict) || !in.empty() || id == 0 || id >= kMaxDicts) {
+    if (!GetFixed32(&in, &id) || (!v1 && !GetLevel(&in, &level)) ||
+        !GetLengthPrefixed(&in, &group) || !GetLengthPrefixed(&in, &dict) || !in.empty() ||
+        id == 0 || id >= kMaxDicts) {
       return bad("bad body");
     }
-    std::unique_ptr<Dict> d = MakeDict(id, std::string(group), std::string(dict));
+    std::unique_ptr<Dict> d = MakeDict(id, std::string(group), std::string(dict), level);
     if (!d) return bad("zstd refused the dictionary");
     std::unique_lock lock(groups_mu_);
     // The newest dictionary of a group compresses its writes; a reopened group trains no more.
@@ -285,17 +302,31 @@ void Dictionaries::TrainLoop() {
     training_ = true;
     lock.unlock();
 
+    // Every kHeldOut-th value is kept out of the training, for LevelFor: values the dictionary
+    // was trained on find their own bytes in it and favour the slower level (a 1000-value
+    // first dictionary of random text chose level 3 when probed with its own samples).
     std::string all;
     std::vector<size_t> sizes;
-    for (const std::string& v : values) {
-      all += v;
-      sizes.push_back(v.size());
+    std::vector<std::string> held_out;
+    for (size_t i = 0; i < values.size(); ++i) {
+      if (i % kHeldOut == kHeldOut - 1) {
+        held_out.push_back(std::move(values[i]));
+        continue;
+      }
+      all += values[i];
+      sizes.push_back(values[i].size());
     }
     std::string dict(options_.dict_bytes, '\0');
     const size_t n = ZDICT_trainFromBuffer(dict.data(), dict.size(), all.data(), sizes.data(),
                                            static_cast<unsigned>(sizes.size()));
-    Status st = ZDICT_isError(n) ? Status::InvalidArgument("training failed")
-                                 : Publish(group, dict.substr(0, n), final).status();
+    Status st;
+    if (ZDICT_isError(n)) {
+      st = Status::InvalidArgument("training failed");
+    } else {
+      dict.resize(n);
+      const int level = LevelFor(dict, held_out);
+      st = Publish(group, std::move(dict), final, level).status();
+    }
 
     lock.lock();
     training_ = false;
@@ -313,13 +344,40 @@ void Dictionaries::TrainLoop() {
   }
 }
 
+int Dictionaries::LevelFor(const std::string& dict, const std::vector<std::string>& values) const {
+  const int fast = kFastLevel;
+  if (options_.level <= fast || values.empty()) return options_.level;
+  ZSTD_CDict* at_level = ZSTD_createCDict_byReference(dict.data(), dict.size(), options_.level);
+  ZSTD_CDict* at_fast = ZSTD_createCDict_byReference(dict.data(), dict.size(), fast);
+  ZSTD_CCtx* cctx = ZSTD_createCCtx();
+  size_t level_bytes = 0, fast_bytes = 0;
+  std::string out;
+  const size_t step = std::max<size_t>(1, values.size() / kLevelProbeValues);
+  for (size_t i = 0; i < values.size() && at_level && at_fast && cctx; i += step) {
+    const std::string& v = values[i];
+    out.resize(ZSTD_compressBound(v.size()));
+    for (auto [cdict, total] : {std::pair{at_level, &level_bytes}, {at_fast, &fast_bytes}}) {
+      ZSTD_CCtx_refCDict(cctx, cdict);
+      const size_t n = ZSTD_compress2(cctx, out.data(), out.size(), v.data(), v.size());
+      *total += ZSTD_isError(n) ? v.size() : std::min(n, v.size());
+    }
+  }
+  ZSTD_freeCCtx(cctx);
+  ZSTD_freeCDict(at_level);
+  ZSTD_freeCDict(at_fast);
+  if (level_bytes == 0) return options_.level;
+  // Within 2% of the configured level's bytes: its matches gain nothing over entropy coding.
+  return fast_bytes * 100 <= level_bytes * 102 ? fast : options_.level;
+}
+
 std::unique_ptr<Dictionaries::Dict> Dictionaries::MakeDict(uint32_t id, std::string group,
-                                                           std::string bytes) const {
+                                                           std::string bytes, int level) const {
   auto d = std::make_unique<Dict>();
   d->id = id;
   d->group = std::move(group);
   d->bytes = std::move(bytes);
-  d->cdict = ZSTD_createCDict_byReference(d->bytes.data(), d->bytes.size(), options_.level);
+  d->level = level;
+  d->cdict = ZSTD_createCDict_byReference(d->bytes.data(), d->bytes.size(), level);
   d->ddict = ZSTD_createDDict_byReference(d->bytes.data(), d->bytes.size());
   if (!d->cdict || !d->ddict) return nullptr;
   return d;
@@ -333,18 +391,20 @@ void Dictionaries::Show(std::unique_ptr<Dict> d) {
   owned_.push_back(std::move(d));
 }
 
-Result<uint32_t> Dictionaries::Publish(std::string group, std::string dict_bytes, bool final) {
+Result<uint32_t> Dictionaries::Publish(std::string group, std::string dict_bytes, bool final,
+                                       int level) {
   uint32_t id;
   {
     std::unique_lock lock(groups_mu_);
     if (next_id_ >= kMaxDicts) return Status::InvalidArgument("too many dictionaries");
     id = next_id_++;
   }
-  std::unique_ptr<Dict> d = MakeDict(id, std::move(group), std::move(dict_bytes));
+  std::unique_ptr<Dict> d = MakeDict(id, std::move(group), std::move(dict_bytes), level);
   if (!d) return Status::InvalidArgument("zstd refused the dictionary");
   if (options_.fs) {
     std::string file(kMagic);
     PutFixed32(&file, id);
+    file.push_back(static_cast<char>(static_cast<int8_t>(level)));
     PutLengthPrefixed(&file, d->group);
     PutLengthPrefixed(&file, d->bytes);
     PutFixed64(&file, KeyHash(file));
@@ -381,7 +441,7 @@ Result<uint32_t> Dictionaries::Adopt(std::string_view group, std::string_view by
       if (d->id != 0 && d->bytes == bytes) return d->id;
     }
   }
-  return Publish(std::string(group), std::string(bytes), true);
+  return Publish(std::string(group), std::string(bytes), true, options_.level);
 }
 
 std::vector<Dictionaries::DictStats> Dictionaries::Stats() const {
@@ -389,7 +449,7 @@ std::vector<Dictionaries::DictStats> Dictionaries::Stats() const {
   for (uint32_t id = 0; id < kMaxDicts; ++id) {
     const Dict* d = dicts_[id].load(std::memory_order_acquire);
     if (!d) continue;
-    out.push_back({id, d->group, d->values.load(std::memory_order_relaxed),
+    out.push_back({id, d->group, d->level, d->values.load(std::memory_order_relaxed),
                    d->raw_bytes.load(std::memory_order_relaxed),
                    d->stored_bytes.load(std::memory_order_relaxed)});
   }

@@ -5,6 +5,7 @@
 #include <map>
 
 #include "core/base/coding.h"
+#include "core/base/hash.h"
 #include "core/base/mem_fs.h"
 #include "slot/slot_test_util.h"
 
@@ -147,6 +148,90 @@ TEST_CASE("dictionaries: a group trains a first dictionary soon, then a final on
   CHECK(static_cast<uint8_t>(out[0]) == 2);
   WriteUsers(*d, 0, 300);
   CHECK(d->Stats().size() == 3);
+}
+
+// A value whose bytes repeat little: 200 printable characters from a xorshift stream.
+std::string TokenValue(int i) {
+  uint64_t x = 0x9E3779B97F4A7C15ull * static_cast<uint64_t>(i + 1);
+  std::string v;
+  for (int k = 0; k < 200; ++k) {
+    x ^= x << 13;
+    x ^= x >> 7;
+    x ^= x << 17;
+    v.push_back(static_cast<char>('!' + x % 90));
+  }
+  return v;
+}
+
+// Text from a small vocabulary in random order: matches of a few bytes, which level 3's
+// search finds and level 1's misses.
+std::string TextValue(int i) {
+  static const char* kWords[] = {"order", "shipped", "payment", "refund", "card", "the",
+                                 "customer", "arrived", "late", "thanks", "product", "great",
+                                 "issue", "resolved", "support", "ticket", "and", "was"};
+  uint64_t x = 0x2545F4914F6CDD1Dull * static_cast<uint64_t>(i + 7);
+  std::string v = "{\"id\":" + std::to_string(i) + ",\"note\":\"";
+  while (v.size() < 300) {
+    x ^= x << 13;
+    x ^= x >> 7;
+    x ^= x << 17;
+    v += kWords[x % 18];
+    v += x % 5 == 0 ? ". " : " ";
+  }
+  return v + "\"}";
+}
+
+TEST_CASE("dictionaries: values that repeat little train at the fast level, and it persists") {
+  MemFs fs;
+  {
+    auto d = Dictionaries::Open(Small(&fs)).value();
+    std::string out;
+    for (int i = 0; i < 100; ++i) d->Compress("tok:" + std::to_string(i), TokenValue(i), &out);
+    for (int i = 0; i < 100; ++i) d->Compress("note:" + std::to_string(i), TextValue(i), &out);
+    d->WaitIdle();
+    std::map<std::string, int> levels;
+    for (const Dictionaries::DictStats& s : d->Stats()) levels[s.group] = s.level;
+    CHECK(levels["tok"] == Dictionaries::kFastLevel);
+    CHECK(levels["note"] == 3);
+    CHECK(levels[""] == 3);  // plain zstd
+    // Values of the fast group still compress (the entropy coding) and read back.
+    REQUIRE(d->Compress("tok:5000", TokenValue(5000), &out));
+    CHECK(out.size() < TokenValue(5000).size());
+    std::string back;
+    REQUIRE(d->Decompress(out, &back).ok());
+    CHECK(back == TokenValue(5000));
+  }
+  auto reopened = Dictionaries::Open(Small(&fs)).value();
+  std::map<std::string, int> levels;
+  for (const Dictionaries::DictStats& s : reopened->Stats()) levels[s.group] = s.level;
+  CHECK(levels["tok"] == Dictionaries::kFastLevel);
+  CHECK(levels["note"] == 3);
+}
+
+TEST_CASE("dictionaries: a version 1 file, with no level, compresses at the configured level") {
+  MemFs fs;
+  std::string stored;
+  {
+    auto d = Dictionaries::Open(Small(&fs)).value();
+    for (int i = 0; i < 100; ++i) d->Compress("tok:" + std::to_string(i), TokenValue(i), &stored);
+    d->WaitIdle();
+    REQUIRE(d->Compress("tok:5000", TokenValue(5000), &stored));
+  }
+  // Rewrite dict-1 as version 1 wrote it: no level byte.
+  auto file = fs.Open("/data/dicts/dict-1").value();
+  std::string bytes(file->Size(), '\0');
+  REQUIRE(file->Read(0, bytes.size(), bytes.data()).ok());
+  std::string v1 = "SKVDICT1" + bytes.substr(8, 4) + bytes.substr(13, bytes.size() - 13 - 8);
+  PutFixed64(&v1, KeyHash(v1));
+  REQUIRE(file->Truncate(0).ok());
+  REQUIRE(file->Write(0, v1).ok());
+  file.reset();
+  auto reopened = Dictionaries::Open(Small(&fs)).value();
+  REQUIRE(reopened->Stats().size() == 2);
+  CHECK(reopened->Stats()[1].level == 3);
+  std::string back;
+  REQUIRE(reopened->Decompress(stored, &back).ok());
+  CHECK(back == TokenValue(5000));
 }
 
 TEST_CASE("dictionaries: another node's dictionary is adopted once, values rebased decode") {

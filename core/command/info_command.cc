@@ -237,7 +237,8 @@ void CacheFields(std::string& out, const std::string& name, uint64_t hits, uint6
 }
 
 // Values compressed since start, their ratio (bytes before / after), and one line per
-// dictionary: slotkv_dict_<id>:group=<g>,values=<n>,ratio=<r> (id 0: plain zstd).
+// dictionary: slotkv_dict_<id>:group=<g>,values=<n>,level=<zstd level>,ratio=<r> (id 0:
+// plain zstd).
 void CompressionFields(const slot::Dictionaries& dicts, std::string& out) {
   uint64_t values = 0;
   uint64_t raw = 0;
@@ -260,8 +261,8 @@ void CompressionFields(const slot::Dictionaries& dicts, std::string& out) {
       if (c == ',' || c == '\r' || c == '\n' || c == '=') c = '_';
     }
     Field(lines, "slotkv_dict_" + std::to_string(d.id),
-          "group=" + group + ",values=" + std::to_string(d.values) +
-              ",ratio=" + ratio(d.raw_bytes, d.stored_bytes));
+          "group=" + group + ",values=" + std::to_string(d.values) + ",level=" +
+              std::to_string(d.level) + ",ratio=" + ratio(d.raw_bytes, d.stored_bytes));
   }
   Field(out, "slotkv_compressed_values", values);
   Field(out, "slotkv_uncompressed_values", dicts.raw_values());
