@@ -388,11 +388,11 @@ Status Slot::Impl::CloseUnit(bool flush) {
   TapEndUnit();
   unit_open = false;
   if (flush) return RunDueFlushes(kFlushesPerUnit);
-  // A log past its limit is not left to FlushStep: the writer's commit flushes (up to 4 groups,
-  // EnforceWalLimit) until the log is back within it. Writes outran the flush steps, which
-  // share the worker with them, and the log of a test's load grew to 2.2x its limit.
-  if (log->total_bytes() <= WalLimit()) return Status::OK();
-  const Status st = KeepWalWithinLimit(counters.flushes);
+  // A log far past its limit is not left to FlushStep alone: the writer's commit flushes too.
+  // Writes outran flush steps of one flush each, and the log of a test's load grew to 2.2x
+  // its limit. Steps now flush for up to kLimitSliceUs while the log is past its limit.
+  if (log->total_bytes() <= HardWalLimit()) return Status::OK();
+  const Status st = KeepWalWithinLimit(counters.flushes, kBackstopFlushes);
   log->EndUnit();  // the marks of those flushes
   return st;
 }
@@ -596,13 +596,15 @@ void Slot::CommitThen(std::function<void(const Status&)> done) {
   s.log->CommitThen(std::move(done));
 }
 
-bool Slot::flush_due() const { return !impl_->due.empty() && !impl_->held; }
+bool Slot::flush_due() const {
+  return (!impl_->due.empty() || impl_->WalPastLimit()) && !impl_->held;
+}
 
 Status Slot::FlushStep() {
   Impl& s = *impl_;
   if (s.held || s.unit_open) return Status::OK();  // the commit that closes the unit comes back
   SLOTKV_RETURN_IF_ERROR(s.Refusal());
-  return s.Fail(s.RunDueFlushes(1));
+  return s.Fail(s.StepFlushes());
 }
 
 void Slot::Hold() {

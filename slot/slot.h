@@ -314,12 +314,13 @@ class Slot {
   // through the ring and done runs from their completion (wal::Log::CommitThen); otherwise
   // before this returns. done is called exactly once, even if the slot is closed first.
   void CommitThen(std::function<void(const Status&)> done);
-  // CommitThen runs none of the flushes its unit made due (but those that bring a log past
-  // its limit back within it): a worker runs them one per handler of their own (FlushStep)
-  // while flush_due(), so its replies do not wait for them, and the requests of other clients
-  // interleave with them (its periodic Commit(false) too). FlushStep does nothing while a unit
-  // is open or held (the commit that closes it comes back to it); a failure fails the slot as
-  // a failed Commit does.
+  // CommitThen runs none of the flushes its unit made due, nor those of a log past its limit
+  // (but two for one a quarter past it): a worker runs them in handlers of their own
+  // (FlushStep) while flush_due(), so its replies do not wait for them, and the requests of
+  // other clients interleave with them (its periodic Commit(false) too). A step runs one due
+  // flush, then, while the log is past its limit, flushes towards it for up to 2 ms. FlushStep
+  // does nothing while a unit is open or held (the commit that closes it comes back to it); a
+  // failure fails the slot as a failed Commit does.
   bool flush_due() const;
   Status FlushStep();
 

@@ -182,6 +182,51 @@ TEST_CASE("a commit runs two flushes at most; the groups left due flush at the n
   }
 }
 
+TEST_CASE("past its limit a log is flushed back by flush steps, not by the writers' commits") {
+  Fixture f;
+  FlushOnlyAtLogLimit(f);
+  f.Reopen();
+  // Writers that commit as a worker does (CommitThen) and never step: 16 groups, 64 KiB files,
+  // 1 MiB limit. The log passes its limit, and the commits flush only a quarter past it, at
+  // most two groups each (kBackstopFlushes).
+  const uint64_t limit = f.options.wal_max_bytes;
+  uint64_t max_wal = 0;
+  int i = 0;
+  auto write = [&] {
+    REQUIRE(f.slot->Put("k" + std::to_string(i), ValueFor(i, 0, 200), ValueType::kString, 0)
+                .ok());
+    ++i;
+    const SlotStats before = f.slot->Stats();
+    f.slot->CommitThen([](const Status& st) { REQUIRE(st.ok()); });
+    const SlotStats after = f.slot->Stats();
+    REQUIRE(after.flushes - before.flushes <= 2);
+    if (before.wal_bytes <= limit + limit / 4) REQUIRE(after.flushes == before.flushes);
+    max_wal = std::max(max_wal, after.wal_bytes);
+  };
+  while (f.slot->Stats().wal_bytes <= limit) write();
+  CHECK(f.slot->Stats().flushes == 0);
+  CHECK(f.slot->flush_due());
+  for (int k = 0; k < 8000; ++k) write();
+  CHECK(f.slot->Stats().flushes > 0);          // the backstop
+  CHECK(max_wal <= limit + limit / 4 + (64 << 10));  // within a file of it
+  // The steps bring it back within the limit (the manual clock never ends a step's slice),
+  // then have nothing left to do.
+  int steps = 0;
+  while (f.slot->flush_due() && steps < 100) {
+    REQUIRE(f.slot->FlushStep().ok());
+    ++steps;
+  }
+  CHECK_FALSE(f.slot->flush_due());
+  CHECK(f.slot->Stats().wal_bytes <= limit);
+  for (int k = 0; k < i; k += 13) {
+    REQUIRE(GetOrDie(*f.slot, "k" + std::to_string(k)) == ValueFor(k, 0, 200));
+  }
+  f.Reopen();
+  for (int k = 0; k < i; k += 13) {
+    REQUIRE(GetOrDie(*f.slot, "k" + std::to_string(k)) == ValueFor(k, 0, 200));
+  }
+}
+
 TEST_CASE("a slot borrows the log room its database's pool has left, up to kWalBorrow shares") {
   WalPool pool;  // outlives the fixture's slot
   pool.max_bytes = 8 << 20;  // eight shares of 1 MiB

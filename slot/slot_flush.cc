@@ -130,9 +130,9 @@ Status Slot::Impl::FlushDue(uint32_t g) {
   return KeepWalWithinLimit(flushes);
 }
 
-Status Slot::Impl::KeepWalWithinLimit(uint64_t flushes) {
+Status Slot::Impl::KeepWalWithinLimit(uint64_t flushes, int past_limit_budget) {
   if (publishing) return Status::OK();
-  SLOTKV_ASSIGN_OR_RETURN(const bool unpinned, EnforceWalLimit());
+  SLOTKV_ASSIGN_OR_RETURN(const bool unpinned, EnforceWalLimit(past_limit_budget));
   return counters.flushes == flushes && !unpinned ? Status::OK() : RemoveObsoleteLogFiles();
 }
 
@@ -521,7 +521,7 @@ uint64_t Slot::Impl::WalLimit() const {
   return std::min(share + room, share * kWalBorrow);
 }
 
-Result<bool> Slot::Impl::EnforceWalLimit() {
+Result<bool> Slot::Impl::EnforceWalLimit(int past_limit_budget) {
   const uint64_t total = log->total_bytes();
   TellWalPool(total);
   const uint32_t oldest = log->oldest_file_no();
@@ -550,8 +550,8 @@ Result<bool> Slot::Impl::EnforceWalLimit() {
   // one per file_bytes / (2 * groups) bytes appended: every group gets its turn within half a
   // file of appends, so the oldest file goes before the limit, and the flushes spread over the
   // writes instead of bunching there (a bunch of flushes in one event-loop turn was SET p99.9
-  // of 150 ms at 10M keys). Past the limit (the pace fell behind), up to 4 per write.
-  int budget = 4;
+  // of 150 ms at 10M keys). Past the limit (the pace fell behind), up to past_limit_budget.
+  int budget = past_limit_budget;
   if (total <= limit) {
     const uint64_t step = std::max<uint64_t>(1, options.wal_file_bytes / (2 * uint64_t{n}));
     if (wal_pace_bytes < step) return false;
@@ -576,6 +576,24 @@ Result<bool> Slot::Impl::EnforceWalLimit() {
     ++flushed;
   }
   return wal_limit_misses >= n;  // no group pins the oldest file now
+}
+
+bool Slot::Impl::WalPastLimit() const {
+  return log->total_bytes() > WalLimit() && log->oldest_file_no() != log->current_file_no() &&
+         !(wal_limit_file == log->oldest_file_no() && wal_limit_misses >= groups.size());
+}
+
+Status Slot::Impl::StepFlushes() {
+  const int64_t start = clock->MonotonicUs();
+  Status st = RunDueFlushes(1);
+  while (st.ok() && !publishing && WalPastLimit() &&
+         clock->MonotonicUs() - start < kLimitSliceUs) {
+    const uint64_t flushes = counters.flushes;
+    st = KeepWalWithinLimit(flushes);
+    if (counters.flushes == flushes) break;  // repins only, or nothing left to flush
+  }
+  log->EndUnit();  // the marks of those flushes
+  return st;
 }
 
 Status Slot::Flush() {

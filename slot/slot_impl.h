@@ -344,9 +344,24 @@ struct Slot::Impl {
 
   // Closes the log's open unit, then (flush) runs the flushes the writes of this unit and
   // earlier ones made due, up to kFlushesPerUnit (RunDueFlushes); !flush leaves them to
-  // Slot::FlushStep, but a log past its limit (KeepWalWithinLimit). REQUIRES: !held.
+  // Slot::FlushStep, even those of a log past its limit, unless it is past HardWalLimit: then
+  // kBackstopFlushes of them (KeepWalWithinLimit). REQUIRES: !held.
   static constexpr uint64_t kFlushesPerUnit = 2;
+  static constexpr int kBackstopFlushes = 2;
   Status CloseUnit(bool flush = true);
+  // Slot::FlushStep's work: a due flush (RunDueFlushes(1)), then, while the log is past its
+  // limit (WalPastLimit), more of the flushes that bring it back, for up to kLimitSliceUs.
+  // During a 10M-key `redis-cli --pipe` load every slot's log passed its limit at once, and a
+  // worker's commit handler ran 4 flushes for each of its 8 dirty slots (the writer's commit
+  // did them): PINGs waited up to 186 ms.
+  static constexpr int64_t kLimitSliceUs = 2000;
+  Status StepFlushes();
+  // Whether the log is past its limit with a group still pinning its oldest file (what
+  // EnforceWalLimit can flush).
+  bool WalPastLimit() const;
+  // Where a writer's commit flushes itself instead of leaving it to FlushStep: a quarter past
+  // WalLimit, which the flush steps keep the log under unless writes outrun them.
+  uint64_t HardWalLimit() const { return WalLimit() + WalLimit() / 4; }
   // Runs up to max_flushes of the due groups' flushes, oldest first (FlushDue; their marks
   // form the next unit, closed too). REQUIRES: !held, no unit open.
   Status RunDueFlushes(uint64_t max_flushes);
@@ -354,18 +369,20 @@ struct Slot::Impl {
   // then removes the log files no group needs. Nothing while a publish is in flight: its
   // completion commits the chunk frees, which must not include those of a later flush.
   Status FlushDue(uint32_t g);
-  // FlushDue's second half: EnforceWalLimit, then removes the log files no group needs when
-  // any flush ran since counters.flushes was `flushes`, or EnforceWalLimit says to.
-  Status KeepWalWithinLimit(uint64_t flushes);
+  // FlushDue's second half: EnforceWalLimit(past_limit_budget), then removes the log files no
+  // group needs when any flush ran since counters.flushes was `flushes`, or EnforceWalLimit
+  // says to.
+  Status KeepWalWithinLimit(uint64_t flushes, int past_limit_budget = 1);
   // Persists group g (see slot.h), voiding a publish in flight (CancelPublish).
   Status FlushGroup(uint32_t g);
   // Slot::Flush's work.
   Status FlushAll();
   // Flushes groups that pin the oldest log file when the log is within a file of wal_max_bytes
-  // (paced by wal_pace_bytes) or over it; a group whose records there were all overwritten
-  // since is repinned instead (Group::Repin). Returns whether the caller should remove the
-  // files no group pins: no flush's removal covers a file freed by repins alone.
-  Result<bool> EnforceWalLimit();
+  // (one, paced by wal_pace_bytes) or over it (up to past_limit_budget); a group whose records
+  // there were all overwritten since is repinned instead (Group::Repin). Returns whether the
+  // caller should remove the files no group pins: no flush's removal covers a file freed by
+  // repins alone.
+  Result<bool> EnforceWalLimit(int past_limit_budget);
   // Brings options.wal_pool up to this log's size, total (Log::total_bytes).
   void TellWalPool(uint64_t total);
   // The log size EnforceWalLimit keeps to: the share, plus what the pool has left, up to
