@@ -90,14 +90,19 @@ Log::~Log() {
   Impl& m = *impl_;
   m.ring_sync->log = nullptr;
   m.ring_write->log = nullptr;
-  // Commits waiting on a ring write or fsync still get their answer, from its completion: make
-  // what they wait for durable now, since no later write or fsync of this log will come.
-  if (m.ring_sync->inflight || m.ring_write->bytes) {
+  m.ring_rotation->log = nullptr;
+  // Commits waiting on a ring write, fsync or rotation still get their answer, from its
+  // completion: make what they wait for durable now, since no later write or fsync of this log
+  // will come.
+  if (m.ring_sync->inflight || m.ring_write->bytes || m.ring_rotation->inflight) {
     Status st = m.failure;
-    if (st.ok() && m.ring_write->bytes) st = m.WriteBuffer();
+    if (st.ok() && (m.ring_write->bytes || !m.ring_rotation->waiting.empty())) {
+      st = m.WriteBuffer();
+    }
     if (st.ok() && m.unsynced) st = m.SyncCurrent();
     m.ring_sync->closed = st;
     m.ring_write->closed = st;
+    m.ring_rotation->closed = st;
   }
 }
 
@@ -175,6 +180,10 @@ void Log::Impl::WriteThen(IoRing* ring, std::function<void(const Status&)> done)
     done(st);
     return;
   }
+  if (RotationPending()) {  // the new file takes no write before the old one is synced
+    ring_rotation->waiting.push_back(std::move(done));
+    return;
+  }
   if (!options.ring_writes) {
     done(WriteBuffer());
     return;
@@ -207,7 +216,8 @@ void Log::Impl::FsyncThen(IoRing* ring, std::function<void(const Status&)> done)
   Impl& m = *this;
   RingSync& rs = *m.ring_sync;
   if (!m.unsynced) {
-    // Nothing written since the last fsync was started: durable once it completes.
+    // Nothing written since the last fsync was started: durable once it completes. (Bytes of
+    // an older file are synced by its rotation, which the writes after it waited for.)
     if (rs.inflight) {
       rs.current.push_back(std::move(done));
     } else {
@@ -404,7 +414,10 @@ uint64_t Log::total_bytes() const {
 
 uint64_t Log::truncated_tail_bytes() const { return impl_->truncated_tail_bytes; }
 const Status& Log::failure() const { return impl_->failure; }
-bool Log::idle() const { return !impl_->ring_sync->inflight && !impl_->ring_write->bytes; }
+bool Log::idle() const {
+  return !impl_->ring_sync->inflight && !impl_->ring_write->bytes &&
+         !impl_->ring_rotation->inflight;
+}
 const LogStats& Log::stats() const { return impl_->stats; }
 
 }  // namespace slotkv::wal

@@ -1,8 +1,9 @@
 // Log: one slot's write-ahead log, a numbered series of files `wal-NNNNNN.log` in the slot's
 // directory. Records are appended to the newest file; a new file starts once the current one
 // passes Options::file_bytes, and the full one is synced then, whatever the policy (so only
-// the newest file can be torn by a power cut). Files are removed whole, oldest first, once the slot says nothing
-// in them is needed (RemoveFilesBefore).
+// the newest file can be torn by a power cut): on a worker through its io_uring, the new file
+// taking no write (CommitThen waiting) until that sync and the directory's are done. Files are
+// removed whole, oldest first, once the slot says nothing in them is needed (RemoveFilesBefore).
 //
 // Units: the records appended from BeginUnit until the unit closes form one unit, which replay
 // applies whole or not at all: a write torn by a crash inside a unit loses the whole unit.
