@@ -386,12 +386,13 @@ Status Slot::Impl::LogRecord(wal::RecordKind kind, std::string_view key, uint64_
 Status Slot::Impl::CloseUnit(bool flush) {
   log->EndUnit();
   TapEndUnit();
+  written_since_step = written_since_step || unit_open;
   unit_open = false;
   if (flush) return RunDueFlushes(kFlushesPerUnit);
   // A log far past its limit is not left to FlushStep alone: the writer's commit flushes too.
   // Writes outran flush steps of one flush each, and the log of a test's load grew to 2.2x
   // its limit. Steps now flush for up to kLimitSliceUs while the log is past its limit.
-  if (log->total_bytes() <= HardWalLimit()) return Status::OK();
+  if (log->total_bytes() <= HardWalLimit() || log->rotating()) return Status::OK();
   const Status st = KeepWalWithinLimit(counters.flushes, kBackstopFlushes);
   log->EndUnit();  // the marks of those flushes
   return st;
@@ -597,12 +598,17 @@ void Slot::CommitThen(std::function<void(const Status&)> done) {
 }
 
 bool Slot::flush_due() const {
-  return (!impl_->due.empty() || impl_->WalPastLimit()) && !impl_->held;
+  const Impl& s = *impl_;
+  // Not while a log rotation's syncs are in flight: a flush's synchronous commit of its mark
+  // would do them in place (the commit after their completion notes the slot again).
+  return (!s.due.empty() || (s.written_since_step && s.WalPastLimit())) && !s.held &&
+         !s.log->rotating();
 }
 
 Status Slot::FlushStep() {
   Impl& s = *impl_;
-  if (s.held || s.unit_open) return Status::OK();  // the commit that closes the unit comes back
+  // The commit that closes the unit comes back; so does the one after a rotation's syncs.
+  if (s.held || s.unit_open || s.log->rotating()) return Status::OK();
   SLOTKV_RETURN_IF_ERROR(s.Refusal());
   return s.Fail(s.StepFlushes());
 }

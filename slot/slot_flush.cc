@@ -585,8 +585,9 @@ bool Slot::Impl::WalPastLimit() const {
 
 Status Slot::Impl::StepFlushes() {
   const int64_t start = clock->MonotonicUs();
+  const bool writing = std::exchange(written_since_step, false);
   Status st = RunDueFlushes(1);
-  while (st.ok() && !publishing && WalPastLimit() &&
+  while (st.ok() && writing && !publishing && WalPastLimit() &&
          clock->MonotonicUs() - start < kLimitSliceUs) {
     const uint64_t flushes = counters.flushes;
     st = KeepWalWithinLimit(flushes);

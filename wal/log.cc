@@ -414,6 +414,8 @@ uint64_t Log::total_bytes() const {
 
 uint64_t Log::truncated_tail_bytes() const { return impl_->truncated_tail_bytes; }
 const Status& Log::failure() const { return impl_->failure; }
+bool Log::rotating() const { return impl_->RotationPending(); }
+
 bool Log::idle() const {
   return !impl_->ring_sync->inflight && !impl_->ring_write->bytes &&
          !impl_->ring_rotation->inflight;

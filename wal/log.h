@@ -138,6 +138,9 @@ class Log {
   const Status& failure() const;
   // Whether no write or fsync of this log is in flight through the io_uring.
   bool idle() const;
+  // Whether a new file waits for its rotation's syncs through the io_uring (a synchronous
+  // write now would do them in place).
+  bool rotating() const;
   const LogStats& stats() const;
 
  private:
