@@ -27,6 +27,9 @@ std::string DictPath(const std::string& dir, uint32_t id) {
   return dir + "/dict-" + std::to_string(id);
 }
 
+struct CDictDeleter {
+  void operator()(ZSTD_CDict* c) const { ZSTD_freeCDict(c); }
+};
 struct CCtxDeleter {
   void operator()(ZSTD_CCtx* c) const { ZSTD_freeCCtx(c); }
 };
@@ -347,24 +350,26 @@ void Dictionaries::TrainLoop() {
 int Dictionaries::LevelFor(const std::string& dict, const std::vector<std::string>& values) const {
   const int fast = kFastLevel;
   if (options_.level <= fast || values.empty()) return options_.level;
-  ZSTD_CDict* at_level = ZSTD_createCDict_byReference(dict.data(), dict.size(), options_.level);
-  ZSTD_CDict* at_fast = ZSTD_createCDict_byReference(dict.data(), dict.size(), fast);
-  ZSTD_CCtx* cctx = ZSTD_createCCtx();
+  // Frames as Compress makes them (a lean context), from dictionaries freed on return.
+  std::unique_ptr<ZSTD_CDict, CDictDeleter> at_level(
+      ZSTD_createCDict_byReference(dict.data(), dict.size(), options_.level));
+  std::unique_ptr<ZSTD_CDict, CDictDeleter> at_fast(
+      ZSTD_createCDict_byReference(dict.data(), dict.size(), fast));
+  std::unique_ptr<ZSTD_CCtx, CCtxDeleter> cctx(NewLeanCCtx());
+  if (!at_level || !at_fast || !cctx) return options_.level;
   size_t level_bytes = 0, fast_bytes = 0;
   std::string out;
   const size_t step = std::max<size_t>(1, values.size() / kLevelProbeValues);
-  for (size_t i = 0; i < values.size() && at_level && at_fast && cctx; i += step) {
+  for (size_t i = 0; i < values.size(); i += step) {
     const std::string& v = values[i];
     out.resize(ZSTD_compressBound(v.size()));
-    for (auto [cdict, total] : {std::pair{at_level, &level_bytes}, {at_fast, &fast_bytes}}) {
-      ZSTD_CCtx_refCDict(cctx, cdict);
-      const size_t n = ZSTD_compress2(cctx, out.data(), out.size(), v.data(), v.size());
+    for (auto [cdict, total] :
+         {std::pair{at_level.get(), &level_bytes}, {at_fast.get(), &fast_bytes}}) {
+      ZSTD_CCtx_refCDict(cctx.get(), cdict);
+      const size_t n = ZSTD_compress2(cctx.get(), out.data(), out.size(), v.data(), v.size());
       *total += ZSTD_isError(n) ? v.size() : std::min(n, v.size());
     }
   }
-  ZSTD_freeCCtx(cctx);
-  ZSTD_freeCDict(at_level);
-  ZSTD_freeCDict(at_fast);
   if (level_bytes == 0) return options_.level;
   // Within 2% of the configured level's bytes: its matches gain nothing over entropy coding.
   return fast_bytes * 100 <= level_bytes * 102 ? fast : options_.level;

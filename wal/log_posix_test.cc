@@ -17,6 +17,7 @@
 #include "core/base/io_ring.h"
 #include "core/base/temp_dir.h"
 #include "wal/log.h"
+#include "wal/log_impl.h"
 
 namespace slotkv::wal {
 namespace {
@@ -416,17 +417,17 @@ TEST_CASE("old files go once the records after them are durable: from a ring fsy
   CHECK(seqs.back() == 305);   // those of the destroyed log's last request stayed
 }
 
-}  // namespace
-}  // namespace slotkv::wal
-
-namespace slotkv::wal {
-namespace {
-
 // The size of the log file file_no on disk.
 uint64_t FileBytes(const Log::Options& options, uint32_t file_no) {
-  char name[32];
-  std::snprintf(name, sizeof(name), "wal-%06u.log", file_no);
-  return std::filesystem::file_size(std::filesystem::path(options.dir) / name);
+  return std::filesystem::file_size(std::filesystem::path(options.dir) / FileName(file_no));
+}
+
+// Opens env's log with env's ring current, as on a worker.
+std::unique_ptr<Log> OpenOnRing(RingLogEnv& env) {
+  IoRing::SetCurrent(env.ring.get());
+  auto log = Log::Open(env.options, [](const Record&, const LogPos&) { return Status::OK(); });
+  REQUIRE(log.ok());
+  return std::move(log).value();
 }
 
 TEST_CASE("a rotation on a worker syncs through the ring; the new file waits for it") {
@@ -436,33 +437,31 @@ TEST_CASE("a rotation on a worker syncs through the ring; the new file waits for
     env.options.ring_writes = ring_writes;
     env.options.file_bytes = 200;
     IoRing* ring = env.ring.get();
-    IoRing::SetCurrent(ring);
     Answers answer;
     {
-      auto log = Log::Open(env.options, [](const Record&, const LogPos&) { return Status::OK(); });
-      REQUIRE(log.ok());
+      std::unique_ptr<Log> log = OpenOnRing(env);
       for (uint64_t seq = 1; seq <= 3; ++seq) {
-        REQUIRE((*log)->Append(Put(seq, "k", std::string(60, 'x'))).ok());
-        (*log)->CommitThen(answer("c" + std::to_string(seq)));
+        REQUIRE(log->Append(Put(seq, "k", std::string(60, 'x'))).ok());
+        log->CommitThen(answer("c" + std::to_string(seq)));
         ring->DrainForTest();
       }
       REQUIRE(answer.got.size() == 3);
-      const uint32_t old_file = (*log)->current_file_no();
+      const uint32_t old_file = log->current_file_no();
       // The next append starts a new file: its syncs go to the ring, nothing waits here.
-      auto pos = (*log)->Append(Put(4, "k", "four"));
+      auto pos = log->Append(Put(4, "k", "four"));
       REQUIRE(pos.ok());
       CHECK(pos->file_no == old_file + 1);
       CHECK(ring->inflight() >= 1);
-      CHECK_FALSE((*log)->idle());
-      (*log)->CommitThen(answer("c4"));
+      CHECK_FALSE(log->idle());
+      log->CommitThen(answer("c4"));
       CHECK(answer.got.size() == 3);  // waits for the rotation's syncs
       CHECK(FileBytes(env.options, pos->file_no) == 0);  // nothing written to the new file yet
-      CHECK((*log)->ReadAt(*pos)->value == "four");      // readable meanwhile
+      CHECK(log->ReadAt(*pos)->value == "four");      // readable meanwhile
       ring->DrainForTest();
       REQUIRE(answer.got.size() == 4);
       CHECK(answer.got[3] == "c4:OK");
       CHECK(FileBytes(env.options, pos->file_no) == pos->size);
-      CHECK((*log)->idle());
+      CHECK(log->idle());
     }
     IoRing::SetCurrent(nullptr);
     CHECK(ReplayedSeqs(env.options) == std::vector<uint64_t>{1, 2, 3, 4});
@@ -475,22 +474,20 @@ TEST_CASE("a rotation's syncs: done in place by a synchronous write, or when the
     RingLogEnv env(FsyncPolicy::kEverySec);
     env.options.file_bytes = 100;
     IoRing* ring = env.ring.get();
-    IoRing::SetCurrent(ring);
     Answers answer;
     {
-      auto log = Log::Open(env.options, [](const Record&, const LogPos&) { return Status::OK(); });
-      REQUIRE(log.ok());
-      REQUIRE((*log)->Append(Put(1, "a", std::string(120, 'x'))).ok());
-      REQUIRE((*log)->Commit().ok());
+      std::unique_ptr<Log> log = OpenOnRing(env);
+      REQUIRE(log->Append(Put(1, "a", std::string(120, 'x'))).ok());
+      REQUIRE(log->Commit().ok());
       ring->DrainForTest();
-      REQUIRE((*log)->Append(Put(2, "b", "2")).ok());  // rotates
-      (*log)->CommitThen(answer("waiting"));
+      REQUIRE(log->Append(Put(2, "b", "2")).ok());  // rotates
+      log->CommitThen(answer("waiting"));
       CHECK(answer.got.empty());
-      REQUIRE((*log)->Append(Put(3, "c", "3")).ok());
+      REQUIRE(log->Append(Put(3, "c", "3")).ok());
       if (way == 0) {
-        const uint64_t syncs = (*log)->stats().syncs;
-        REQUIRE((*log)->Sync().ok());  // syncs the old file and the directory first
-        CHECK((*log)->stats().syncs == syncs + 1);
+        const uint64_t syncs = log->stats().syncs;
+        REQUIRE(log->Sync().ok());  // syncs the old file and the directory first
+        CHECK(log->stats().syncs == syncs + 1);
         CHECK(answer.got.empty());  // the waiting commit is answered from the completion
         ring->DrainForTest();
         REQUIRE(answer.got.size() == 1);
@@ -516,23 +513,21 @@ TEST_CASE("a failed fsync of a rotation fails the log and the commits that waite
   env.options.fs = &fault;
   env.options.file_bytes = 100;
   IoRing* ring = env.ring.get();
-  IoRing::SetCurrent(ring);
   Answers answer;
   {
-    auto log = Log::Open(env.options, [](const Record&, const LogPos&) { return Status::OK(); });
-    REQUIRE(log.ok());
-    REQUIRE((*log)->Append(Put(1, "a", std::string(120, 'x'))).ok());
-    (*log)->CommitThen(answer("first"));  // written, not synced (everysec, no second passed)
+    std::unique_ptr<Log> log = OpenOnRing(env);
+    REQUIRE(log->Append(Put(1, "a", std::string(120, 'x'))).ok());
+    log->CommitThen(answer("first"));  // written, not synced (everysec, no second passed)
     ring->DrainForTest();
     fault.FailNthSync(1);
-    REQUIRE((*log)->Append(Put(2, "b", "2")).ok());  // rotates: the old file's fsync fails
-    (*log)->CommitThen(answer("second"));
+    REQUIRE(log->Append(Put(2, "b", "2")).ok());  // rotates: the old file's fsync fails
+    log->CommitThen(answer("second"));
     ring->DrainForTest();
     REQUIRE(answer.got.size() == 2);
     CHECK(answer.got[0] == "first:OK");
     CHECK(answer.got[1] == "second:IO error: wal: fdatasync: Input/output error");
-    CHECK_FALSE((*log)->failure().ok());
-    CHECK_FALSE((*log)->Append(Put(3, "c", "3")).ok());
+    CHECK_FALSE(log->failure().ok());
+    CHECK_FALSE(log->Append(Put(3, "c", "3")).ok());
   }
   IoRing::SetCurrent(nullptr);
 }
