@@ -203,6 +203,14 @@ Result<uint64_t> CountedTree<Traits>::Size() {
 }
 
 template <class Traits>
+Status CountedTree<Traits>::CheckSize(uint64_t count) {
+  SLOTKV_ASSIGN_OR_RETURN(uint64_t n, Size());
+  if (n == count) return Status::OK();
+  return Status::Corruption("paged tree: holds " + std::to_string(n) + " entries, the root counts " +
+                            std::to_string(count));
+}
+
+template <class Traits>
 Status CountedTree<Traits>::DescendRank(uint64_t r, bool end_ok, std::vector<Step>* path) {
   path->clear();
   if (root_.tree == 0) return Status::Corruption("paged tree: rank past the end");

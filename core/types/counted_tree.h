@@ -102,6 +102,11 @@ class CountedTree {
   // position.
   Result<uint64_t> CountBefore(const Pred& pred);
 
+  // Corruption unless the tree holds `count` entries, the count its owner keeps in its root:
+  // a damaged root whose count disagrees with the tree must not be stored, as an empty tree
+  // under a non-zero count (or the reverse) would not decode. Call before writing anything.
+  Status CheckSize(uint64_t count);
+
   // Writes every changed node, handing every node loaded over to the PageIo (later calls
   // load them again).
   Status Finish();

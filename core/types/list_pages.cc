@@ -80,4 +80,9 @@ Status ListPages::Walk(uint64_t pos, bool reverse,
   return tree_.Walk(pos, reverse, fn);
 }
 
+Status ListPages::Finish() {
+  SLOTKV_RETURN_IF_ERROR(tree_.CheckSize(count_));
+  return tree_.Finish();
+}
+
 }  // namespace slotkv

@@ -59,9 +59,10 @@ class ListPages {
   // until fn returns false or the elements end.
   Status Walk(uint64_t pos, bool reverse, const std::function<bool(const std::string&)>& fn);
 
-  // Writes every changed page. The caller then stores root() under the key, or deletes the
-  // key (and queues the tree's pages) when the list is empty.
-  Status Finish() { return tree_.Finish(); }
+  // Writes every changed page (Corruption, writing nothing, when the root's count disagrees
+  // with the tree). The caller then stores root() under the key, or deletes the key (and
+  // queues the tree's pages) when the list is empty.
+  Status Finish();
 
  private:
   uint64_t id_;

@@ -359,5 +359,19 @@ TEST_CASE("a damaged tree (one leaf twice under its parent) is Corruption, never
   CHECK(list.EraseAt(0).status().IsCorruption());
 }
 
+TEST_CASE("a root whose count disagrees with its tree is Corruption at Finish, nothing written") {
+  MapPageIo io;
+  ListPages list = ListPages::Create(&io, 4);
+  for (const char* v : {"a", "b", "c"}) REQUIRE(list.InsertAt(list.size(), v).ok());
+  REQUIRE(list.Finish().ok());
+  ListRoot damaged = list.root();
+  damaged.count = 1;  // three in the tree
+  ListPages l(damaged, &io, 4);
+  REQUIRE(l.EraseAt(0).ok());  // the count reaches 0 with two elements left
+  const auto pages = io.pages;
+  CHECK(l.Finish().IsCorruption());
+  CHECK(io.pages == pages);
+}
+
 }  // namespace
 }  // namespace slotkv

@@ -150,6 +150,7 @@ Status ZSetPages::Walk(uint64_t rank, bool reverse, const std::function<bool(con
 }
 
 Status ZSetPages::Finish() {
+  SLOTKV_RETURN_IF_ERROR(tree_.CheckSize(index_.size()));
   SLOTKV_RETURN_IF_ERROR(index_.Finish());
   return tree_.Finish();
 }
