@@ -367,10 +367,16 @@ void Worker::CommitOwned() {
         continue;
       }
       ks.AdoptCache(s, db, /*take=*/false);
-      Status st = ks.AdoptFsync(*slot);
-      if (st.ok()) st = (*slot)->Commit(/*flush=*/false);
-      if (!st.ok()) state.write_failures.Record(*slot, st);
-      if (st.ok() && (*slot)->flush_due()) NoteFlushDue(*slot);
+      if (Status st = ks.AdoptFsync(*slot); !st.ok()) {
+        state.write_failures.Record(*slot, st);
+        continue;
+      }
+      // Through the ring: a synchronous commit waits for the log's write in flight and does a
+      // rotation's syncs in place.
+      (*slot)->CommitThen([this, committed = *slot](const Status& st) {
+        if (!st.ok()) server_->state().write_failures.Record(committed, st);
+      });
+      if ((*slot)->flush_due()) NoteFlushDue(*slot);
     }
   }
 }

@@ -317,11 +317,12 @@ class Slot {
   // CommitThen runs none of the flushes its unit made due, nor those of a log past its limit
   // (but two for one a quarter past it): a worker runs them in handlers of their own
   // (FlushStep) while flush_due(), so its replies do not wait for them, and the requests of
-  // other clients interleave with them (its periodic Commit(false) too). A step runs one due
+  // other clients interleave with them (its periodic CommitThen too). A step runs one due
   // flush, then, while the log is past its limit and writes came since the last step, flushes
-  // towards it for up to 2 ms. FlushStep does nothing while a unit is open or held, or a log
-  // rotation's syncs are in flight (the commit that closes the unit, or the next one, comes
-  // back to it); a failure fails the slot as a failed Commit does.
+  // towards it for up to 2 ms; when the log's file is full it only starts the next file (a
+  // flush's mark would, and do the rotation's syncs in place). FlushStep does nothing while a
+  // unit is open or held, or a log rotation's syncs are in flight (the commit that closes the
+  // unit, or the next one, comes back to it); a failure fails the slot as a failed Commit does.
   bool flush_due() const;
   Status FlushStep();
 

@@ -558,9 +558,15 @@ Result<bool> Slot::Impl::EnforceWalLimit(int past_limit_budget) {
     wal_pace_bytes -= step;
     budget = 1;
   }
-  // Search a bounded stretch of groups from where the last call stopped.
+  // Search a bounded stretch of groups from where the last call stopped. Not while a log
+  // rotation's syncs are in flight, nor when a flush's mark would start one: the flush's
+  // synchronous commit of its mark would do the syncs in place (StepFlushes starts the
+  // rotation instead). In a 10M-key load that was 65 fdatasync and directory fsync pairs on
+  // the workers, up to 14 ms each.
   int flushed = 0;
-  for (uint32_t i = 0; i < std::min<uint32_t>(n, 256) && flushed < budget; ++i) {
+  for (uint32_t i = 0; i < std::min<uint32_t>(n, 256) && flushed < budget && !log->rotating() &&
+                       !log->full();
+       ++i) {
     uint32_t g = wal_limit_cursor;
     wal_limit_cursor = (wal_limit_cursor + 1) % n;
     if (groups[g].oldest_file != oldest) {
@@ -584,10 +590,14 @@ bool Slot::Impl::WalPastLimit() const {
 }
 
 Status Slot::Impl::StepFlushes() {
+  // A flush's mark would start the next log file, and the flush's synchronous commit of it do
+  // the rotation's syncs in place: the rotation starts here instead, through the io_uring, and
+  // the flushes wait for the next step (flush_due() is false until its syncs complete).
+  if (log->full()) return log->StartNewFile();
   const int64_t start = clock->MonotonicUs();
   const bool writing = std::exchange(written_since_step, false);
   Status st = RunDueFlushes(1);
-  while (st.ok() && writing && !publishing && WalPastLimit() &&
+  while (st.ok() && writing && !publishing && !log->rotating() && WalPastLimit() &&
          clock->MonotonicUs() - start < kLimitSliceUs) {
     const uint64_t flushes = counters.flushes;
     st = KeepWalWithinLimit(flushes);

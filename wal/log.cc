@@ -109,10 +109,7 @@ Log::~Log() {
 Result<LogPos> Log::Append(const Record& record) {
   Impl& m = *impl_;
   if (!m.failure.ok()) return m.failure;
-  const uint64_t current_size = m.Current().size + m.buffer.size();
-  if (m.unit.empty() && current_size > 0 && current_size >= m.options.file_bytes) {
-    SLOTKV_RETURN_IF_ERROR(m.Rotate());
-  }
+  if (m.Full()) SLOTKV_RETURN_IF_ERROR(m.Rotate());
   const size_t start = m.buffer.size();
   EncodeRecord(record, &m.buffer);
   const size_t encoded = m.buffer.size() - start;
@@ -415,6 +412,7 @@ uint64_t Log::total_bytes() const {
 uint64_t Log::truncated_tail_bytes() const { return impl_->truncated_tail_bytes; }
 const Status& Log::failure() const { return impl_->failure; }
 bool Log::rotating() const { return impl_->RotationPending(); }
+bool Log::full() const { return impl_->Full(); }
 
 bool Log::idle() const {
   return !impl_->ring_sync->inflight && !impl_->ring_write->bytes &&

@@ -141,6 +141,9 @@ class Log {
   // Whether a new file waits for its rotation's syncs through the io_uring (a synchronous
   // write now would do them in place).
   bool rotating() const;
+  // Whether the next Append starts a new file (the current one reached file_bytes and no unit
+  // is open in it).
+  bool full() const;
   const LogStats& stats() const;
 
  private:

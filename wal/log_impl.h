@@ -112,6 +112,10 @@ struct Log::Impl {
     return rr;
   }
   bool RotationPending() const { return ring_rotation->inflight && !ring_rotation->settled; }
+  bool Full() const {
+    const uint64_t current_size = Current().size + buffer.size();
+    return unit.empty() && current_size > 0 && current_size >= options.file_bytes;
+  }
 
   bool in_unit = false;  // BeginUnit came, EndUnit not yet: appends join the open unit
   bool held = false;     // Hold: the open unit stays open through writes

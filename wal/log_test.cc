@@ -345,6 +345,33 @@ TEST_CASE("a file exactly at file_bytes starts a new file on the next append") {
   CHECK(env.Write(*log, 4, 1)[0].file_no == 3);  // file 2 holds exactly file_bytes
 }
 
+TEST_CASE("full() says when the next append starts a new file, never inside a unit") {
+  LogEnv env;
+  std::string one;
+  EncodeRecord(Put(1, "k1", std::string(10, 'v')), &one);
+  env.options.file_bytes = 2 * one.size();
+  auto log = env.Open();
+  CHECK_FALSE(log->full());  // empty
+  env.Write(*log, 1, 1);
+  CHECK_FALSE(log->full());
+  log->BeginUnit();
+  REQUIRE(log->Append(Put(2, "k2", std::string(10, 'v'))).ok());
+  CHECK_FALSE(log->full());  // at file_bytes, but a unit is open: its records stay together
+  log->EndUnit();
+  CHECK(log->full());
+  CHECK(log->current_file_no() == 1);
+  REQUIRE(log->Append(Put(3, "k3", std::string(10, 'v'))).ok());
+  CHECK(log->current_file_no() == 2);
+  CHECK_FALSE(log->full());
+  REQUIRE(log->Commit().ok());
+  // What buffered records count as well as written ones.
+  REQUIRE(log->Append(Put(4, "k4", std::string(10, 'v'))).ok());
+  CHECK(log->full());
+  REQUIRE(log->StartNewFile().ok());
+  CHECK(log->current_file_no() == 3);
+  CHECK_FALSE(log->full());
+}
+
 TEST_CASE("rotation writes out the buffer and syncs the old file whatever the policy") {
   for (FsyncPolicy policy : {FsyncPolicy::kAlways, FsyncPolicy::kEverySec, FsyncPolicy::kNo}) {
     LogEnv env;
