@@ -7,18 +7,15 @@
 // The grouping decides which log records a GroupFlushed record covers, so it can never change
 // for an existing slot; the options' value is used only at creation.
 //
-// slot.seq, the sequence-number limit and the stream floor (version 2):
-//   seq_file := limit:fixed64 floor:fixed64 crc32:fixed32   crc32 = Checksum(the 16 bytes)
-//   (version 1, still read: limit:fixed64 crc32:fixed32 = Checksum(limit bytes); floor = 0)
-// No sequence number above `limit` was handed out (by Put/Delete, or taken by Apply) before the
-// file was last written, so after a restart numbering continues above max(limit, newest seq in
-// the log) even when every log file was removed. `floor` is a stream_seq the slot is known to
-// have reached: the highest seq of a Put or Delete in the log files removed so far (written,
-// durably, before they are removed), or SlotOptions::seq_floor; at open stream_seq =
-// max(floor, seq of every Put and Delete replayed), never above the truth. Rewritten
-// (atomically) once per 2^20 sequence numbers and before log files are removed.
-// Example: limit 1048577, floor 5000 is 01 00 10 00 00 00 00 00, 88 13 00 00 00 00 00 00, then
-// the checksum of those 16 bytes (20 bytes in all).
+// slot.seq (SeqFile, seq_file.h), the sequence-number limit and the stream floor:
+// No sequence number above `limit` was handed out (by Put/Delete, or taken by Apply) before it
+// was durable, so after a restart numbering continues above max(limit, newest seq in the log)
+// even when every log file was removed. The limit is raised by kSeqStep when half of the
+// numbers it reserved are used (written in the background: a write only waits for it when the
+// reservation runs out first). `floor` is a stream_seq the slot is known to have reached: the
+// highest seq of a Put or Delete in the log files removed so far (durable before they are
+// removed), or SlotOptions::seq_floor; at open stream_seq = max(floor, seq of every Put and
+// Delete replayed), never above the truth.
 #include "slot/slot.h"
 
 #include <algorithm>
@@ -67,27 +64,6 @@ Result<uint32_t> LoadBucketsPerGroup(Fs* fs, const std::string& dir, uint32_t wa
   return DecodeFixed32(meta.data() + 8);
 }
 
-struct SeqFile {
-  uint64_t limit = 0;
-  uint64_t floor = 0;
-};
-
-Result<SeqFile> ReadSeqFile(Fs* fs, const std::string& path) {
-  if (!fs->Exists(path)) return SeqFile{};
-  SLOTKV_ASSIGN_OR_RETURN(std::string data, fs->ReadFile(path));
-  if (data.size() != 12 && data.size() != 20) {
-    return Status::Corruption(path + ": damaged sequence file");
-  }
-  const size_t body = data.size() - 4;
-  if (Checksum(std::string_view(data.data(), body)) != DecodeFixed32(data.data() + body)) {
-    return Status::Corruption(path + ": damaged sequence file");
-  }
-  SeqFile seq;
-  seq.limit = DecodeFixed64(data.data());
-  if (body == 16) seq.floor = DecodeFixed64(data.data() + 8);
-  return seq;
-}
-
 constexpr size_t kMaxCachedValue = 64 << 10;
 
 // Recover's test: a write of this size into a scratch file of the slot, removed at once. A disk
@@ -124,9 +100,9 @@ Result<std::unique_ptr<Slot>> Slot::Open(const SlotOptions& options) {
   impl->clock = options.clock ? options.clock : SystemClock();
   Fs* fs = options.fs;
   SLOTKV_RETURN_IF_ERROR(fs->CreateDirs(options.dir));
-  SLOTKV_ASSIGN_OR_RETURN(SeqFile seq_file, ReadSeqFile(fs, JoinPath(options.dir, kSeqFile)));
-  impl->seq_limit = seq_file.limit;
-  impl->seq_floor = seq_file.floor;
+  SLOTKV_ASSIGN_OR_RETURN(impl->seq_file, SeqFile::Open(fs, JoinPath(options.dir, kSeqFile)));
+  impl->seq_limit = impl->seq_file->durable().limit;
+  impl->seq_floor = impl->seq_file->durable().floor;
 
   const bool fsync = impl->FsyncEachFlush();
   SLOTKV_ASSIGN_OR_RETURN(
@@ -247,7 +223,7 @@ Result<std::unique_ptr<Slot>> Slot::Open(const SlotOptions& options) {
   if (options.seq_floor > impl->seq_floor) {  // kept for the opens that do not pass it
     impl->seq_floor = options.seq_floor;
     impl->seq_limit = std::max(impl->seq_limit, options.seq_floor);
-    SLOTKV_RETURN_IF_ERROR(impl->WriteSeqFile());
+    SLOTKV_RETURN_IF_ERROR(impl->seq_file->Write(impl->SeqValues()));
   }
   impl->stream_seq = std::max(impl->stream_seq, impl->seq_floor);
   if (options.on_commit) {
@@ -264,42 +240,22 @@ Result<uint64_t> Slot::Impl::NextSeq() {
 }
 
 Status Slot::Impl::UseSeq(uint64_t seq) {
-  if (seq > seq_limit) {
-    const uint64_t before = seq_limit;
+  if (seq + kSeqStep / 2 > seq_limit) {
+    // Half of the reservation is used: the next one goes to disk in the background.
     seq_limit = seq - 1 + kSeqStep;
-    Status st = WriteSeqFile();
-    if (!st.ok()) {
-      seq_limit = before;
-      return st;
-    }
+    seq_file->WriteThen(SeqValues(), [this](const Status& st) { FailPublish(st); });
+  }
+  if (seq > seq_file->durable().limit) {  // the reservation ran out before it was durable
+    SLOTKV_RETURN_IF_ERROR(seq_file->Write(SeqValues()));
   }
   last_seq = std::max(last_seq, seq);
   return Status::OK();
 }
 
-Status Slot::Impl::WriteSeqFile() {
-  std::string data;
-  PutFixed64(&data, seq_limit);
-  PutFixed64(&data, seq_floor);
-  PutFixed32(&data, Checksum(data));
-  return options.fs->WriteFileAtomic(JoinPath(options.dir, kSeqFile), data);
-}
-
-Status Slot::Impl::RaiseFloorBefore(uint32_t file_no) {
-  uint64_t floor = seq_floor;
+void Slot::Impl::RaiseFloorBefore(uint32_t file_no) {
   auto end = file_seqs.lower_bound(file_no);
-  for (auto it = file_seqs.begin(); it != end; ++it) floor = std::max(floor, it->second);
-  if (floor > seq_floor) {
-    const uint64_t before = seq_floor;
-    seq_floor = floor;
-    Status st = WriteSeqFile();
-    if (!st.ok()) {
-      seq_floor = before;
-      return st;
-    }
-  }
+  for (auto it = file_seqs.begin(); it != end; ++it) seq_floor = std::max(seq_floor, it->second);
   file_seqs.erase(file_seqs.begin(), end);
-  return Status::OK();
 }
 
 uint32_t Slot::Impl::Track(const wal::Record& record, const wal::LogPos& pos, uint64_t hash,
@@ -747,7 +703,9 @@ Status Slot::Recover() {
   // no write came since.
   s.Refusal().PermitUnchecked();
   if (s.held) return Status::Busy("slot: a unit is held open");
-  if (!s.log->idle() || s.publishing) return Status::Busy("slot: io_uring I/O in flight");
+  if (!s.log->idle() || s.publishing || s.seq_file->busy()) {
+    return Status::Busy("slot: io_uring I/O in flight");
+  }
   if (!s.options.memory) SLOTKV_RETURN_IF_ERROR(ProbeWritable(s.options.fs, s.options.dir));
   // The open replays the log from the file: the records of failed commits, never written or
   // written in part (a torn tail, cut), are gone with the old state.

@@ -389,12 +389,25 @@ Status Slot::Impl::RemoveObsoleteLogFiles() {
   if (!pending_marks.empty() && StartPublish()) return Status::OK();  // as it does for this one
   SLOTKV_RETURN_IF_ERROR(PublishMarks());
   // The stream position those files vouch for outlives them (slot.cc, slot.seq).
-  SLOTKV_RETURN_IF_ERROR(RaiseFloorBefore(oldest));
+  RaiseFloorBefore(oldest);
   if (options.memory) {
+    SLOTKV_RETURN_IF_ERROR(seq_file->Write(SeqValues()));
     SLOTKV_RETURN_IF_ERROR(log->Commit());
     return log->RemoveFilesBefore(oldest);
   }
-  return log->RemoveFilesBeforeWhenDurable(oldest);
+  if (!seq_file->async()) {
+    SLOTKV_RETURN_IF_ERROR(seq_file->Write(SeqValues()));
+    return log->RemoveFilesBeforeWhenDurable(oldest);
+  }
+  // On a worker slot.seq is synced through the io_uring, then the log (RemoveFilesBefore-
+  // WhenDurable, from the completion, writes only closed units). Later calls until then would
+  // only ask for the same.
+  if (oldest <= removing_before) return Status::OK();
+  removing_before = oldest;
+  seq_file->WriteThen(SeqValues(), [this, oldest](const Status& st) {
+    FailPublish(st.ok() ? log->RemoveFilesBeforeWhenDurable(oldest) : st);
+  });
+  return Status::OK();
 }
 
 Status Slot::Impl::PublishMarks() {
@@ -440,10 +453,9 @@ bool Slot::Impl::StartPublish() {
       s->chunks->DirSynced(chunk_dir);
       s->buckets->DirSynced(bucket_dir);
     }
-    Status st = error != 0 ? Status::IOError(std::string("publish: fdatasync: ") +
-                                             std::strerror(error))
-                           : s->FinishPublish(p->marks);
-    if (!st.ok() && s->publish_failure.ok()) s->publish_failure = std::move(st);
+    s->FailPublish(error != 0 ? Status::IOError(std::string("publish: fdatasync: ") +
+                                                std::strerror(error))
+                              : s->FinishPublish(p->marks));
   };
   auto parts = JoinAnswers(files.size() + (dir_fd >= 0 ? 1 : 0), std::move(finish));
   for (size_t i = 0; i < files.size(); ++i) files[i]->RingSync(*ring, std::move(parts[i]));
@@ -627,7 +639,8 @@ Status Slot::Impl::FlushAll() {
   SLOTKV_RETURN_IF_ERROR(s.options.memory ? s.log->Commit() : s.log->Sync());
   // Every record is in bucket and chunk files now: a fresh log file lets all the old ones go.
   SLOTKV_RETURN_IF_ERROR(s.log->StartNewFile());
-  SLOTKV_RETURN_IF_ERROR(s.RaiseFloorBefore(s.log->current_file_no()));
+  s.RaiseFloorBefore(s.log->current_file_no());
+  SLOTKV_RETURN_IF_ERROR(s.seq_file->Write(s.SeqValues()));
   return s.log->RemoveFilesBefore(s.log->current_file_no());
 }
 

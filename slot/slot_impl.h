@@ -19,6 +19,7 @@
 #include "core/base/inline_key.h"
 #include "keybucket/bucket_store.h"
 #include "slot/group_map.h"
+#include "slot/seq_file.h"
 #include "slot/slot.h"
 #include "wal/log.h"
 
@@ -170,10 +171,13 @@ struct Slot::Impl {
   size_t caches_sized_for = 0;  // map_bytes when SizeCaches last ran
 
   uint64_t last_seq = 0;
-  uint64_t seq_limit = 0;  // recorded in slot.seq: no seq above it was handed out before
-  // Recorded in slot.seq: the highest seq of a Put or Delete in the log files removed so far
-  // (or SlotOptions::seq_floor).
+  std::unique_ptr<SeqFile> seq_file;  // slot.seq
+  uint64_t seq_limit = 0;  // for slot.seq: no seq above its durable limit is handed out
+  // For slot.seq: the highest seq of a Put or Delete in the log files removed so far (or
+  // SlotOptions::seq_floor).
   uint64_t seq_floor = 0;
+  // Log files below it go once slot.seq and the log are durable (RemoveObsoleteLogFiles).
+  uint32_t removing_before = 0;
   uint64_t stream_seq = 0;  // Slot::stream_seq()
   // Per live log file, the highest seq of a Put or Delete in it (the floor of its removal).
   std::map<uint32_t, uint64_t> file_seqs;
@@ -193,7 +197,9 @@ struct Slot::Impl {
   std::vector<wal::Record> pending_marks;
   int64_t last_publish_us = 0;
   std::shared_ptr<PublishInFlight> publishing;  // nullptr when no publish is in flight
-  Status publish_failure;  // sticky: a failed publish fsync leaves the data files unknown
+  // Sticky: a failed publish fsync leaves the data files unknown, a failed slot.seq write
+  // its values.
+  Status publish_failure;
   Status failure;  // Slot::failure() when the log's and the publish's are OK
   wal::Record scratch;            // reused by writes, so a Put allocates nothing for it
   // Groups written since the last commit (Group::due): a flush may only take records of closed
@@ -249,11 +255,15 @@ struct Slot::Impl {
   Result<uint64_t> NextSeq();
   // Takes seq as handed out (Slot::Apply): raises the limit on disk when seq passes it.
   Status UseSeq(uint64_t seq);
-  // Writes slot.seq with seq_limit and seq_floor (atomically, durably).
-  Status WriteSeqFile();
+  SeqFile::Values SeqValues() const { return {seq_limit, seq_floor}; }
   // Before the log files numbered below file_no are removed: raises seq_floor to the highest
-  // seq of a Put or Delete in them and records it in slot.seq.
-  Status RaiseFloorBefore(uint32_t file_no);
+  // seq of a Put or Delete in them (the caller makes it durable in slot.seq first).
+  void RaiseFloorBefore(uint32_t file_no);
+  // Records the failure of I/O an io_uring completion reported (a publish's fsyncs, a slot.seq
+  // write): Refusal makes it the slot's at the next call.
+  void FailPublish(Status st) {
+    if (!st.ok() && publish_failure.ok()) publish_failure = std::move(st);
+  }
   // Records a logged Put or Delete (hash = KeyHash(record.key)) in its group map, for writes and
   // replay alike; returns the group.
   // *replaced (when given) takes the entry the record replaced, when that may be a root a
