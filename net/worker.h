@@ -132,6 +132,10 @@ class Worker {
   std::deque<slot::Slot*> flushing_;
   uint64_t flushing_closed_ = 0;
   bool flush_posted_ = false;
+  // Commands this worker had run at the last FlushStep: more since then, and the flushes
+  // that can wait wait (for flush_quiet_timer_).
+  uint64_t served_at_flush_ = 0;
+  boost::asio::steady_timer flush_quiet_timer_{io_};
   std::unordered_map<uint64_t, std::unique_ptr<boost::asio::steady_timer>> timers_;
   uint64_t next_timer_id_ = 0;
   std::unordered_map<uint64_t, std::deque<std::shared_ptr<RemoteBatch>>> remote_queues_;

@@ -342,7 +342,10 @@ Status Slot::Impl::LogRecord(wal::RecordKind kind, std::string_view key, uint64_
 Status Slot::Impl::CloseUnit(bool flush) {
   log->EndUnit();
   TapEndUnit();
-  written_since_step = written_since_step || unit_open;
+  if (unit_open) {
+    written_since_step = true;
+    last_write_us = clock->MonotonicUs();
+  }
   unit_open = false;
   if (flush) return RunDueFlushes(kFlushesPerUnit);
   // A log far past its limit is not left to FlushStep alone: the writer's commit flushes too.
@@ -559,6 +562,12 @@ bool Slot::flush_due() const {
   // would do them in place (the commit after their completion notes the slot again).
   return (!s.due.empty() || (s.written_since_step && s.WalPastLimit())) && !s.held &&
          !s.log->rotating();
+}
+
+bool Slot::flush_deferrable() const {
+  const Impl& s = *impl_;
+  return s.log->total_bytes() <= s.HardWalLimit() &&
+         s.clock->MonotonicUs() - s.last_write_us >= kWriteQuietUs;
 }
 
 Status Slot::FlushStep() {

@@ -324,6 +324,12 @@ class Slot {
   // unit is open or held, or a log rotation's syncs are in flight (the commit that closes the
   // unit, or the next one, comes back to it); a failure fails the slot as a failed Commit does.
   bool flush_due() const;
+  // Whether the flushes due can wait while other requests come: no write came for
+  // kWriteQuietUs and the log is within a quarter past its limit (where writers' commits
+  // flush too). Only the group maps' memory (in the cache budget) and the log's size wait
+  // with them; after a 10M-key load, 1700 flushes ran among the GETs that followed.
+  bool flush_deferrable() const;
+  static constexpr int64_t kWriteQuietUs = 100'000;
   Status FlushStep();
 
   // Up to about count live keys from cursor (0 starts a scan). A key present for the whole

@@ -422,6 +422,34 @@ TEST_CASE("CommitThen leaves due flushes to FlushStep, one group per step") {
   }
 }
 
+TEST_CASE("due flushes can wait once no write came for kWriteQuietUs, unless past the limit") {
+  Fixture f;
+  f.options.wal_max_bytes = 256 << 10;  // 4 files of 64 KiB
+  f.Reopen();
+  int i = 0;
+  auto write = [&](int n) {
+    for (int end = i + n; i < end; ++i) {
+      REQUIRE(
+          f.slot->Put("k" + std::to_string(i), ValueFor(i, 0, 100), ValueType::kString, 0).ok());
+    }
+    f.slot->CommitThen([](const Status& st) { CHECK(st.ok()); });
+  };
+  write(400);
+  REQUIRE(f.slot->flush_due());
+  CHECK_FALSE(f.slot->flush_deferrable());  // just written
+  f.clock.AdvanceMs(Slot::kWriteQuietUs / 1000 - 1);
+  CHECK_FALSE(f.slot->flush_deferrable());
+  f.clock.AdvanceMs(1);
+  CHECK(f.slot->flush_deferrable());
+  write(1);
+  CHECK_FALSE(f.slot->flush_deferrable());
+  // A quarter past its limit (no step ran), the log's flushes cannot wait, written or not.
+  for (int k = 0; k < 1000 && f.slot->Stats().wal_bytes <= (256 << 10) * 5 / 4; ++k) write(100);
+  REQUIRE(f.slot->Stats().wal_bytes > (256 << 10) * 5 / 4);
+  f.clock.AdvanceMs(Slot::kWriteQuietUs / 1000);
+  CHECK_FALSE(f.slot->flush_deferrable());
+}
+
 TEST_CASE("a CommitThen past the log's limit flushes until it is back within it") {
   Fixture f;
   f.options.wal_max_bytes = 256 << 10;  // 4 files of 64 KiB
