@@ -112,8 +112,7 @@ void SeqFile::Landed(const Round& r) {
   durable_copy_ = r.copy;
 }
 
-Status SeqFile::Write(const Values& v) {
-  Raise(v);
+Status SeqFile::Write() {
   if (round_) {
     // The copy in flight was written in full before its fsync started: an fdatasync here
     // covers it too, and the other copy may then take the next values.
@@ -122,7 +121,6 @@ Status SeqFile::Write(const Values& v) {
     round_->landed = true;
   }
   std::shared_ptr<Round> landed = std::move(round_);
-  round_.reset();
   if (!(wanted_ == durable_)) {
     const int copy = 1 - durable_copy_;
     SLOTKV_RETURN_IF_ERROR(file_->Write(copy * kCopyOffset, EncodeCopy(gen_ + 1, wanted_)));
@@ -139,12 +137,11 @@ Status SeqFile::Write(const Values& v) {
   return Status::OK();
 }
 
-void SeqFile::WriteThen(const Values& v, std::function<void(const Status&)> done) {
+void SeqFile::WriteThen(std::function<void(const Status&)> done) {
   if (!async()) {
-    done(Write(v));
+    done(Write());
     return;
   }
-  Raise(v);
   if (round_) {
     (wanted_ == round_->values ? round_->waiting : next_).push_back(std::move(done));
     return;

@@ -46,18 +46,21 @@ class SeqFile {
   SeqFile(const SeqFile&) = delete;
   SeqFile& operator=(const SeqFile&) = delete;
 
-  // The values known to be durable.
+  // The values asked for (each the highest Raise gave), and those known to be durable.
+  const Values& wanted() const { return wanted_; }
   const Values& durable() const { return durable_; }
   // Whether writes go through the calling thread's io_uring (WriteThen answers later).
   bool async() const;
   // Whether a write's fsync through the io_uring is in flight.
   bool busy() const { return static_cast<bool>(round_); }
 
-  // Raises each value to at least v's and makes them durable before returning.
-  Status Write(const Values& v);
-  // Raises each value to at least v's; done(status) once they are durable: from a later
-  // IoRing::Reap when async(), else before this returns.
-  void WriteThen(const Values& v, std::function<void(const Status&)> done);
+  // Raises each wanted value to at least v's (in memory: Write makes them durable).
+  void Raise(const Values& v);
+  // Makes the wanted values durable before returning.
+  Status Write();
+  // done(status) once the wanted values are durable: from a later IoRing::Reap when async(),
+  // else before this returns.
+  void WriteThen(std::function<void(const Status&)> done);
 
   // A copy's bytes (32): what Open reads back.
   static std::string EncodeCopy(uint64_t gen, const Values& v);
@@ -75,7 +78,6 @@ class SeqFile {
   };
 
   SeqFile(std::unique_ptr<File> file, Values values, uint64_t gen, int copy);
-  void Raise(const Values& v);
   // Writes wanted_ into the free copy and starts its fsync; waiting hears of it.
   void StartRound(std::vector<Done> waiting);
   static void OnSynced(const std::shared_ptr<Round>& r, int error);

@@ -2,6 +2,7 @@
 
 #include <doctest/doctest.h>
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -11,6 +12,7 @@
 #include "core/base/io_ring.h"
 #include "core/base/mem_fs.h"
 #include "core/base/temp_dir.h"
+#include "slot/slot_test_util.h"
 
 namespace slotkv::slot {
 namespace {
@@ -22,6 +24,16 @@ std::unique_ptr<SeqFile> OpenOrDie(Fs* fs, const std::string& path) {
   auto f = SeqFile::Open(fs, path);
   REQUIRE_MESSAGE(f.ok(), f.status().ToString());
   return std::move(f).value();
+}
+
+Status RaiseAndWrite(SeqFile& f, const Values& v) {
+  f.Raise(v);
+  return f.Write();
+}
+
+void RaiseThen(SeqFile& f, const Values& v, std::function<void(const Status&)> done) {
+  f.Raise(v);
+  f.WriteThen(std::move(done));
 }
 
 std::string ReadAll(Fs* fs, const std::string& path) {
@@ -42,10 +54,10 @@ TEST_CASE("a missing file is created with zeros; written values come back after 
     CHECK(ReadAll(&fs, kPath).size() == SeqFile::kFileBytes);
     CHECK_FALSE(f->async());  // no io_uring on this thread, no descriptor in memory
     for (uint64_t i = 1; i <= 5; ++i) {
-      REQUIRE(f->Write({i * 100, i}).ok());
+      REQUIRE(RaiseAndWrite(*f, {i * 100, i}).ok());
       CHECK(f->durable() == Values{i * 100, i});
     }
-    REQUIRE(f->Write({50, 2}).ok());  // values never go down
+    REQUIRE(RaiseAndWrite(*f, {50, 2}).ok());  // values never go down
     CHECK(f->durable() == Values{500, 5});
   }
   auto f = OpenOrDie(&fs, kPath);
@@ -98,8 +110,8 @@ TEST_CASE("a damaged copy leaves the other; both damaged, or a wrong size, is Co
   REQUIRE(fs.CreateDirs("/s").ok());
   {
     auto f = OpenOrDie(&fs, kPath);
-    REQUIRE(f->Write({100, 1}).ok());  // copy 1 (copy 0 held the creation's zeros)
-    REQUIRE(f->Write({200, 2}).ok());  // copy 0
+    REQUIRE(RaiseAndWrite(*f, {100, 1}).ok());  // copy 1 (copy 0 held the creation's zeros)
+    REQUIRE(RaiseAndWrite(*f, {200, 2}).ok());  // copy 0
   }
   const std::string data = ReadAll(&fs, kPath);
   std::string torn = data;
@@ -119,19 +131,9 @@ struct RingEnv {
   TempDir dir{"slotkv-seq-test"};
   std::unique_ptr<Fs> posix = NewPosixFs();
   FaultFs fs{posix.get()};
-  std::unique_ptr<IoRing> ring;
+  ThreadRing ring;
   std::string path = dir.path() + "/slot.seq";
 
-  RingEnv() {
-    std::string why;
-    ring = IoRing::Create(8, &why);
-    REQUIRE_MESSAGE(ring != nullptr, why);
-    IoRing::SetCurrent(ring.get());
-  }
-  ~RingEnv() {
-    ring->DrainForTest();
-    IoRing::SetCurrent(nullptr);
-  }
   uint64_t GenAt(size_t at) { return DecodeFixed64(ReadAll(&fs, path).data() + at + 4); }
 };
 
@@ -143,21 +145,21 @@ TEST_CASE("through the io_uring: answered after the fsync, later values in the n
   auto answer = [&](std::string name) {
     return [&answers, name](const Status& st) { answers.push_back(name + ":" + st.ToString()); };
   };
-  f->WriteThen({100, 1}, answer("first"));
+  RaiseThen(*f, {100, 1}, answer("first"));
   CHECK(f->busy());
   CHECK(answers.empty());
   CHECK(f->durable() == Values{});  // not before the completion
   const uint64_t in_flight_gen = env.GenAt(SeqFile::kCopyOffset);  // copy 1: 0 holds the creation
   const std::string durable_copy = CopyAt(ReadAll(&env.fs, env.path), 0);
-  f->WriteThen({100, 1}, answer("same"));   // what is in flight already
-  f->WriteThen({300, 3}, answer("later"));  // waits: the free copy is the one being synced
+  RaiseThen(*f, {100, 1}, answer("same"));   // what is in flight already
+  RaiseThen(*f, {300, 3}, answer("later"));  // waits: the free copy is the one being synced
   CHECK(CopyAt(ReadAll(&env.fs, env.path), 0) == durable_copy);
   CHECK(env.GenAt(SeqFile::kCopyOffset) == in_flight_gen);
   for (int i = 0; i < 100 && answers.size() < 3; ++i) env.ring->DrainForTest();
   CHECK(answers == std::vector<std::string>{"first:OK", "same:OK", "later:OK"});
   CHECK_FALSE(f->busy());
   CHECK(f->durable() == Values{300, 3});
-  f->WriteThen({300, 2}, answer("nothing new"));  // durable already: at once
+  RaiseThen(*f, {300, 2}, answer("nothing new"));  // durable already: at once
   CHECK(answers.back() == "nothing new:OK");
   f.reset();
   CHECK(OpenOrDie(&env.fs, env.path)->durable() == Values{300, 3});
@@ -167,9 +169,9 @@ TEST_CASE("a synchronous write while a round is in flight makes everything durab
   RingEnv env;
   auto f = OpenOrDie(&env.fs, env.path);
   std::vector<std::string> answers;
-  f->WriteThen({100, 1}, [&](const Status& st) { answers.push_back("a:" + st.ToString()); });
-  f->WriteThen({200, 1}, [&](const Status& st) { answers.push_back("b:" + st.ToString()); });
-  REQUIRE(f->Write({300, 3}).ok());
+  RaiseThen(*f, {100, 1}, [&](const Status& st) { answers.push_back("a:" + st.ToString()); });
+  RaiseThen(*f, {200, 1}, [&](const Status& st) { answers.push_back("b:" + st.ToString()); });
+  REQUIRE(RaiseAndWrite(*f, {300, 3}).ok());
   CHECK(f->durable() == Values{300, 3});
   CHECK_FALSE(f->busy());
   CHECK(OpenOrDie(&env.fs, env.path)->durable() == Values{300, 3});
@@ -182,11 +184,11 @@ TEST_CASE("a synchronous write while a round is in flight makes everything durab
 TEST_CASE("a failed fsync through the io_uring is answered, and the durable values stay") {
   RingEnv env;
   auto f = OpenOrDie(&env.fs, env.path);
-  REQUIRE(f->Write({100, 1}).ok());
+  REQUIRE(RaiseAndWrite(*f, {100, 1}).ok());
   env.fs.FailNthSync(1);
   Status got = Status::OK();
   bool answered = false;
-  f->WriteThen({200, 2}, [&](const Status& st) {
+  RaiseThen(*f, {200, 2}, [&](const Status& st) {
     got = st;
     answered = true;
   });
@@ -196,7 +198,7 @@ TEST_CASE("a failed fsync through the io_uring is answered, and the durable valu
   CHECK(f->durable() == Values{100, 1});
   // The next write goes to the same free copy, never over the durable one.
   env.fs.Clear();
-  REQUIRE(f->Write({300, 3}).ok());
+  REQUIRE(RaiseAndWrite(*f, {300, 3}).ok());
   f.reset();
   CHECK(OpenOrDie(&env.fs, env.path)->durable() == Values{300, 3});
 }
@@ -206,7 +208,7 @@ TEST_CASE("a SeqFile destroyed with a round in flight never answers it") {
   bool answered = false;
   {
     auto f = OpenOrDie(&env.fs, env.path);
-    f->WriteThen({100, 1}, [&](const Status&) { answered = true; });
+    RaiseThen(*f, {100, 1}, [&](const Status&) { answered = true; });
   }
   env.ring->DrainForTest();
   CHECK_FALSE(answered);

@@ -101,8 +101,6 @@ Result<std::unique_ptr<Slot>> Slot::Open(const SlotOptions& options) {
   Fs* fs = options.fs;
   SLOTKV_RETURN_IF_ERROR(fs->CreateDirs(options.dir));
   SLOTKV_ASSIGN_OR_RETURN(impl->seq_file, SeqFile::Open(fs, JoinPath(options.dir, kSeqFile)));
-  impl->seq_limit = impl->seq_file->durable().limit;
-  impl->seq_floor = impl->seq_file->durable().floor;
 
   const bool fsync = impl->FsyncEachFlush();
   SLOTKV_ASSIGN_OR_RETURN(
@@ -219,13 +217,13 @@ Result<std::unique_ptr<Slot>> Slot::Open(const SlotOptions& options) {
     }
     impl->NoteReplaced(old, true, records[0].type_tag, records[0].value);
   }
-  impl->last_seq = std::max({impl->last_seq, impl->seq_limit, options.seq_floor});
-  if (options.seq_floor > impl->seq_floor) {  // kept for the opens that do not pass it
-    impl->seq_floor = options.seq_floor;
-    impl->seq_limit = std::max(impl->seq_limit, options.seq_floor);
-    SLOTKV_RETURN_IF_ERROR(impl->seq_file->Write(impl->SeqValues()));
+  SeqFile& seq = *impl->seq_file;
+  impl->last_seq = std::max({impl->last_seq, seq.durable().limit, options.seq_floor});
+  if (options.seq_floor > seq.durable().floor) {  // kept for the opens that do not pass it
+    seq.Raise({options.seq_floor, options.seq_floor});
+    SLOTKV_RETURN_IF_ERROR(seq.Write());
   }
-  impl->stream_seq = std::max(impl->stream_seq, impl->seq_floor);
+  impl->stream_seq = std::max(impl->stream_seq, seq.durable().floor);
   if (options.on_commit) {
     impl->tap = std::make_shared<Impl::CommitTap>();
     impl->tap->slot = impl.get();
@@ -240,13 +238,13 @@ Result<uint64_t> Slot::Impl::NextSeq() {
 }
 
 Status Slot::Impl::UseSeq(uint64_t seq) {
-  if (seq + kSeqStep / 2 > seq_limit) {
+  if (seq + kSeqStep / 2 > seq_file->wanted().limit) {
     // Half of the reservation is used: the next one goes to disk in the background.
-    seq_limit = seq - 1 + kSeqStep;
-    seq_file->WriteThen(SeqValues(), [this](const Status& st) { FailPublish(st); });
+    seq_file->Raise({.limit = seq - 1 + kSeqStep});
+    seq_file->WriteThen([this](const Status& st) { FailPublish(st); });
   }
   if (seq > seq_file->durable().limit) {  // the reservation ran out before it was durable
-    SLOTKV_RETURN_IF_ERROR(seq_file->Write(SeqValues()));
+    SLOTKV_RETURN_IF_ERROR(seq_file->Write());
   }
   last_seq = std::max(last_seq, seq);
   return Status::OK();
@@ -254,7 +252,7 @@ Status Slot::Impl::UseSeq(uint64_t seq) {
 
 void Slot::Impl::RaiseFloorBefore(uint32_t file_no) {
   auto end = file_seqs.lower_bound(file_no);
-  for (auto it = file_seqs.begin(); it != end; ++it) seq_floor = std::max(seq_floor, it->second);
+  for (auto it = file_seqs.begin(); it != end; ++it) seq_file->Raise({.floor = it->second});
   file_seqs.erase(file_seqs.begin(), end);
 }
 

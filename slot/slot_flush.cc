@@ -390,21 +390,18 @@ Status Slot::Impl::RemoveObsoleteLogFiles() {
   SLOTKV_RETURN_IF_ERROR(PublishMarks());
   // The stream position those files vouch for outlives them (slot.cc, slot.seq).
   RaiseFloorBefore(oldest);
-  if (options.memory) {
-    SLOTKV_RETURN_IF_ERROR(seq_file->Write(SeqValues()));
+  if (options.memory || !seq_file->async()) {  // no io_uring here
+    SLOTKV_RETURN_IF_ERROR(seq_file->Write());
+    if (!options.memory) return log->RemoveFilesBeforeWhenDurable(oldest);
     SLOTKV_RETURN_IF_ERROR(log->Commit());
     return log->RemoveFilesBefore(oldest);
-  }
-  if (!seq_file->async()) {
-    SLOTKV_RETURN_IF_ERROR(seq_file->Write(SeqValues()));
-    return log->RemoveFilesBeforeWhenDurable(oldest);
   }
   // On a worker slot.seq is synced through the io_uring, then the log (RemoveFilesBefore-
   // WhenDurable, from the completion, writes only closed units). Later calls until then would
   // only ask for the same.
   if (oldest <= removing_before) return Status::OK();
   removing_before = oldest;
-  seq_file->WriteThen(SeqValues(), [this, oldest](const Status& st) {
+  seq_file->WriteThen([this, oldest](const Status& st) {
     FailPublish(st.ok() ? log->RemoveFilesBeforeWhenDurable(oldest) : st);
   });
   return Status::OK();
@@ -609,7 +606,7 @@ Status Slot::Impl::StepFlushes() {
   const int64_t start = clock->MonotonicUs();
   const bool writing = std::exchange(written_since_step, false);
   Status st = RunDueFlushes(1);
-  while (st.ok() && writing && !publishing && !log->rotating() && WalPastLimit() &&
+  while (st.ok() && writing && !publishing && WalPastLimit() &&
          clock->MonotonicUs() - start < kLimitSliceUs) {
     const uint64_t flushes = counters.flushes;
     st = KeepWalWithinLimit(flushes);
@@ -640,7 +637,7 @@ Status Slot::Impl::FlushAll() {
   // Every record is in bucket and chunk files now: a fresh log file lets all the old ones go.
   SLOTKV_RETURN_IF_ERROR(s.log->StartNewFile());
   s.RaiseFloorBefore(s.log->current_file_no());
-  SLOTKV_RETURN_IF_ERROR(s.seq_file->Write(s.SeqValues()));
+  SLOTKV_RETURN_IF_ERROR(s.seq_file->Write());
   return s.log->RemoveFilesBefore(s.log->current_file_no());
 }
 

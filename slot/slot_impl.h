@@ -171,11 +171,9 @@ struct Slot::Impl {
   size_t caches_sized_for = 0;  // map_bytes when SizeCaches last ran
 
   uint64_t last_seq = 0;
-  std::unique_ptr<SeqFile> seq_file;  // slot.seq
-  uint64_t seq_limit = 0;  // for slot.seq: no seq above its durable limit is handed out
-  // For slot.seq: the highest seq of a Put or Delete in the log files removed so far (or
-  // SlotOptions::seq_floor).
-  uint64_t seq_floor = 0;
+  // slot.seq: no seq above its durable limit is handed out; its floor is the highest seq of
+  // a Put or Delete in the log files removed so far (or SlotOptions::seq_floor).
+  std::unique_ptr<SeqFile> seq_file;
   // Log files below it go once slot.seq and the log are durable (RemoveObsoleteLogFiles).
   uint32_t removing_before = 0;
   uint64_t stream_seq = 0;  // Slot::stream_seq()
@@ -255,9 +253,8 @@ struct Slot::Impl {
   Result<uint64_t> NextSeq();
   // Takes seq as handed out (Slot::Apply): raises the limit on disk when seq passes it.
   Status UseSeq(uint64_t seq);
-  SeqFile::Values SeqValues() const { return {seq_limit, seq_floor}; }
-  // Before the log files numbered below file_no are removed: raises seq_floor to the highest
-  // seq of a Put or Delete in them (the caller makes it durable in slot.seq first).
+  // Before the log files numbered below file_no are removed: raises slot.seq's floor to the
+  // highest seq of a Put or Delete in them (the caller makes it durable first).
   void RaiseFloorBefore(uint32_t file_no);
   // Records the failure of I/O an io_uring completion reported (a publish's fsyncs, a slot.seq
   // write): Refusal makes it the slot's at the next call.

@@ -22,17 +22,13 @@ struct RingSlot {
   TempDir dir{"slotkv-slot-test"};  // removed last, after the destructor's body
   std::unique_ptr<Fs> posix = NewPosixFs();
   FaultFs fs{posix.get()};
-  std::unique_ptr<IoRing> ring;
+  ThreadRing ring;
   ManualClock clock;
   SlotOptions options;
   std::unique_ptr<Slot> slot;
   int keys = 0;  // key:0 .. key:<keys-1> written, version 0
 
   RingSlot() {
-    std::string why;
-    ring = IoRing::Create(16, &why);
-    REQUIRE_MESSAGE(ring != nullptr, why);
-    IoRing::SetCurrent(ring.get());
     options = SmallOptions(&fs, &clock);
     options.dir = JoinPath(dir.path(), "slot-0000");
     options.fsync = wal::FsyncPolicy::kEverySec;
@@ -43,11 +39,6 @@ struct RingSlot {
     ring->DrainForTest();
     REQUIRE(Stats().publishes == 1);
     WriteUntilFlushes(Stats().flushes + 1);
-  }
-  ~RingSlot() {
-    slot.reset();
-    ring->DrainForTest();
-    IoRing::SetCurrent(nullptr);
   }
 
   SlotStats Stats() const { return slot->Stats(); }

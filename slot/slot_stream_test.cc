@@ -4,6 +4,7 @@
 #include <doctest/doctest.h>
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -174,10 +175,7 @@ TEST_CASE_FIXTURE(TapFixture, "CommitThen without an io_uring tells the records 
 TEST_CASE("a Commit finishing while an earlier CommitThen's ring write flies is told after it") {
   TempDir dir("slotkv-stream-test");
   std::unique_ptr<Fs> posix = NewPosixFs();
-  std::string why;
-  std::unique_ptr<IoRing> ring = IoRing::Create(16, &why);
-  REQUIRE_MESSAGE(ring != nullptr, why);
-  IoRing::SetCurrent(ring.get());
+  ThreadRing ring;
   ManualClock clock;
   SlotOptions options = SmallOptions(posix.get(), &clock);
   options.dir = JoinPath(dir.path(), "slot-0000");
@@ -211,8 +209,6 @@ TEST_CASE("a Commit finishing while an earlier CommitThen's ring write flies is 
     ring->DrainForTest();
     CHECK(tapped.Keys() == Keys{"a", "b", "c", "d"});
   }
-  ring->DrainForTest();
-  IoRing::SetCurrent(nullptr);
 }
 
 TEST_CASE("a failed commit is never told; after Recover only new records are") {
@@ -433,10 +429,7 @@ TEST_CASE("on a worker log files go once slot.seq is synced through the io_uring
   TempDir dir("slotkv-stream-test");
   std::unique_ptr<Fs> posix = NewPosixFs();
   FaultFs fault(posix.get());
-  std::string why;
-  std::unique_ptr<IoRing> ring = IoRing::Create(16, &why);
-  REQUIRE_MESSAGE(ring != nullptr, why);
-  IoRing::SetCurrent(ring.get());
+  std::optional<ThreadRing> ring(std::in_place);
   ManualClock clock;
   SlotOptions options = SmallOptions(&fault, &clock);
   options.dir = JoinPath(dir.path(), "slot-0000");
@@ -459,7 +452,7 @@ TEST_CASE("on a worker log files go once slot.seq is synced through the io_uring
                   .ok());
       slot->CommitThen([](const Status&) {});
       while (slot->flush_due()) REQUIRE(slot->FlushStep().ok());
-      ring->DrainForTest();
+      (*ring)->DrainForTest();
     }
   };
   uint64_t n = 0;
@@ -479,7 +472,7 @@ TEST_CASE("on a worker log files go once slot.seq is synced through the io_uring
       slot->CommitThen([](const Status&) {});
       while (slot->flush_due() && slot->FlushStep().ok()) {
       }
-      ring->DrainForTest();
+      (*ring)->DrainForTest();
       (void)slot->Commit();  // Refusal adopts what a completion reported
     }
     CHECK_FALSE(slot->failure().ok());
@@ -490,8 +483,7 @@ TEST_CASE("on a worker log files go once slot.seq is synced through the io_uring
     write(slot, 500);
     n = slot->stream_seq();
   }
-  ring->DrainForTest();
-  IoRing::SetCurrent(nullptr);
+  ring.reset();  // drained, and no longer this thread's
   auto slot = OpenOrDie(options);
   CHECK(slot->stream_seq() == n);
 }

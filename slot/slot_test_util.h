@@ -9,10 +9,27 @@
 #include <string>
 
 #include "core/base/clock.h"
+#include "core/base/io_ring.h"
 #include "core/base/mem_fs.h"
 #include "slot/slot.h"
 
 namespace slotkv::slot {
+
+// An io_uring made current on this thread, as a worker's is; drained and unset at the end.
+struct ThreadRing {
+  std::unique_ptr<IoRing> ring;
+  ThreadRing() {
+    std::string why;
+    ring = IoRing::Create(16, &why);
+    REQUIRE_MESSAGE(ring != nullptr, why);
+    IoRing::SetCurrent(ring.get());
+  }
+  ~ThreadRing() {
+    ring->DrainForTest();
+    IoRing::SetCurrent(nullptr);
+  }
+  IoRing* operator->() const { return ring.get(); }
+};
 
 inline SlotOptions SmallOptions(Fs* fs, Clock* clock) {
   SlotOptions options;
