@@ -95,6 +95,7 @@ void SlotJson(const SlotSnapshot& s, Json& j) {
   j.Key("user_bytes_written").Uint(t.user_bytes_written);
   j.Key("disk_bytes_written").Uint(t.disk_bytes_written);
   j.Key("flushes").Uint(t.flushes).Key("flush_usec").Uint(t.flush_usec);
+  j.Key("flush_fetches").Uint(t.flush_fetches);
   j.Key("publishes").Uint(t.publishes).Key("publish_wait_usec").Uint(t.publish_wait_usec);
   j.Key("bucket_splits").Uint(t.bucket_splits);
   j.Key("chunk_segments_used").Uint(t.chunk_segments_used);

@@ -171,7 +171,10 @@ void Worker::FlushStep() {
   }
   slot::Slot* s = *next;
   flushing_.erase(next);
-  Status st = s->FlushStep();
+  // A flush whose pages are not in memory is fetched through the ring, and comes back here.
+  Status st = s->FlushStep([this, s] {
+    if (s->flush_due()) NoteFlushDue(s);
+  });
   if (!st.ok()) server_->state().write_failures.Record(s, st);
   if (st.ok() && s->flush_due()) flushing_.push_back(s);  // behind the others: slots in turn
   ScheduleFlushes();

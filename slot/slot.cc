@@ -88,6 +88,7 @@ Slot::~Slot() = default;
 
 Slot::Impl::~Impl() {
   if (publishing) publishing->slot = nullptr;  // its completions find the slot gone
+  if (fetching) fetching->slot = nullptr;
   if (tap) tap->slot = nullptr;
   if (options.wal_pool != nullptr) {
     options.wal_pool->bytes.fetch_sub(wal_pool_told, std::memory_order_relaxed);
@@ -559,7 +560,7 @@ bool Slot::flush_due() const {
   // Not while a log rotation's syncs are in flight: a flush's synchronous commit of its mark
   // would do them in place (the commit after their completion notes the slot again).
   return (!s.due.empty() || (s.written_since_step && s.WalPastLimit())) && !s.held &&
-         !s.log->rotating();
+         !s.log->rotating() && !s.fetching;
 }
 
 bool Slot::flush_deferrable() const {
@@ -568,12 +569,12 @@ bool Slot::flush_deferrable() const {
          s.clock->MonotonicUs() - s.last_write_us >= kWriteQuietUs;
 }
 
-Status Slot::FlushStep() {
+Status Slot::FlushStep(std::function<void()> on_fetched) {
   Impl& s = *impl_;
   // The commit that closes the unit comes back; so does the one after a rotation's syncs.
-  if (s.held || s.unit_open || s.log->rotating()) return Status::OK();
+  if (s.held || s.unit_open || s.log->rotating() || s.fetching) return Status::OK();
   SLOTKV_RETURN_IF_ERROR(s.Refusal());
-  return s.Fail(s.StepFlushes());
+  return s.Fail(s.StepFlushes(std::move(on_fetched)));
 }
 
 void Slot::Hold() {

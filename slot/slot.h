@@ -182,6 +182,7 @@ struct SlotStats {
   uint64_t recoveries = 0;      // reopens after a failure (Recover)
   uint64_t flushes = 0;
   uint64_t flush_usec = 0;          // time spent in group flushes
+  uint64_t flush_fetches = 0;       // flush steps put off while their reads were fetched
   uint64_t publishes = 0;           // flush marks published after a sync of the data files
   uint64_t publish_wait_usec = 0;   // time spent waiting for those syncs (not io_uring ones)
   uint64_t expired_keys = 0;        // reclaimed by ActiveExpireStep or a flush
@@ -217,6 +218,7 @@ struct SlotStats {
     recoveries += o.recoveries;
     flushes += o.flushes;
     flush_usec += o.flush_usec;
+    flush_fetches += o.flush_fetches;
     publishes += o.publishes;
     publish_wait_usec += o.publish_wait_usec;
     expired_keys += o.expired_keys;
@@ -330,7 +332,13 @@ class Slot {
   // with them; after a 10M-key load, 1700 flushes ran among the GETs that followed.
   bool flush_deferrable() const;
   static constexpr int64_t kWriteQuietUs = 100'000;
-  Status FlushStep();
+  // With on_fetched, on a thread whose io_uring is up (a worker), the step's flush reads
+  // nothing that would wait for the disk: such reads are fetched through the ring instead,
+  // the flush is put off (nothing changed), flush_due() is false until the fetch completes,
+  // and on_fetched is called then (not if the slot is gone): a 50M-key load's flushes waited
+  // 30-200 ms for pages on the worker. After kNoWaitTries such fetches in a row (the pages
+  // evicted before the retry), the step reads waiting.
+  Status FlushStep(std::function<void()> on_fetched = {});
 
   // Up to about count live keys from cursor (0 starts a scan). A key present for the whole
   // scan is returned at least once, whatever is written meanwhile. Whole buckets are returned,

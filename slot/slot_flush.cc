@@ -45,6 +45,7 @@
 #include "core/base/cleanup.h"
 #include "core/base/hash.h"
 #include "core/base/io_ring.h"
+#include "core/base/no_wait_reads.h"
 #include "slot/slot_impl.h"
 
 namespace slotkv::slot {
@@ -126,7 +127,14 @@ Status RecountGroup(chunk::ChunkStore& chunks, uint32_t g,
 Status Slot::Impl::FlushDue(uint32_t g) {
   if (publishing) return Status::OK();
   const uint64_t flushes = counters.flushes;
-  if (NeedsFlush(g)) SLOTKV_RETURN_IF_ERROR(FlushGroup(g));
+  if (NeedsFlush(g)) {
+    Status st = FlushGroup(g);
+    if (!flush_blocked.empty() && !groups[g].due) {  // due again once its reads are fetched
+      groups[g].due = true;
+      due.push_back(g);
+    }
+    SLOTKV_RETURN_IF_ERROR(st);
+  }
   return KeepWalWithinLimit(flushes);
 }
 
@@ -141,6 +149,102 @@ Status Slot::Impl::FlushGroup(uint32_t g) {
   Group& group = groups[g];
   if (group.map.empty()) return Status::OK();
   const auto flush_start = std::chrono::steady_clock::now();
+  const uint32_t first = g * options.buckets_per_group;
+  const uint32_t end = std::min(first + options.buckets_per_group, buckets->bucket_count());
+  std::vector<BucketCells> bucket_cells(end - first);
+
+  // The values to persist: from the value cache when it holds that version as logged (it
+  // holds a key's newest version or nothing, and a value logged raw is cached as is), else
+  // read back from the log, in one batch (one read per record was half of the flush's time
+  // under an engine_bench load of 3M keys, larger than the cache: 4.9 of 10 s). `now` is fixed
+  // for the whole merge so that this pass and the next agree on what has expired.
+  const int64_t now = clock->NowMs();
+  // An expired collection is persisted all the same: ActiveExpireStep's delete of it hands a
+  // paged root over (TakeDiscardedRoots).
+  auto live = [now](const MapEntry& e) {
+    return !e.tombstone && (e.expire_at_ms == 0 || e.expire_at_ms > now ||
+                            IsCollection(TypeOf(static_cast<ValueType>(e.type))));
+  };
+  constexpr size_t kNoValue = SIZE_MAX;
+  struct Pending {
+    std::string_view key;  // in the group map, which does not change during the flush
+    uint64_t hash;
+    const MapEntry* entry;
+    size_t value;  // in values, or kNoValue (held, or not live)
+  };
+  std::vector<Pending> pending;
+  std::vector<std::string> values;
+
+  // Every read comes first, before anything changes: with flush_no_wait (a worker's flush
+  // step) a read the page cache cannot serve makes the flush give up here, untouched, while
+  // the regions are fetched. Waiting for them on the worker held it for 30-200 ms at a time
+  // in a 50M-key load (the longest flushes, and the longest PING waits).
+  auto read = [&]() -> Status {
+    // A bucket with no cell is neither read nor, unless the map adds to it, written: its
+    // count is exact (Open recounts the buckets of a group whose flush a crash cut). Sized
+    // for key-estimate, most buckets of a small data set are empty, and reading and comparing
+    // their pages was most of a flush (ParseLayout of zero pages: 0.37 us per SET at -P 16).
+    // A read that would wait is noted and the others go on, so that one fetch brings all.
+    Status busy;
+    auto note = [&busy](Status st) {
+      if (!st.IsBusy() || NoWaitReads::Current() == nullptr) return st;
+      busy = std::move(st);
+      return Status::OK();
+    };
+    SLOTKV_RETURN_IF_ERROR(note(buckets->PrefetchBuckets(first, end)));
+    pending.reserve(group.map.size());
+    std::vector<wal::LogPos> positions;
+    std::vector<size_t> to_read;  // the pending index of each position
+    group.map.ForEach([&](std::string_view key, uint64_t hash, const MapEntry& entry) {
+      Pending p{key, hash, &entry, kNoValue};
+      if (live(entry) && entry.held == 0) {
+        p.value = values.size();
+        const CachedValue* cached = value_cache.Peek(key);
+        if (cached != nullptr && cached->seq == entry.seq && cached->type == entry.type) {
+          values.push_back(cached->value);
+        } else {
+          values.emplace_back();
+          positions.push_back(entry.pos);
+          to_read.push_back(pending.size());
+        }
+      }
+      pending.push_back(p);
+    });
+    std::vector<wal::Record> records;
+    SLOTKV_RETURN_IF_ERROR(note(log->ReadMany(positions, &records)));
+    // Segments compaction may copy (chosen again after the merge, which may add some): read
+    // here only to reach the page cache.
+    if (!compaction_deferred) {
+      for (uint32_t segment : chunks->CompactionCandidates(g, kCompactSegmentsPerFlush)) {
+        std::vector<chunk::ChunkRecord> unused;
+        SLOTKV_RETURN_IF_ERROR(note(chunks->ReadSegment(segment, &unused)));
+      }
+    }
+    SLOTKV_RETURN_IF_ERROR(busy);
+    for (uint32_t b = first; b < end; ++b) {
+      if (buckets->bucket_cell_count(b) == 0) continue;
+      SLOTKV_RETURN_IF_ERROR(buckets->ReadBucket(b, &bucket_cells[b - first].cells));
+    }
+    for (size_t k = 0; k < records.size(); ++k) {
+      const Pending& p = pending[to_read[k]];
+      SLOTKV_RETURN_IF_ERROR(CheckRecord(p.key, *p.entry, records[k]));
+      values[p.value] = std::move(records[k].value);
+    }
+    return Status::OK();
+  };
+  if (flush_no_wait && NoWaitReads::Current() == nullptr) {
+    NoWaitReads scope;
+    Status st = read();
+    if (!scope.blocked().empty()) {
+      flush_blocked = scope.Take();
+      return Status::Busy("flush: its reads would wait for the disk");
+    }
+    SLOTKV_RETURN_IF_ERROR(st);
+  } else {
+    SLOTKV_RETURN_IF_ERROR(read());
+  }
+  for (BucketCells& bc : bucket_cells) bc.BuildIndex();
+
   // Logged before any page changes, so that replay after a crash mid-flush recounts the
   // group's buckets (their counts are written after the pages).
   wal::Record flushing;
@@ -150,20 +254,6 @@ Status Slot::Impl::FlushGroup(uint32_t g) {
   SLOTKV_RETURN_IF_ERROR(log->Append(flushing).status());
   log->EndUnit();
   SLOTKV_RETURN_IF_ERROR(log->Commit());
-
-  const uint32_t first = g * options.buckets_per_group;
-  const uint32_t end = std::min(first + options.buckets_per_group, buckets->bucket_count());
-  std::vector<BucketCells> bucket_cells(end - first);
-  // A bucket with no cell is neither read nor, unless the map adds to it, written: its count
-  // is exact (Open recounts the buckets of a group whose flush a crash cut). Sized for
-  // key-estimate, most buckets of a small data set are empty, and reading and comparing their
-  // pages was most of a flush (ParseLayout of zero pages: 0.37 us per SET at -P 16).
-  SLOTKV_RETURN_IF_ERROR(buckets->PrefetchBuckets(first, end));
-  for (uint32_t b = first; b < end; ++b) {
-    if (buckets->bucket_cell_count(b) == 0) continue;
-    SLOTKV_RETURN_IF_ERROR(buckets->ReadBucket(b, &bucket_cells[b - first].cells));
-  }
-  for (BucketCells& bc : bucket_cells) bc.BuildIndex();
   if (group.recount) {
     SLOTKV_RETURN_IF_ERROR(RecountGroup(*chunks, g, bucket_cells));
     group.recount = false;
@@ -189,54 +279,6 @@ Status Slot::Impl::FlushGroup(uint32_t g) {
     released.push_back(ptr);
     return Status::OK();
   };
-
-  // The values to persist, read back from the log in one batch. `now` is fixed for the whole
-  // merge so that this pass and the next agree on what has expired.
-  const int64_t now = clock->NowMs();
-  // An expired collection is persisted all the same: ActiveExpireStep's delete of it hands a
-  // paged root over (TakeDiscardedRoots).
-  auto live = [now](const MapEntry& e) {
-    return !e.tombstone && (e.expire_at_ms == 0 || e.expire_at_ms > now ||
-                            IsCollection(TypeOf(static_cast<ValueType>(e.type))));
-  };
-  // The value of each live entry that is not held: from the value cache when it holds that
-  // version as logged (it holds a key's newest version or nothing, and a value logged raw is
-  // cached as is), else read back from the log, one read per record (half of the flush's time
-  // under an engine_bench load of 3M keys, larger than the cache: 4.9 of 10 s).
-  constexpr size_t kNoValue = SIZE_MAX;
-  struct Pending {
-    std::string_view key;  // in the group map, which does not change during the flush
-    uint64_t hash;
-    const MapEntry* entry;
-    size_t value;  // in values, or kNoValue (held, or not live)
-  };
-  std::vector<Pending> pending;
-  pending.reserve(group.map.size());
-  std::vector<std::string> values;
-  std::vector<wal::LogPos> positions;
-  std::vector<size_t> to_read;  // the pending index of each position
-  group.map.ForEach([&](std::string_view key, uint64_t hash, const MapEntry& entry) {
-    Pending p{key, hash, &entry, kNoValue};
-    if (live(entry) && entry.held == 0) {
-      p.value = values.size();
-      const CachedValue* cached = value_cache.Peek(key);
-      if (cached != nullptr && cached->seq == entry.seq && cached->type == entry.type) {
-        values.push_back(cached->value);
-      } else {
-        values.emplace_back();
-        positions.push_back(entry.pos);
-        to_read.push_back(pending.size());
-      }
-    }
-    pending.push_back(p);
-  });
-  std::vector<wal::Record> records;
-  SLOTKV_RETURN_IF_ERROR(log->ReadMany(positions, &records));
-  for (size_t k = 0; k < records.size(); ++k) {
-    const Pending& p = pending[to_read[k]];
-    SLOTKV_RETURN_IF_ERROR(CheckRecord(p.key, *p.entry, records[k]));
-    values[p.value] = std::move(records[k].value);
-  }
 
   // Merge the map: the newest write of each key replaces or removes its cell.
   std::vector<std::vector<Cell>> appended(end - first);
@@ -587,7 +629,10 @@ Result<bool> Slot::Impl::EnforceWalLimit(int past_limit_budget) {
       continue;
     }
     wal_limit_misses = 0;
-    SLOTKV_RETURN_IF_ERROR(FlushGroup(g));
+    if (Status st = FlushGroup(g); !st.ok()) {
+      if (!flush_blocked.empty()) wal_limit_cursor = g;  // its turn again once fetched
+      return st;
+    }
     ++flushed;
   }
   return wal_limit_misses >= n;  // no group pins the oldest file now
@@ -598,13 +643,17 @@ bool Slot::Impl::WalPastLimit() const {
          !(wal_limit_file == log->oldest_file_no() && wal_limit_misses >= groups.size());
 }
 
-Status Slot::Impl::StepFlushes() {
+Status Slot::Impl::StepFlushes(std::function<void()> on_fetched) {
   // A flush's mark would start the next log file, and the flush's synchronous commit of it do
   // the rotation's syncs in place: the rotation starts here instead, through the io_uring, and
   // the flushes wait for the next step (flush_due() is false until its syncs complete).
   if (log->full()) return log->StartNewFile();
+  IoRing* ring = IoRing::Current();
+  flush_no_wait = on_fetched && ring != nullptr && flush_fetch_tries < kNoWaitTries;
+  Cleanup no_wait_ends([this] { flush_no_wait = false; });
   const int64_t start = clock->MonotonicUs();
   const bool writing = std::exchange(written_since_step, false);
+  const uint64_t flushes_before = counters.flushes;
   Status st = RunDueFlushes(1);
   while (st.ok() && writing && !publishing && WalPastLimit() &&
          clock->MonotonicUs() - start < kLimitSliceUs) {
@@ -613,7 +662,21 @@ Status Slot::Impl::StepFlushes() {
     if (counters.flushes == flushes) break;  // repins only, or nothing left to flush
   }
   log->EndUnit();  // the marks of those flushes
-  return st;
+  if (counters.flushes != flushes_before) flush_fetch_tries = 0;
+  if (flush_blocked.empty()) return st;
+  // The flush that met the disk changed nothing: it runs again once its reads are in the page
+  // cache, from a step the completion asks for, and the worker serves requests meanwhile.
+  ++flush_fetch_tries;
+  ++counters.flush_fetches;
+  auto f = std::make_shared<FetchInFlight>();
+  f->slot = this;
+  fetching = f;
+  ring->Fetch(std::exchange(flush_blocked, {}), [f, on_fetched = std::move(on_fetched)] {
+    if (f->slot == nullptr) return;
+    f->slot->fetching.reset();
+    on_fetched();
+  });
+  return Status::OK();
 }
 
 Status Slot::Flush() {

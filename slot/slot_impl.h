@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -17,6 +18,7 @@
 #include "core/base/doorkeeper.h"
 #include "core/base/clock_cache.h"
 #include "core/base/inline_key.h"
+#include "core/base/no_wait_reads.h"
 #include "keybucket/bucket_store.h"
 #include "slot/group_map.h"
 #include "slot/seq_file.h"
@@ -195,6 +197,21 @@ struct Slot::Impl {
   std::vector<wal::Record> pending_marks;
   int64_t last_publish_us = 0;
   std::shared_ptr<PublishInFlight> publishing;  // nullptr when no publish is in flight
+  // A flush step's reads that would have waited for the disk, being fetched through the
+  // worker's io_uring (StepFlushes); shared with the fetch's completion, which may come after
+  // the slot is gone. The step's flush waits for it: flush_due() is false meanwhile.
+  struct FetchInFlight {
+    Impl* slot = nullptr;  // nullptr once the slot is gone
+  };
+  std::shared_ptr<FetchInFlight> fetching;
+  // Set by StepFlushes on a worker: FlushGroup's reads do not wait for the disk. What they
+  // could not take from the page cache lands in flush_blocked, and FlushGroup answers Busy
+  // having changed nothing.
+  bool flush_no_wait = false;
+  std::vector<BlockedRead> flush_blocked;
+  // No-wait tries of the flush step's flush in a row that met the disk: after kNoWaitTries the
+  // next one reads waiting (pages evicted again before the retry came).
+  int flush_fetch_tries = 0;
   // Sticky: a failed publish fsync leaves the data files unknown, a failed slot.seq write
   // its values.
   Status publish_failure;
@@ -365,7 +382,9 @@ struct Slot::Impl {
   // worker's commit handler ran 4 flushes for each of its 8 dirty slots (the writer's commit
   // did them): PINGs waited up to 186 ms.
   static constexpr int64_t kLimitSliceUs = 2000;
-  Status StepFlushes();
+  // A flush whose reads would wait (flush_no_wait) starts fetching them instead, calls
+  // on_fetched from the fetch's completion and returns OK.
+  Status StepFlushes(std::function<void()> on_fetched = {});
   // Whether the log is past its limit with a group still pinning its oldest file (what
   // EnforceWalLimit can flush).
   bool WalPastLimit() const;

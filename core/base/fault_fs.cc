@@ -7,6 +7,7 @@
 #include <mutex>
 
 #include "core/base/io_ring.h"
+#include "core/base/no_wait_reads.h"
 
 namespace slotkv {
 
@@ -17,6 +18,7 @@ struct FaultFs::State {
   size_t short_write_bytes = 0;
   int fail_sync_in = 0;
   int fail_remove_in = 0;
+  int misses_left = 0;  // MissPageCache
   bool space_limited = false;
   uint64_t space_left = 0;
   std::string only_paths;  // faults hit only files whose path contains it
@@ -62,6 +64,14 @@ struct FaultFs::State {
     return Status::OK();
   }
 
+  // Whether the next no-wait read of path misses the page cache (MissPageCache).
+  bool OnNoWaitRead(const std::string& path) {
+    std::lock_guard lock(mu);
+    if (path.find(only_paths) == std::string::npos || misses_left == 0) return false;
+    --misses_left;
+    return true;
+  }
+
   Status OnSync(const std::string& path) {
     std::lock_guard lock(mu);
     ++syncs;
@@ -94,6 +104,8 @@ class FaultFile : public File {
       std::lock_guard lock(state_->mu);
       ++state_->reads;
     }
+    NoWaitReads* no_wait = NoWaitReads::Current();
+    if (no_wait != nullptr && state_->OnNoWaitRead(path_)) return no_wait->Blocked(-1, offset, n);
     return base_->Read(offset, n, buf);
   }
 
@@ -102,7 +114,25 @@ class FaultFile : public File {
       std::lock_guard lock(state_->mu);
       state_->reads += requests.size();
     }
-    return base_->ReadMany(requests);
+    NoWaitReads* no_wait = NoWaitReads::Current();
+    if (no_wait == nullptr) return base_->ReadMany(requests);
+    // As PosixFs: the others are read, every miss is noted.
+    std::vector<ReadRequest> rest;
+    std::vector<size_t> rest_at;
+    Status missed;
+    for (size_t i = 0; i < requests.size(); ++i) {
+      requests[i].done = 0;
+      if (state_->OnNoWaitRead(path_)) {
+        missed = no_wait->Blocked(-1, requests[i].offset, requests[i].n);
+      } else {
+        rest.push_back(requests[i]);
+        rest_at.push_back(i);
+      }
+    }
+    Status st = base_->ReadMany(rest);
+    for (size_t k = 0; k < rest.size(); ++k) requests[rest_at[k]].done = rest[k].done;
+    SLOTKV_RETURN_IF_ERROR(st);
+    return missed;
   }
 
   Status Sync() override {
@@ -175,6 +205,11 @@ void FaultFs::FailNthRemove(int n) {
   state_->fail_remove_in = n;
 }
 
+void FaultFs::MissPageCache(int n) {
+  std::lock_guard lock(state_->mu);
+  state_->misses_left = n;
+}
+
 void FaultFs::SetSpaceLimit(uint64_t bytes) {
   std::lock_guard lock(state_->mu);
   state_->space_limited = true;
@@ -193,6 +228,7 @@ void FaultFs::Clear() {
   state_->short_write_in = 0;
   state_->fail_sync_in = 0;
   state_->fail_remove_in = 0;
+  state_->misses_left = 0;
   state_->space_limited = false;
 }
 

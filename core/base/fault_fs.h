@@ -27,6 +27,10 @@ class FaultFs : public Fs {
   void FailNthSync(int n);
   // The n-th Remove (or ring unlink) from now fails with IOError (EIO) and removes nothing.
   void FailNthRemove(int n);
+  // The next n reads made in a NoWaitReads scope (a Read, or one request of a ReadMany) miss
+  // the page cache as PosixFs's would: Busy, the region noted with no descriptor (its fetch
+  // fails; the retry reads again). Reads outside a scope are not counted.
+  void MissPageCache(int n);
   // Writes fail with IOError "No space left on device" once `bytes` more bytes were written
   // (the write that crosses the limit writes nothing).
   void SetSpaceLimit(uint64_t bytes);

@@ -297,6 +297,7 @@ void PersistenceSection(const ServerState& state, const EngineTotals& engine, st
   Field(out, "slotkv_disk_bytes_written", engine.stats.disk_bytes_written);
   Field(out, "slotkv_user_bytes_written", engine.stats.user_bytes_written);
   Field(out, "slotkv_group_flushes", engine.stats.flushes);
+  Field(out, "slotkv_flush_fetches", engine.stats.flush_fetches);
   Field(out, "slotkv_value_deltas", engine.stats.value_deltas);
   Field(out, "slotkv_publishes", engine.stats.publishes);
   Field(out, "slotkv_publish_wait_usec", engine.stats.publish_wait_usec);
