@@ -1,6 +1,7 @@
 // The same contract tests run over PosixFs (in a temp dir), MemFs and FaultFs.
 #include <doctest/doctest.h>
 
+#include <fcntl.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -83,6 +84,15 @@ TEST_CASE("posix fs keeps the file contract") {
   TempDir dir("slotkv-fs-test");
   auto fs = NewPosixFs();
   CheckFileContract(*fs, dir.path());
+}
+
+TEST_CASE("posix files read without updating their access time") {
+  TempDir dir("slotkv-fs-test");
+  auto fs = NewPosixFs();
+  auto file = fs->Open(JoinPath(dir.path(), "f"));
+  REQUIRE(file.ok());
+  // Owned by this user, so the flag is granted (a file of another user opens without it).
+  CHECK((fcntl((*file)->NativeHandle(), F_GETFL) & O_NOATIME) != 0);
 }
 
 TEST_CASE("posix ReadMany of a batch larger than the ring matches Read") {
