@@ -127,14 +127,7 @@ Status RecountGroup(chunk::ChunkStore& chunks, uint32_t g,
 Status Slot::Impl::FlushDue(uint32_t g) {
   if (publishing) return Status::OK();
   const uint64_t flushes = counters.flushes;
-  if (NeedsFlush(g)) {
-    Status st = FlushGroup(g);
-    if (!flush_blocked.empty() && !groups[g].due) {  // due again once its reads are fetched
-      groups[g].due = true;
-      due.push_back(g);
-    }
-    SLOTKV_RETURN_IF_ERROR(st);
-  }
+  if (NeedsFlush(g)) SLOTKV_RETURN_IF_ERROR(FlushGroup(g));
   return KeepWalWithinLimit(flushes);
 }
 
