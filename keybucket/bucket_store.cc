@@ -38,8 +38,8 @@
 
 #include "core/base/coding.h"
 #include "core/base/hash.h"
-#include "core/base/no_wait_reads.h"
 #include "core/base/clock_cache.h"
+#include "core/base/no_wait_reads.h"
 #include "keybucket/page.h"
 
 namespace slotkv::keybucket {
@@ -466,7 +466,7 @@ void BucketStore::Impl::NoteMissing(uint32_t depth, uint64_t pageno, PageBatches
 }
 
 Status BucketStore::Impl::ReadIntoCache(const PageBatches& missing) {
-  Status busy;
+  ReadMisses misses;
   for (const auto& [depth, pagenos] : missing) {
     SLOTKV_ASSIGN_OR_RETURN(File * file, PageFile(depth));
     // Each page is read into the string the cache keeps: no copy.
@@ -479,19 +479,16 @@ Status BucketStore::Impl::ReadIntoCache(const PageBatches& missing) {
       batch.push_back({.offset = pageno * kPageSize, .n = kPageSize, .buf = page.data()});
     }
     Status st = file->ReadMany(batch);
-    // Pages that would wait (NoWaitReads) leave the other depths' to go on: one fetch brings
-    // all. None of the batch is kept: a page not read is all zeros, like a hole.
-    if (st.IsBusy() && NoWaitReads::Current() != nullptr) {
-      busy = std::move(st);
-      continue;
-    }
+    // Pages that would wait leave the other depths' to go on. None of the batch is kept: a
+    // page not read is all zeros, like a hole.
+    if (misses.Take(st)) continue;
     SLOTKV_RETURN_IF_ERROR(st);
     for (size_t i = 0; i < batch.size(); ++i) {
       // A short read is a hole or the end of the file: those bytes stay zero.
       SLOTKV_RETURN_IF_ERROR(AdmitPage(depth, batch[i].offset / kPageSize, std::move(pages[i])));
     }
   }
-  return busy;
+  return misses.status();
 }
 
 Status BucketStore::PrefetchBuckets(uint32_t first, uint32_t end) {

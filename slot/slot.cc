@@ -369,10 +369,8 @@ Status Slot::Impl::RunDueFlushes(uint64_t max_flushes) {
   }
   // A flush put off for its reads (StepFlushes fetches them) stays first: the next step
   // flushes the group whose pages came, not another one that may miss too (three misses in
-  // a row make the step read waiting).
-  if (!flush_blocked.empty() && i > 0 && !groups[due[i - 1]].due) {
-    groups[due[--i]].due = true;
-  }
+  // a row make the step read waiting). Only due[i - 1]'s FlushDue can have set flush_blocked.
+  if (!flush_blocked.empty()) groups[due[--i]].due = true;
   due.erase(due.begin(), due.begin() + static_cast<ptrdiff_t>(i));
   log->EndUnit();  // the marks of those flushes
   return st;

@@ -39,6 +39,7 @@
 #include <chrono>
 #include <cstring>
 #include <iterator>
+#include <optional>
 #include <string_view>
 
 #include "chunk/value_ptr.h"
@@ -177,14 +178,10 @@ Status Slot::Impl::FlushGroup(uint32_t g) {
     // count is exact (Open recounts the buckets of a group whose flush a crash cut). Sized
     // for key-estimate, most buckets of a small data set are empty, and reading and comparing
     // their pages was most of a flush (ParseLayout of zero pages: 0.37 us per SET at -P 16).
-    // A read that would wait is noted and the others go on, so that one fetch brings all.
-    Status busy;
-    auto note = [&busy](Status st) {
-      if (!st.IsBusy() || NoWaitReads::Current() == nullptr) return st;
-      busy = std::move(st);
-      return Status::OK();
-    };
-    SLOTKV_RETURN_IF_ERROR(note(buckets->PrefetchBuckets(first, end)));
+    ReadMisses misses;
+    Status st = buckets->PrefetchBuckets(first, end);
+    misses.Take(st);
+    SLOTKV_RETURN_IF_ERROR(st);
     pending.reserve(group.map.size());
     std::vector<wal::LogPos> positions;
     std::vector<size_t> to_read;  // the pending index of each position
@@ -204,16 +201,21 @@ Status Slot::Impl::FlushGroup(uint32_t g) {
       pending.push_back(p);
     });
     std::vector<wal::Record> records;
-    SLOTKV_RETURN_IF_ERROR(note(log->ReadMany(positions, &records)));
-    // Segments compaction may copy (chosen again after the merge, which may add some): read
-    // here only to reach the page cache.
-    if (!compaction_deferred) {
+    st = log->ReadMany(positions, &records);
+    misses.Take(st);
+    SLOTKV_RETURN_IF_ERROR(st);
+    // With no-wait reads, the segments compaction may copy (chosen again after the merge,
+    // which may add some) are read here only to reach the page cache; reads that may wait
+    // would read them twice.
+    if (!compaction_deferred && NoWaitReads::Current() != nullptr) {
       for (uint32_t segment : chunks->CompactionCandidates(g, kCompactSegmentsPerFlush)) {
         std::vector<chunk::ChunkRecord> unused;
-        SLOTKV_RETURN_IF_ERROR(note(chunks->ReadSegment(segment, &unused)));
+        st = chunks->ReadSegment(segment, &unused);
+        misses.Take(st);
+        SLOTKV_RETURN_IF_ERROR(st);
       }
     }
-    SLOTKV_RETURN_IF_ERROR(busy);
+    SLOTKV_RETURN_IF_ERROR(misses.status());
     for (uint32_t b = first; b < end; ++b) {
       if (buckets->bucket_cell_count(b) == 0) continue;
       SLOTKV_RETURN_IF_ERROR(buckets->ReadBucket(b, &bucket_cells[b - first].cells));
@@ -225,16 +227,15 @@ Status Slot::Impl::FlushGroup(uint32_t g) {
     }
     return Status::OK();
   };
-  if (flush_no_wait && NoWaitReads::Current() == nullptr) {
-    NoWaitReads scope;
+  {
+    std::optional<NoWaitReads> scope;  // only the reads above: later ones may wait
+    if (flush_no_wait && NoWaitReads::Current() == nullptr) scope.emplace();
     Status st = read();
-    if (!scope.blocked().empty()) {
-      flush_blocked = scope.Take();
+    if (scope && !scope->blocked().empty()) {
+      flush_blocked = scope->Take();
       return Status::Busy("flush: its reads would wait for the disk");
     }
     SLOTKV_RETURN_IF_ERROR(st);
-  } else {
-    SLOTKV_RETURN_IF_ERROR(read());
   }
   for (BucketCells& bc : bucket_cells) bc.BuildIndex();
 

@@ -319,21 +319,17 @@ Status Log::ReadMany(const std::vector<LogPos>& positions, std::vector<Record>* 
         {.offset = positions[i].offset, .n = positions[i].size, .buf = bytes.data() + used});
     used += positions[i].size;
   }
-  // A file's reads that would wait (NoWaitReads) leave the other files' to go on: one fetch
-  // brings all.
-  Status busy;
+  // A file's reads that would wait leave the other files' to go on.
+  ReadMisses misses;
   for (auto& [file_no, batch] : batches) {
     Status st = m.files.at(file_no).file->ReadMany(batch);
-    if (st.IsBusy() && NoWaitReads::Current() != nullptr) {
-      busy = std::move(st);
-      continue;
-    }
+    if (misses.Take(st)) continue;
     SLOTKV_RETURN_IF_ERROR(st);
     for (const ReadRequest& r : batch) {
       if (r.done != r.n) return CorruptionAt(file_no, r.offset, "short read");
     }
   }
-  SLOTKV_RETURN_IF_ERROR(busy);
+  SLOTKV_RETURN_IF_ERROR(misses.status());
   for (size_t i = 0; i < positions.size(); ++i) {
     std::string_view in = !in_memory[i].empty()
                               ? in_memory[i]

@@ -62,6 +62,21 @@ struct EvictedFile {
   bool evicted = WriteEvicted(*fs, path);
 };
 
+TEST_CASE("ReadMisses takes the Busy of a no-wait scope only") {
+  ReadMisses misses;
+  Status busy = Status::Busy("read would wait for the disk");
+  CHECK_FALSE(misses.Take(busy));  // no scope: a Busy of something else
+  CHECK(busy.IsBusy());
+  NoWaitReads scope;
+  Status error = Status::IOError("read: EIO");
+  CHECK_FALSE(misses.Take(error));
+  CHECK(error.IsIOError());
+  CHECK(misses.status().ok());
+  CHECK(misses.Take(busy));
+  CHECK(busy.ok());
+  CHECK(misses.status().IsBusy());
+}
+
 TEST_CASE("no-wait reads miss the page cache, the ring fetches, the retry hits") {
   EvictedFile f;
   if (!f.evicted) {

@@ -31,6 +31,13 @@ NoWaitReads::~NoWaitReads() {
 
 NoWaitReads* NoWaitReads::Current() { return tl_scope; }
 
+bool ReadMisses::Take(Status& st) {
+  if (!st.IsBusy() || tl_scope == nullptr) return false;
+  busy_ = std::move(st);
+  st = Status::OK();
+  return true;
+}
+
 Status NoWaitReads::Blocked(int fd, uint64_t offset, size_t n) {
   blocked_.push_back({fcntl(fd, F_DUPFD_CLOEXEC, 0), offset, n});
   return Status::Busy("read would wait for the disk");

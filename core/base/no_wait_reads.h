@@ -33,6 +33,18 @@ inline constexpr int kNoWaitTries = 3;
 // Closes the descriptors of reads that will not be fetched, and clears reads.
 void CloseBlocked(std::vector<BlockedRead>& reads);
 
+// Lets a batch of reads go on past those that would wait, so that one fetch brings them all.
+// Take(st): a Busy met in a NoWaitReads scope is taken (st becomes OK, true is returned); any
+// other status stays in st. status(): OK, or the Busy of the reads taken.
+class ReadMisses {
+ public:
+  bool Take(Status& st);
+  Status status() const { return busy_; }
+
+ private:
+  Status busy_;
+};
+
 class NoWaitReads {
  public:
   // Makes this thread's reads no-wait until destroyed. REQUIRES: no other scope is alive here.
