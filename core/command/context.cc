@@ -73,12 +73,11 @@ void AsyncContext::CommitHere() {
 }
 
 bool AsyncContext::Settle(const std::function<void()>& then) {
-  // A holder's slots stay taken while it waits: it commits at once, as before.
+  if (server.blocking) server.blocking->ServeReady();
   if (holder) {
-    CommitHere();
+    NoteHeldWrites();
     return false;
   }
-  if (server.blocking) server.blocking->ServeReady();
   if (!WroteHere()) {
     NoteOutcome();
     return false;
@@ -88,6 +87,15 @@ bool AsyncContext::Settle(const std::function<void()>& then) {
     then();
   });
   return true;
+}
+
+void AsyncContext::NoteHeldWrites() {
+  if (trace.writes == noted_writes_) return;
+  noted_writes_ = trace.writes;
+  holder->wrote[static_cast<size_t>(server.executor->current())] = 1;
+  // The worker's next group commit writes them (with what other tasks wrote meanwhile) and
+  // runs before whatever this task posts here next; Finish waits for it.
+  server.executor->AfterCommit([] {});
 }
 
 void AsyncContext::Absorb(const AsyncContext& sub) {
@@ -240,6 +248,7 @@ void AsyncContext::ReleaseHere(std::function<void()> done) {
   const int w = ex.current();
   // The units close: the worker's next group commit writes each as one unit (with what others
   // write there once the slots are back: none of it is acknowledged before that commit).
+  holder->wrote[static_cast<size_t>(w)] = 0;
   std::vector<slot::Slot*>& dirty = (*server.dirty)[static_cast<size_t>(w)];
   for (slot::Slot* unit : std::exchange(holder->units[static_cast<size_t>(w)], {})) {
     unit->Unhold();
@@ -278,7 +287,8 @@ bool AsyncContext::ReleaseHeld(std::coroutine_handle<> h) {
   std::vector<bool> involved(static_cast<size_t>(workers), false);
   for (uint32_t s : holder->slots) involved[static_cast<size_t>(ex.OwnerOf(s))] = true;
   for (int w = 0; w < workers; ++w) {
-    if (!holder->units[static_cast<size_t>(w)].empty()) involved[static_cast<size_t>(w)] = true;
+    const auto i = static_cast<size_t>(w);
+    if (!holder->units[i].empty() || holder->wrote[i]) involved[i] = true;
   }
   auto round = std::make_shared<ReleaseRound>();
   round->task = h;
@@ -303,16 +313,18 @@ bool AsyncContext::ReleaseHeld(std::coroutine_handle<> h) {
 
 Task AsyncContext::Finish() {
   LeaveVisit();
-  if (holder && std::any_of(holder->units.begin(), holder->units.end(),
-                            [](const auto& u) { return !u.empty(); })) {
-    // Units to commit first, on every worker involved at once; the reply waits for them.
+  if (holder) NoteHeldWrites();
+  if (holder && (std::any_of(holder->units.begin(), holder->units.end(),
+                             [](const auto& u) { return !u.empty(); }) ||
+                 std::any_of(holder->wrote.begin(), holder->wrote.end(),
+                             [](char w) { return w != 0; }))) {
+    // Writes to commit first, on every worker involved at once; the reply waits for them.
     co_await ReleaseHeldAwait{this};
     NoteOutcome();
     round_.reset();
   } else if (holder) {
-    // Nothing to commit (its writes were, when it left each worker; those here are committed
-    // before the reply): the slots go back on their owners, behind nothing the reply waits for.
-    CommitHere();
+    // Nothing to commit: the slots go back on their owners, behind nothing the reply waits for.
+    NoteOutcome();
     Executor& ex = *server.executor;
     for (uint32_t s : holder->slots) {
       if (ex.OwnerOf(s) == ex.current()) {

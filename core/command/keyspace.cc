@@ -450,7 +450,9 @@ void Store::AfterPut(slot::Slot* s, std::string_view key, ValueType type) {
 
 void Store::NoteWrite(slot::Slot* s) {
   if (std::find(dirty_->begin(), dirty_->end(), s) == dirty_->end()) dirty_->push_back(s);
-  if (trace_ != nullptr) trace_->Add(s);
+  if (trace_ == nullptr) return;
+  trace_->Add(s);
+  ++trace_->writes;
 }
 
 Result<slot::ScanResult> Store::Scan(uint64_t cursor, size_t count) {

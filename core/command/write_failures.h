@@ -30,6 +30,7 @@ namespace slotkv::command {
 struct WriteTrace {
   uint64_t mark = 0;
   std::vector<const slot::Slot*> slots;
+  uint64_t writes = 0;  // Store writes made, so a task can tell whether it wrote since a point
   void Add(const slot::Slot* s);
 };
 

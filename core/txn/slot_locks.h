@@ -38,7 +38,8 @@ namespace slotkv::txn {
 // One transaction's hold (EXEC, a multi-key command, a task visiting a slot).
 struct Holder {
   explicit Holder(int workers, bool hold_units = true)
-      : hold_units(hold_units), units(static_cast<size_t>(workers)) {}
+      : hold_units(hold_units), units(static_cast<size_t>(workers)),
+        wrote(static_cast<size_t>(workers), 0) {}
 
   // Whether the engine slots it writes keep their records as one WAL unit until it ends
   // (slot::Slot::Hold), so a crash leaves all of its writes to a slot or none. Only a holder
@@ -47,6 +48,9 @@ struct Holder {
   // Engine slots written while holding, by worker: Hold() on them, to commit at the end. Each
   // entry is touched on its worker only.
   std::vector<std::vector<slot::Slot*>> units;
+  // Workers where it wrote outside units: their group commit writes that, and its end waits
+  // for it. Each entry is touched on its worker only.
+  std::vector<char> wrote;
   // Slots it holds (whole, or keys of), in the order taken (ascending Order).
   std::vector<uint32_t> slots;
   // What it takes of each slot: these keys, or (a slot not listed, or none listed at all)

@@ -125,14 +125,15 @@ def test_sigkill_right_after_acknowledged_writes(make_server):
     assert got == [None] + [b"v%d" % i for i in range(1, 200)]
 
 
-def run_writers(server, seconds, round_no, n_threads=4, keys_per_thread=300):
-    """Writers SET until the server is killed; returns per-thread (acked dict, in-flight)."""
+def run_writers(server, seconds, round_no, n_threads=4, keys_per_thread=300, mset=False):
+    """Writers SET (or MSET three keys, of different slots) until the server is killed; returns
+    per-thread (acked dict, in-flight pairs)."""
     results = [None] * n_threads
     started = threading.Barrier(n_threads + 1)
 
     def writer(t):
         c = server.client(socket_timeout=20)
-        acked, inflight, seq = {}, None, 0
+        acked, inflight, seq = {}, [], 0
         started.wait()
         try:
             while True:
@@ -140,10 +141,13 @@ def run_writers(server, seconds, round_no, n_threads=4, keys_per_thread=300):
                 value = b"r%d-w%d-%d" % (round_no, t, seq)
                 if seq % 7 == 0:
                     value += long_value(seq, 2000)  # some values take the long-value path
-                inflight = (key, value)
-                assert c.execute_command("SET", key, value) == b"OK"
-                acked[key] = value
-                inflight = None
+                inflight = [(key, value)]
+                if mset:
+                    inflight += [(key + b":%s" % tag, value) for tag in (b"m", b"n")]
+                args = [a for pair in inflight for a in pair]
+                assert c.execute_command("MSET" if mset else "SET", *args) == b"OK"
+                acked.update(inflight)
+                inflight = []
                 seq += 1
         except (redis.ConnectionError, redis.TimeoutError, ConnectionError, OSError):
             pass
@@ -167,9 +171,8 @@ def check_acked(client, results, previous=None):
     Returns the number of distinct keys acknowledged."""
     total = 0
     for t, (acked, inflight) in enumerate(results):
-        keys = list(acked)
-        if inflight is not None and inflight[0] not in acked:
-            keys.append(inflight[0])
+        pending = dict(inflight)
+        keys = list(acked) + [k for k in pending if k not in acked]
         if not keys:
             continue
         got = dict(zip(keys, client.execute_command("MGET", *keys)))
@@ -181,8 +184,8 @@ def check_acked(client, results, previous=None):
                 allowed.add(previous[key])  # never acked this round: the older value stays
             else:
                 allowed.add(None)
-            if inflight is not None and inflight[0] == key:
-                allowed.add(inflight[1])
+            if key in pending:
+                allowed.add(pending[key])
             assert got[key] in allowed, "thread %d key %r: got %r, allowed %r" % (
                 t, key, (got[key] or b"")[:40], [(a or b"")[:40] for a in allowed])
         total += len(acked)
@@ -190,8 +193,7 @@ def check_acked(client, results, previous=None):
     touched = set()
     for acked, inflight in results:
         touched.update(acked)
-        if inflight is not None:
-            touched.add(inflight[0])
+        touched.update(k for k, _ in inflight)
     untouched = sorted(set(previous or {}) - touched)
     if untouched:
         got = client.execute_command("MGET", *untouched)
@@ -203,18 +205,23 @@ def test_sigkill_under_write_load_loses_no_acknowledged_write(make_server):
     sigkill_rounds(make_server())
 
 
+# A multi-key write's reply waits for the group commits of every worker it wrote on.
+def test_sigkill_under_mset_load_loses_no_acknowledged_write(make_server):
+    sigkill_rounds(make_server(), mset=True)
+
+
 # WAL writes through the worker's io_uring: a reply leaves from the write's completion
 @pytest.mark.slotkv_only
-@pytest.mark.parametrize("fsync", ["always", "everysec"])
-def test_sigkill_with_io_uring_wal_writes(make_server, fsync):
-    sigkill_rounds(make_server(["--wal-io-uring-writes", "yes", "--appendfsync", fsync]))
+@pytest.mark.parametrize("fsync,mset", [("always", False), ("everysec", False), ("always", True)])
+def test_sigkill_with_io_uring_wal_writes(make_server, fsync, mset):
+    sigkill_rounds(make_server(["--wal-io-uring-writes", "yes", "--appendfsync", fsync]), mset)
 
 
-def sigkill_rounds(s):
+def sigkill_rounds(s, mset=False):
     """Two rounds of writers killed by SIGKILL, each checked after the restart."""
     state = {}
     for round_no in range(2):  # the second round crashes a server that itself recovered
-        results = run_writers(s, 1.0 if round_no else 2.0, round_no)
+        results = run_writers(s, 1.0 if round_no else 2.0, round_no, mset=mset)
         s.start()
         c = s.client()
         total = check_acked(c, results, previous=state)
@@ -223,8 +230,7 @@ def sigkill_rounds(s):
         keys = set(state)
         for acked, inflight in results:
             keys.update(acked)
-            if inflight is not None:
-                keys.add(inflight[0])
+            keys.update(k for k, _ in inflight)
         keys = sorted(keys)
         state = dict(zip(keys, c.execute_command("MGET", *keys)))
         state = {k: v for k, v in state.items() if v is not None}
