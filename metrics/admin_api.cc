@@ -84,33 +84,9 @@ HttpResponse ConfigReply(const std::string& name, const std::string& value) {
 }  // namespace
 
 void SlotJson(const SlotSnapshot& s, Json& j) {
-  const slot::SlotStats& t = s.stats;
   j.BeginObject();
   j.Key("slot").Uint(s.slot).Key("worker").Int(s.worker).Key("keys").Uint(s.keys);
-  j.Key("wal_entries").Uint(t.wal_entries).Key("wal_bytes").Uint(t.wal_bytes);
-  j.Key("wal_truncated_bytes").Uint(t.wal_truncated_bytes);
-  j.Key("failed").Uint(t.failed).Key("write_failures").Uint(t.write_failures);
-  j.Key("recoveries").Uint(t.recoveries);
-  j.Key("disk_bytes").Uint(t.disk_bytes);
-  j.Key("user_bytes_written").Uint(t.user_bytes_written);
-  j.Key("disk_bytes_written").Uint(t.disk_bytes_written);
-  j.Key("flushes").Uint(t.flushes).Key("flush_usec").Uint(t.flush_usec);
-  j.Key("flush_fetches").Uint(t.flush_fetches);
-  j.Key("publishes").Uint(t.publishes).Key("publish_wait_usec").Uint(t.publish_wait_usec);
-  j.Key("bucket_splits").Uint(t.bucket_splits);
-  j.Key("chunk_segments_used").Uint(t.chunk_segments_used);
-  j.Key("chunk_segments_free").Uint(t.chunk_segments_free);
-  j.Key("compacted_bytes").Uint(t.compacted_bytes);
-  j.Key("expired_keys").Uint(t.expired_keys);
-  j.Key("value_cache_hits").Uint(t.value_cache_hits);
-  j.Key("value_cache_misses").Uint(t.value_cache_misses);
-  j.Key("bucket_cache_hits").Uint(t.bucket_cache_hits);
-  j.Key("bucket_cache_misses").Uint(t.bucket_cache_misses);
-  j.Key("chunk_cache_hits").Uint(t.chunk_cache_hits);
-  j.Key("chunk_cache_misses").Uint(t.chunk_cache_misses);
-  j.Key("compressed_raw_bytes").Uint(t.compressed_raw_bytes);
-  j.Key("compressed_stored_bytes").Uint(t.compressed_stored_bytes);
-  j.Key("value_deltas").Uint(t.value_deltas);
+  for (const slot::SlotStatRow& r : slot::kSlotStatRows) j.Key(r.key).Uint(s.stats.*r.field);
   j.EndObject();
 }
 

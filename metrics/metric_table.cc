@@ -47,116 +47,6 @@ const MetricDef kMetrics[] = {
      .help = "Keys in the slot (all databases)",
      .labels = Labels::kSlot,
      .slot = [](const SlotSnapshot& s) { return U(s.keys); }},
-    {.name = "slotkv_slot_wal_entries",
-     .type = MetricType::Gauge,
-     .help = "Writes in the WAL not yet persisted to buckets",
-     .labels = Labels::kSlot,
-     .slot = [](const SlotSnapshot& s) { return U(s.stats.wal_entries); }},
-    {.name = "slotkv_slot_wal_bytes",
-     .type = MetricType::Gauge,
-     .help = "Bytes of WAL files on disk",
-     .labels = Labels::kSlot,
-     .slot = [](const SlotSnapshot& s) { return U(s.stats.wal_bytes); }},
-    {.name = "slotkv_slot_disk_bytes",
-     .type = MetricType::Gauge,
-     .help = "Bytes on disk: WAL, bucket pages, chunks",
-     .labels = Labels::kSlot,
-     .slot = [](const SlotSnapshot& s) { return U(s.stats.disk_bytes); }},
-    {.name = "slotkv_slot_user_bytes_written_total",
-     .type = MetricType::Counter,
-     .help = "Key and value bytes of every write",
-     .labels = Labels::kSlot,
-     .slot = [](const SlotSnapshot& s) { return U(s.stats.user_bytes_written); }},
-    {.name = "slotkv_slot_disk_bytes_written_total",
-     .type = MetricType::Counter,
-     .help = "Bytes written to files (WAL, pages, chunks)",
-     .labels = Labels::kSlot,
-     .slot = [](const SlotSnapshot& s) { return U(s.stats.disk_bytes_written); }},
-    {.name = "slotkv_slot_wal_truncated_bytes_total",
-     .type = MetricType::Counter,
-     .help = "Bytes of torn tails cut from the newest WAL file when the slot opened",
-     .labels = Labels::kSlot,
-     .slot = [](const SlotSnapshot& s) { return U(s.stats.wal_truncated_bytes); }},
-    {.name = "slotkv_slot_failed",
-     .type = MetricType::Gauge,
-     .help = "1 while the slot refuses writes after an I/O failure (it retries every second)",
-     .labels = Labels::kSlot,
-     .slot = [](const SlotSnapshot& s) { return U(s.stats.failed); }},
-    {.name = "slotkv_slot_write_failures_total",
-     .type = MetricType::Counter,
-     .help = "Commits, flushes and syncs of the slot that failed",
-     .labels = Labels::kSlot,
-     .slot = [](const SlotSnapshot& s) { return U(s.stats.write_failures); }},
-    {.name = "slotkv_slot_recoveries_total",
-     .type = MetricType::Counter,
-     .help = "Reopens of the slot after a failure, taking writes again",
-     .labels = Labels::kSlot,
-     .slot = [](const SlotSnapshot& s) { return U(s.stats.recoveries); }},
-    {.name = "slotkv_slot_flushes_total",
-     .type = MetricType::Counter,
-     .help = "WAL groups persisted into buckets",
-     .labels = Labels::kSlot,
-     .slot = [](const SlotSnapshot& s) { return U(s.stats.flushes); }},
-    {.name = "slotkv_slot_flush_seconds_total",
-     .type = MetricType::Counter,
-     .help = "Time spent persisting WAL groups",
-     .labels = Labels::kSlot,
-     .slot = [](const SlotSnapshot& s) { return U(s.stats.flush_usec) / 1e6; }},
-    {.name = "slotkv_slot_flush_fetches_total",
-     .type = MetricType::Counter,
-     .help = "Flush steps put off while their reads were fetched from the disk",
-     .labels = Labels::kSlot,
-     .slot = [](const SlotSnapshot& s) { return U(s.stats.flush_fetches); }},
-    {.name = "slotkv_slot_publishes_total",
-     .type = MetricType::Counter,
-     .help = "Flush marks published after a sync of the data files",
-     .labels = Labels::kSlot,
-     .slot = [](const SlotSnapshot& s) { return U(s.stats.publishes); }},
-    {.name = "slotkv_slot_publish_wait_seconds_total",
-     .type = MetricType::Counter,
-     .help = "Time a worker waited for the data-file syncs of publishes (not io_uring ones)",
-     .labels = Labels::kSlot,
-     .slot = [](const SlotSnapshot& s) { return U(s.stats.publish_wait_usec) / 1e6; }},
-    {.name = "slotkv_slot_bucket_splits_total",
-     .type = MetricType::Counter,
-     .help = "Key bucket splits",
-     .labels = Labels::kSlot,
-     .slot = [](const SlotSnapshot& s) { return U(s.stats.bucket_splits); }},
-    {.name = "slotkv_slot_chunk_segments_used",
-     .type = MetricType::Gauge,
-     .help = "Value chunk segments holding values",
-     .labels = Labels::kSlot,
-     .slot = [](const SlotSnapshot& s) { return U(s.stats.chunk_segments_used); }},
-    {.name = "slotkv_slot_chunk_segments_free",
-     .type = MetricType::Gauge,
-     .help = "Value chunk segments free for reuse",
-     .labels = Labels::kSlot,
-     .slot = [](const SlotSnapshot& s) { return U(s.stats.chunk_segments_free); }},
-    {.name = "slotkv_slot_compaction_reclaimed_bytes_total",
-     .type = MetricType::Counter,
-     .help = "Segment bytes freed by compaction",
-     .labels = Labels::kSlot,
-     .slot = [](const SlotSnapshot& s) { return U(s.stats.compacted_bytes); }},
-    {.name = "slotkv_slot_expired_keys_total",
-     .type = MetricType::Counter,
-     .help = "Expired keys reclaimed",
-     .labels = Labels::kSlot,
-     .slot = [](const SlotSnapshot& s) { return U(s.stats.expired_keys); }},
-    {.name = "slotkv_slot_compressed_raw_bytes_total",
-     .type = MetricType::Counter,
-     .help = "Bytes of the values written compressed, before compression",
-     .labels = Labels::kSlot,
-     .slot = [](const SlotSnapshot& s) { return U(s.stats.compressed_raw_bytes); }},
-    {.name = "slotkv_slot_compressed_stored_bytes_total",
-     .type = MetricType::Counter,
-     .help = "Bytes of the values written compressed, as stored",
-     .labels = Labels::kSlot,
-     .slot = [](const SlotSnapshot& s) { return U(s.stats.compressed_stored_bytes); }},
-    {.name = "slotkv_slot_value_deltas_total",
-     .type = MetricType::Counter,
-     .help = "Collection writes logged as a delta against the version held in memory",
-     .labels = Labels::kSlot,
-     .slot = [](const SlotSnapshot& s) { return U(s.stats.value_deltas); }},
     {.name = "slotkv_slot_compression_ratio",
      .type = MetricType::Gauge,
      .help = "Raw / stored bytes of the values written compressed (1 when none)",
@@ -350,13 +240,37 @@ prometheus::ClientMetric Sample(MetricType type, double value,
   return m;
 }
 
+std::vector<MetricDef> AllMetrics() {
+  std::vector<MetricDef> all(std::begin(kMetrics), std::end(kMetrics));
+  // After slotkv_slot_keys, the first row.
+  auto at = all.begin() + 1;
+  for (const slot::SlotStatRow& r : slot::kSlotStatRows) {
+    if (r.metric.empty()) continue;
+    at = all.insert(at, MetricDef{.name = r.metric,
+                                  .type = r.kind == slot::StatKind::kCounter ? MetricType::Counter
+                                                                             : MetricType::Gauge,
+                                  .help = r.help,
+                                  .labels = Labels::kSlot,
+                                  .stat = &r}) +
+         1;
+  }
+  return all;
+}
+
+double SlotValue(const MetricDef& def, const SlotSnapshot& s) {
+  return def.stat != nullptr ? U(s.stats.*def.stat->field) * def.stat->metric_scale : def.slot(s);
+}
+
 }  // namespace
 
-std::span<const MetricDef> Metrics() { return kMetrics; }
+std::span<const MetricDef> Metrics() {
+  static const std::vector<MetricDef> all = AllMetrics();
+  return all;
+}
 
 std::vector<prometheus::MetricFamily> Collect(const ServerSnapshot& snapshot) {
   std::vector<prometheus::MetricFamily> families;
-  for (const MetricDef& def : kMetrics) {
+  for (const MetricDef& def : Metrics()) {
     prometheus::MetricFamily f;
     f.name = std::string(def.name);
     f.help = std::string(def.help);
@@ -367,7 +281,7 @@ std::vector<prometheus::MetricFamily> Collect(const ServerSnapshot& snapshot) {
         break;
       case Labels::kSlot:
         for (const SlotSnapshot& s : snapshot.slots) {
-          f.metric.push_back(Sample(def.type, def.slot(s), {{"slot", std::to_string(s.slot)}}));
+          f.metric.push_back(Sample(def.type, SlotValue(def, s), {{"slot", std::to_string(s.slot)}}));
         }
         break;
       case Labels::kSlotCache:

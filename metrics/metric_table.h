@@ -1,5 +1,6 @@
 // The metric table: every metric /metrics exports, one row each (name, type, help, labels, and
-// how to read it from a ServerSnapshot). Collect turns a snapshot into prometheus-cpp metric
+// how to read it from a ServerSnapshot); the per-slot engine stats' rows are made from
+// slot::kSlotStatRows (slot/slot_stats.h). Collect turns a snapshot into prometheus-cpp metric
 // families; RenderText gives the Prometheus text format (0.0.4) through prometheus-cpp's
 // TextSerializer. docs/metrics.md lists the same metrics for users.
 #pragma once
@@ -39,8 +40,10 @@ struct MetricDef {
   double (*command)(const CommandSnapshot&) = nullptr;
   double (*replica)(const ReplicaSnapshot&) = nullptr;
   double (*slot_replica)(const ReplicaSnapshot&, uint32_t slot) = nullptr;
+  const slot::SlotStatRow* stat = nullptr;  // a slot stat's row (labels kSlot)
 };
 
+// Every row, the slot stats' among the other per-slot ones.
 std::span<const MetricDef> Metrics();
 
 std::vector<prometheus::MetricFamily> Collect(const ServerSnapshot& snapshot);

@@ -28,11 +28,12 @@ TEST_CASE("metrics: every row is well formed and names are unique") {
                   def.name);
     const int readers = (def.server != nullptr) + (def.slot != nullptr) +
                         (def.cache != nullptr) + (def.command != nullptr) +
-                        (def.replica != nullptr) + (def.slot_replica != nullptr);
+                        (def.replica != nullptr) + (def.slot_replica != nullptr) +
+                        (def.stat != nullptr);
     CHECK(readers == 1);
     switch (def.labels) {
       case Labels::kNone: CHECK((def.server != nullptr)); break;
-      case Labels::kSlot: CHECK((def.slot != nullptr)); break;
+      case Labels::kSlot: CHECK((def.slot != nullptr || def.stat != nullptr)); break;
       case Labels::kSlotCache: CHECK((def.cache != nullptr)); break;
       case Labels::kCommand: CHECK((def.command != nullptr)); break;
       case Labels::kReplica: CHECK((def.replica != nullptr)); break;

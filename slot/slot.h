@@ -59,6 +59,7 @@
 #include "core/base/fs.h"
 #include "core/base/status.h"
 #include "slot/dictionaries.h"
+#include "slot/slot_stats.h"
 #include "core/types/decoded_page.h"
 #include "core/types/value_type.h"
 #include "wal/log.h"
@@ -167,79 +168,6 @@ struct StoredItem {
 struct StoredScan {
   std::vector<StoredItem> items;
   uint64_t next_cursor = 0;  // 0 = the scan is complete
-};
-
-struct SlotStats {
-  uint64_t user_bytes_written = 0;  // key + value bytes of every Put
-  uint64_t disk_bytes_written = 0;  // log + bucket pages + chunks
-  uint64_t disk_bytes = 0;          // on disk now: log files + pages + chunks
-  uint64_t wal_entries = 0;         // in group maps, not yet persisted
-  uint64_t wal_map_bytes = 0;       // memory of those group maps
-  uint64_t wal_bytes = 0;
-  uint64_t wal_truncated_bytes = 0;  // torn tails cut from the newest log file at open
-  uint64_t failed = 0;          // 1 while writes are refused after an I/O failure (failure())
-  uint64_t write_failures = 0;  // commits, flushes and syncs that failed
-  uint64_t recoveries = 0;      // reopens after a failure (Recover)
-  uint64_t flushes = 0;
-  uint64_t flush_usec = 0;          // time spent in group flushes
-  uint64_t flush_fetches = 0;       // flush steps put off while their reads were fetched
-  uint64_t publishes = 0;           // flush marks published after a sync of the data files
-  uint64_t publish_wait_usec = 0;   // time spent waiting for those syncs (not io_uring ones)
-  uint64_t expired_keys = 0;        // reclaimed by ActiveExpireStep or a flush
-  uint64_t bucket_splits = 0;
-  uint64_t chunk_segments_used = 0;
-  uint64_t chunk_segments_free = 0;
-  uint64_t compacted_segments = 0;
-  uint64_t compacted_bytes = 0;     // segment bytes freed by compaction
-  uint64_t value_cache_hits = 0;
-  uint64_t value_cache_misses = 0;
-  uint64_t value_cache_bytes = 0;
-  uint64_t bucket_cache_hits = 0;
-  uint64_t bucket_cache_misses = 0;  // pages read from the file
-  uint64_t bucket_cache_bytes = 0;
-  uint64_t chunk_cache_hits = 0;
-  uint64_t chunk_cache_misses = 0;
-  uint64_t chunk_cache_bytes = 0;
-  uint64_t compressed_raw_bytes = 0;     // values written compressed: bytes before
-  uint64_t compressed_stored_bytes = 0;  // and after
-  uint64_t value_deltas = 0;  // writes logged as a delta against a held value
-
-  // Adds every field of o (totals over slots or databases).
-  void Add(const SlotStats& o) {
-    user_bytes_written += o.user_bytes_written;
-    disk_bytes_written += o.disk_bytes_written;
-    disk_bytes += o.disk_bytes;
-    wal_entries += o.wal_entries;
-    wal_map_bytes += o.wal_map_bytes;
-    wal_bytes += o.wal_bytes;
-    wal_truncated_bytes += o.wal_truncated_bytes;
-    failed += o.failed;
-    write_failures += o.write_failures;
-    recoveries += o.recoveries;
-    flushes += o.flushes;
-    flush_usec += o.flush_usec;
-    flush_fetches += o.flush_fetches;
-    publishes += o.publishes;
-    publish_wait_usec += o.publish_wait_usec;
-    expired_keys += o.expired_keys;
-    bucket_splits += o.bucket_splits;
-    chunk_segments_used += o.chunk_segments_used;
-    chunk_segments_free += o.chunk_segments_free;
-    compacted_segments += o.compacted_segments;
-    compacted_bytes += o.compacted_bytes;
-    value_cache_hits += o.value_cache_hits;
-    value_cache_misses += o.value_cache_misses;
-    value_cache_bytes += o.value_cache_bytes;
-    bucket_cache_hits += o.bucket_cache_hits;
-    bucket_cache_misses += o.bucket_cache_misses;
-    bucket_cache_bytes += o.bucket_cache_bytes;
-    chunk_cache_hits += o.chunk_cache_hits;
-    chunk_cache_misses += o.chunk_cache_misses;
-    chunk_cache_bytes += o.chunk_cache_bytes;
-    compressed_raw_bytes += o.compressed_raw_bytes;
-    compressed_stored_bytes += o.compressed_stored_bytes;
-    value_deltas += o.value_deltas;
-  }
 };
 
 class Slot {

@@ -289,20 +289,9 @@ void PersistenceSection(const ServerState& state, const EngineTotals& engine, st
   Field(out, "aof_last_write_status", failed == 0 ? "ok" : "err");
   Field(out, "slotkv_failed_slots", failed);
   Field(out, "slotkv_write_failures", state.write_failures.count());
-  Field(out, "slotkv_slot_recoveries", engine.stats.recoveries);
-  Field(out, "slotkv_wal_entries", engine.stats.wal_entries);
-  Field(out, "slotkv_wal_bytes", engine.stats.wal_bytes);
-  Field(out, "slotkv_wal_truncated_bytes", engine.stats.wal_truncated_bytes);
-  Field(out, "slotkv_disk_bytes", engine.stats.disk_bytes);
-  Field(out, "slotkv_disk_bytes_written", engine.stats.disk_bytes_written);
-  Field(out, "slotkv_user_bytes_written", engine.stats.user_bytes_written);
-  Field(out, "slotkv_group_flushes", engine.stats.flushes);
-  Field(out, "slotkv_flush_fetches", engine.stats.flush_fetches);
-  Field(out, "slotkv_value_deltas", engine.stats.value_deltas);
-  Field(out, "slotkv_publishes", engine.stats.publishes);
-  Field(out, "slotkv_publish_wait_usec", engine.stats.publish_wait_usec);
-  Field(out, "slotkv_bucket_splits", engine.stats.bucket_splits);
-  Field(out, "slotkv_compacted_segments", engine.stats.compacted_segments);
+  for (const slot::SlotStatRow& r : slot::kSlotStatRows) {
+    if (!r.info.empty()) Field(out, r.info, engine.stats.*r.field);
+  }
   // Bytes written to files per byte of keys and values written by commands.
   char amp[32];
   std::snprintf(amp, sizeof(amp), "%.2f",

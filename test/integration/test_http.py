@@ -42,7 +42,9 @@ SLOT_FIELDS = ("slot", "worker", "keys", "wal_entries", "wal_bytes", "wal_trunca
                "bucket_splits", "chunk_segments_used", "chunk_segments_free", "compacted_bytes",
                "expired_keys", "value_cache_hits", "value_cache_misses", "bucket_cache_hits",
                "bucket_cache_misses", "chunk_cache_hits", "chunk_cache_misses",
-               "compressed_raw_bytes", "compressed_stored_bytes", "value_deltas")
+               "compressed_raw_bytes", "compressed_stored_bytes", "value_deltas", "wal_map_bytes",
+               "compacted_segments", "value_cache_bytes", "bucket_cache_bytes",
+               "chunk_cache_bytes")
 
 # /metrics families with label slot only, and with labels slot and cache
 SLOT_METRICS = ("slotkv_slot_keys", "slotkv_slot_wal_entries", "slotkv_slot_wal_bytes",
