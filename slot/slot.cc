@@ -324,10 +324,11 @@ Status Slot::Impl::LogRecord(wal::RecordKind kind, std::string_view key, uint64_
   record.value.assign(value);
   log->BeginUnit();  // the writes up to the next commit are one unit
   SLOTKV_ASSIGN_OR_RETURN(wal::LogPos pos, log->Append(record));
+  // While the log's buffer still ends with the record: the tap takes the same bytes.
+  TapRecord(record, log->Appended(pos));
   std::optional<LiveKey> replaced;
   const uint32_t g = Track(record, pos, hash, &replaced);
   if (replaced) NoteReplaced(*replaced, kind == wal::RecordKind::kPut, record.type_tag, value);
-  TapRecord(record);
   unit_open = true;
   wal_pace_bytes += pos.size;
   ReleaseLargeBuffer(&record.value);

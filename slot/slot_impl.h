@@ -473,8 +473,8 @@ struct Slot::Impl {
   // it: 40% values, 40% bucket pages, 20% chunk segments. Evicts what no longer fits.
   void SizeCaches();
   // The commit tap (slot_tap.cc); each a no-op without on_commit.
-  // Copies a logged Put or Delete into the open unit of the tap.
-  void TapRecord(const wal::Record& record);
+  // Copies a logged Put or Delete (encoded: the log's bytes of it) into the tap's open unit.
+  void TapRecord(const wal::Record& record, std::string_view encoded);
   // The log closed the open unit: so does the tap (more bits set on all its records but the
   // last).
   void TapEndUnit();

@@ -1,7 +1,7 @@
 // The commit tap (SlotOptions::on_commit): the Put and Delete records a slot logs, reported in
 // units once a commit wrote them, for the replication stream of the slot.
 //
-// The tap keeps its own copy of each record, encoded as the log encodes it (wal/record.cc),
+// The tap keeps its own copy of each record, the bytes the log encoded (wal/record.cc),
 // because the log's buffer is handed to the file (or the ring) and released. It mirrors the
 // log's units: a record joins the tap's open unit as it joins the log's, and the tap closes
 // the unit where the slot closes the log's (CloseUnit, Hold), setting the more bit on every
@@ -24,10 +24,10 @@
 
 namespace slotkv::slot {
 
-void Slot::Impl::TapRecord(const wal::Record& record) {
+void Slot::Impl::TapRecord(const wal::Record& record, std::string_view encoded) {
   if (!tap) return;
   tap->open_starts.push_back(tap->open.size());
-  wal::EncodeRecord(record, &tap->open);
+  tap->open.append(encoded);
   tap->open_seq = std::max(tap->open_seq, record.seq);
 }
 

@@ -34,6 +34,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cassert>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -123,6 +124,12 @@ Result<LogPos> Log::Append(const Record& record) {
   if (m.in_unit) m.unit.push_back(m.Current().size + start);
   return LogPos{.offset = m.Current().size + start, .file_no = m.current_no,
                 .size = static_cast<uint32_t>(encoded)};
+}
+
+std::string_view Log::Appended(const LogPos& pos) const {
+  const std::string& buffer = impl_->buffer;
+  assert(pos.size <= buffer.size() && pos.file_no == impl_->current_no);
+  return std::string_view(buffer).substr(buffer.size() - pos.size);
 }
 
 void Log::BeginUnit() { impl_->in_unit = true; }

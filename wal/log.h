@@ -84,6 +84,9 @@ class Log {
   // Buffers record as the next record of the open unit (starting one when none is open);
   // returns where it will live. Readable through ReadAt at once.
   Result<LogPos> Append(const Record& record);
+  // The bytes of the record the last Append placed at pos, as encoded (wal/record.h), until
+  // the next call that changes the log. REQUIRES: pos is what that Append returned.
+  std::string_view Appended(const LogPos& pos) const;
   // Opens a unit (a no-op when one is open): the records appended from now on are one unit.
   void BeginUnit();
   // Closes the open unit (a no-op when none is open), held or not: the next write takes it.

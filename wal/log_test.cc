@@ -62,6 +62,18 @@ TEST_CASE("records of every kind replay in order with their positions") {
   CHECK(log->truncated_tail_bytes() == 0);
 }
 
+TEST_CASE("Appended is the record's encoding, after a commit too") {
+  LogEnv env;
+  auto log = env.Open();
+  for (const Record& r : {Put(1, "a", "1"), Put(2, "b", std::string(1000, 'x'))}) {
+    const LogPos pos = *log->Append(r);
+    std::string encoded;
+    EncodeRecord(r, &encoded);
+    CHECK(log->Appended(pos) == encoded);
+    REQUIRE(log->Commit().ok());  // the next record starts an empty buffer
+  }
+}
+
 TEST_CASE("files that are not wal files are ignored") {
   LogEnv env;
   { env.Write(*env.Open(), 1, 2); }
