@@ -401,7 +401,10 @@ TEST_CASE("slot: compressed values read back through every path, types unmasked"
     }
   };
   // Scanned as stored (replication): the dictionary's values stay compressed, tagged so, and
-  // decompress to the value; nothing enters the value cache.
+  // decompress to the value; nothing enters the value cache. How many of the first 300 went
+  // out compressed is up to the trainer thread (Put samples them: training starts at the 100th
+  // and races the first flush; CI's ASan run once saw 140): whatever it is, it stays.
+  std::map<int, bool> first_batch;  // i < 300: compressed
   const auto check_stored = [&](bool flushed) {
     const uint64_t cached = slot->Stats().value_cache_bytes;
     std::map<std::string, StoredItem> items;
@@ -417,7 +420,11 @@ TEST_CASE("slot: compressed values read back through every path, types unmasked"
     for (int i = 0; i < 400; ++i) {
       const StoredItem& item = items["user:" + std::to_string(i)];
       const bool compressed = item.type_tag & kCompressedTag;
-      CHECK(compressed == (flushed && i >= 300));  // the log holds them raw
+      if (i >= 300) {
+        CHECK(compressed == flushed);  // the log holds them raw
+      } else if (auto [it, first] = first_batch.emplace(i, compressed); !first) {
+        CHECK(it->second == compressed);
+      }
       const auto type = static_cast<ValueType>(item.type_tag & ~kCompressedTag);
       CHECK(type == (i < 300 && i % 2 == 0 ? ValueType::kHash : ValueType::kString));
       CHECK(item.seq == slot->GetMeta(item.key).value()->seq);
@@ -440,12 +447,12 @@ TEST_CASE("slot: compressed values read back through every path, types unmasked"
   for (const ScanItem& item : scan->items) {
     CHECK((item.type == ValueType::kString || item.type == ValueType::kHash));
   }
-  // The 100 values written after training went through the group's dictionary, at least
-  // halving them.
+  // The 100 values written after training went through the group's newest dictionary, at
+  // least halving them.
   std::vector<Dictionaries::DictStats> stats = dicts->Stats();
-  REQUIRE(stats.size() == 2);
-  CHECK(stats[1].values == 100);
-  CHECK(stats[1].stored_bytes * 2 < stats[1].raw_bytes);
+  REQUIRE(!stats.empty());
+  CHECK(stats.back().values >= 100);
+  CHECK(stats.back().stored_bytes * 2 < stats.back().raw_bytes);
 }
 
 }  // namespace
