@@ -281,7 +281,8 @@ std::vector<prometheus::MetricFamily> Collect(const ServerSnapshot& snapshot) {
         break;
       case Labels::kSlot:
         for (const SlotSnapshot& s : snapshot.slots) {
-          f.metric.push_back(Sample(def.type, SlotValue(def, s), {{"slot", std::to_string(s.slot)}}));
+          f.metric.push_back(
+              Sample(def.type, SlotValue(def, s), {{"slot", std::to_string(s.slot)}}));
         }
         break;
       case Labels::kSlotCache:

@@ -75,7 +75,9 @@ void AsyncContext::CommitHere() {
 bool AsyncContext::Settle(const std::function<void()>& then) {
   if (server.blocking) server.blocking->ServeReady();
   if (holder) {
-    NoteHeldWrites();
+    // The worker's next group commit writes them (with what other tasks wrote meanwhile) and
+    // runs before whatever this task posts here next; Finish waits for it.
+    if (NoteHeldWrites()) server.executor->AfterCommit([] {});
     return false;
   }
   if (!WroteHere()) {
@@ -89,13 +91,11 @@ bool AsyncContext::Settle(const std::function<void()>& then) {
   return true;
 }
 
-void AsyncContext::NoteHeldWrites() {
-  if (trace.writes == noted_writes_) return;
+bool AsyncContext::NoteHeldWrites() {
+  if (trace.writes == noted_writes_) return false;
   noted_writes_ = trace.writes;
   holder->wrote[static_cast<size_t>(server.executor->current())] = 1;
-  // The worker's next group commit writes them (with what other tasks wrote meanwhile) and
-  // runs before whatever this task posts here next; Finish waits for it.
-  server.executor->AfterCommit([] {});
+  return true;
 }
 
 void AsyncContext::Absorb(const AsyncContext& sub) {
@@ -287,8 +287,7 @@ bool AsyncContext::ReleaseHeld(std::coroutine_handle<> h) {
   std::vector<bool> involved(static_cast<size_t>(workers), false);
   for (uint32_t s : holder->slots) involved[static_cast<size_t>(ex.OwnerOf(s))] = true;
   for (int w = 0; w < workers; ++w) {
-    const auto i = static_cast<size_t>(w);
-    if (!holder->units[i].empty() || holder->wrote[i]) involved[i] = true;
+    if (holder->WroteOn(w)) involved[static_cast<size_t>(w)] = true;
   }
   auto round = std::make_shared<ReleaseRound>();
   round->task = h;
@@ -313,11 +312,8 @@ bool AsyncContext::ReleaseHeld(std::coroutine_handle<> h) {
 
 Task AsyncContext::Finish() {
   LeaveVisit();
-  if (holder) NoteHeldWrites();
-  if (holder && (std::any_of(holder->units.begin(), holder->units.end(),
-                             [](const auto& u) { return !u.empty(); }) ||
-                 std::any_of(holder->wrote.begin(), holder->wrote.end(),
-                             [](char w) { return w != 0; }))) {
+  if (holder) NoteHeldWrites();  // the release's commits below write them
+  if (holder && holder->WroteAny()) {
     // Writes to commit first, on every worker involved at once; the reply waits for them.
     co_await ReleaseHeldAwait{this};
     NoteOutcome();

@@ -307,10 +307,11 @@ class AsyncContext {
   bool Settle(const std::function<void()>& then);
   // Sets commit_status when a slot the task wrote failed since it started.
   void NoteOutcome();
-  // A holder leaving a worker where it wrote: it stays dirty for the worker's group commit
+  // A holder leaving a worker where it wrote since the last call: notes the worker in
+  // Holder::wrote and returns true. What it wrote stays dirty for the worker's group commit
   // (one log write per slot for every task of the turn; committed at once, an MSET of 10 keys
   // paid one per slot it wrote), which Finish waits for.
-  void NoteHeldWrites();
+  bool NoteHeldWrites();
   // Takes in what a sub-task (a command EXEC or a script ran) wrote and its failed commit.
   void Absorb(const AsyncContext& sub);
 

@@ -9,6 +9,13 @@ bool Holder::Holds(uint32_t s) const {
   return std::find(slots.begin(), slots.end(), s) != slots.end();
 }
 
+bool Holder::WroteAny() const {
+  for (size_t w = 0; w < units.size(); ++w) {
+    if (WroteOn(static_cast<int>(w))) return true;
+  }
+  return false;
+}
+
 std::vector<std::string> Holder::KeysOf(uint32_t s) const {
   for (const auto& [slot, k] : keys) {
     if (slot == s) return k;

@@ -61,6 +61,12 @@ struct Holder {
   uint64_t last_order = 0;
 
   bool Holds(uint32_t s) const;
+  // Whether it wrote on worker w (units or not) since that worker last released it; on any.
+  bool WroteOn(int w) const {
+    const auto i = static_cast<size_t>(w);
+    return !units[i].empty() || wrote[i] != 0;
+  }
+  bool WroteAny() const;
   // The keys to take of s (empty: the whole slot).
   std::vector<std::string> KeysOf(uint32_t s) const;
 };

@@ -14,6 +14,19 @@ void RunAll(const std::vector<std::function<void()>>& granted) {
   for (const auto& fn : granted) fn();
 }
 
+TEST_CASE("a holder tells the workers it wrote on, by units or plain writes") {
+  Holder h(3, /*hold_units=*/true);
+  CHECK_FALSE(h.WroteAny());
+  h.wrote[2] = 1;
+  CHECK(h.WroteOn(2));
+  CHECK_FALSE(h.WroteOn(0));
+  CHECK(h.WroteAny());
+  h.wrote[2] = 0;
+  h.units[1].push_back(nullptr);  // a unit's slot (not dereferenced)
+  CHECK(h.WroteOn(1));
+  CHECK(h.WroteAny());
+}
+
 TEST_CASE("a free slot is taken whole at once and freed by its release") {
   SlotLocks locks(8, 2);
   Holder a(2);
