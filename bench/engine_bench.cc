@@ -1,6 +1,6 @@
-// Engine benchmark: loads N keys with V-byte values into S slots on one thread, persists them
-// (Flush), and measures reads in three states, each with the slots' caches given the server's
-// share of --cache-mb (Slot::SetCacheBudget, split evenly as the server splits maxmemory-cache):
+// Engine benchmark: loads N keys with V-byte values into S slots, persists them (Flush), and
+// measures reads in three states, each with the slots' caches given the server's share of
+// --cache-mb (Slot::SetCacheBudget, split evenly as the server splits maxmemory-cache):
 //   hot:  after a reopen, Zipf-distributed (s = 0.99) reads over a hot set of keys sized to
 //         about a quarter of the cache budget, after a warm-up that reads each of them twice
 //         (the value cache admits a value on its second miss): reads served in-process by the
@@ -14,6 +14,10 @@
 //
 // Usage: engine_bench --keys N --value-size V --slots S --dir DIR
 //                     [--fsync always|everysec|no] [--gets N] [--batch B] [--cache-mb M]
+//                     [--threads T]
+// T threads (default: one per CPU core, as the server's workers, at most S) each own the slots
+// s with s % T == t, as a server worker owns its slots, and do every put and read of their keys
+// with no locks; each phase's rate is all threads' operations over the phase's wall time.
 // Writes are committed every B puts and reads are issued B keys per slot at a time (MultiGet),
 // as a pipelined client would send them; --batch 1 measures one request at a time. Every value
 // read is checked (hot reads by a digest of the value, the others byte for byte). The timed
@@ -37,6 +41,7 @@
 #include <optional>
 #include <random>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "core/base/clock_cache.h"
@@ -56,7 +61,17 @@ struct Args {
   uint64_t gets = 0;        // 0 = as many as keys (capped at 2M)
   int batch = 64;           // puts per Commit and gets per MultiGet, as from a pipelined client
   uint64_t cache_mb = 256;  // the cache budget of all slots: the server's maxmemory-cache default
+  uint32_t threads = 0;     // 0 = one per CPU core (the server's default workers), at most slots
 };
+
+// Runs fn(t) on threads t = 0..args.threads-1 and waits for all of them.
+void OnThreads(const Args& args, const std::function<void(uint32_t t)>& fn) {
+  std::vector<std::jthread> threads;
+  for (uint32_t t = 0; t < args.threads; ++t) threads.emplace_back(fn, t);
+}
+
+// The thread that owns slot s, as a server worker owns it.
+uint32_t OwnerOf(const Args& args, uint32_t s) { return s % args.threads; }
 
 // The cache budget of each slot: the server gives each of its slots an equal share.
 size_t SlotCacheBytes(const Args& args) {
@@ -140,10 +155,16 @@ void DropPageCache(const std::string& dir) {
 
 // The key index of read j (0-based) of a run of reads.
 using KeyPicker = std::function<uint64_t(uint64_t j)>;
+// Thread t's picker.
+using PickerFor = std::function<KeyPicker(uint32_t t)>;
 
-// Uniformly random keys, the same sequence for the same seed.
-KeyPicker UniformKeys(const Args& args, uint32_t seed) {
-  return [rng = std::mt19937_64(seed), keys = args.keys](uint64_t) mutable { return rng() % keys; };
+// Uniformly random keys, the same sequence for the same seed and thread.
+PickerFor UniformKeys(const Args& args, uint32_t seed) {
+  return [seed, keys = args.keys](uint32_t t) -> KeyPicker {
+    return [rng = std::mt19937_64(seed + 1000 * t), keys](uint64_t) mutable {
+      return rng() % keys;
+    };
+  };
 }
 
 // Whether value is key i's.
@@ -157,41 +178,52 @@ ValueCheck FullCheck(const Args& args) {
   };
 }
 
-// Reads n keys picked by pick back in batches of args.batch per slot (as a pipelined client
-// would send them) and checks every value with check. Returns gets per second.
+// Each thread t draws n keys with pick_for(t), keeps those of its own slots (about n / T) and
+// reads them in batches of args.batch per slot, as a pipelined client would send them,
+// checking every value with a copy of check. Returns all threads' gets per second.
 double ReadBack(std::vector<std::unique_ptr<slot::Slot>>& slots, const Args& args, uint64_t n,
-                const KeyPicker& pick, const ValueCheck& check) {
-  std::vector<std::vector<uint64_t>> pending(slots.size());
-  std::vector<std::vector<std::string>> pending_keys(slots.size());
-  std::vector<std::string_view> views;
-  std::vector<std::optional<std::string>> values;
-  auto drain = [&](uint32_t s) {
-    const std::vector<std::string>& keys = pending_keys[s];
-    views.assign(keys.begin(), keys.end());
-    Status st = slots[s]->MultiGet(views, &values);
-    if (!st.ok()) Die("get", st);
-    for (size_t j = 0; j < pending[s].size(); ++j) {
-      if (!values[j].has_value() || !check(pending[s][j], *values[j])) {
-        std::fprintf(stderr, "get %s: wrong value\n", keys[j].c_str());
-        std::exit(1);
-      }
-    }
-    pending[s].clear();
-    pending_keys[s].clear();
-  };
+                const PickerFor& pick_for, const ValueCheck& check) {
+  std::vector<uint64_t> reads(args.threads);
   double start = Seconds();
-  for (uint64_t j = 0; j < n; ++j) {
-    uint64_t i = pick(j);
-    std::string key = Key(i);
-    uint32_t s = SlotOf(key, args.slots);
-    pending[s].push_back(i);
-    pending_keys[s].push_back(std::move(key));
-    if (pending[s].size() == static_cast<size_t>(args.batch)) drain(s);
-  }
-  for (uint32_t s = 0; s < slots.size(); ++s) {
-    if (!pending[s].empty()) drain(s);
-  }
-  return static_cast<double>(n) / (Seconds() - start);
+  OnThreads(args, [&](uint32_t t) {
+    KeyPicker pick = pick_for(t);
+    ValueCheck own_check = check;
+    std::vector<std::vector<uint64_t>> pending(slots.size());
+    std::vector<std::vector<std::string>> pending_keys(slots.size());
+    std::vector<std::string_view> views;
+    std::vector<std::optional<std::string>> values;
+    auto drain = [&](uint32_t s) {
+      const std::vector<std::string>& keys = pending_keys[s];
+      views.assign(keys.begin(), keys.end());
+      Status st = slots[s]->MultiGet(views, &values);
+      if (!st.ok()) Die("get", st);
+      for (size_t j = 0; j < pending[s].size(); ++j) {
+        if (!values[j].has_value() || !own_check(pending[s][j], *values[j])) {
+          std::fprintf(stderr, "get %s: wrong value\n", keys[j].c_str());
+          std::exit(1);
+        }
+      }
+      reads[t] += pending[s].size();
+      pending[s].clear();
+      pending_keys[s].clear();
+    };
+    for (uint64_t j = 0; j < n; ++j) {
+      uint64_t i = pick(j);
+      std::string key = Key(i);
+      uint32_t s = SlotOf(key, args.slots);
+      if (OwnerOf(args, s) != t) continue;
+      pending[s].push_back(i);
+      pending_keys[s].push_back(std::move(key));
+      if (pending[s].size() == static_cast<size_t>(args.batch)) drain(s);
+    }
+    for (uint32_t s = 0; s < slots.size(); ++s) {
+      if (!pending[s].empty()) drain(s);
+    }
+  });
+  double seconds = Seconds() - start;
+  uint64_t total = 0;
+  for (uint64_t r : reads) total += r;
+  return static_cast<double>(total) / seconds;
 }
 
 // Zipf-distributed ranks 0..n-1: rank r with probability proportional to 1 / (r + 1)^s. Drawn
@@ -283,12 +315,21 @@ double HotReads(std::vector<std::unique_ptr<slot::Slot>>& slots, const Args& arg
                 const HotSet& hot_set, double* hit_ratio) {
   const std::vector<uint64_t>& hot = hot_set.ranks;
   const ValueCheck check = DigestCheck(hot_set);
-  ReadBack(slots, args, 2 * hot.size(), [&](uint64_t j) { return WarmUpKey(hot, j); }, check);
+  ReadBack(
+      slots, args, 2 * hot.size(),
+      [&](uint32_t) -> KeyPicker { return [&](uint64_t j) { return WarmUpKey(hot, j); }; },
+      check);
   Zipf zipf(hot.size(), 0.99);
-  std::mt19937_64 rng(3);
   slot::SlotStats before = TotalStats(slots);
-  double rate =
-      ReadBack(slots, args, n, [&](uint64_t) { return hot[zipf.Next(rng)]; }, check);
+  // Every thread draws n: n * T draws over all, about n reads.
+  double rate = ReadBack(
+      slots, args, n,
+      [&](uint32_t t) -> KeyPicker {
+        return [&zipf, &hot, rng = std::mt19937_64(3 + 1000 * t)](uint64_t) mutable {
+          return hot[zipf.Next(rng)];
+        };
+      },
+      check);
   slot::SlotStats after = TotalStats(slots);
   uint64_t hits = after.value_cache_hits - before.value_cache_hits;
   uint64_t misses = after.value_cache_misses - before.value_cache_misses;
@@ -302,25 +343,27 @@ int Run(const Args& args) {
   auto fs = NewPosixFs();
   auto slots = OpenSlots(fs.get(), args);
 
-  std::string value(args.value_size, '\0');
   double start = Seconds();
-  for (uint64_t i = 0; i < args.keys; ++i) {
-    std::string key = Key(i);
-    FillValue(i, &value);
-    slot::Slot& slot = *slots[SlotOf(key, args.slots)];
-    Status s = slot.Put(key, value, ValueType::kString);
-    if (!s.ok()) Die("put", s);
-    if ((i + 1) % args.batch == 0) {
-      for (auto& sl : slots) {
-        Status c = sl->Commit();
+  OnThreads(args, [&](uint32_t t) {
+    auto commit_own = [&] {
+      for (uint32_t s = t; s < args.slots; s += args.threads) {
+        Status c = slots[s]->Commit();
         if (!c.ok()) Die("commit", c);
       }
+    };
+    std::string value(args.value_size, '\0');
+    uint64_t puts = 0;
+    for (uint64_t i = 0; i < args.keys; ++i) {
+      std::string key = Key(i);
+      uint32_t s = SlotOf(key, args.slots);
+      if (OwnerOf(args, s) != t) continue;
+      FillValue(i, &value);
+      Status st = slots[s]->Put(key, value, ValueType::kString);
+      if (!st.ok()) Die("put", st);
+      if (++puts % args.batch == 0) commit_own();
     }
-  }
-  for (auto& sl : slots) {
-    Status c = sl->Commit();
-    if (!c.ok()) Die("commit", c);
-  }
+    commit_own();
+  });
   double puts_per_s = static_cast<double>(args.keys) / (Seconds() - start);
 
   uint64_t gets = args.gets ? args.gets : std::min<uint64_t>(args.keys, 2000000);
@@ -356,9 +399,9 @@ int Run(const Args& args) {
   double rss_mb = static_cast<double>(usage.ru_maxrss) / 1024.0;
   double write_amp = static_cast<double>(written) / static_cast<double>(user);
   double space_amp = static_cast<double>(disk) / static_cast<double>(live);
-  std::printf("keys=%llu value_size=%zu slots=%u cache_mb=%llu\n",
+  std::printf("keys=%llu value_size=%zu slots=%u cache_mb=%llu threads=%u\n",
               static_cast<unsigned long long>(args.keys), args.value_size, args.slots,
-              static_cast<unsigned long long>(args.cache_mb));
+              static_cast<unsigned long long>(args.cache_mb), args.threads);
   std::printf("load:  %.0f puts/s\n", puts_per_s);
   std::printf("hot:   %.0f gets/s (Zipf s=0.99 over %llu keys, value cache hit ratio %.3f)\n", hot,
               static_cast<unsigned long long>(hot_keys.ranks.size()), hit_ratio);
@@ -394,6 +437,8 @@ int main(int argc, char** argv) {
     else if (flag == "--gets") args.gets = std::strtoull(v, nullptr, 10);
     else if (flag == "--batch") args.batch = std::atoi(v);
     else if (flag == "--cache-mb") args.cache_mb = std::strtoull(v, nullptr, 10);
+    else if (flag == "--threads")
+      args.threads = static_cast<uint32_t>(std::strtoul(v, nullptr, 10));
     else if (flag == "--fsync") {
       std::string p = v;
       if (p == "always") args.fsync = slotkv::wal::FsyncPolicy::kAlways;
@@ -410,5 +455,7 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "--keys, --cache-mb and --batch must be > 0, --slots a power of two\n");
     return 2;
   }
+  if (args.threads == 0) args.threads = std::max(1u, std::thread::hardware_concurrency());
+  args.threads = std::min(args.threads, args.slots);
   return slotkv::Run(args);
 }
