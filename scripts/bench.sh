@@ -5,7 +5,7 @@
 #
 #   scripts/bench.sh [--requests N] [--clients C] [--pipeline P] [--keyspace K] [--value-size V]
 #                    [--tests set,get,incr,mset,lpush,lpop,sadd,hset,zadd,lrange_100,multi]
-#                    [--workers W]
+#                    [--workers W] [--rounds K]
 #
 # Not in the default list: multi is a transaction, MULTI / SET key:<r> / INCR counter:<r> /
 # EXEC, sent as one round trip per operation by bench/resp_bench (redis-benchmark repeats one
@@ -18,8 +18,10 @@
 # that grows (members random over --keyspace; lists grow by every request); slotkv pages every
 # collection above paged-collection-threshold members, so they run --requests like the others.
 #
-# Prints one table row per test (requests/s of each server, and their ratio), then
-# `RESULT <test>_ratio=... ...` (slotkv / redis) so a script can check the figures.
+# Each test runs K rounds (1 by default) on the same two servers, redis-server then slotkv in each
+# round. Prints one table row per test (the median requests/s of each server, the median of the
+# rounds' ratios, and each round's ratio: this machine's noise moves a lone ratio by +-20%), then
+# `RESULT <test>_ratio=... ...` (slotkv / redis, those medians) so a script can check them.
 #
 #   scripts/bench.sh --scale N1,N2,... [--requests R] [--clients C] [--out DIR]
 # runs the scale benchmark instead (scripts/bench-scale.sh: GET/SET throughput and latency, RSS
@@ -46,7 +48,7 @@ cd "$(dirname "$0")/.."
 
 requests=200000 clients=50 pipeline=1 keyspace=100000 value_size=200
 tests=set,get,incr,mset,lpush,lpop,sadd,hset,zadd,lrange_100
-workers=2
+workers=2 rounds=1
 for arg in "$@"; do
   [ "$arg" = --scale ] && exec scripts/bench-scale.sh "$@"
   [ "$arg" = --cpu ] && exec scripts/bench-cpu.sh "$@"
@@ -66,6 +68,7 @@ while [ $# -gt 0 ]; do
     --value-size) value_size=$2 ;;
     --tests) tests=$2 ;;
     --workers) workers=$2 ;;
+    --rounds) rounds=$2 ;;
     *) echo "unknown argument $1" >&2; exit 2 ;;
   esac
   shift 2
@@ -119,14 +122,22 @@ rps() {
     -d "$value_size" --csv -q 2>/dev/null | awk -F'","' 'NR > 1 {v = $2} END {print v}'
 }
 
-printf '| test | redis-server rps | slotkv rps | slotkv/redis |\n|---|---|---|---|\n'
+printf '| test | redis-server rps | slotkv rps | slotkv/redis | rounds |\n|---|---|---|---|---|\n'
 result="RESULT"
 for t in ${tests//,/ }; do
-  r=$(rps "$redis_port" "$t")
-  s=$(rps "$slotkv_port" "$t")
-  ratio=$(awk -v s="$s" -v r="$r" 'BEGIN {printf "%.2f", (r > 0 ? s / r : 0)}')
-  printf '| %s | %s | %s | %s |\n' "$t" "$r" "$s" "$ratio"
+  rounds_out=""
+  for _ in $(seq "$rounds"); do
+    r=$(rps "$redis_port" "$t")
+    s=$(rps "$slotkv_port" "$t")
+    rounds_out="$rounds_out$r $s $(calc '%.2f' "(${r:-0} > 0 ? ${s:-0} / $r : 0)")"$'\n'
+  done
+  r=$(printf '%s' "$rounds_out" | median_of 1)
+  s=$(printf '%s' "$rounds_out" | median_of 2)
+  ratio=$(printf '%s' "$rounds_out" | median_of 3)
+  each=$(printf '%s' "$rounds_out" | awk '{printf "%s%s", sep, $3; sep = " "}')
+  printf '| %s | %s | %s | %s | %s |\n' "$t" "$r" "$s" "$ratio" "$each"
   result="$result ${t}_ratio=$ratio"
 done
-echo "(requests=$requests clients=$clients pipeline=$pipeline keyspace=$keyspace value=${value_size}B, slotkv workers=$workers)"
+echo "(requests=$requests clients=$clients pipeline=$pipeline keyspace=$keyspace" \
+  "value=${value_size}B, slotkv workers=$workers, median of $rounds rounds)"
 echo "$result"
