@@ -8,11 +8,18 @@
 
 namespace slotkv::command {
 
+namespace {
+thread_local int64_t tl_last_now_us = 0;
+}  // namespace
+
 int64_t NowUs() {
-  return std::chrono::duration_cast<std::chrono::microseconds>(
-             std::chrono::steady_clock::now().time_since_epoch())
-      .count();
+  tl_last_now_us = std::chrono::duration_cast<std::chrono::microseconds>(
+                       std::chrono::steady_clock::now().time_since_epoch())
+                       .count();
+  return tl_last_now_us;
 }
+
+int64_t LastNowUs() { return tl_last_now_us; }
 
 namespace {
 

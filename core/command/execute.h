@@ -13,6 +13,9 @@
 namespace slotkv::command {
 
 int64_t NowUs();
+// The last NowUs() this thread read (0 before the first): free, and as fresh as the last command
+// this thread ran (Run reads the clock after each).
+int64_t LastNowUs();
 
 // Runs a one-key command on the calling worker (the owner of slot) and returns its reply
 // bytes. The writes join the worker's dirty slots: the caller commits them before the reply
