@@ -170,6 +170,10 @@ struct Slot::Impl {
   size_t decoded_bytes = 0;  // of their decoded forms (HeldValue::decoded_bytes)
   uint64_t held_versions = 0;  // the last HeldValue::version given
   std::string delta_scratch;  // reused by PutHeld
+  // Reused by Get, so a one-key read allocates no vectors (3 allocations a GET).
+  std::vector<std::string_view> get_keys;
+  std::vector<std::optional<std::string>> get_values;
+  std::vector<KeyMeta> get_metas;
   size_t caches_sized_for = 0;  // map_bytes when SizeCaches last ran
 
   uint64_t last_seq = 0;

@@ -11,11 +11,11 @@
 namespace slotkv::slot {
 
 Result<std::optional<std::string>> Slot::Get(std::string_view key, KeyMeta* meta) {
-  std::vector<std::optional<std::string>> values;
-  std::vector<KeyMeta> metas;
-  SLOTKV_RETURN_IF_ERROR(MultiGet({key}, &values, meta ? &metas : nullptr));
-  if (meta && values[0]) *meta = metas[0];
-  return std::move(values[0]);
+  Impl& s = *impl_;
+  s.get_keys.assign(1, key);
+  SLOTKV_RETURN_IF_ERROR(MultiGet(s.get_keys, &s.get_values, meta ? &s.get_metas : nullptr));
+  if (meta && s.get_values[0]) *meta = s.get_metas[0];
+  return std::move(s.get_values[0]);
 }
 
 bool Slot::Impl::NewestCached(std::string_view key, const CachedValue& cached) const {
