@@ -346,7 +346,8 @@ int Run(const Args& args) {
   double start = Seconds();
   OnThreads(args, [&](uint32_t t) {
     auto commit_own = [&] {
-      for (uint32_t s = t; s < args.slots; s += args.threads) {
+      for (uint32_t s = 0; s < args.slots; ++s) {
+        if (OwnerOf(args, s) != t) continue;
         Status c = slots[s]->Commit();
         if (!c.ok()) Die("commit", c);
       }

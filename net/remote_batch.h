@@ -43,17 +43,17 @@ inline constexpr int64_t kTurnUs = 1000;
 class Turn {
  public:
   bool over() {
-    int64_t now = command::LastNowUs();
-    if (end_us_ == 0 || (now == seen_us_ && ++unclocked_ % kClockEvery == 0)) {
-      now = command::NowUs();
-    } else if (now == seen_us_) {
+    if (end_us_ == 0) {
+      seen_us_ = command::NowUs();
+      end_us_ = seen_us_ + kTurnUs;
       return false;
+    }
+    int64_t now = command::LastNowUs();
+    if (now == seen_us_) {  // no command read the clock since the last call
+      if (++unclocked_ % kClockEvery != 0) return false;
+      now = command::NowUs();
     }
     seen_us_ = now;
-    if (end_us_ == 0) {
-      end_us_ = now + kTurnUs;
-      return false;
-    }
     return now >= end_us_;
   }
 

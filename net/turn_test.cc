@@ -19,7 +19,7 @@ TEST_CASE("a turn starts at its first call and ends once kTurnUs passed") {
   CHECK_FALSE(turn.over());  // the first call starts it
   CHECK_FALSE(turn.over());
   SleepPastTurn();
-  // With no command's clock read in between, a call reads the clock every 8th time at most:
+  // With no command's clock read in between, every 8th call reads the clock:
   // the turn is seen over within 8 calls, never before the time.
   int calls = 1;
   while (!turn.over()) {
