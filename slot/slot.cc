@@ -340,6 +340,7 @@ Status Slot::Impl::LogRecord(wal::RecordKind kind, std::string_view key, uint64_
 }
 
 Status Slot::Impl::CloseUnit(bool flush) {
+  SLOTKV_RETURN_IF_ERROR(LogPending());
   log->EndUnit();
   TapEndUnit();
   if (unit_open) {
@@ -586,7 +587,9 @@ void Slot::Hold() {
   Impl& s = *impl_;
   assert(!s.held);
   // What was written before is its own unit, which the commits during the hold write: those
-  // writes were made (and will be acknowledged) apart from the holder's.
+  // writes were made (and will be acknowledged) apart from the holder's. A failure to log
+  // their pending pages fails the slot: their commit reports it.
+  s.Fail(s.LogPending()).PermitUnchecked();
   s.log->EndUnit();
   s.TapEndUnit();
   s.unit_open = false;
@@ -678,6 +681,7 @@ void Slot::Impl::ResetGroup(Group& group) {
   for (const HeldValue& h : group.held) {
     held_bytes -= h.value.size();
     decoded_bytes -= h.decoded_bytes;
+    pending_bytes -= h.base.size();
   }
   if (group.ttl) --groups_with_ttl;
   group = Group();

@@ -31,7 +31,10 @@
 // the deltas after it (a group's flush always ends a chain: the next write of a key after its
 // group's flush is a full record). Held bytes count as group map memory and stay within half
 // the cache budget (a write past that is logged whole, compressed). A replica applies a delta
-// to its own version of the key and holds the result. A held page may also keep its decoded
+// to its own version of the key and holds the result. A page written again in the open unit
+// is held as its new version but logged once, as a delta against the version the log has, when
+// the unit closes (Commit, Hold) or a full sync reads it (ScanStored): a list's top nodes
+// change with every push, and a unit holds ~8 pushes at -P 1. A held page may also keep its decoded
 // form (core/types/decoded_page.h), handed over by the write that made it: any other write of
 // the key, the group's flush or a reset drops it.
 //

@@ -34,11 +34,22 @@ Result<bool> Slot::Impl::PutHeld(std::string_view key, uint64_t hash, std::strin
                                  std::string_view group_key, std::optional<uint64_t> seq,
                                  std::unique_ptr<DecodedPage> decoded) {
   Group& group = groups[GroupOfHash(hash)];
-  const MapEntry* entry = group.map.Find(key, hash);
+  MapEntry* entry = group.map.Find(key, hash);
   // The first write of a key since its group's flush is logged as any value: holding pays only
   // for a key rewritten before the flush (a random page of a 10M-member set rarely is, and
   // held bytes take the caches' room).
   if (entry == nullptr || entry->tombstone) return false;
+  if (entry->held != 0) {
+    if (!seq && Deferrable(key, *entry, type, expire_at_ms)) {
+      SLOTKV_RETURN_IF_ERROR(Defer(group, *entry, key, hash, value, group_key,
+                                   std::move(decoded)));
+      return true;
+    }
+    if (group.held[entry->held - 1].pending) {
+      SLOTKV_RETURN_IF_ERROR(LogPending());  // this write follows the pending one
+      entry = group.map.Find(key, hash);
+    }
+  }
   size_t freed = 0;
   if (const HeldValue* held = group.HeldOf(*entry)) {
     const std::string& base = held->value;
@@ -58,6 +69,68 @@ Result<bool> Slot::Impl::PutHeld(std::string_view key, uint64_t hash, std::strin
       LogWrite(wal::RecordKind::kPut, key, hash, value, type, expire_at_ms, seq));
   Hold(group, *group.map.Find(key, hash), value, group_key, std::move(decoded));
   return true;
+}
+
+bool Slot::Impl::Deferrable(std::string_view key, const MapEntry& entry, ValueType type,
+                            int64_t expire_at_ms) const {
+  return options.may_hold_root != nullptr && !options.may_hold_root(key) &&
+         PlainTag(entry.type) == static_cast<uint8_t>(type) &&
+         entry.expire_at_ms == expire_at_ms;
+}
+
+Status Slot::Impl::Defer(Group& group, MapEntry& entry, std::string_view key, uint64_t hash,
+                         std::string_view value, std::string_view group_key,
+                         std::unique_ptr<DecodedPage> decoded) {
+  SLOTKV_RETURN_IF_ERROR(Refusal());
+  HeldValue& h = group.held[entry.held - 1];
+  if (!h.pending) {
+    h.pending = true;
+    h.base = h.value;
+    pending_bytes += h.base.size();
+    pending.emplace_back(key, hash);
+    // What the unit's close logs then; until it does no flush may run (FlushStep waits).
+    unit_open = true;
+  }
+  Hold(group, entry, value, group_key, std::move(decoded));
+  if (pending_bytes > HeldLimit() / 4) return LogPending();
+  return Status::OK();
+}
+
+Status Slot::Impl::LogPending() {
+  std::vector<std::pair<std::string, uint64_t>> keys;
+  keys.swap(pending);
+  for (size_t i = 0; i < keys.size(); ++i) {
+    const auto& [key, hash] = keys[i];
+    Group& group = groups[GroupOfHash(hash)];
+    const MapEntry* entry = group.map.Find(key, hash);
+    if (entry == nullptr || entry->tombstone || entry->held == 0) continue;
+    HeldValue& h = group.held[entry->held - 1];
+    if (!h.pending) continue;
+    const auto type = static_cast<ValueType>(PlainTag(entry->type));
+    const int64_t expire_at_ms = entry->expire_at_ms;
+    Status st;
+    if (EncodeDelta(h.base, h.value, &delta_scratch)) {
+      const auto tag = static_cast<ValueType>(static_cast<uint8_t>(type) | kSpliceTag);
+      st = LogWrite(wal::RecordKind::kPut, key, hash, delta_scratch, tag, expire_at_ms);
+      if (st.ok()) ++counters.value_deltas;
+    } else {
+      // Logged whole: the record ends the hold (Track), which starts again from it.
+      std::string value = h.value;
+      std::string group_key = h.group_key;
+      std::unique_ptr<DecodedPage> decoded = std::move(h.decoded);
+      st = LogWrite(wal::RecordKind::kPut, key, hash, value, type, expire_at_ms);
+      if (st.ok()) Hold(group, *group.map.Find(key, hash), value, group_key, std::move(decoded));
+    }
+    if (!st.ok()) {  // the slot fails: the rest stays listed, as it is
+      pending.insert(pending.end(), keys.begin() + static_cast<ptrdiff_t>(i), keys.end());
+      return st;
+    }
+    HeldValue& logged = group.held[group.map.Find(key, hash)->held - 1];
+    logged.pending = false;
+    pending_bytes -= logged.base.size();
+    logged.base = std::string();
+  }
+  return Status::OK();
 }
 
 void Slot::Impl::Hold(Group& group, MapEntry& entry, std::string_view value,
@@ -146,6 +219,7 @@ void Slot::Impl::Release(Group& group, MapEntry& entry) {
   HeldValue& h = group.held[entry.held - 1];
   held_bytes -= h.value.size();
   decoded_bytes -= h.decoded_bytes;
+  pending_bytes -= h.base.size();  // a pending version overwritten or deleted is not logged
   h = HeldValue();
   entry.held = 0;
 }

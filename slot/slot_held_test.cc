@@ -6,6 +6,7 @@
 #include <map>
 #include <memory>
 #include <random>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -224,6 +225,91 @@ TEST_CASE("held values: a small page is held, a small user value is not") {
   REQUIRE(slot->Flush().ok());
   CHECK(GetOrDie(*slot, "!page") == page);
   CHECK(GetOrDie(*slot, "root") == std::string(100, 'j'));
+}
+
+TEST_CASE("held values: a page written again in a unit is logged once, as the unit closes") {
+  MemFs fs;
+  ManualClock clock;
+  SlotOptions options = SmallOptions(&fs, &clock);
+  options.may_hold_root = MayHoldRoot;
+  options.group_flush_bytes = 256 << 10;
+  Records records;
+  records.Attach(&options);
+  auto slot = OpenOrDie(options);
+  SlotOptions replica_options = SmallOptions(&fs, &clock);
+  replica_options.dir = "/data/replica";
+  replica_options.may_hold_root = MayHoldRoot;
+  auto replica = OpenOrDie(replica_options);
+  std::mt19937_64 rng(11);
+  Model model;      // what the slot holds
+  Model committed;  // what its last commit made durable
+  size_t applied = 0;
+  uint64_t deltas = 0;     // over the reopens
+  uint64_t writes = 0;     // puts of a page that was written before
+  uint64_t unit_keys = 0;  // (unit, page) pairs among them
+  for (int unit = 0; unit < 600; ++unit) {
+    const bool hold = unit % 7 == 3;  // a transaction's unit: its writes after Hold
+    std::set<std::string> written;
+    const int n = 1 + static_cast<int>(rng() % 12);
+    for (int w = 0; w < n; ++w) {
+      if (hold && w == n / 2) slot->Hold();
+      const std::string key = "!page:" + std::to_string(rng() % 6);
+      auto it = model.values.find(key);
+      if (it != model.values.end() && rng() % 100 < 4) {
+        REQUIRE(slot->Delete(key).ok());
+        model.values.erase(it);
+      } else {
+        std::string next = it == model.values.end() ? Page(rng, 40) : Edit(rng, it->second);
+        REQUIRE(slot->Put(key, next, ValueType::kList).ok());
+        if (it != model.values.end()) {
+          ++writes;
+          unit_keys += written.insert(key + (hold && w >= n / 2 ? "+" : "")).second ? 1 : 0;
+        }
+        model.values[key] = std::move(next);
+      }
+      // Reads see the version not logged yet.
+      auto now = model.values.find(key);
+      if (now != model.values.end() && rng() % 3 == 0) CHECK(GetOrDie(*slot, key) == now->second);
+    }
+    if (hold) slot->Unhold();
+    if (unit % 50 == 25) {  // a full sync reads mid-unit: the pending versions are logged first
+      auto stored = slot->ScanStored(0, 1 << 20);
+      REQUIRE(stored.ok());
+      size_t seen = 0;
+      for (const StoredItem& item : stored->items) {
+        REQUIRE(model.values.count(item.key) == 1);
+        CHECK(item.value == model.values[item.key]);
+        ++seen;
+      }
+      CHECK(seen == model.values.size());
+    }
+    if (unit % 100 == 99) {  // a crash before the unit's commit: it is gone whole
+      deltas += slot->Stats().value_deltas;
+      slot.reset();
+      slot = OpenOrDie(options);
+      model = committed;
+      model.CheckAll(*slot);
+      continue;
+    }
+    REQUIRE(slot->Commit().ok());
+    committed = model;
+    for (; applied < records.all.size(); ++applied) {
+      REQUIRE(replica->Apply(records.all[applied]).ok());
+    }
+    REQUIRE(replica->Commit().ok());
+    if (unit % 130 == 60) REQUIRE(slot->Flush().ok());
+  }
+  deltas += slot->Stats().value_deltas;
+  model.CheckAll(*slot);
+  model.CheckAll(*replica);
+  // One delta per page per unit at most (a hold's two units count apart), well under one per
+  // write.
+  CHECK(deltas <= unit_keys);
+  CHECK(deltas * 2 > unit_keys);
+  CHECK(unit_keys * 3 < writes * 2);
+  slot.reset();
+  slot = OpenOrDie(options);
+  model.CheckAll(*slot);
 }
 
 struct Probe : DecodedPage {

@@ -36,6 +36,10 @@ struct HeldValue {
   uint64_t version = 0;   // set by each Hold: DecodedPage::version
   std::unique_ptr<DecodedPage> decoded;  // value's decoded form (core/types/decoded_page.h)
   size_t decoded_bytes = 0;              // its memory_bytes when kept
+  // A page written again in the open unit is logged once, when the unit closes (Impl::pending):
+  // until then `base` is the version the log has, which that record is a delta against.
+  bool pending = false;
+  std::string base;
 };
 
 // The base of a chain of value deltas that replay found without one (log files are numbered
@@ -169,7 +173,12 @@ struct Slot::Impl {
   size_t held_bytes = 0;    // of every held value (HeldValue::value)
   size_t decoded_bytes = 0;  // of their decoded forms (HeldValue::decoded_bytes)
   uint64_t held_versions = 0;  // the last HeldValue::version given
-  std::string delta_scratch;  // reused by PutHeld
+  std::string delta_scratch;  // reused by PutHeld and LogPending
+  // Pages (key, hash) whose held value changed in the open unit since it was last logged
+  // (HeldValue::pending; a key may be listed twice, or after its hold ended), and the bytes of
+  // their bases: transient, at most HeldLimit() / 4 before LogPending runs early.
+  std::vector<std::pair<std::string, uint64_t>> pending;
+  size_t pending_bytes = 0;
   // Reused by Get, so a one-key read allocates no vectors (3 allocations a GET).
   std::vector<std::string_view> get_keys;
   std::vector<std::optional<std::string>> get_values;
@@ -325,6 +334,23 @@ struct Slot::Impl {
                        ValueType type, int64_t expire_at_ms, std::string_view group_key,
                        std::optional<uint64_t> seq,
                        std::unique_ptr<DecodedPage> decoded = nullptr);
+  // Whether a Put of key (type, expire_at_ms) over its held version may wait for the unit's
+  // close to be logged (Defer): a page (nothing reads a page's seq: RENAME compares a user
+  // key's) whose metadata stays as logged.
+  bool Deferrable(std::string_view key, const MapEntry& entry, ValueType type,
+                  int64_t expire_at_ms) const;
+  // Holds value as key's new version without logging it: the unit's close logs one delta
+  // from the version logged last (LogPending). A tree's top nodes change with every command
+  // on their collection: LPUSH on one list logged ~3 page deltas per command, 8-25 commands a
+  // unit at -P 1.
+  Status Defer(Group& group, MapEntry& entry, std::string_view key, uint64_t hash,
+               std::string_view value, std::string_view group_key,
+               std::unique_ptr<DecodedPage> decoded);
+  // Logs every pending page (a delta against its base, or whole when that is not smaller) in
+  // the open unit. Runs before the unit closes (CloseUnit, Slot::Hold), before a full sync
+  // reads values (ScanStored) and before a write that cannot wait (a replica's, or new
+  // metadata) goes to a pending key.
+  Status LogPending();
   // Holds value for key's map entry (held or not before) in group, as a new version, with
   // its decoded form when given (KeepDecoded).
   void Hold(Group& group, MapEntry& entry, std::string_view value, std::string_view group_key,

@@ -85,6 +85,9 @@ Result<ScanResult> Slot::Scan(uint64_t cursor, size_t count) {
 
 Result<StoredScan> Slot::ScanStored(uint64_t cursor, size_t count) {
   Impl& s = *impl_;
+  // A held page read here must be the version the log has: the stream's next record of it
+  // is a delta against that one.
+  SLOTKV_RETURN_IF_ERROR(s.Fail(s.LogPending()));
   StoredScan result;
   const uint32_t buckets = s.buckets->bucket_count();
   const size_t want = std::max<size_t>(count, 1);

@@ -6,6 +6,7 @@ py_test_sets_paged, py_test_zsets_paged, py_test_lists_paged, py_test_blocking_p
 
 import os
 import random
+import threading
 import time
 
 import pytest
@@ -676,6 +677,72 @@ def test_paged_list_survives_sigkill_without_orphan_pages(server, r):
     assert c.execute_command("DBSIZE") == 1
     assert internal_keys(c) > 0
     assert c.execute_command("DEL", "l") == 1
+    wait_reclaimed(c)
+    c.connection_pool.disconnect()
+
+
+def test_concurrent_collection_writes_survive_sigkill(server, r):
+    """Clients on both workers push to one list, add to one sorted set and set fields of one
+    hash until a SIGKILL: every acknowledged change is there after the restart, in order. The
+    commands of many clients share a WAL unit, in which a page written again is logged once,
+    as the unit closes (slot/slot_held.cc, LogPending)."""
+    r.execute_command("FLUSHALL")
+    wait_reclaimed(r)
+    threads_n = 6
+    results = [None] * threads_n
+    started = threading.Barrier(threads_n + 1)
+
+    def writer(t):
+        c = server.client(socket_timeout=20)
+        acked, inflight, i = [], None, 0
+        started.wait()
+        try:
+            while True:
+                item = b"t%d:%d" % (t, i)
+                inflight = item
+                if t % 3 == 0:
+                    c.execute_command("RPUSH", "q", item)
+                elif t % 3 == 1:
+                    c.execute_command("ZADD", "z", random.randint(0, 1000), item)
+                else:
+                    c.execute_command("HSET", "h", item, i)
+                acked.append(item)
+                inflight = None
+                i += 1
+        except (redis.ConnectionError, redis.TimeoutError, ConnectionError, OSError):
+            pass
+        results[t] = (acked, inflight)
+
+    workers = [threading.Thread(target=writer, args=(t,)) for t in range(threads_n)]
+    for w in workers:
+        w.start()
+    started.wait()
+    time.sleep(1.5)
+    server.kill()
+    for w in workers:
+        w.join(30)
+        assert not w.is_alive()
+    server.restart()
+    c = server.client()
+    queue = c.execute_command("LRANGE", "q", 0, -1)
+    members = set(c.execute_command("ZRANGE", "z", 0, -1))
+    fields_got = c.execute_command("HGETALL", "h")
+    hash_got = dict(zip(fields_got[::2], fields_got[1::2]))
+    assert len(members) == c.execute_command("ZCARD", "z")
+    for t, (acked, inflight) in enumerate(results):
+        assert len(acked) > 10
+        allowed = acked + ([inflight] if inflight else [])
+        if t % 3 == 0:
+            mine = [x for x in queue if x.startswith(b"t%d:" % t)]
+            assert mine[:len(acked)] == acked and mine == allowed[:len(mine)]
+        elif t % 3 == 1:
+            mine = {x for x in members if x.startswith(b"t%d:" % t)}
+            assert set(acked) <= mine <= set(allowed)
+        else:
+            for i, item in enumerate(acked):
+                assert hash_got[item] == b"%d" % i
+            assert {f for f in hash_got if f.startswith(b"t%d:" % t)} <= set(allowed)
+    c.execute_command("FLUSHALL")
     wait_reclaimed(c)
     c.connection_pool.disconnect()
 
