@@ -29,6 +29,16 @@ inline uint16_t DecodeFixed16(const char* p) {
 }
 inline void EncodeFixed16(char* dst, uint16_t v) { std::memcpy(dst, &v, 2); }
 
+// Writes v as a varint at dst (VarintLength(v) bytes) and returns the byte after it.
+inline char* EncodeVarint64(char* dst, uint64_t v) {
+  while (v >= 0x80) {
+    *dst++ = static_cast<char>(v | 0x80);
+    v >>= 7;
+  }
+  *dst++ = static_cast<char>(v);
+  return dst;
+}
+
 void PutFixed16(std::string* dst, uint16_t v);
 void PutFixed32(std::string* dst, uint32_t v);
 void PutFixed64(std::string* dst, uint64_t v);

@@ -1,8 +1,10 @@
 #include "core/types/counted_tree.h"
 
 #include <algorithm>
+#include <cassert>
 #include <bit>
 #include <cmath>
+#include <cstring>
 #include <iterator>
 #include <memory>
 #include <utility>
@@ -26,9 +28,15 @@ bool TreeRoot::DecodeFields(std::string_view* in, TreeRoot* r) {
          r->free <= r->nodes && r->nodes < kTreePageBit && r->height < 64;
 }
 
-void ZSetTreeTraits::Put(std::string* out, const Entry& e) {
-  PutFixed64(out, std::bit_cast<uint64_t>(e.score));
-  PutLengthPrefixed(out, e.member);
+size_t ZSetTreeTraits::Bytes(const Entry& e) {
+  return 8 + static_cast<size_t>(VarintLength(e.member.size())) + e.member.size();
+}
+
+char* ZSetTreeTraits::Put(char* out, const Entry& e) {
+  EncodeFixed64(out, std::bit_cast<uint64_t>(e.score));
+  out = EncodeVarint64(out + 8, e.member.size());
+  std::memcpy(out, e.member.data(), e.member.size());
+  return out + e.member.size();
 }
 
 bool ZSetTreeTraits::Get(std::string_view* in, Entry* e) {
@@ -40,7 +48,15 @@ bool ZSetTreeTraits::Get(std::string_view* in, Entry* e) {
   return !std::isnan(e->score);
 }
 
-void ListTreeTraits::Put(std::string* out, const Entry& e) { PutLengthPrefixed(out, e); }
+size_t ListTreeTraits::Bytes(const Entry& e) {
+  return static_cast<size_t>(VarintLength(e.size())) + e.size();
+}
+
+char* ListTreeTraits::Put(char* out, const Entry& e) {
+  out = EncodeVarint64(out, e.size());
+  std::memcpy(out, e.data(), e.size());
+  return out + e.size();
+}
 
 bool ListTreeTraits::Get(std::string_view* in, Entry* e) {
   std::string_view v;
@@ -106,14 +122,25 @@ std::string CountedTree<Traits>::EncodeNode(const Node& node) {
     PutVarint64(&out, node.next_free);
     return out;
   }
-  out.push_back(node.leaf ? 'L' : 'I');
-  PutVarint64(&out, node.size());
-  for (const Entry& e : node.entries) Traits::Put(&out, e);
+  // Sized first, then written in place: appended a varint at a time, the encoding of a list's
+  // internal nodes (two varints a child) took 12% of the server's CPU under LPUSH.
+  size_t bytes = 1 + static_cast<size_t>(VarintLength(node.size()));
+  for (const Entry& e : node.entries) bytes += Traits::Bytes(e);
   for (const Child& c : node.children) {
-    PutVarint64(&out, c.node);
-    PutVarint64(&out, c.count);
-    if constexpr (Traits::kKeyed) Traits::Put(&out, c.first);
+    bytes += static_cast<size_t>(VarintLength(c.node) + VarintLength(c.count));
+    if constexpr (Traits::kKeyed) bytes += Traits::Bytes(c.first);
   }
+  out.resize(bytes);
+  char* p = out.data();
+  *p++ = node.leaf ? 'L' : 'I';
+  p = EncodeVarint64(p, node.size());
+  for (const Entry& e : node.entries) p = Traits::Put(p, e);
+  for (const Child& c : node.children) {
+    p = EncodeVarint64(p, c.node);
+    p = EncodeVarint64(p, c.count);
+    if constexpr (Traits::kKeyed) p = Traits::Put(p, c.first);
+  }
+  assert(p == out.data() + out.size());
   return out;
 }
 

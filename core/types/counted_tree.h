@@ -57,7 +57,9 @@ struct TreeRoot {
 struct ZSetTreeTraits {
   using Entry = ZSetValue::Entry;
   static constexpr bool kKeyed = true;
-  static void Put(std::string* out, const Entry& e);
+  // The bytes Put writes for e, and Put: writes them at out, returning the byte after.
+  static size_t Bytes(const Entry& e);
+  static char* Put(char* out, const Entry& e);
   static bool Get(std::string_view* in, Entry* e);
   static size_t HeapBytes(const Entry& e) { return e.member.capacity(); }
 };
@@ -66,7 +68,8 @@ struct ZSetTreeTraits {
 struct ListTreeTraits {
   using Entry = std::string;
   static constexpr bool kKeyed = false;
-  static void Put(std::string* out, const Entry& e);
+  static size_t Bytes(const Entry& e);
+  static char* Put(char* out, const Entry& e);
   static bool Get(std::string_view* in, Entry* e);
   static size_t HeapBytes(const Entry& e) { return e.capacity(); }
 };
