@@ -477,6 +477,9 @@ Status Slot::Apply(const wal::Record& record) {
     return Status::InvalidArgument("slot: Apply takes a Put or a Delete record");
   }
   if (record.key.size() > kMaxKeyBytes) return Status::InvalidArgument("key too long");
+  // The master's records follow what this slot logged: a version of its own waiting for the
+  // unit's close goes first (a master turned replica).
+  SLOTKV_RETURN_IF_ERROR(s.Fail(s.LogPending()));
   const uint64_t hash = KeyHash(record.key);
   if (record.kind == wal::RecordKind::kDelete) {
     return s.LogWrite(wal::RecordKind::kDelete, record.key, hash, {}, ValueType::kString, 0,

@@ -202,6 +202,13 @@ class Slot {
   Status Put(std::string_view key, std::string_view value, ValueType type,
              int64_t expire_at_ms = 0, std::string_view group_key = {},
              std::unique_ptr<DecodedPage> decoded = nullptr);
+  // Writes key's new version as its decoded form only, when key is a held page whose unit is
+  // open or may open (logged like a Put, once, when the unit closes): true, *decoded taken.
+  // false with nothing done otherwise (Put the bytes). The slot encodes it when the bytes are
+  // needed (a read, the unit's close); lent out by TakeDecoded it is the only current form,
+  // and one never given back (KeepDecoded, Put, PutDecoded) fails the slot when next needed.
+  Result<bool> PutDecoded(std::string_view key, ValueType type, std::string_view group_key,
+                          std::unique_ptr<DecodedPage>* decoded);
   // The decoded form kept with key's held value (Put, KeepDecoded), or null; taking it leaves
   // none kept. It always decodes the key's current value.
   std::unique_ptr<DecodedPage> TakeDecoded(std::string_view key);

@@ -1,5 +1,6 @@
 // Held values ("held values" in slot.h): collection values kept in memory while their group map
 // names them, so that their next versions are logged as deltas.
+#include <cassert>
 #include <cstdio>
 
 #include "core/base/hash.h"
@@ -82,21 +83,67 @@ Status Slot::Impl::Defer(Group& group, MapEntry& entry, std::string_view key, ui
                          std::string_view value, std::string_view group_key,
                          std::unique_ptr<DecodedPage> decoded) {
   SLOTKV_RETURN_IF_ERROR(Refusal());
-  HeldValue& h = group.held[entry.held - 1];
-  if (!h.pending) {
-    h.pending = true;
-    h.base = h.value;
-    pending_bytes += h.base.size();
-    pending.emplace_back(key, hash);
-    // What the unit's close logs then; until it does no flush may run (FlushStep waits).
-    unit_open = true;
-  }
+  MarkPending(group.held[entry.held - 1], key, hash);
   Hold(group, entry, value, group_key, std::move(decoded));
   if (pending_bytes > HeldLimit() / 4) return LogPending();
   return Status::OK();
 }
 
+void Slot::Impl::MarkPending(HeldValue& h, std::string_view key, uint64_t hash) {
+  if (h.pending) return;
+  h.pending = true;
+  h.base = h.value;
+  pending_bytes += h.base.size();
+  pending.emplace_back(key, hash);
+  // What the unit's close logs then; until it does no flush may run (FlushStep waits).
+  unit_open = true;
+}
+
+Result<bool> Slot::PutDecoded(std::string_view key, ValueType type, std::string_view group_key,
+                              std::unique_ptr<DecodedPage>* decoded) {
+  Impl& s = *impl_;
+  const uint64_t hash = KeyHash(key);
+  Group& group = s.groups[s.GroupOfHash(hash)];
+  MapEntry* entry = group.map.Find(key, hash);
+  if (entry == nullptr || entry->tombstone || entry->held == 0 ||
+      !s.Deferrable(key, *entry, type, 0)) {
+    return false;
+  }
+  SLOTKV_RETURN_IF_ERROR(s.Refusal());
+  HeldValue& h = group.held[entry->held - 1];
+  s.MarkPending(h, key, hash);
+  h.stale = true;
+  h.lent = false;
+  h.group_key.assign(group_key);
+  h.version = ++s.held_versions;
+  s.decoded_bytes -= h.decoded_bytes;
+  // Kept whatever its size: it is the only current form.
+  h.decoded = std::move(*decoded);
+  h.decoded->version = h.version;
+  h.decoded_bytes = h.decoded->memory_bytes();
+  s.decoded_bytes += h.decoded_bytes;
+  s.MaybeSizeCaches();
+  return true;
+}
+
+Status Slot::Impl::Materialize(Group& group, HeldValue& h, std::string_view key) {
+  if (!h.stale) return Status::OK();
+  if (h.lent || h.decoded == nullptr) {
+    return Fail(Status::Corruption("slot: the only current form of page " + std::string(key) +
+                                   " was taken and dropped"));
+  }
+  const size_t before = h.value.size();
+  h.decoded->Encode(&h.value);
+  held_bytes += h.value.size();
+  held_bytes -= before;
+  if (h.value.size() > before) group.bytes += h.value.size() - before;
+  counters.user_bytes_written += key.size() + h.value.size();
+  h.stale = false;
+  return Status::OK();
+}
+
 Status Slot::Impl::LogPending() {
+  if (pending.empty()) return Status::OK();
   std::vector<std::pair<std::string, uint64_t>> keys;
   keys.swap(pending);
   for (size_t i = 0; i < keys.size(); ++i) {
@@ -104,24 +151,9 @@ Status Slot::Impl::LogPending() {
     Group& group = groups[GroupOfHash(hash)];
     const MapEntry* entry = group.map.Find(key, hash);
     if (entry == nullptr || entry->tombstone || entry->held == 0) continue;
-    HeldValue& h = group.held[entry->held - 1];
-    if (!h.pending) continue;
-    const auto type = static_cast<ValueType>(PlainTag(entry->type));
-    const int64_t expire_at_ms = entry->expire_at_ms;
-    Status st;
-    if (EncodeDelta(h.base, h.value, &delta_scratch)) {
-      const auto tag = static_cast<ValueType>(static_cast<uint8_t>(type) | kSpliceTag);
-      st = LogWrite(wal::RecordKind::kPut, key, hash, delta_scratch, tag, expire_at_ms);
-      if (st.ok()) ++counters.value_deltas;
-    } else {
-      // Logged whole: the record ends the hold (Track), which starts again from it.
-      std::string value = h.value;
-      std::string group_key = h.group_key;
-      std::unique_ptr<DecodedPage> decoded = std::move(h.decoded);
-      st = LogWrite(wal::RecordKind::kPut, key, hash, value, type, expire_at_ms);
-      if (st.ok()) Hold(group, *group.map.Find(key, hash), value, group_key, std::move(decoded));
-    }
-    if (!st.ok()) {  // the slot fails: the rest stays listed, as it is
+    if (!group.held[entry->held - 1].pending) continue;
+    if (Status st = LogHeld(group, key, hash); !st.ok()) {
+      // The slot fails: the rest stays listed, as it is.
       pending.insert(pending.end(), keys.begin() + static_cast<ptrdiff_t>(i), keys.end());
       return st;
     }
@@ -130,6 +162,28 @@ Status Slot::Impl::LogPending() {
     pending_bytes -= logged.base.size();
     logged.base = std::string();
   }
+  return Status::OK();
+}
+
+Status Slot::Impl::LogHeld(Group& group, std::string_view key, uint64_t hash) {
+  const MapEntry& entry = *group.map.Find(key, hash);
+  HeldValue& h = group.held[entry.held - 1];
+  SLOTKV_RETURN_IF_ERROR(Materialize(group, h, key));
+  const auto type = static_cast<ValueType>(PlainTag(entry.type));
+  const int64_t expire_at_ms = entry.expire_at_ms;
+  if (EncodeDelta(h.base, h.value, &delta_scratch)) {
+    const auto tag = static_cast<ValueType>(static_cast<uint8_t>(type) | kSpliceTag);
+    SLOTKV_RETURN_IF_ERROR(
+        LogWrite(wal::RecordKind::kPut, key, hash, delta_scratch, tag, expire_at_ms));
+    ++counters.value_deltas;
+    return Status::OK();
+  }
+  // Logged whole: the record ends the hold (Track), which starts again from it.
+  std::string value = h.value;
+  std::string group_key = h.group_key;
+  std::unique_ptr<DecodedPage> decoded = std::move(h.decoded);
+  SLOTKV_RETURN_IF_ERROR(LogWrite(wal::RecordKind::kPut, key, hash, value, type, expire_at_ms));
+  Hold(group, *group.map.Find(key, hash), value, group_key, std::move(decoded));
   return Status::OK();
 }
 
@@ -147,6 +201,8 @@ void Slot::Impl::Hold(Group& group, MapEntry& entry, std::string_view value,
   if (value.size() > h.value.size()) group.bytes += value.size() - h.value.size();
   h.value.assign(value);
   h.group_key.assign(group_key);
+  h.stale = false;
+  h.lent = false;
   h.version = ++held_versions;
   h.decoded.reset();
   h.decoded_bytes = 0;
@@ -177,6 +233,7 @@ std::unique_ptr<DecodedPage> Slot::TakeDecoded(std::string_view key) {
   if (h == nullptr || h->decoded == nullptr) return nullptr;
   impl_->decoded_bytes -= h->decoded_bytes;
   h->decoded_bytes = 0;
+  h->lent = h->stale;
   return std::move(h->decoded);
 }
 
@@ -186,11 +243,19 @@ void Slot::KeepDecoded(std::string_view key, std::unique_ptr<DecodedPage> decode
       decoded->version != h->version) {
     return;
   }
+  if (h->lent) {  // the only current form: kept whatever its size
+    h->lent = false;
+    h->decoded_bytes = decoded->memory_bytes();
+    impl_->decoded_bytes += h->decoded_bytes;
+    h->decoded = std::move(decoded);
+    return;
+  }
   impl_->KeepDecoded(*h, std::move(decoded));
 }
 
 uint8_t Slot::Impl::StoreHeld(std::string_view key, const MapEntry& entry,
                                const HeldValue& held, std::string* out) {
+  assert(!held.stale);  // flushes run after the unit's close, which made it current
   const uint8_t type = PlainTag(entry.type);
   std::string_view group = held.group_key;
   if (group.empty() && (options.may_hold_root == nullptr || options.may_hold_root(key))) {

@@ -315,6 +315,7 @@ TEST_CASE("held values: a page written again in a unit is logged once, as the un
 struct Probe : DecodedPage {
   explicit Probe(int n) : n(n) {}
   size_t memory_bytes() const override { return 64; }
+  void Encode(std::string* out) const override { *out = "probe " + std::to_string(n); }
   int n;
 };
 
@@ -359,6 +360,81 @@ TEST_CASE("held values: a decoded form goes with its page, any other write drops
   REQUIRE(slot->Flush().ok());  // the flush releases held values
   CHECK(TakenProbe(*slot, "!page") == 0);
   CHECK(GetOrDie(*slot, "!page") == page);
+}
+
+// A page whose bytes are its text.
+struct Text : DecodedPage {
+  explicit Text(std::string text) : text(std::move(text)) {}
+  size_t memory_bytes() const override { return sizeof(*this) + text.capacity(); }
+  void Encode(std::string* out) const override { *out = text; }
+  std::string text;
+};
+
+std::unique_ptr<DecodedPage> TextPage(const std::string& text) {
+  return std::make_unique<Text>(text);
+}
+
+TEST_CASE("held values: a page written as its decoded form is encoded when needed") {
+  MemFs fs;
+  ManualClock clock;
+  SlotOptions options = SmallOptions(&fs, &clock);
+  options.may_hold_root = MayHoldRoot;
+  Records records;
+  records.Attach(&options);
+  auto slot = OpenOrDie(options);
+  std::mt19937_64 rng(13);
+  std::string page = Page(rng, 30);
+  std::unique_ptr<DecodedPage> text = TextPage(page);
+  // Not held yet (the first write since the group's flush): Put the bytes.
+  CHECK_FALSE(*slot->PutDecoded("!p", ValueType::kList, {}, &text));
+  CHECK(text != nullptr);
+  CHECK_FALSE(*slot->PutDecoded("root", ValueType::kList, {}, &text));  // a user key: never
+  for (int i = 0; i < 2; ++i) {
+    REQUIRE(slot->Put("!p", page, ValueType::kList).ok());
+    REQUIRE(slot->Commit().ok());
+  }
+  const uint64_t deltas = slot->Stats().value_deltas;
+  for (int unit = 0; unit < 20; ++unit) {
+    for (int w = 0; w < 5; ++w) {
+      page.insert(1, "member:" + std::to_string(rng() % 100000) + ";");  // pushed at the head
+      std::unique_ptr<DecodedPage> next = TextPage(page);
+      REQUIRE(*slot->PutDecoded("!p", ValueType::kList, {}, &next));
+      CHECK(next == nullptr);
+      if (w == 2) CHECK(GetOrDie(*slot, "!p") == page);  // encoded for the read
+      if (w == 3) {  // lent to a command that gives it back unchanged
+        std::unique_ptr<DecodedPage> taken = slot->TakeDecoded("!p");
+        REQUIRE(taken != nullptr);
+        CHECK(static_cast<Text&>(*taken).text == page);
+        slot->KeepDecoded("!p", std::move(taken));
+      }
+    }
+    REQUIRE(slot->Commit().ok());
+  }
+  CHECK(slot->Stats().value_deltas - deltas == 20);  // one per unit
+  CHECK(GetOrDie(*slot, "!p") == page);
+  // The replica's records make the same page.
+  SlotOptions replica_options = SmallOptions(&fs, &clock);
+  replica_options.dir = "/data/replica";
+  auto replica = OpenOrDie(replica_options);
+  for (const wal::Record& r : records.all) REQUIRE(replica->Apply(r).ok());
+  REQUIRE(replica->Commit().ok());
+  CHECK(GetOrDie(*replica, "!p") == page);
+  slot.reset();
+  slot = OpenOrDie(options);
+  CHECK(GetOrDie(*slot, "!p") == page);
+
+  SUBCASE("a form lent and dropped fails the slot, and its unit goes") {
+    REQUIRE(slot->Put("!p", page, ValueType::kList).ok());
+    REQUIRE(slot->Commit().ok());
+    std::unique_ptr<DecodedPage> next = TextPage(page + "!");
+    REQUIRE(*slot->PutDecoded("!p", ValueType::kList, {}, &next));
+    slot->TakeDecoded("!p").reset();  // a command failed after changing it
+    CHECK(slot->Get("!p").status().IsCorruption());
+    CHECK_FALSE(slot->Commit().ok());
+    CHECK_FALSE(slot->failure().ok());
+    REQUIRE(slot->Recover().ok());
+    CHECK(GetOrDie(*slot, "!p") == page);
+  }
 }
 
 }  // namespace

@@ -40,6 +40,10 @@ struct HeldValue {
   // until then `base` is the version the log has, which that record is a delta against.
   bool pending = false;
   std::string base;
+  // Written as its decoded form only (Slot::PutDecoded): `value` is an older version until
+  // Materialize encodes `decoded`. Lent: `decoded` is out with a command (TakeDecoded).
+  bool stale = false;
+  bool lent = false;
 };
 
 // The base of a chain of value deltas that replay found without one (log files are numbered
@@ -346,11 +350,19 @@ struct Slot::Impl {
   Status Defer(Group& group, MapEntry& entry, std::string_view key, uint64_t hash,
                std::string_view value, std::string_view group_key,
                std::unique_ptr<DecodedPage> decoded);
+  // Lists h (key's) as pending, its value as the base, unless it is already.
+  void MarkPending(HeldValue& h, std::string_view key, uint64_t hash);
+  // Makes a stale held value current: encodes its decoded form. Corruption (and the slot
+  // fails) when a command took that form and dropped it.
+  Status Materialize(Group& group, HeldValue& h, std::string_view key);
   // Logs every pending page (a delta against its base, or whole when that is not smaller) in
   // the open unit. Runs before the unit closes (CloseUnit, Slot::Hold), before a full sync
   // reads values (ScanStored) and before a write that cannot wait (a replica's, or new
   // metadata) goes to a pending key.
   Status LogPending();
+  // Logs the pending version of key (held in group): a delta against its base, or whole when
+  // that is not smaller.
+  Status LogHeld(Group& group, std::string_view key, uint64_t hash);
   // Holds value for key's map entry (held or not before) in group, as a new version, with
   // its decoded form when given (KeepDecoded).
   void Hold(Group& group, MapEntry& entry, std::string_view value, std::string_view group_key,

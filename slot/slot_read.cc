@@ -71,11 +71,13 @@ Status Slot::MultiGet(const std::vector<std::string_view>& keys,
       continue;
     }
     uint64_t hash = KeyHash(keys[i]);
-    const Group& group = s.groups[s.GroupOfHash(hash)];
+    Group& group = s.groups[s.GroupOfHash(hash)];
     if (const MapEntry* found_entry = group.map.Find(keys[i], hash)) {
       const MapEntry& entry = *found_entry;
       if (entry.tombstone || s.Expired(entry.expire_at_ms)) continue;
-      if (const HeldValue* held = group.HeldOf(entry)) {
+      if (entry.held != 0) {
+        HeldValue* held = &group.held[entry.held - 1];
+        SLOTKV_RETURN_IF_ERROR(s.Materialize(group, *held, keys[i]));
         s.value_admission.SeenBefore(hash);  // a sighting: the flush caches the value
         found(i, held->value, TypeOf(static_cast<ValueType>(entry.type)), entry.expire_at_ms,
               entry.seq);

@@ -47,6 +47,11 @@ Status StorePageIo::PutPage(uint64_t id, uint64_t index, std::string_view bytes,
   return Status::OK();
 }
 
+Result<bool> StorePageIo::PutDecoded(uint64_t id, uint64_t index,
+                                     std::unique_ptr<DecodedPage>* decoded) {
+  return store_.PutDecodedInternal(PageKey(id, index), type_, group_, decoded);
+}
+
 std::unique_ptr<DecodedPage> StorePageIo::TakeDecoded(uint64_t id, uint64_t index) {
   return store_.TakeDecoded(PageKey(id, index));
 }

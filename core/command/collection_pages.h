@@ -49,6 +49,8 @@ class StorePageIo : public PageIo {
   Result<std::optional<std::string>> GetPage(uint64_t id, uint64_t index) override;
   Status PutPage(uint64_t id, uint64_t index, std::string_view bytes, bool created,
                  std::unique_ptr<DecodedPage> decoded) override;
+  Result<bool> PutDecoded(uint64_t id, uint64_t index,
+                          std::unique_ptr<DecodedPage>* decoded) override;
   Status DeletePage(uint64_t id, uint64_t index) override;
   std::unique_ptr<DecodedPage> TakeDecoded(uint64_t id, uint64_t index) override;
   void KeepDecoded(uint64_t id, uint64_t index, std::unique_ptr<DecodedPage> page) override;

@@ -413,6 +413,16 @@ Status Store::PutInternal(std::string_view key, std::string_view value, ValueTyp
   return Status::OK();
 }
 
+Result<bool> Store::PutDecodedInternal(std::string_view key, ValueType type,
+                                       std::string_view group_key,
+                                       std::unique_ptr<DecodedPage>* decoded) {
+  SLOTKV_ASSIGN_OR_RETURN(slot::Slot * s, Open(true));
+  SLOTKV_RETURN_IF_ERROR(BeforeWrite(s));
+  SLOTKV_ASSIGN_OR_RETURN(bool taken, s->PutDecoded(key, type, group_key, decoded));
+  if (taken) NoteWrite(s);
+  return taken;
+}
+
 std::unique_ptr<DecodedPage> Store::TakeDecoded(std::string_view key) {
   Result<slot::Slot*> s = Open(false);
   return s.ok() && *s != nullptr ? (*s)->TakeDecoded(key) : nullptr;

@@ -352,6 +352,10 @@ class Store {
   Status PutInternal(std::string_view key, std::string_view value, ValueType type,
                      std::string_view group_key = {},
                      std::unique_ptr<DecodedPage> decoded = nullptr);
+  // Slot::PutDecoded: true when the slot took *decoded as the page's new version.
+  Result<bool> PutDecodedInternal(std::string_view key, ValueType type,
+                                  std::string_view group_key,
+                                  std::unique_ptr<DecodedPage>* decoded);
   Result<bool> DeleteInternal(std::string_view key);
   std::unique_ptr<DecodedPage> TakeDecoded(std::string_view key);
   void KeepDecoded(std::string_view key, std::unique_ptr<DecodedPage> decoded);

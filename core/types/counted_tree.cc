@@ -506,15 +506,19 @@ Status CountedTree<Traits>::Finish() {
     }
     const uint64_t n = it->first;
     Node& node = it->second;
-    const std::string bytes = EncodeNode(node);
     const bool created = !node.existed;
     node.existed = true;
     node.dirty = false;
     auto decoded = std::make_unique<DecodedNode>();
     decoded->node = std::move(node);
     it = nodes_.erase(it);
-    SLOTKV_RETURN_IF_ERROR(
-        io_->PutPage(id_, kTreePageBit + n, bytes, created, std::move(decoded)));
+    std::unique_ptr<DecodedPage> page = std::move(decoded);
+    if (!created) {
+      SLOTKV_ASSIGN_OR_RETURN(bool taken, io_->PutDecoded(id_, kTreePageBit + n, &page));
+      if (taken) continue;
+    }
+    const std::string bytes = EncodeNode(static_cast<DecodedNode&>(*page).node);
+    SLOTKV_RETURN_IF_ERROR(io_->PutPage(id_, kTreePageBit + n, bytes, created, std::move(page)));
   }
   KeepUnchanged();
   return Status::OK();

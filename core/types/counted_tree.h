@@ -14,7 +14,9 @@
 // by index range.
 //
 // Every change rewrites the path from the root to the leaf it changed (the counts on it
-// change): O(height) pages. Pages are written by Finish, once per command.
+// change): O(height) pages. Pages are written by Finish, once per command; a changed node that
+// existed goes as its decoded form when the PageIo takes it so (PutDecoded), and is encoded
+// when needed.
 //
 // Node grammar (Traits::Put / Get write and read one entry):
 //   leaf     := 'L' n:varint64 entry*n
@@ -135,6 +137,7 @@ class CountedTree {
   struct DecodedNode : DecodedPage {
     Node node;
     size_t memory_bytes() const override;
+    void Encode(std::string* out) const override { *out = EncodeNode(node); }
   };
   // One step of a descent: the node and the child (or entry) position taken in it.
   struct Step {

@@ -11,6 +11,13 @@
 // the page's current bytes. `version` names the held version the object decodes (set by the
 // slot when it keeps it), so one handed back after its page was written again is refused.
 //
+// A tree node the command changed whose page the slot holds goes to the slot as this object
+// alone (PageIo::PutDecoded): the slot encodes it only when the bytes are needed (a read of
+// them, the unit's close), so a node changed by each of the ~8 pushes of a unit is encoded
+// once. While the slot lends such an object out (TakeDecoded) it is the page's only current
+// form: a command that fails after changing it drops it, and the slot then fails (its unit,
+// not acknowledged yet, goes; slot.h "Held values").
+//
 // Measured (redis-benchmark, one key, server CPU per op): a list's pushes and pops hit the
 // same few nodes, which stay kept: LPUSH 31 -> 26 us, LPOP 29 -> 26 us. A sorted set's random
 // inserts gain little (53 -> 51 us): the decode saved comes back as cache misses when the
@@ -22,6 +29,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <string>
 
 namespace slotkv {
 
@@ -30,6 +38,9 @@ class DecodedPage {
   virtual ~DecodedPage() = default;
   // The memory it takes, roughly (counted with the held values).
   virtual size_t memory_bytes() const = 0;
+  // Sets *out to the page's bytes (the slot encodes a page written as its decoded form only,
+  // PageIo::PutDecoded, when its bytes are needed).
+  virtual void Encode(std::string* out) const = 0;
 
   uint64_t version = 0;  // set by the keeper; 0: never kept
 };

@@ -84,6 +84,11 @@ class PageIo {
   // decoded form of bytes, which the PageIo may keep for TakeDecoded (decoded_page.h).
   virtual Status PutPage(uint64_t id, uint64_t index, std::string_view bytes, bool created,
                          std::unique_ptr<DecodedPage> decoded) = 0;
+  // Writes page (id, index), which exists, as its decoded form only, when the PageIo can keep
+  // it so (decoded_page.h): true, *decoded taken. false: nothing done, *decoded left (PutPage).
+  virtual Result<bool> PutDecoded(uint64_t, uint64_t, std::unique_ptr<DecodedPage>*) {
+    return false;
+  }
   virtual Status DeletePage(uint64_t id, uint64_t index) = 0;
   // The kept decoded form of page (id, index), or null; taking it leaves none kept.
   virtual std::unique_ptr<DecodedPage> TakeDecoded(uint64_t, uint64_t) { return nullptr; }
