@@ -169,11 +169,19 @@ def wait_http(port, timeout=10.0):
 
 
 def start_http_server(make_server, *args):
-    port = free_port()
-    s = make_server(extra_args=["--http-port", str(port)] + [str(a) for a in args])
-    s.http_port = port
-    wait_http(port)
-    return s
+    # The port is free when picked, but a suite running beside this one may take it before the
+    # server listens on it (seen in CI): then the server cannot start, and another port is tried.
+    for attempt in range(3):
+        port = free_port()
+        try:
+            s = make_server(extra_args=["--http-port", str(port)] + [str(a) for a in args])
+        except RuntimeError as e:
+            if "cannot listen" in str(e) and attempt < 2:
+                continue
+            raise
+        s.http_port = port
+        wait_http(port)
+        return s
 
 
 # ---------------------------------------------------------------------------------------------
