@@ -47,7 +47,7 @@ Result<bool> Slot::Impl::PutHeld(std::string_view key, uint64_t hash, std::strin
       return true;
     }
     if (group.held[entry->held - 1].pending) {
-      SLOTKV_RETURN_IF_ERROR(LogPending());  // this write follows the pending one
+      SLOTKV_RETURN_IF_ERROR(LogPending(/*mid_command=*/true));  // this write comes after
       entry = group.map.Find(key, hash);
     }
   }
@@ -85,7 +85,7 @@ Status Slot::Impl::Defer(Group& group, MapEntry& entry, std::string_view key, ui
   SLOTKV_RETURN_IF_ERROR(Refusal());
   MarkPending(group.held[entry.held - 1], key, hash);
   Hold(group, entry, value, group_key, std::move(decoded));
-  if (pending_bytes > HeldLimit() / 4) return LogPending();
+  if (pending_bytes > HeldLimit() / 4) return LogPending(/*mid_command=*/true);
   return Status::OK();
 }
 
@@ -123,6 +123,9 @@ Result<bool> Slot::PutDecoded(std::string_view key, ValueType type, std::string_
   h.decoded_bytes = h.decoded->memory_bytes();
   s.decoded_bytes += h.decoded_bytes;
   s.MaybeSizeCaches();
+  if (s.pending_bytes > s.HeldLimit() / 4) {
+    SLOTKV_RETURN_IF_ERROR(s.LogPending(/*mid_command=*/true));
+  }
   return true;
 }
 
@@ -142,7 +145,7 @@ Status Slot::Impl::Materialize(Group& group, HeldValue& h, std::string_view key)
   return Status::OK();
 }
 
-Status Slot::Impl::LogPending() {
+Status Slot::Impl::LogPending(bool mid_command) {
   if (pending.empty()) return Status::OK();
   std::vector<std::pair<std::string, uint64_t>> keys;
   keys.swap(pending);
@@ -151,7 +154,12 @@ Status Slot::Impl::LogPending() {
     Group& group = groups[GroupOfHash(hash)];
     const MapEntry* entry = group.map.Find(key, hash);
     if (entry == nullptr || entry->tombstone || entry->held == 0) continue;
-    if (!group.held[entry->held - 1].pending) continue;
+    const HeldValue& h = group.held[entry->held - 1];
+    if (!h.pending) continue;
+    if (mid_command && h.lent) {
+      pending.push_back(keys[i]);
+      continue;
+    }
     if (Status st = LogHeld(group, key, hash); !st.ok()) {
       // The slot fails: the rest stays listed, as it is.
       pending.insert(pending.end(), keys.begin() + static_cast<ptrdiff_t>(i), keys.end());

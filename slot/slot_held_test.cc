@@ -423,6 +423,37 @@ TEST_CASE("held values: a page written as its decoded form is encoded when neede
   slot = OpenOrDie(options);
   CHECK(GetOrDie(*slot, "!p") == page);
 
+  SUBCASE("past their limit the pending pages are logged early, but for those lent out") {
+    slot->SetCacheBudget(64 << 10);  // pending bases past 8 KiB are logged at once
+    std::map<std::string, std::string> pages;
+    for (int p = 0; p < 40; ++p) {
+      const std::string key = "!q" + std::to_string(p);
+      pages[key] = Page(rng, 30);
+      for (int i = 0; i < 2; ++i) REQUIRE(slot->Put(key, pages[key], ValueType::kList).ok());
+    }
+    REQUIRE(slot->Commit().ok());
+    const uint64_t before = slot->Stats().value_deltas;
+    // A command takes !q0 (lent: it is stale), then writes the others.
+    pages["!q0"] += "!";
+    std::unique_ptr<DecodedPage> first = TextPage(pages["!q0"]);
+    REQUIRE(*slot->PutDecoded("!q0", ValueType::kList, {}, &first));
+    std::unique_ptr<DecodedPage> lent = slot->TakeDecoded("!q0");
+    REQUIRE(lent != nullptr);
+    for (int p = 1; p < 40; ++p) {
+      const std::string key = "!q" + std::to_string(p);
+      pages[key] += "!";
+      std::unique_ptr<DecodedPage> next = TextPage(pages[key]);
+      REQUIRE(*slot->PutDecoded(key, ValueType::kList, {}, &next));
+    }
+    CHECK(slot->Stats().value_deltas > before);  // logged early, !q0 left pending
+    slot->KeepDecoded("!q0", std::move(lent));
+    REQUIRE(slot->Commit().ok());
+    CHECK(slot->failure().ok());
+    slot.reset();
+    slot = OpenOrDie(options);
+    for (const auto& [key, value] : pages) CHECK(GetOrDie(*slot, key) == value);
+  }
+
   SUBCASE("a form lent and dropped fails the slot, and its unit goes") {
     REQUIRE(slot->Put("!p", page, ValueType::kList).ok());
     REQUIRE(slot->Commit().ok());

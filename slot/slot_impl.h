@@ -358,8 +358,10 @@ struct Slot::Impl {
   // Logs every pending page (a delta against its base, or whole when that is not smaller) in
   // the open unit. Runs before the unit closes (CloseUnit, Slot::Hold), before a full sync
   // reads values (ScanStored) and before a write that cannot wait (a replica's, or new
-  // metadata) goes to a pending key.
-  Status LogPending();
+  // metadata) goes to a pending key. mid_command: called while a command runs (a write, or
+  // the bases passing their limit), whose lent pages (TakeDecoded) stay pending; otherwise a
+  // lent page was dropped and fails the slot (Materialize).
+  Status LogPending(bool mid_command = false);
   // Logs the pending version of key (held in group): a delta against its base, or whole when
   // that is not smaller.
   Status LogHeld(Group& group, std::string_view key, uint64_t hash);
