@@ -254,15 +254,22 @@ void LRange(CommandContext& ctx) {
     ctx.reply.Array(0);
     return;
   }
-  std::vector<std::string> out;
-  out.reserve(r->second - r->first + 1);
+  // The elements go straight into the reply (collected first, each was one more allocation
+  // and copy: ~5% of the server's CPU under LRANGE_100); a walk that fails takes back what it
+  // wrote before the error is replied.
+  const uint64_t n = r->second - r->first + 1;
+  const size_t mark = ctx.reply.buffer().size();
+  ctx.reply.Array(n);
+  uint64_t sent = 0;
   Status st = list.Walk(r->first, false, [&](const std::string& e) {
-    out.push_back(e);
-    return out.size() < r->second - r->first + 1;
+    ctx.reply.Bulk(e);
+    return ++sent < n;
   });
-  if (Failed(st, ctx.reply)) return;
-  ctx.reply.Array(out.size());
-  for (const std::string& e : out) ctx.reply.Bulk(e);
+  if (st.ok() && sent != n) st = Status::Corruption("list: fewer elements than its length");
+  if (!st.ok()) {
+    ctx.reply.buffer().resize(mark);
+    Failed(st, ctx.reply);
+  }
 }
 
 // LREM key count element: how many were removed (see ListValue::Remove for count).
