@@ -85,8 +85,11 @@ Status Slot::Impl::Defer(Group& group, MapEntry& entry, std::string_view key, ui
   SLOTKV_RETURN_IF_ERROR(Refusal());
   MarkPending(group.held[entry.held - 1], key, hash);
   Hold(group, entry, value, group_key, std::move(decoded));
-  if (pending_bytes > HeldLimit() / 4) return LogPending(/*mid_command=*/true);
-  return Status::OK();
+  return LogPendingPastLimit();
+}
+
+Status Slot::Impl::LogPendingPastLimit() {
+  return pending_bytes > HeldLimit() / 4 ? LogPending(/*mid_command=*/true) : Status::OK();
 }
 
 void Slot::Impl::MarkPending(HeldValue& h, std::string_view key, uint64_t hash) {
@@ -112,20 +115,11 @@ Result<bool> Slot::PutDecoded(std::string_view key, ValueType type, std::string_
   SLOTKV_RETURN_IF_ERROR(s.Refusal());
   HeldValue& h = group.held[entry->held - 1];
   s.MarkPending(h, key, hash);
+  s.NewVersion(h, group_key);
   h.stale = true;
-  h.lent = false;
-  h.group_key.assign(group_key);
-  h.version = ++s.held_versions;
-  s.decoded_bytes -= h.decoded_bytes;
-  // Kept whatever its size: it is the only current form.
-  h.decoded = std::move(*decoded);
-  h.decoded->version = h.version;
-  h.decoded_bytes = h.decoded->memory_bytes();
-  s.decoded_bytes += h.decoded_bytes;
+  s.KeepDecoded(h, std::move(*decoded), /*only_form=*/true);
   s.MaybeSizeCaches();
-  if (s.pending_bytes > s.HeldLimit() / 4) {
-    SLOTKV_RETURN_IF_ERROR(s.LogPending(/*mid_command=*/true));
-  }
+  SLOTKV_RETURN_IF_ERROR(s.LogPendingPastLimit());
   return true;
 }
 
@@ -154,28 +148,23 @@ Status Slot::Impl::LogPending(bool mid_command) {
     Group& group = groups[GroupOfHash(hash)];
     const MapEntry* entry = group.map.Find(key, hash);
     if (entry == nullptr || entry->tombstone || entry->held == 0) continue;
-    const HeldValue& h = group.held[entry->held - 1];
+    HeldValue& h = group.held[entry->held - 1];
     if (!h.pending) continue;
     if (mid_command && h.lent) {
       pending.push_back(keys[i]);
       continue;
     }
-    if (Status st = LogHeld(group, key, hash); !st.ok()) {
+    if (Status st = LogHeld(group, key, hash, *entry, h); !st.ok()) {
       // The slot fails: the rest stays listed, as it is.
       pending.insert(pending.end(), keys.begin() + static_cast<ptrdiff_t>(i), keys.end());
       return st;
     }
-    HeldValue& logged = group.held[group.map.Find(key, hash)->held - 1];
-    logged.pending = false;
-    pending_bytes -= logged.base.size();
-    logged.base = std::string();
   }
   return Status::OK();
 }
 
-Status Slot::Impl::LogHeld(Group& group, std::string_view key, uint64_t hash) {
-  const MapEntry& entry = *group.map.Find(key, hash);
-  HeldValue& h = group.held[entry.held - 1];
+Status Slot::Impl::LogHeld(Group& group, std::string_view key, uint64_t hash,
+                           const MapEntry& entry, HeldValue& h) {
   SLOTKV_RETURN_IF_ERROR(Materialize(group, h, key));
   const auto type = static_cast<ValueType>(PlainTag(entry.type));
   const int64_t expire_at_ms = entry.expire_at_ms;
@@ -184,9 +173,13 @@ Status Slot::Impl::LogHeld(Group& group, std::string_view key, uint64_t hash) {
     SLOTKV_RETURN_IF_ERROR(
         LogWrite(wal::RecordKind::kPut, key, hash, delta_scratch, tag, expire_at_ms));
     ++counters.value_deltas;
+    h.pending = false;  // the delta kept the hold (Track)
+    pending_bytes -= h.base.size();
+    h.base = std::string();
     return Status::OK();
   }
-  // Logged whole: the record ends the hold (Track), which starts again from it.
+  // Logged whole: the record ends the hold and its pending state (Track, Release), and the
+  // hold starts again from it.
   std::string value = h.value;
   std::string group_key = h.group_key;
   std::unique_ptr<DecodedPage> decoded = std::move(h.decoded);
@@ -204,24 +197,28 @@ void Slot::Impl::Hold(Group& group, MapEntry& entry, std::string_view value,
   HeldValue& h = group.held[entry.held - 1];
   held_bytes += value.size();
   held_bytes -= h.value.size();
-  decoded_bytes -= h.decoded_bytes;
   // The group flushes by bytes: a held value counts once at its largest.
   if (value.size() > h.value.size()) group.bytes += value.size() - h.value.size();
   h.value.assign(value);
-  h.group_key.assign(group_key);
   h.stale = false;
-  h.lent = false;
-  h.version = ++held_versions;
-  h.decoded.reset();
-  h.decoded_bytes = 0;
+  NewVersion(h, group_key);
   KeepDecoded(h, std::move(decoded));
   MaybeSizeCaches();
 }
 
-void Slot::Impl::KeepDecoded(HeldValue& h, std::unique_ptr<DecodedPage> decoded) {
+void Slot::Impl::NewVersion(HeldValue& h, std::string_view group_key) {
+  h.group_key.assign(group_key);
+  h.version = ++held_versions;
+  h.lent = false;
+  decoded_bytes -= h.decoded_bytes;
+  h.decoded.reset();
+  h.decoded_bytes = 0;
+}
+
+void Slot::Impl::KeepDecoded(HeldValue& h, std::unique_ptr<DecodedPage> decoded, bool only_form) {
   if (decoded == nullptr) return;
   const size_t bytes = decoded->memory_bytes();
-  if (held_bytes + decoded_bytes + bytes > HeldLimit()) return;
+  if (!only_form && held_bytes + decoded_bytes + bytes > HeldLimit()) return;
   decoded->version = h.version;
   h.decoded = std::move(decoded);
   h.decoded_bytes = bytes;
@@ -251,14 +248,8 @@ void Slot::KeepDecoded(std::string_view key, std::unique_ptr<DecodedPage> decode
       decoded->version != h->version) {
     return;
   }
-  if (h->lent) {  // the only current form: kept whatever its size
-    h->lent = false;
-    h->decoded_bytes = decoded->memory_bytes();
-    impl_->decoded_bytes += h->decoded_bytes;
-    h->decoded = std::move(decoded);
-    return;
-  }
-  impl_->KeepDecoded(*h, std::move(decoded));
+  impl_->KeepDecoded(*h, std::move(decoded), /*only_form=*/h->lent);
+  h->lent = false;
 }
 
 uint8_t Slot::Impl::StoreHeld(std::string_view key, const MapEntry& entry,

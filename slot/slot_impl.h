@@ -352,6 +352,8 @@ struct Slot::Impl {
                std::unique_ptr<DecodedPage> decoded);
   // Lists h (key's) as pending, its value as the base, unless it is already.
   void MarkPending(HeldValue& h, std::string_view key, uint64_t hash);
+  // LogPending (mid-command) once the pending bases pass a quarter of HeldLimit.
+  Status LogPendingPastLimit();
   // Makes a stale held value current: encodes its decoded form. Corruption (and the slot
   // fails) when a command took that form and dropped it.
   Status Materialize(Group& group, HeldValue& h, std::string_view key);
@@ -362,16 +364,21 @@ struct Slot::Impl {
   // the bases passing their limit), whose lent pages (TakeDecoded) stay pending; otherwise a
   // lent page was dropped and fails the slot (Materialize).
   Status LogPending(bool mid_command = false);
-  // Logs the pending version of key (held in group): a delta against its base, or whole when
-  // that is not smaller.
-  Status LogHeld(Group& group, std::string_view key, uint64_t hash);
+  // Logs h, the pending version of key (entry's, in group): a delta against its base, or whole
+  // when that is not smaller. Either way h is pending no more.
+  Status LogHeld(Group& group, std::string_view key, uint64_t hash, const MapEntry& entry,
+                 HeldValue& h);
   // Holds value for key's map entry (held or not before) in group, as a new version, with
   // its decoded form when given (KeepDecoded).
   void Hold(Group& group, MapEntry& entry, std::string_view value, std::string_view group_key,
             std::unique_ptr<DecodedPage> decoded = nullptr);
+  // Starts h's next version, grouped by group_key: a new version number, the decoded form of
+  // the last one dropped.
+  void NewVersion(HeldValue& h, std::string_view group_key);
   // Keeps decoded with h (as version h.version) unless it takes more than HeldLimit leaves
-  // beside the held values (which it never displaces).
-  void KeepDecoded(HeldValue& h, std::unique_ptr<DecodedPage> decoded);
+  // beside the held values (which it never displaces); only_form: whatever its size (the
+  // page's only current form, PutDecoded).
+  void KeepDecoded(HeldValue& h, std::unique_ptr<DecodedPage> decoded, bool only_form = false);
   // The held value of key, or nullptr.
   HeldValue* HeldOf(std::string_view key);
   // The stored form of a held value at its flush: compressed into *out with its group (a page's

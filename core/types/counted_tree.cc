@@ -1,8 +1,8 @@
 #include "core/types/counted_tree.h"
 
 #include <algorithm>
-#include <cassert>
 #include <bit>
+#include <cassert>
 #include <cmath>
 #include <cstring>
 #include <iterator>
@@ -513,11 +513,13 @@ Status CountedTree<Traits>::Finish() {
     decoded->node = std::move(node);
     it = nodes_.erase(it);
     std::unique_ptr<DecodedPage> page = std::move(decoded);
+    // An existing page the slot holds takes the node as it is, encoded when needed.
     if (!created) {
       SLOTKV_ASSIGN_OR_RETURN(bool taken, io_->PutDecoded(id_, kTreePageBit + n, &page));
       if (taken) continue;
     }
-    const std::string bytes = EncodeNode(static_cast<DecodedNode&>(*page).node);
+    std::string bytes;
+    page->Encode(&bytes);
     SLOTKV_RETURN_IF_ERROR(io_->PutPage(id_, kTreePageBit + n, bytes, created, std::move(page)));
   }
   KeepUnchanged();
