@@ -4,9 +4,11 @@
 
 #include <algorithm>
 #include <atomic>
+#include <boost/asio/post.hpp>
 #include <boost/asio/write.hpp>
 #include <chrono>
 #include <cstdio>
+#include <unistd.h>
 
 #include "core/base/buffer.h"
 #include "core/command/args.h"
@@ -49,7 +51,8 @@ constexpr size_t kPauseInputBytes = 1 << 20;
 
 }  // namespace
 
-Connection::Connection(Worker* worker, boost::asio::ip::tcp::socket socket, uint64_t id)
+Connection::Connection(Worker* worker, boost::asio::ip::tcp::socket socket, uint64_t id,
+                       std::unique_ptr<MovedClient> moved)
     : worker_(worker), server_(worker->server()), socket_(std::move(socket)) {
   client_.id = id;
   // As Redis: a client that connected while no password was required stays authenticated
@@ -69,6 +72,14 @@ Connection::Connection(Worker* worker, boost::asio::ip::tcp::socket socket, uint
   created_ms_ = server_->state().keyspace->clock()->NowMs();
   last_active_ms_ = created_ms_;
   batches_.resize(static_cast<size_t>(server_->workers()));
+  if (moved) {
+    moved_in_ = true;
+    client_ = std::move(moved->client);
+    created_ms_ = moved->created_ms;
+    last_active_ms_ = moved->last_active_ms;
+    last_command_ = std::move(moved->last_command);
+    in_ = std::move(moved->input);
+  }
 }
 
 Connection::~Connection() { CloseBlocked(to_fetch_); }
@@ -76,7 +87,7 @@ Connection::~Connection() { CloseBlocked(to_fetch_); }
 void Connection::Start() {
   // Protected mode (Redis's clientAcceptHandler): with no password, only 127.0.0.1 and ::1.
   command::ServerState& state = server_->state();
-  if (state.protected_mode && !state.auth_required && peer_ip_ != "127.0.0.1" &&
+  if (!moved_in_ && state.protected_mode && !state.auth_required && peer_ip_ != "127.0.0.1" &&
       peer_ip_ != "::1") {
     const uint64_t seq = AddPending();
     pending_.back().close_after = true;
@@ -114,14 +125,77 @@ void Connection::Read() {
         }
         command::ServerState& state = self->server_->state();
         WorkerStats::Add((*state.stats)[self->worker_->index()]->net_input_bytes, n);
-        self->in_.append(self->read_buf_.data(), n);
         self->last_active_ms_ = state.keyspace->clock()->NowMs();
+        if (self->Movable()) {
+          self->MoveTo(self->move_to_, std::string(self->read_buf_.data(), n));
+          return;
+        }
+        self->in_.append(self->read_buf_.data(), n);
         if (self->parser_.OverQueryLimit(self->in_.size() - self->in_pos_)) {
           self->Close();  // as Redis: a client past client-query-buffer-limit is closed
           return;
         }
         self->Process();
       });
+}
+
+void Connection::NotePlacement(int owner) {
+  if (owner < 0 || owner == worker_->index()) {
+    move_to_ = -1;
+    move_streak_ = 0;
+  } else if (owner == move_to_) {
+    ++move_streak_;
+  } else {
+    move_to_ = owner;
+    move_streak_ = 1;
+  }
+}
+
+bool Connection::Movable() const {
+  return move_streak_ >= kMoveAfter && !closed_ && pending_.empty() && !writing_ &&
+         out_next_.empty() && in_.empty() && parser_.AtRequestStart() && remote_inflight_ == 0 &&
+         parts_taken_.empty() && parked_.empty() && !fetching_ && !fetched_ &&
+         to_fetch_.empty() && async_ == nullptr && !held_ && !pause_held_ && !turn_posted_ &&
+         !flush_posted_ && !close_after_flush_ && local_writes_.empty() &&
+         std::all_of(batches_.begin(), batches_.end(), [](const auto& b) { return !b; }) &&
+         !client_.in_multi && !client_.watch && client_.watched.empty() &&
+         !client_.subscribed() && !client_.replica && !feed_unsent_;
+}
+
+void Connection::MoveTo(int w, std::string input) {
+  move_streak_ = 0;
+  boost::system::error_code ec;
+  const auto protocol = socket_.local_endpoint(ec).protocol();
+  int fd = -1;
+  if (!ec) fd = socket_.release(ec);
+  if (ec) {
+    Close();
+    return;
+  }
+  Worker* target = &server_->worker(w);
+  // Registered with the target's reactor here (as an accepted socket is); should the target
+  // stop before it runs the post, the socket's destructor closes the descriptor.
+  boost::asio::ip::tcp::socket socket(target->io());
+  socket.assign(protocol, fd, ec);
+  if (ec) {
+    ::close(fd);
+    Close();
+    return;
+  }
+  auto moved = std::make_unique<MovedClient>();
+  moved->client = std::move(client_);
+  moved->created_ms = created_ms_;
+  moved->last_active_ms = last_active_ms_;
+  moved->last_command = std::move(last_command_);
+  moved->input = std::move(input);
+  const uint64_t id = moved->client.id;
+  WorkerStats::Add((*server_->state().stats)[worker_->index()]->client_moves);
+  closed_ = true;  // what still holds this object returns at once
+  worker_->Forget(id);
+  boost::asio::post(target->io(), [target, id, socket = std::move(socket),
+                                   moved = std::move(moved)]() mutable {
+    target->Adopt(std::move(socket), id, std::move(moved));
+  });
 }
 
 void Connection::Process() {
@@ -323,12 +397,15 @@ void Connection::Run(const CommandSpec& spec) {
   command::ServerState& state = server_->state();
   uint64_t seq = AddPending();
   if (spec.run == nullptr) {
+    // Keys spread over workers, or none: only the former tells where the client belongs.
+    if (spec.first_key > 0 || spec.keys != nullptr) NotePlacement(-1);
     StartAsync(spec, seq);
     return;
   }
   const std::string& key = args_[static_cast<size_t>(spec.first_key)];
   uint32_t slot = state.keyspace->SlotOfKey(key);
   int owner = server_->OwnerOf(slot);
+  NotePlacement(owner);
   // A request for this worker's slots goes the owner's way (a batch posted here) while its
   // key is taken or an earlier request of this client still waits on that way, so requests
   // keep their order.

@@ -26,6 +26,13 @@
 // subscribes: the hard limit, or the soft one for its seconds) it is closed. Reading goes on
 // while a coroutine command runs, so a blocked client leaving is seen.
 //
+// Placement: a client whose last kMoveAfter requests each had one key, all in slots of one
+// other worker, moves to that worker when quiet (every reply written, nothing in flight, parked,
+// held or half parsed; not blocked, subscribed, a replica's link, in MULTI or watching): its
+// socket and state (MovedClient) go there with the bytes just read, so a client working on one
+// key stops paying a hop per request. A client whose keys spread over workers stays (at two
+// workers, 32 requests in a row to the other has odds 2^-32).
+//
 // Thread rule: runs on its worker; remote batches and coroutines reach it by posting back.
 #pragma once
 
@@ -52,9 +59,20 @@ class Worker;
 struct RemoteBatch;
 struct AsyncCall;
 
+// What a connection takes to another worker besides its socket (Placement, above).
+struct MovedClient {
+  command::ClientState client;
+  int64_t created_ms = 0;
+  int64_t last_active_ms = 0;
+  std::string last_command;
+  std::string input;  // read, not parsed: starts at a request's start
+};
+
 class Connection : public std::enable_shared_from_this<Connection> {
  public:
-  Connection(Worker* worker, boost::asio::ip::tcp::socket socket, uint64_t id);
+  // moved: the state of a connection another worker handed over (its id is client.id).
+  Connection(Worker* worker, boost::asio::ip::tcp::socket socket, uint64_t id,
+             std::unique_ptr<MovedClient> moved = nullptr);
   ~Connection();
 
   void Start();
@@ -95,6 +113,12 @@ class Connection : public std::enable_shared_from_this<Connection> {
   // Stops the running blocking command's wait (blocking.h). REQUIRES: async_->ctx.waiter.
   void StopWait(command::Waiter::Stop reason);
   void Read();
+  // Placement: notes the owner of a request's one key (-1: the request had none, or several).
+  void NotePlacement(int owner);
+  // Whether it moves now, before taking what it just read (Placement, above).
+  bool Movable() const;
+  // Hands the socket, the client's state and input (what it just read) to worker w.
+  void MoveTo(int w, std::string input);
   void Process();
   // Paused: no request is dispatched. ReadPaused: the socket is not read either.
   bool Paused() const;
@@ -133,6 +157,11 @@ class Connection : public std::enable_shared_from_this<Connection> {
   int64_t created_ms_ = 0;
   int64_t last_active_ms_ = 0;
   std::string last_command_;
+
+  bool moved_in_ = false;  // came from another worker (Placement)
+  int move_to_ = -1;       // the other worker its last requests each went to
+  uint32_t move_streak_ = 0;
+  static constexpr uint32_t kMoveAfter = 32;
 
   RespParser parser_;
   std::vector<std::string> args_;

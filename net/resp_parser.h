@@ -136,6 +136,9 @@ class RespParser {
   // so `*1000` then 512 MB bulks, or a million `$0`, grew without bound). The parser never
   // checks this itself.
   bool OverQueryLimit(size_t buffered) const;
+  // Whether it holds nothing of a request (not even the scan of a line's start): the last call
+  // ended at a request's end, so a new parser would take the next bytes the same way.
+  bool AtRequestStart() const { return stage_ == Stage::kRequestStart && pending_.empty(); }
   // What an argument costs besides its bytes (a std::string in a vector).
   static constexpr uint64_t kArgOverheadBytes = 32;
 

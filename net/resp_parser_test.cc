@@ -511,5 +511,20 @@ TEST_CASE("Reset drops a partial request") {
   CHECK(args == Args{"PING"});
 }
 
+TEST_CASE("AtRequestStart: only between requests") {
+  RespParser parser;
+  Args args;
+  size_t consumed = 0;
+  CHECK(parser.AtRequestStart());
+  CHECK(parser.Parse("*2\r\n$3\r\nGET\r\n$1\r\n", &args, &consumed) == State::kNeedMore);
+  CHECK_FALSE(parser.AtRequestStart());
+  CHECK(parser.Parse("k\r\n", &args, &consumed) == State::kCommand);
+  CHECK(parser.AtRequestStart());
+  CHECK(parser.Parse("PIN", &args, &consumed) == State::kNeedMore);  // inside a line
+  CHECK_FALSE(parser.AtRequestStart());
+  CHECK(parser.Parse("PING\r\n", &args, &consumed) == State::kCommand);
+  CHECK(parser.AtRequestStart());
+}
+
 }  // namespace
 }  // namespace slotkv::net

@@ -75,8 +75,9 @@ void Worker::Join() {
   if (thread_.joinable()) thread_.join();
 }
 
-void Worker::Adopt(boost::asio::ip::tcp::socket socket, uint64_t id) {
-  auto conn = std::make_shared<Connection>(this, std::move(socket), id);
+void Worker::Adopt(boost::asio::ip::tcp::socket socket, uint64_t id,
+                   std::unique_ptr<MovedClient> moved) {
+  auto conn = std::make_shared<Connection>(this, std::move(socket), id, std::move(moved));
   connections_.emplace(id, conn);
   conn->Start();
 }

@@ -29,6 +29,7 @@ namespace slotkv::net {
 
 class Server;
 class Connection;
+struct MovedClient;
 struct RemoteBatch;
 
 class Worker {
@@ -47,8 +48,10 @@ class Worker {
   void Stop();
   void Join();
 
-  // Takes a new client connection (id given in accept order). REQUIRES: on this worker.
-  void Adopt(boost::asio::ip::tcp::socket socket, uint64_t id);
+  // Takes a new client connection (id given in accept order), or one another worker moved
+  // here with its client's state (Connection, "Placement"). REQUIRES: on this worker.
+  void Adopt(boost::asio::ip::tcp::socket socket, uint64_t id,
+             std::unique_ptr<MovedClient> moved = nullptr);
   void Forget(uint64_t client_id);
 
   // Group commit: runs fn() once this worker has committed its dirty slots (a writer then

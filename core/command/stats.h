@@ -38,6 +38,9 @@ struct WorkerStats {
   // through the worker's io_uring (each wait counts); the regions so fetched.
   std::atomic<uint64_t> read_waits{0};
   std::atomic<uint64_t> async_reads{0};
+  // Connections this worker handed to the worker owning the keys they use (net/connection.h,
+  // "Placement").
+  std::atomic<uint64_t> client_moves{0};
   // How late the worker's 10 ms probe timer fired, at most (us): about the longest time a
   // request waited for the worker to be free (one long handler, or a queue of them).
   std::atomic<uint64_t> loop_lag_max_us{0};
