@@ -108,7 +108,7 @@ constexpr OptionDef kOptions[] = {
    .min = 1, .max = INT32_MAX},
   {.name = "paged-page-members", .type = T::kInt, .default_value = "64", .runtime = true,
    .doc = "most members per page of a paged hash or set (fewer when members are long: pages "
-          "aim at 4 kB), entries per node of a paged sorted set or list",
+          "aim at 1 kB), entries per node of a paged sorted set or list",
    .min = 1,
    .max = 65536},
   {.name = "paged-copy-batch-bytes", .type = T::kBytes, .default_value = "1048576",

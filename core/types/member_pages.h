@@ -8,7 +8,8 @@
 // itself or to split + 2^level), split advances, and once it reaches 2^level the level goes up.
 // The target is page_members, or fewer when members are long: pages aim at kPageBytes, since
 // every change reads, encodes, diffs, checksums and copies its whole page (64 fields of 200
-// bytes made 14 kB pages).
+// bytes made 14 kB pages; HSET of such fields cost 8.9 us of user CPU with 4 kB pages, 7.4 us
+// with 1 kB ones).
 // The root needs no directory (it stays a few bytes), and a split moves members only from a
 // page to a higher one, which keeps a scan by page index valid across splits: a member present
 // for the whole scan is returned at least once. Pages are never merged; a page left empty is
@@ -142,8 +143,8 @@ class MemberPages {
   };
   // A page's bytes (of its members) that Finish's splits aim at, and the fewest members a
   // page is split down to for it.
-  static constexpr uint64_t kPageBytes = 4096;
-  static constexpr uint64_t kMinPageMembers = 8;
+  static constexpr uint64_t kPageBytes = 1024;
+  static constexpr uint64_t kMinPageMembers = 4;
 
   Result<Page*> Load(uint64_t index);
   Status SplitOne();
