@@ -71,6 +71,15 @@ class GroupMap {
   // REQUIRES: hash as for Find; the arena stays under 4 GiB (asserted).
   std::pair<MapEntry*, bool> FindOrInsert(std::string_view key, uint64_t hash);
 
+  // Starts loading the index slot a Find or FindOrInsert of hash reads first.
+  void Prefetch(uint64_t hash) const { index_.Prefetch(hash); }
+
+  // Then the record the first slot with hash's tag names.
+  void PrefetchEntry(uint64_t hash) const {
+    const uint32_t e = index_.Likely(hash);
+    if (e != TagIndex::kNone) __builtin_prefetch(&records_[e]);
+  }
+
   size_t size() const { return records_.size(); }
   bool empty() const { return records_.empty(); }
 

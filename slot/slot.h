@@ -185,6 +185,14 @@ class Slot {
   // bytes by the command layer; escaped and internal keys take a few more).
   static constexpr size_t kMaxKeyBytes = 2048 + 32;
 
+  // Starts loading what a Get (or with `write`, a Put) of key reads first into the CPU's cache:
+  // kIndex its value-cache (and group-map) index slots; kEntries, once they are in, the
+  // entries they name. A caller about to run several keys' commands takes each key through
+  // kIndex, then each through kEntries, so that their cache misses overlap
+  // (command::Keyspace::Prefetch).
+  enum class PrefetchStage { kIndex, kEntries };
+  void Prefetch(std::string_view key, bool write, PrefetchStage stage) const;
+
   // The value of key and its metadata; nullopt when absent or expired.
   Result<std::optional<std::string>> Get(std::string_view key, KeyMeta* meta = nullptr);
   // The values of keys ((*values)[i] for keys[i], nullopt when absent or expired) and, when

@@ -18,6 +18,24 @@ Result<std::optional<std::string>> Slot::Get(std::string_view key, KeyMeta* meta
   return std::move(s.get_values[0]);
 }
 
+void Slot::Prefetch(std::string_view key, bool write, PrefetchStage stage) const {
+  const Impl& s = *impl_;
+  const bool index = stage == PrefetchStage::kIndex;
+  if (index) {
+    s.value_cache.Prefetch(key);
+  } else {
+    s.value_cache.PrefetchEntry(key);
+  }
+  if (!write) return;
+  const uint64_t hash = KeyHash(key);
+  const GroupMap& map = s.groups[s.GroupOfHash(hash)].map;
+  if (index) {
+    map.Prefetch(hash);
+  } else {
+    map.PrefetchEntry(hash);
+  }
+}
+
 bool Slot::Impl::NewestCached(std::string_view key, const CachedValue& cached) const {
   const uint64_t hash = KeyHash(key);
   const MapEntry* entry = groups[GroupOfHash(hash)].map.Find(key, hash);

@@ -106,6 +106,19 @@ class ClockCache {
     EvictToFit(index);
   }
 
+  // Starts loading the index slot a Lookup or Insert of key reads first (TagIndex::Prefetch).
+  template <typename K>
+  void Prefetch(const K& key) const {
+    index_.Prefetch(HashFn{}(key));
+  }
+
+  // After Prefetch: starts loading the entry a Lookup of key will most likely compare.
+  template <typename K>
+  void PrefetchEntry(const K& key) const {
+    const uint32_t e = index_.Likely(HashFn{}(key));
+    if (e != TagIndex::kNone) __builtin_prefetch(&At(e));
+  }
+
   // The cached value, or nullptr. Counts a hit or a miss. The pointer is valid until the next
   // non-const call.
   template <typename K>

@@ -67,6 +67,24 @@ class TagIndex {
     }
   }
 
+  // Starts loading the slot a Find or Add of hash reads first into the CPU's cache.
+  void Prefetch(uint64_t hash) const {
+    if (slots_ != 0) __builtin_prefetch(&table_[Tag(hash) >> shift_]);
+  }
+
+  // The entry the first slot of hash's probe run with hash's tag names (kNone: none), without
+  // comparing keys: what a Find will most likely compare, to prefetch.
+  uint32_t Likely(uint64_t hash) const {
+    if (slots_ == 0) return kNone;
+    const uint32_t tag = Tag(hash);
+    const size_t mask = slots_ - 1;
+    for (size_t i = tag >> shift_;; i = (i + 1) & mask) {
+      const uint64_t s = table_[i];
+      if (s == 0) return kNone;
+      if (static_cast<uint32_t>(s >> 32) == tag) return static_cast<uint32_t>(s) - 1;
+    }
+  }
+
   // Names entry under hash. REQUIRES: no entry already named for the same key.
   void Add(uint64_t hash, uint32_t entry) {
     assert(entry < kNone - 1);

@@ -26,9 +26,12 @@ TEST_CASE("random adds and removes agree with a map, through growth and long pro
   std::mt19937_64 rng(11);
   for (int op = 0; op < 300000; ++op) {
     const uint64_t key = rng() % 3000;
+    m.index.Prefetch(key);
     const TagIndex::Found f = m.Find(key);
     auto it = m.entries.find(key);
     REQUIRE((f.entry == TagIndex::kNone) == (it == m.entries.end()));
+    // No two of these 3000 keys share a 32-bit tag: the first tag match is the entry.
+    REQUIRE(m.index.Likely(key) == f.entry);
     if (it != m.entries.end()) REQUIRE(f.entry == it->second);
     if (rng() % 2 == 0) {
       if (it == m.entries.end()) {

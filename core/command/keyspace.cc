@@ -191,6 +191,17 @@ Result<slot::Slot*> Keyspace::Get(uint32_t s, uint32_t db, bool create) {
   return e.slot.get();
 }
 
+void Keyspace::Prefetch(uint32_t db, const std::vector<KeyRef>& keys) {
+  if (keys.size() < 2) return;
+  using Stage = slot::Slot::PrefetchStage;
+  for (Stage stage : {Stage::kIndex, Stage::kEntries}) {
+    for (const KeyRef& k : keys) {
+      const slot::Slot* slot = entries_[k.slot * options_.databases + db].slot.get();
+      if (slot != nullptr) slot->Prefetch(k.key, k.write, stage);
+    }
+  }
+}
+
 Status Keyspace::Preopen(uint32_t s, uint32_t db) {
   Entry& e = entries_[s * options_.databases + db];
   if (e.slot) return Status::OK();

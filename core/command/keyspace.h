@@ -106,6 +106,18 @@ class Keyspace {
   // Database db of slot s; when it was never written, nullptr (create=false) or a new empty
   // one (create=true).
   Result<slot::Slot*> Get(uint32_t s, uint32_t db, bool create);
+  // A key a caller is about to run a command on (Prefetch).
+  struct KeyRef {
+    uint32_t slot;
+    std::string_view key;
+    bool write;
+  };
+  // Starts loading what commands on these keys of database db read first into the CPU's cache
+  // (slot::Slot::Prefetch: every key's index slots, then their entries), so that their misses
+  // overlap rather than come one after the other: SET -P 16 (remote batches) user CPU per
+  // request 3.43 -> 3.07 us, MSET of 10 keys 40.9 -> 37.0 us. Nothing for fewer than two keys.
+  // REQUIRES: on the owner of every key's slot.
+  void Prefetch(uint32_t db, const std::vector<KeyRef>& keys);
   // Removes every key of database db in slot s (FLUSHDB): the slot's files are renamed away
   // atomically, then deleted. Its stream offset becomes floor (by default one past the old
   // one: the emptying is an event of the stream) and the stream listener is told; the

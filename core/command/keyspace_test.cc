@@ -52,6 +52,37 @@ TEST_CASE("databases are apart and survive a reopen") {
   CHECK(*db0.InDb(2).KeyCount() == 0);
 }
 
+TEST_CASE("prefetching keys changes nothing, in opened and never written slots") {
+  MemFs fs;
+  std::vector<slot::Slot*> dirty;
+  auto ks = Keyspace::Open(Options(&fs));
+  REQUIRE(ks.ok());
+  std::vector<std::string> keys;
+  for (int i = 0; i < 64; ++i) keys.push_back("key:" + std::to_string(i));
+  // Half of them written: their slots open, their entries in group maps and the value cache.
+  for (int i = 0; i < 32; ++i) {
+    Store store(ks->get(), (*ks)->SlotOfKey(keys[i]), 0, &dirty);
+    REQUIRE(store.Put(keys[i], "v" + std::to_string(i), ValueType::kString, 0).ok());
+  }
+  std::vector<Keyspace::KeyRef> refs;
+  for (size_t i = 0; i < keys.size(); ++i) {
+    refs.push_back({(*ks)->SlotOfKey(keys[i]), keys[i], i % 2 == 0});
+  }
+  (*ks)->Prefetch(0, refs);
+  (*ks)->Prefetch(2, refs);  // a database never written: no slot at all
+  for (int i = 0; i < 64; ++i) {
+    Store store(ks->get(), (*ks)->SlotOfKey(keys[i]), 0, &dirty);
+    auto got = store.Get(keys[i]);
+    REQUIRE(got.ok());
+    if (i < 32) {
+      CHECK(**got == "v" + std::to_string(i));
+    } else {
+      CHECK(!got->has_value());
+    }
+  }
+  CHECK(!fs.Exists("/data/slot-0000/db-2"));
+}
+
 TEST_CASE("a never written database reads empty and creates nothing") {
   MemFs fs;
   std::vector<slot::Slot*> dirty;
