@@ -210,6 +210,7 @@ void Connection::Process() {
   parser_.set_authenticated(!state.auth_required || client_.authenticated);
   Turn turn;
   bool turn_over = false;
+  deferring_ = true;
   while (!closed_ && !Paused() && !close_after_flush_) {
     size_t consumed = 0;
     RespParser::State st =
@@ -228,6 +229,8 @@ void Connection::Process() {
     turn_over = turn.over();
     if (turn_over) break;
   }
+  deferring_ = false;
+  RunDeferred();
   if (in_pos_ == in_.size()) {
     in_.clear();
     in_pos_ = 0;
@@ -399,6 +402,7 @@ void Connection::Run(const CommandSpec& spec) {
   if (spec.run == nullptr) {
     // Keys spread over workers, or none: only the former tells where the client belongs.
     if (spec.first_key > 0 || spec.keys != nullptr) NotePlacement(-1);
+    RunDeferred();
     StartAsync(spec, seq);
     return;
   }
@@ -411,10 +415,35 @@ void Connection::Run(const CommandSpec& spec) {
   // keep their order.
   if (owner == worker_->index() && state.keyspace->locks().Free(slot, key) &&
       !batches_[static_cast<size_t>(owner)] && self_batches_ == 0) {
+    if (deferring_ && (spec.flags & command::kWrite) && !Parkable(spec)) {
+      deferred_.push_back({&spec, std::move(args_), slot, seq});
+      args_ = {};
+      if (deferred_.size() >= kDeferMax) RunDeferred();
+      return;
+    }
+    RunDeferred();
     RunLocal(spec, slot, seq);
   } else {
+    if (owner == worker_->index()) RunDeferred();
     QueueRemote(spec, slot, owner, seq);
   }
+}
+
+void Connection::RunDeferred() {
+  if (deferred_.empty()) return;
+  std::vector<command::Keyspace::KeyRef> keys;
+  keys.reserve(deferred_.size());
+  for (const DeferredWrite& d : deferred_) {
+    keys.push_back({d.slot, d.args[static_cast<size_t>(d.spec->first_key)], /*write=*/true});
+  }
+  server_->state().keyspace->Prefetch(client_.db, keys);
+  std::vector<std::string> current = std::move(args_);  // the request that made them run
+  for (DeferredWrite& d : deferred_) {
+    args_ = std::move(d.args);
+    RunLocal(*d.spec, d.slot, d.seq);
+  }
+  deferred_.clear();
+  args_ = std::move(current);
 }
 
 void Connection::RunLocal(const CommandSpec& spec, uint32_t slot, uint64_t seq) {

@@ -1,7 +1,8 @@
 // Connection: one client. It reads requests, parses them (RespParser), and for each request
 // either runs it at once (its slot is owned by this worker, or it has no key and needs no
-// hop), posts it to the owning worker in a batch with its neighbours for that owner, or starts
-// its coroutine (several keys, server-wide commands). Replies go out strictly in request order:
+// hop; such writes run together once the read is parsed, DeferredWrite), posts it to the
+// owning worker in a batch with its neighbours for that owner, or starts its coroutine
+// (several keys, server-wide commands). Replies go out strictly in request order:
 // each request takes a place in `pending_` and the finished prefix is written.
 //
 // Ordering promises: requests for one worker run in the order sent (posts are FIFO); while a
@@ -134,6 +135,20 @@ class Connection : public std::enable_shared_from_this<Connection> {
   // Sets a pending reply's bytes, keeping pending_bytes_ right.
   void SetReply(Pending& p, std::string data);
   void RunLocal(const command::CommandSpec& spec, uint32_t slot, uint64_t seq);
+  // Writes to this worker's slots parsed in one turn of Process wait in deferred_ and run
+  // together (RunDeferred), their keys prefetched first (command::Keyspace::Prefetch), as a
+  // remote batch's are on its owner. Any other request runs them first, so each request
+  // still sees what the ones before it did; so does the end of the turn.
+  struct DeferredWrite {
+    const command::CommandSpec* spec;
+    std::vector<std::string> args;
+    uint32_t slot;
+    uint64_t seq;
+  };
+  std::vector<DeferredWrite> deferred_;
+  bool deferring_ = false;  // in Process's loop: Run may defer a write
+  static constexpr size_t kDeferMax = 32;
+  void RunDeferred();
   void QueueRemote(const command::CommandSpec& spec, uint32_t slot, int owner, uint64_t seq);
   void PostBatches();
   void CommitLocal();

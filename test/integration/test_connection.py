@@ -5,7 +5,7 @@ import socket
 
 import pytest
 
-from conftest import Error, Simple, err, is_redis
+from conftest import Error, Simple, encode_command, err, is_redis
 
 NOAUTH_HELLO = ("NOAUTH HELLO must be called with the client already authenticated, otherwise the "
                 "HELLO AUTH <user> <pass> option can be used to authenticate the client and select "
@@ -450,3 +450,41 @@ def test_unknown_command_text(r):
     assert err(r, "FOO", "a") == "ERR unknown command 'FOO', with args beginning with: 'a' "
     assert err(r, "foo") == "ERR unknown command 'foo', with args beginning with: "
     assert err(r, "GET") == "ERR wrong number of arguments for 'get' command"
+
+
+def test_pipelined_writes_and_what_follows_them_run_in_order(server, r):
+    """One read of many requests: the writes to this worker's slots run together (their keys
+    prefetched first, net/connection.h), and every request still sees what those before it
+    did, whatever kind it is."""
+    script = [
+        (("SET", "k", "1"), b"OK"),
+        (("INCR", "k"), 2),
+        (("GET", "k"), b"2"),
+        (("APPEND", "k", "x"), 2),
+        (("GET", "k"), b"2x"),
+        (("SELECT", "1"), b"OK"),
+        (("SET", "k", "db1"), b"OK"),
+        (("GET", "k"), b"db1"),
+        (("SELECT", "0"), b"OK"),
+        (("GET", "k"), b"2x"),
+        (("WATCH", "w"), b"OK"),
+        (("SET", "w", "1"), b"OK"),
+        (("MULTI",), b"OK"),
+        (("GET", "w"), b"QUEUED"),
+        (("EXEC",), None),  # w changed after WATCH, by this client: aborted
+        (("MSET", "a", "1", "b", "2"), b"OK"),
+        (("INCR", "a"), 2),
+        (("DEL", "k"), 1),
+        (("SET", "k", "z"), b"OK"),
+        (("GET", "k"), b"z"),
+    ]
+    for i in range(200):  # keys of both workers, each written then read back
+        script.append((("SET", "many:%d" % i, str(i)), b"OK"))
+        script.append((("INCR", "many:%d" % i), i + 1))
+    for i in range(200):
+        script.append((("GET", "many:%d" % i), str(i + 1).encode()))
+    with server.raw() as c:
+        c.send(b"".join(encode_command(*cmd) for cmd, _ in script))
+        for cmd, expected in script:
+            got = c.read_reply()
+            assert got == expected, (cmd, got)
