@@ -193,6 +193,12 @@ class Slot {
   enum class PrefetchStage { kIndex, kEntries };
   void Prefetch(std::string_view key, bool write, PrefetchStage stage) const;
 
+  // When the value cache holds key's value (live, uncompressed): the cached string itself,
+  // valid until the next call on this slot, and *meta; a cache hit. Otherwise nullptr, and
+  // nothing counted: Get answers then. Lets a GET copy the value once, into its reply (the
+  // copy out of the cache and its allocation were ~6% of a GET -P 16).
+  const std::string* GetCached(std::string_view key, KeyMeta* meta);
+
   // The value of key and its metadata; nullopt when absent or expired.
   Result<std::optional<std::string>> Get(std::string_view key, KeyMeta* meta = nullptr);
   // The values of keys ((*values)[i] for keys[i], nullopt when absent or expired) and, when

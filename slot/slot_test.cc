@@ -125,6 +125,33 @@ TEST_CASE("a value read back from the log is cached for its version only") {
   CHECK(GetOrDie(*f.slot, "k") == "<absent>");
 }
 
+TEST_CASE("GetCached answers only from the value cache, with the newest live version") {
+  Fixture f;
+  const int64_t now = f.clock.NowMs();
+  f.Put("k", "first", now + 1000);
+  KeyMeta meta;
+  uint64_t hits = f.slot->Stats().value_cache_hits;
+  uint64_t misses = f.slot->Stats().value_cache_misses;
+  const std::string* got = f.slot->GetCached("k", &meta);
+  REQUIRE(got != nullptr);  // a write is cached while the cache has room
+  CHECK(*got == "first");
+  CHECK(meta.type == ValueType::kString);
+  CHECK(meta.expire_at_ms == now + 1000);
+  CHECK(f.slot->Stats().value_cache_hits == hits + 1);
+  f.Put("k", "second", now + 1000);
+  got = f.slot->GetCached("k", &meta);
+  REQUIRE(got != nullptr);
+  CHECK(*got == "second");
+  // Absent, expired, or deleted: nullptr, and no miss counted (Get counts it).
+  CHECK(f.slot->GetCached("absent", &meta) == nullptr);
+  f.clock.AdvanceMs(1000);
+  CHECK(f.slot->GetCached("k", &meta) == nullptr);
+  f.Put("d", "v");
+  REQUIRE(f.slot->Delete("d").ok());
+  CHECK(f.slot->GetCached("d", &meta) == nullptr);
+  CHECK(f.slot->Stats().value_cache_misses == misses);
+}
+
 TEST_CASE("writes are cached while the cache has room; then only those of keys read lately") {
   Fixture f;
   f.Put("room", "kept");

@@ -326,6 +326,12 @@ Result<std::optional<std::string>> Store::Get(std::string_view key, slot::KeyMet
   return s->Get(StoredKey(key), meta);
 }
 
+const std::string* Store::GetCached(std::string_view key, slot::KeyMeta* meta) {
+  Result<slot::Slot*> s = Open(false);
+  if (!s.ok() || *s == nullptr) return nullptr;
+  return (*s)->GetCached(StoredKey(key), meta);
+}
+
 Result<std::optional<slot::KeyMeta>> Store::GetMeta(std::string_view key) {
   SLOTKV_ASSIGN_OR_RETURN(slot::Slot * s, Open(false));
   if (!s) return std::optional<slot::KeyMeta>();

@@ -333,6 +333,8 @@ class Store {
 
   // As slot::Slot's, for this database; a never-written database reads as empty.
   Result<std::optional<std::string>> Get(std::string_view key, slot::KeyMeta* meta = nullptr);
+  // slot::Slot::GetCached: the cached value itself, or nullptr (then Get).
+  const std::string* GetCached(std::string_view key, slot::KeyMeta* meta);
   Result<std::optional<slot::KeyMeta>> GetMeta(std::string_view key);
   Status MultiGet(const std::vector<std::string_view>& keys,
                   std::vector<std::optional<std::string>>* values,

@@ -163,6 +163,16 @@ bool ParseStringOptions(const std::vector<std::string>& a, OptionsOf of, StringO
 // ---- GET SET and their variants -----------------------------------------------------------
 
 void Get(CommandContext& ctx) {
+  slot::KeyMeta meta;
+  if (const std::string* cached = ctx.store.GetCached(ctx.args[1], &meta)) {
+    CountLookup(ctx.store, ctx.stats, ctx.args[1], true);
+    if (meta.type != ValueType::kString) {
+      ctx.reply.Error(kErrWrongType);
+    } else {
+      ctx.reply.Bulk(*cached);
+    }
+    return;
+  }
   std::optional<std::string> value;
   if (!ReadString(ctx, Lookup::kRead, ctx.args[1], &value)) return;
   BulkOrNull(ctx.reply, value);
