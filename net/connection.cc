@@ -416,13 +416,13 @@ void Connection::Run(const CommandSpec& spec) {
   if (owner == worker_->index() && state.keyspace->locks().Free(slot, key) &&
       !batches_[static_cast<size_t>(owner)] && self_batches_ == 0) {
     if (deferring_ && (spec.flags & command::kWrite) && !Parkable(spec)) {
-      deferred_.push_back({&spec, std::move(args_), slot, seq});
+      deferred_.push_back({&spec, std::move(args_), slot, seq, {}, {}});
       args_ = {};
       if (deferred_.size() >= kDeferMax) RunDeferred();
       return;
     }
     RunDeferred();
-    RunLocal(spec, slot, seq);
+    RunLocal(spec, args_, slot, seq);
   } else {
     if (owner == worker_->index()) RunDeferred();
     QueueRemote(spec, slot, owner, seq);
@@ -431,37 +431,29 @@ void Connection::Run(const CommandSpec& spec) {
 
 void Connection::RunDeferred() {
   if (deferred_.empty()) return;
-  std::vector<command::Keyspace::KeyRef> keys;
-  keys.reserve(deferred_.size());
-  for (const DeferredWrite& d : deferred_) {
-    keys.push_back({d.slot, d.args[static_cast<size_t>(d.spec->first_key)], /*write=*/true});
-  }
-  server_->state().keyspace->Prefetch(client_.db, keys);
-  std::vector<std::string> current = std::move(args_);  // the request that made them run
-  for (DeferredWrite& d : deferred_) {
-    args_ = std::move(d.args);
-    RunLocal(*d.spec, d.slot, d.seq);
-  }
+  PrefetchItems(server_->state(), client_.db, deferred_.data(),
+                deferred_.data() + deferred_.size());
+  for (RemoteItem& d : deferred_) RunLocal(*d.spec, d.args, d.slot, d.seq);
   deferred_.clear();
-  args_ = std::move(current);
 }
 
-void Connection::RunLocal(const CommandSpec& spec, uint32_t slot, uint64_t seq) {
+void Connection::RunLocal(const CommandSpec& spec, std::vector<std::string>& args,
+                          uint32_t slot, uint64_t seq) {
   if (Parkable(spec) && worker_->async_reads()) {
     std::string reply;
     int tries = 0;
-    if (RunRead(server_->state(), spec, args_, slot, client_.db, client_.protocol, addr_,
+    if (RunRead(server_->state(), spec, args, slot, client_.db, client_.protocol, addr_,
                 client_.name, &tries, &reply, &to_fetch_)) {
       Complete(seq, std::move(reply));
     } else {
-      parked_.push_back({&spec, std::move(args_), slot, seq, tries});
-      args_ = {};
+      parked_.push_back({&spec, std::move(args), slot, seq, tries});
+      args = {};
     }
     return;
   }
   command::WriteTrace trace;
   trace.mark = server_->state().write_failures.Mark();
-  std::string reply = command::Execute(server_->state(), spec, args_, slot, client_.db,
+  std::string reply = command::Execute(server_->state(), spec, args, slot, client_.db,
                                        client_.protocol, addr_, client_.name, &trace);
   if (spec.flags & command::kWrite) {
     // Held until the worker's group commit: pending_ keeps later replies behind it.

@@ -1,6 +1,6 @@
 // Connection: one client. It reads requests, parses them (RespParser), and for each request
 // either runs it at once (its slot is owned by this worker, or it has no key and needs no
-// hop; such writes run together once the read is parsed, DeferredWrite), posts it to the
+// hop; such writes run together once the read is parsed, deferred_), posts it to the
 // owning worker in a batch with its neighbours for that owner, or starts its coroutine
 // (several keys, server-wide commands). Replies go out strictly in request order:
 // each request takes a place in `pending_` and the finished prefix is written.
@@ -58,6 +58,7 @@ namespace slotkv::net {
 class Server;
 class Worker;
 struct RemoteBatch;
+struct RemoteItem;
 struct AsyncCall;
 
 // What a connection takes to another worker besides its socket (Placement, above).
@@ -134,18 +135,14 @@ class Connection : public std::enable_shared_from_this<Connection> {
   void Complete(uint64_t seq, std::string data);
   // Sets a pending reply's bytes, keeping pending_bytes_ right.
   void SetReply(Pending& p, std::string data);
-  void RunLocal(const command::CommandSpec& spec, uint32_t slot, uint64_t seq);
+  // Runs a request for this worker's slots here (args: its arguments, taken when it parks).
+  void RunLocal(const command::CommandSpec& spec, std::vector<std::string>& args, uint32_t slot,
+                uint64_t seq);
   // Writes to this worker's slots parsed in one turn of Process wait in deferred_ and run
-  // together (RunDeferred), their keys prefetched first (command::Keyspace::Prefetch), as a
-  // remote batch's are on its owner. Any other request runs them first, so each request
-  // still sees what the ones before it did; so does the end of the turn.
-  struct DeferredWrite {
-    const command::CommandSpec* spec;
-    std::vector<std::string> args;
-    uint32_t slot;
-    uint64_t seq;
-  };
-  std::vector<DeferredWrite> deferred_;
+  // together (RunDeferred), their keys prefetched first (PrefetchItems), as a remote batch's
+  // are on its owner. Any other request runs them first, so each request still sees what the
+  // ones before it did; so does the end of the turn.
+  std::vector<RemoteItem> deferred_;
   bool deferring_ = false;  // in Process's loop: Run may defer a write
   static constexpr size_t kDeferMax = 32;
   void RunDeferred();

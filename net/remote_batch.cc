@@ -18,6 +18,18 @@ bool Parkable(const CommandSpec& spec) {
          !(spec.flags & command::kWrite) && spec.first_key > 0;
 }
 
+void PrefetchItems(command::ServerState& state, uint32_t db, const RemoteItem* begin,
+                   const RemoteItem* end) {
+  std::vector<command::Keyspace::KeyRef> keys;
+  keys.reserve(static_cast<size_t>(end - begin));
+  for (const RemoteItem* item = begin; item != end; ++item) {
+    if (item->done) continue;
+    keys.push_back({item->slot, item->args[static_cast<size_t>(item->spec->first_key)],
+                    (item->spec->flags & command::kWrite) != 0});
+  }
+  state.keyspace->Prefetch(db, keys);
+}
+
 bool RunRead(command::ServerState& state, const CommandSpec& spec, std::vector<std::string>& args,
              uint32_t slot, uint32_t db, int protocol, const std::string& addr,
              const std::string& name, int* tries, std::string* reply,
@@ -56,21 +68,8 @@ void RunItemInTurn(Server* server, const std::shared_ptr<RemoteBatch>& batch, si
 
 enum class Step { kDone, kFetch, kDeferred, kPart, kTurnOver };
 
-// Prefetches for the next kPrefetchItems items (Keyspace::Prefetch).
+// Items of a batch StepBatch prefetches before it runs them.
 constexpr size_t kPrefetchItems = 32;
-void Prefetch(command::ServerState& state, const RemoteBatch& batch) {
-  const size_t end = std::min(batch.items.size(), batch.sent + kPrefetchItems);
-  if (end < batch.sent + 2) return;
-  std::vector<command::Keyspace::KeyRef> keys;
-  keys.reserve(end - batch.sent);
-  for (size_t i = batch.sent; i < end; ++i) {
-    const RemoteItem& item = batch.items[i];
-    if (item.done) continue;
-    keys.push_back({item.slot, item.args[static_cast<size_t>(item.spec->first_key)],
-                    (item.spec->flags & command::kWrite) != 0});
-  }
-  state.keyspace->Prefetch(batch.db, keys);
-}
 
 // Reply bytes a batch may hold on its owner before what it has goes home (kPart): a client that
 // pipelines 1000 GETs of a 512 MB value to another worker's slot must not make the owner build
@@ -88,7 +87,9 @@ Step StepBatch(Server* server, Worker& worker, const std::shared_ptr<RemoteBatch
   txn::SlotLocks& locks = state.keyspace->locks();
   RemoteBatch& batch = *shared;
   bool waiting = false;
-  Prefetch(state, batch);
+  const RemoteItem* unsent = batch.items.data() + batch.sent;
+  PrefetchItems(state, batch.db, unsent,
+                unsent + std::min(batch.items.size() - batch.sent, kPrefetchItems));
   for (size_t i = 0; i < batch.items.size(); ++i) {
     RemoteItem& item = batch.items[i];
     if (item.done) continue;

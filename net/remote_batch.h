@@ -96,6 +96,12 @@ struct RemoteBatch {
 // Whether spec may run with no-wait reads and wait for a fetch (it changes no data).
 bool Parkable(const command::CommandSpec& spec);
 
+// Prefetches the keys of the items [begin, end) not yet run, of database db, for the owner
+// about to run them (command::Keyspace::Prefetch): a remote batch's on its owner, a read's
+// local writes on the connection's worker (Connection::RunDeferred).
+void PrefetchItems(command::ServerState& state, uint32_t db, const RemoteItem* begin,
+                   const RemoteItem* end);
+
 // Runs a parkable command: with no-wait reads while *tries < kNoWaitTries (a miss counts a try,
 // adds its regions to *blocked and returns false), then waiting for the disk.
 bool RunRead(command::ServerState& state, const command::CommandSpec& spec,

@@ -12,11 +12,10 @@ namespace slotkv::slot {
 
 const std::string* Slot::GetCached(std::string_view key, KeyMeta* meta) {
   Impl& s = *impl_;
-  const CachedValue* peeked = s.value_cache.Peek(key);
-  if (peeked == nullptr || (peeked->type & kCompressedTag) || s.Expired(peeked->expire_at_ms)) {
-    return nullptr;
-  }
-  const CachedValue* cached = s.value_cache.Lookup(key);  // counts the hit, marks it used
+  const CachedValue* cached = s.value_cache.LookupIf(key, [&s](const CachedValue& c) {
+    return !(c.type & kCompressedTag) && !s.Expired(c.expire_at_ms);
+  });
+  if (cached == nullptr) return nullptr;
   assert(s.NewestCached(key, *cached));
   *meta = {TypeOf(static_cast<ValueType>(cached->type)), cached->expire_at_ms, cached->seq};
   return &cached->value;

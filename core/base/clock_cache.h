@@ -134,6 +134,19 @@ class ClockCache {
     return &e.value;
   }
 
+  // The cached value when usable(value) holds, counted as a hit and marked used; else nullptr
+  // and nothing counted (the caller looks elsewhere, and counts the miss there). One probe.
+  template <typename K, typename Usable>
+  const Value* LookupIf(const K& key, Usable&& usable) {
+    const Found f = Find(key, HashFn{}(key));
+    if (f.entry == kNone) return nullptr;
+    Entry& e = At(f.entry);
+    if (!usable(e.value)) return nullptr;
+    ++hits_;
+    e.referenced = true;
+    return &e.value;
+  }
+
   // The cached value or nullptr, like Lookup, but neither counts as a hit or miss nor marks
   // the entry used: for the owner's own bookkeeping, not for readers.
   template <typename K>

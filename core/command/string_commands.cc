@@ -35,16 +35,24 @@ constexpr std::string_view kErrDecrOverflow = "ERR decrement would overflow";
 // Reads key as a string. False after replying an error (storage failure, or WRONGTYPE when the
 // key holds another type); otherwise *value is nullopt when the key does not exist, and *meta
 // (when given) is the key's metadata (default, so no TTL, when it does not exist).
+// Counts a read's lookup of key and replies WRONGTYPE when the key is found holding another
+// type (false then).
+bool CheckStringLookup(Store& store, WorkerStats& stats, Lookup lookup, Reply& reply,
+                       std::string_view key, bool found, ValueType type) {
+  if (lookup == Lookup::kRead) CountLookup(store, stats, key, found);
+  if (found && type != ValueType::kString) {
+    reply.Error(kErrWrongType);
+    return false;
+  }
+  return true;
+}
+
 bool ReadString(Store& store, WorkerStats& stats, Lookup lookup, Reply& reply, std::string_view key,
                 std::optional<std::string>* value, slot::KeyMeta* meta = nullptr) {
   slot::KeyMeta m;
   Result<std::optional<std::string>> r = store.Get(key, &m);
   if (Failed(r.status(), reply)) return false;
-  if (lookup == Lookup::kRead) CountLookup(store, stats, key, r->has_value());
-  if (r->has_value() && m.type != ValueType::kString) {
-    reply.Error(kErrWrongType);
-    return false;
-  }
+  if (!CheckStringLookup(store, stats, lookup, reply, key, r->has_value(), m.type)) return false;
   *value = std::move(*r);
   if (meta) *meta = value->has_value() ? m : slot::KeyMeta();
   return true;
@@ -164,11 +172,10 @@ bool ParseStringOptions(const std::vector<std::string>& a, OptionsOf of, StringO
 
 void Get(CommandContext& ctx) {
   slot::KeyMeta meta;
+  // A cached value goes to the reply without a copy of its own (Slot::GetCached).
   if (const std::string* cached = ctx.store.GetCached(ctx.args[1], &meta)) {
-    CountLookup(ctx.store, ctx.stats, ctx.args[1], true);
-    if (meta.type != ValueType::kString) {
-      ctx.reply.Error(kErrWrongType);
-    } else {
+    if (CheckStringLookup(ctx.store, ctx.stats, Lookup::kRead, ctx.reply, ctx.args[1], true,
+                          meta.type)) {
       ctx.reply.Bulk(*cached);
     }
     return;
