@@ -238,16 +238,23 @@ Status CountedTree<Traits>::CheckSize(uint64_t count) {
 }
 
 template <class Traits>
+auto CountedTree<Traits>::LoadOnPath(uint64_t n, int level, const std::vector<Step>& path)
+    -> Result<Node*> {
+  SLOTKV_ASSIGN_OR_RETURN(Node * node, Load(n));
+  if (node->free || node->leaf != (level == 0) || node->size() == 0 ||
+      std::any_of(path.begin(), path.end(), [n](const Step& s) { return s.node == n; })) {
+    return Status::Corruption("paged tree: bad shape");
+  }
+  return node;
+}
+
+template <class Traits>
 Status CountedTree<Traits>::DescendRank(uint64_t r, bool end_ok, std::vector<Step>* path) {
   path->clear();
   if (root_.tree == 0) return Status::Corruption("paged tree: rank past the end");
   uint64_t n = root_.tree - 1;
   for (int level = root_.height;; --level) {
-    SLOTKV_ASSIGN_OR_RETURN(Node * node, Load(n));
-    if (node->free || node->leaf != (level == 0) || node->size() == 0 ||
-        std::any_of(path->begin(), path->end(), [n](const Step& s) { return s.node == n; })) {
-      return Status::Corruption("paged tree: bad shape");
-    }
+    SLOTKV_ASSIGN_OR_RETURN(Node * node, LoadOnPath(n, level, *path));
     if (node->leaf) {
       if (r > node->entries.size() || (r == node->entries.size() && !end_ok)) {
         return Status::Corruption("paged tree: bad counts");
@@ -263,6 +270,41 @@ Status CountedTree<Traits>::DescendRank(uint64_t r, bool end_ok, std::vector<Ste
     path->push_back({n, pos});
     n = node->children[pos].node;
   }
+}
+
+template <class Traits>
+Status CountedTree<Traits>::DescendKey(const Key& key, std::vector<Step>* path, uint64_t* rank) {
+  path->clear();
+  *rank = 0;
+  if (root_.tree == 0) return Status::Corruption("paged tree: descent in an empty tree");
+  uint64_t n = root_.tree - 1;
+  for (int level = root_.height;; --level) {
+    SLOTKV_ASSIGN_OR_RETURN(Node * node, LoadOnPath(n, level, *path));
+    if (node->leaf) {
+      auto it = std::partition_point(node->entries.begin(), node->entries.end(),
+                                     [&](const Entry& e) { return Traits::Less(e, key); });
+      const auto pos = static_cast<size_t>(it - node->entries.begin());
+      path->push_back({n, pos});
+      *rank += pos;
+      return Status::OK();
+    }
+    // The last child whose smallest entry is not after key (the first when all are).
+    auto it = std::partition_point(node->children.begin(), node->children.end(),
+                                   [&](const Child& c) { return !Traits::Less(key, c.first); });
+    const size_t pos = it == node->children.begin()
+                           ? 0
+                           : static_cast<size_t>(it - node->children.begin()) - 1;
+    for (size_t i = 0; i < pos; ++i) *rank += node->children[i].count;
+    path->push_back({n, pos});
+    n = node->children[pos].node;
+  }
+}
+
+template <class Traits>
+Result<bool> CountedTree<Traits>::HoldsKey(const std::vector<Step>& path, const Key& key) {
+  SLOTKV_ASSIGN_OR_RETURN(Node * leaf, Load(path.back().node));
+  const size_t pos = path.back().pos;
+  return pos < leaf->entries.size() && !Traits::Less(key, leaf->entries[pos]);
 }
 
 // ---- changes ----------------------------------------------------------------------------
@@ -421,6 +463,53 @@ Status CountedTree<Traits>::ReplaceAt(uint64_t rank, Entry e) {
 }
 
 template <class Traits>
+Result<std::optional<uint64_t>> CountedTree<Traits>::RankOf(const Key& key) {
+  if constexpr (!Traits::kKeyed) {
+    return Status::InvalidArgument("paged tree: RankOf needs a keyed tree");
+  }
+  if (root_.tree == 0) return std::optional<uint64_t>();
+  std::vector<Step> path;
+  uint64_t rank = 0;
+  SLOTKV_RETURN_IF_ERROR(DescendKey(key, &path, &rank));
+  SLOTKV_ASSIGN_OR_RETURN(bool held, HoldsKey(path, key));
+  return held ? std::optional<uint64_t>(rank) : std::optional<uint64_t>();
+}
+
+template <class Traits>
+Status CountedTree<Traits>::Insert(Entry e) {
+  if constexpr (!Traits::kKeyed) {
+    return Status::InvalidArgument("paged tree: Insert needs a keyed tree");
+  }
+  if (root_.tree == 0) return InsertAt(0, std::move(e));
+  std::vector<Step> path;
+  uint64_t rank = 0;
+  SLOTKV_RETURN_IF_ERROR(DescendKey(Traits::KeyOf(e), &path, &rank));
+  SLOTKV_ASSIGN_OR_RETURN(Node * leaf, Load(path.back().node));
+  leaf->entries.insert(leaf->entries.begin() + static_cast<ptrdiff_t>(path.back().pos),
+                       std::move(e));
+  leaf->dirty = true;
+  return FixPath(path);
+}
+
+template <class Traits>
+Result<bool> CountedTree<Traits>::Erase(const Key& key) {
+  if constexpr (!Traits::kKeyed) {
+    return Status::InvalidArgument("paged tree: Erase needs a keyed tree");
+  }
+  if (root_.tree == 0) return false;
+  std::vector<Step> path;
+  uint64_t rank = 0;
+  SLOTKV_RETURN_IF_ERROR(DescendKey(key, &path, &rank));
+  SLOTKV_ASSIGN_OR_RETURN(bool held, HoldsKey(path, key));
+  if (!held) return false;
+  SLOTKV_ASSIGN_OR_RETURN(Node * leaf, Load(path.back().node));
+  leaf->entries.erase(leaf->entries.begin() + static_cast<ptrdiff_t>(path.back().pos));
+  leaf->dirty = true;
+  SLOTKV_RETURN_IF_ERROR(FixPath(path));
+  return true;
+}
+
+template <class Traits>
 Result<uint64_t> CountedTree<Traits>::CountBefore(const Pred& pred) {
   if constexpr (!Traits::kKeyed) {
     return Status::InvalidArgument("paged tree: CountBefore needs a keyed tree");
@@ -440,8 +529,10 @@ Result<uint64_t> CountedTree<Traits>::CountBefore(const Pred& pred) {
     }
     // The child before the first whose smallest entry satisfies pred holds the answer, or
     // its end does (then the answer is that first entry).
-    size_t first = 0;
-    while (first < node->children.size() && !pred(node->children[first].first)) ++first;
+    const auto first = static_cast<size_t>(
+        std::partition_point(node->children.begin(), node->children.end(),
+                             [&](const Child& c) { return !pred(c.first); }) -
+        node->children.begin());
     const size_t pos = first == 0 ? 0 : first - 1;
     for (size_t i = 0; i < pos; ++i) rank += node->children[i].count;
     n = node->children[pos].node;

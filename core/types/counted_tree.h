@@ -29,6 +29,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -58,7 +59,15 @@ struct TreeRoot {
 // A sorted set's entries: (score, member), ordered, firsts kept.
 struct ZSetTreeTraits {
   using Entry = ZSetValue::Entry;
+  using Key = ZSetValue::Less::Key;
   static constexpr bool kKeyed = true;
+  static Key KeyOf(const Entry& e) { return {e.score, e.member}; }
+  static bool Less(const Key& a, const Entry& b) {
+    return ZSetValue::Less::Before(a.score, a.member, b.score, b.member);
+  }
+  static bool Less(const Entry& a, const Key& b) {
+    return ZSetValue::Less::Before(a.score, a.member, b.score, b.member);
+  }
   // The bytes Put writes for e, and Put: writes them at out, returning the byte after.
   static size_t Bytes(const Entry& e);
   static char* Put(char* out, const Entry& e);
@@ -69,7 +78,11 @@ struct ZSetTreeTraits {
 // A list's elements: positions only.
 struct ListTreeTraits {
   using Entry = std::string;
+  using Key = std::string_view;  // unused: a list is not keyed
   static constexpr bool kKeyed = false;
+  static Key KeyOf(const Entry& e) { return e; }
+  static bool Less(const Key&, const Entry&) { return false; }
+  static bool Less(const Entry&, const Key&) { return false; }
   static size_t Bytes(const Entry& e);
   static char* Put(char* out, const Entry& e);
   static bool Get(std::string_view* in, Entry* e);
@@ -80,6 +93,7 @@ template <class Traits>
 class CountedTree {
  public:
   using Entry = typename Traits::Entry;
+  using Key = typename Traits::Key;
   using Pred = std::function<bool(const Entry&)>;
 
   // The tree of collection id whose fields are root.
@@ -106,6 +120,13 @@ class CountedTree {
   // when none does). pred must be false then true along the order; one that is not gives some
   // position.
   Result<uint64_t> CountBefore(const Pred& pred);
+
+  // Keyed trees whose entries are distinct under Traits::Less, each one descent by key:
+  // the rank of the entry equal to key (nullopt when none is), e inserted at its place in the
+  // order, the entry equal to key removed (false when none is).
+  Result<std::optional<uint64_t>> RankOf(const Key& key);
+  Status Insert(Entry e);
+  Result<bool> Erase(const Key& key);
 
   // Corruption unless the tree holds `count` entries, the count its owner keeps in its root:
   // a damaged root whose count disagrees with the tree must not be stored, as an empty tree
@@ -151,6 +172,14 @@ class CountedTree {
   Status Free(uint64_t n);
   // The path to rank r; with `end_ok`, r may equal the size (the position after the last).
   Status DescendRank(uint64_t r, bool end_ok, std::vector<Step>* path);
+  // Load(n) for a descent at `level` (0: the leaves) that took path so far: Corruption for a
+  // node that cannot be there (free, at the wrong level, empty, or already on the path).
+  Result<Node*> LoadOnPath(uint64_t n, int level, const std::vector<Step>& path);
+  // Keyed trees: the path to where key is or would go (the leaf's first entry not before key,
+  // or its end), and its rank.
+  Status DescendKey(const Key& key, std::vector<Step>* path, uint64_t* rank);
+  // The node at the end of path, checked to be a leaf holding key at the path's position.
+  Result<bool> HoldsKey(const std::vector<Step>& path, const Key& key);
   // After the leaf of path changed: refreshes counts (and firsts) up the path, splits or merges
   // nodes as needed, and replaces the root when it split, emptied or has one child left.
   Status FixPath(const std::vector<Step>& path);

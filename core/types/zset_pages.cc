@@ -9,14 +9,6 @@
 
 namespace slotkv {
 
-namespace {
-
-bool Before(const ZSetValue::Entry& a, const ZSetValue::Entry& b) {
-  return ZSetValue::Less::Before(a.score, a.member, b.score, b.member);
-}
-
-}  // namespace
-
 std::string ZSetRoot::Encode() const {
   std::string out;
   out.push_back(static_cast<char>(kPagedMarker));
@@ -85,19 +77,13 @@ ZSetRoot ZSetPages::root() const {
   return r;
 }
 
-Result<uint64_t> ZSetPages::LowerBound(const Entry& e) {
-  return tree_.CountBefore([&](const Entry& x) { return !Before(x, e); });
+namespace {
+
+Status NotInTree() {
+  return Status::Corruption("sorted set: member in the index, not in the tree");
 }
 
-Status ZSetPages::Expect(uint64_t r, const Entry& e) {
-  bool same = false;
-  SLOTKV_RETURN_IF_ERROR(tree_.Walk(r, false, [&](const Entry& x) {
-    same = !Before(x, e) && !Before(e, x);
-    return false;
-  }));
-  if (!same) return Status::Corruption("sorted set: member in the index, not in the tree");
-  return Status::OK();
-}
+}  // namespace
 
 Result<std::optional<double>> ZSetPages::Score(std::string_view member) {
   SLOTKV_ASSIGN_OR_RETURN(std::optional<std::string> bytes, index_.Get(member));
@@ -109,16 +95,11 @@ Result<std::optional<double>> ZSetPages::Score(std::string_view member) {
 Result<ZSetValue::Change> ZSetPages::Set(std::string_view member, double score) {
   SLOTKV_ASSIGN_OR_RETURN(std::optional<double> old, Score(member));
   if (old && *old == score) return ZSetValue::Change::kUnchanged;
-  Entry e{0, std::string(member)};
   if (old) {
-    e.score = *old;
-    SLOTKV_ASSIGN_OR_RETURN(uint64_t r, LowerBound(e));
-    SLOTKV_RETURN_IF_ERROR(Expect(r, e));
-    SLOTKV_RETURN_IF_ERROR(tree_.EraseAt(r).status());
+    SLOTKV_ASSIGN_OR_RETURN(bool erased, tree_.Erase({*old, member}));
+    if (!erased) return NotInTree();
   }
-  e.score = score;
-  SLOTKV_ASSIGN_OR_RETURN(uint64_t r, LowerBound(e));
-  SLOTKV_RETURN_IF_ERROR(tree_.InsertAt(r, std::move(e)));
+  SLOTKV_RETURN_IF_ERROR(tree_.Insert(Entry{score, std::string(member)}));
   SLOTKV_RETURN_IF_ERROR(index_.Set(member, EncodeScore(score)).status());
   return old ? ZSetValue::Change::kUpdated : ZSetValue::Change::kAdded;
 }
@@ -126,10 +107,8 @@ Result<ZSetValue::Change> ZSetPages::Set(std::string_view member, double score) 
 Result<bool> ZSetPages::Remove(std::string_view member) {
   SLOTKV_ASSIGN_OR_RETURN(std::optional<double> old, Score(member));
   if (!old) return false;
-  const Entry e{*old, std::string(member)};
-  SLOTKV_ASSIGN_OR_RETURN(uint64_t r, LowerBound(e));
-  SLOTKV_RETURN_IF_ERROR(Expect(r, e));
-  SLOTKV_RETURN_IF_ERROR(tree_.EraseAt(r).status());
+  SLOTKV_ASSIGN_OR_RETURN(bool erased, tree_.Erase({*old, member}));
+  if (!erased) return NotInTree();
   SLOTKV_RETURN_IF_ERROR(index_.Delete(member).status());
   return true;
 }
@@ -137,10 +116,9 @@ Result<bool> ZSetPages::Remove(std::string_view member) {
 Result<std::optional<uint64_t>> ZSetPages::Rank(std::string_view member) {
   SLOTKV_ASSIGN_OR_RETURN(std::optional<double> score, Score(member));
   if (!score) return std::optional<uint64_t>();
-  const Entry e{*score, std::string(member)};
-  SLOTKV_ASSIGN_OR_RETURN(uint64_t r, LowerBound(e));
-  SLOTKV_RETURN_IF_ERROR(Expect(r, e));
-  return std::optional<uint64_t>(r);
+  SLOTKV_ASSIGN_OR_RETURN(std::optional<uint64_t> rank, tree_.RankOf({*score, member}));
+  if (!rank) return NotInTree();
+  return rank;
 }
 
 Result<uint64_t> ZSetPages::CountBefore(const Pred& pred) { return tree_.CountBefore(pred); }

@@ -7,7 +7,8 @@
 // - the (score, member) order is a keyed CountedTree (counted_tree.h) on pages kTreePageBit + n:
 //   its counts give ranks, its per-child smallest entries guide a descent by key.
 // A point change costs the member's index page plus a root-to-leaf path (about 2 + height page
-// writes); pages are written by Finish, once per command.
+// writes) and one descent by (score, member) per tree change (a score update: an erase and an
+// insert); pages are written by Finish, once per command.
 //
 // Root grammar (the value of the user's key):
 //   root := kPagedMarker kZSetKind id:fixed64 count:varint64 level:u8 split:varint64
@@ -90,11 +91,6 @@ class ZSetPages {
   static Result<double> DecodeScore(std::string_view bytes);
 
  private:
-  // The entry at rank r when it is e; Corruption otherwise (the index and the tree disagree).
-  Status Expect(uint64_t r, const Entry& e);
-  // The rank of the first entry not before e.
-  Result<uint64_t> LowerBound(const Entry& e);
-
   MemberPages index_;
   CountedTree<ZSetTreeTraits> tree_;
 };

@@ -346,6 +346,31 @@ TEST_CASE("a change and a rank read and write O(height) pages") {
   CHECK(io.reads == 1);  // the member's index page only
 }
 
+TEST_CASE("a member in the index but not in the tree is Corruption for a change or a rank") {
+  MapIo io;
+  ZSetPages p = ZSetPages::Create(&io, 4);
+  for (int i = 0; i < 40; ++i) REQUIRE(p.Set("m" + std::to_string(i), i).ok());
+  REQUIRE(p.Finish().ok());
+  ZSetRoot root = p.root();
+  // "ghost" scored 7.5 in the index only (as a damaged page would have it).
+  MemberPages index(root.index, &io, 4);
+  REQUIRE(index.Set("ghost", ZSetPages::EncodeScore(7.5)).ok());
+  REQUIRE(index.Finish().ok());
+  root.index = index.root();
+  for (int op = 0; op < 3; ++op) {
+    CAPTURE(op);
+    ZSetPages damaged(root, &io, 4);
+    Status st = op == 0   ? damaged.Set("ghost", 1).status()
+                : op == 1 ? damaged.Remove("ghost").status()
+                          : damaged.Rank("ghost").status();
+    CHECK(st.IsCorruption());
+    // A member both hold still works.
+    Result<std::optional<uint64_t>> rank = damaged.Rank("m10");
+    REQUIRE(rank.ok());
+    CHECK(*rank == std::optional<uint64_t>(10));
+  }
+}
+
 TEST_CASE("a root whose count disagrees with its tree is Corruption at Finish, nothing written") {
   // Found by paged_root_fuzz: a count of 1 over two members reached 0 with one member left in
   // the tree, and the root handed back did not decode.
