@@ -390,6 +390,7 @@ void Worker::CommitOwned() {
         TryRecover(*slot);
         continue;
       }
+      ks.NoteCacheDemand(s, db);
       ks.AdoptCache(s, db, /*take=*/false);
       if (Status st = ks.AdoptFsync(*slot); !st.ok()) {
         state.write_failures.Record(*slot, st);
@@ -403,6 +404,10 @@ void Worker::CommitOwned() {
       if ((*slot)->flush_due()) NoteFlushDue(*slot);
     }
   }
+  // The cache shares follow use (Keyspace::RebalanceCaches): the slots noted theirs above;
+  // whichever worker comes first in the second divides the budget again, and each slot adopts
+  // its part at its next write or at the next of these commits.
+  ks.RebalanceCaches();
 }
 
 void Worker::TryRecover(slot::Slot* slot) {

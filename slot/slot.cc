@@ -714,6 +714,18 @@ void Slot::SetCacheBudget(size_t bytes) {
 
 size_t Slot::cache_budget() const { return impl_->cache_budget; }
 
+Slot::CacheUse Slot::cache_use() const {
+  const Impl& s = *impl_;
+  const keybucket::BucketStoreStats& b = s.buckets->stats();
+  const chunk::ChunkStoreStats& c = s.chunks->stats();
+  CacheUse use;
+  use.lookups = s.value_cache.hits() + s.value_cache.misses() + b.cache_hits + b.pages_read +
+                c.cache_hits + c.cache_misses;
+  use.file_reads = b.pages_read + c.cache_misses;
+  use.bytes = s.value_cache.size_bytes() + b.cache_bytes + c.cache_bytes + s.MapMemory();
+  return use;
+}
+
 Status Slot::failure() const { return impl_->Failure(); }
 
 Status Slot::Recover() {
@@ -768,6 +780,7 @@ SlotStats Slot::Stats() const {
   stats.value_cache_hits = s.value_cache.hits();
   stats.value_cache_misses = s.value_cache.misses();
   stats.value_cache_bytes = s.value_cache.size_bytes();
+  stats.cache_budget_bytes = s.cache_budget;
   return stats;
 }
 

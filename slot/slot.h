@@ -357,6 +357,15 @@ class Slot {
   void SetCacheBudget(size_t bytes);
   // The last SetCacheBudget (0 before any).
   size_t cache_budget() const;
+  // What the budget's division by use reads (core/command/cache_shares.h): lookups in the
+  // three caches so far, the reads from files among them, and the bytes under the budget now
+  // (caches and maps).
+  struct CacheUse {
+    uint64_t lookups = 0;
+    uint64_t file_reads = 0;
+    uint64_t bytes = 0;
+  };
+  CacheUse cache_use() const;
 
  private:
   struct Impl;

@@ -46,6 +46,7 @@ struct SlotStats {
   uint64_t chunk_cache_hits = 0;
   uint64_t chunk_cache_misses = 0;
   uint64_t chunk_cache_bytes = 0;
+  uint64_t cache_budget_bytes = 0;  // its share of maxmemory-cache (Slot::SetCacheBudget)
   uint64_t compressed_raw_bytes = 0;     // values written compressed: bytes before
   uint64_t compressed_stored_bytes = 0;  // and after
   uint64_t value_deltas = 0;  // writes logged as a delta against a held value
@@ -145,6 +146,9 @@ inline constexpr SlotStatRow kSlotStatRows[] = {
      "Cache misses"},
     {&SlotStats::chunk_cache_bytes, "chunk_cache_bytes", StatKind::kGauge, "",
      "Bytes held by the cache"},
+    {&SlotStats::cache_budget_bytes, "cache_budget_bytes", StatKind::kGauge,
+     "slotkv_slot_cache_budget_bytes",
+     "The slot's share of maxmemory-cache, divided among the slots by their use"},
 };
 
 // Every field has its row (Add and the outputs go through the rows).

@@ -7,14 +7,12 @@
 // new data in dir/slot-SSSS/sync-D/, renamed to db-D when complete (removed at Open if not).
 #include "core/command/keyspace.h"
 
-#include "core/command/collection_pages.h"
-#include "core/command/internal_keys.h"
-
 #include <algorithm>
 #include <cstdio>
 
 #include "core/base/hash.h"
 #include "core/base/mem_fs.h"
+#include "core/command/cache_shares.h"
 #include "core/command/collection_pages.h"
 #include "core/command/internal_keys.h"
 
@@ -55,6 +53,7 @@ Keyspace::Keyspace(const KeyspaceOptions& options)
       drops_(options.slots, 0),
       fsync_(static_cast<int>(options.slot.fsync)),
       cache_budget_(options.cache_budget),
+      demand_(new CacheDemand[entries_.size()]),
       locks_(options.slots, options.workers),
       watched_(options.slots),
       refusing_(new std::atomic<bool>[entries_.size()]()),
@@ -210,15 +209,101 @@ Status Keyspace::Preopen(uint32_t s, uint32_t db) {
 }
 
 void Keyspace::AdoptCache(uint32_t s, uint32_t db, bool take) {
-  Entry& e = entries_[s * options_.databases + db];
+  const size_t index = s * options_.databases + db;
+  Entry& e = entries_[index];
   if (!e.slot) return;
   if (!e.shares_cache) {
     if (!take) return;
     e.shares_cache = true;
     sharing_slots_.fetch_add(1);
+    demand_[index].sharing.store(true);
   }
-  const size_t share = CacheShare();
+  const uint64_t rebalanced = demand_[index].share.load(std::memory_order_relaxed);
+  const size_t share = rebalanced != 0 ? static_cast<size_t>(rebalanced) : CacheShare();
   if (e.slot->cache_budget() != share) e.slot->SetCacheBudget(share);
+}
+
+void Keyspace::NoteCacheDemand(uint32_t s, uint32_t db) {
+  const size_t index = s * options_.databases + db;
+  Entry& e = entries_[index];
+  if (!e.slot || !e.shares_cache) return;
+  CacheDemand& d = demand_[index];
+  const slot::Slot::CacheUse use = e.slot->cache_use();
+  // A slot reopened after a failure counts from zero again.
+  auto since = [](uint64_t now, uint64_t last) { return now >= last ? now - last : now; };
+  const uint64_t lookups = since(use.lookups, d.last_lookups);
+  const uint64_t reads = since(use.file_reads, d.last_file_reads);
+  d.last_lookups = use.lookups;
+  d.last_file_reads = use.file_reads;
+  d.weight.store((d.weight.load(std::memory_order_relaxed) + lookups) / 2,
+                 std::memory_order_relaxed);
+  // Reading (almost) nothing from its files, it holds what it uses: more would sit idle. It
+  // claims that, a quarter more to grow into, and a megabyte.
+  constexpr uint64_t kRoom = 1 << 20;
+  d.cap.store(reads <= lookups / 100 ? use.bytes + use.bytes / 4 + kRoom : UINT64_MAX,
+              std::memory_order_relaxed);
+}
+
+void Keyspace::RebalanceCaches() {
+  std::lock_guard lock(rebalance_mu_);
+  const int64_t now = clock_->MonotonicUs();
+  if (now - rebalanced_at_us_ < 900'000) return;
+  rebalanced_at_us_ = now;
+  std::vector<size_t> sharing;
+  std::vector<CacheClaim> claims;
+  for (size_t i = 0; i < entries_.size(); ++i) {
+    const CacheDemand& d = demand_[i];
+    if (!d.sharing.load()) continue;
+    sharing.push_back(i);
+    claims.push_back({.weight = d.weight.load(std::memory_order_relaxed),
+                      .cap = d.cap.load(std::memory_order_relaxed)});
+  }
+  if (sharing.empty()) return;
+  // A replica's staging slots keep an equal share each, outside the division.
+  const uint64_t budget = cache_budget_.load();
+  const uint64_t sharers = std::max<uint64_t>(sharing.size(), sharing_slots_.load());
+  const uint64_t equal = budget / sharers;
+  const uint64_t live_budget = budget - equal * (sharers - sharing.size());
+  const std::vector<uint64_t> target = ShareCache(live_budget, claims);
+  std::vector<uint64_t> prev(sharing.size());
+  uint64_t prev_sum = 0;
+  for (size_t k = 0; k < sharing.size(); ++k) {
+    prev[k] = demand_[sharing[k]].share.load(std::memory_order_relaxed);
+    if (prev[k] == 0) prev[k] = equal;
+    prev_sum += prev[k];
+  }
+  std::vector<uint64_t> next = target;
+  if (prev_sum <= live_budget) {
+    // Down by an eighth at most; up by what the budget then has room for, in proportion.
+    uint64_t kept = 0;
+    uint64_t rises = 0;
+    for (size_t k = 0; k < sharing.size(); ++k) {
+      if (target[k] < prev[k]) next[k] = std::max(target[k], prev[k] - prev[k] / 8);
+      kept += std::min(next[k], prev[k]);
+      if (next[k] > prev[k]) rises += next[k] - prev[k];
+    }
+    const uint64_t room = live_budget > kept ? live_budget - kept : 0;
+    if (rises > room) {
+      for (size_t k = 0; k < sharing.size(); ++k) {
+        if (next[k] <= prev[k]) continue;
+        const auto rise = static_cast<unsigned __int128>(next[k] - prev[k]) * room / rises;
+        next[k] = prev[k] + static_cast<uint64_t>(rise);
+      }
+    }
+  }
+  for (size_t k = 0; k < sharing.size(); ++k) {
+    demand_[sharing[k]].share.store(std::max<uint64_t>(1, next[k]), std::memory_order_relaxed);
+  }
+}
+
+void Keyspace::ResetDemand(size_t index) {
+  CacheDemand& d = demand_[index];
+  d.sharing.store(false);
+  d.share.store(0, std::memory_order_relaxed);
+  d.weight.store(0, std::memory_order_relaxed);
+  d.cap.store(UINT64_MAX, std::memory_order_relaxed);
+  d.last_lookups = 0;
+  d.last_file_reads = 0;
 }
 
 Status Keyspace::RemoveTree(const std::string& dir) {
@@ -255,6 +340,7 @@ Status Keyspace::Drop(uint32_t s, uint32_t db, std::optional<uint64_t> floor) {
   e.slot.reset();
   SetRefusal(s * options_.databases + db, Status::OK());  // a new slot starts healthy
   SlotClosed(std::exchange(e.shares_cache, false));
+  ResetDemand(s * options_.databases + db);
   if (options_.memory) {
     e.mem_fs.reset();
     return Status::OK();

@@ -150,16 +150,17 @@ class Keyspace {
   // adopts it (AdoptFsync, on its owner) before its next write and at the periodic commit.
   void SetFsync(wal::FsyncPolicy fsync) { fsync_.store(static_cast<int>(fsync)); }
   // The memory for every slot's caches together (CONFIG SET maxmemory-cache). Any thread may
-  // set it; each database slot that takes a share gets an equal one, adopted (AdoptCache, on
-  // its owner) before its next write and at the periodic commit, and at open. Every open slot
-  // takes one but those opened ahead of need (Preopen), until their first write: an empty
-  // slot leaves the budget to those holding data (a data set under one hash tag keeps it).
+  // set it; each database slot that takes a share gets one by its use (RebalanceCaches; an
+  // equal one until the first rebalance after it joins), adopted (AdoptCache, on its owner)
+  // before its next write and at the periodic commit, and at open. Every open slot takes one
+  // but those opened ahead of need (Preopen), until their first write: an empty slot leaves
+  // the budget to those holding data (a data set under one hash tag keeps it).
   void SetCacheBudget(uint64_t bytes) { cache_budget_.store(bytes); }
   uint64_t cache_budget() const { return cache_budget_.load(); }
   // Slots destroyed so far (a FLUSHDB's, a full sync's): a Slot* kept across handlers
   // (net::Worker's due flushes) is valid only while this has not changed.
   uint64_t slots_closed() const { return slots_closed_.load(std::memory_order_acquire); }
-  // One open database slot's share of the budget.
+  // An equal share of the budget: a slot's before the first rebalance that counts it.
   size_t CacheShare() const {
     return static_cast<size_t>(cache_budget_.load() /
                                std::max<uint64_t>(1, sharing_slots_.load()));
@@ -167,6 +168,15 @@ class Keyspace {
   // Gives the live slot of (s, db), when open, its share; one that takes none yet takes one
   // when `take` (a write), else keeps what it has (the periodic commit).
   void AdoptCache(uint32_t s, uint32_t db, bool take = true);
+  // The budget's division by use (cache_shares.h). The owner of each open slot notes its
+  // demand at the once-a-second commit (NoteCacheDemand: lookups, decayed; its footprint as
+  // the cap when it read almost nothing from its files). RebalanceCaches, from any worker's
+  // commit and at most once in 900 ms, divides the budget among the slots taking a share.
+  // Within an unchanged budget a share falls by at most an eighth per rebalance (evicting is
+  // the owner's work: a quarter of 256 MB of 200-byte values is ~200k entries), and rises by
+  // what that leaves; after a smaller budget or a new slot each goes straight to its part.
+  void NoteCacheDemand(uint32_t s, uint32_t db);
+  void RebalanceCaches();
   // Opens the live slot of (s, db) when it is not, taking no cache share (see SetCacheBudget):
   // a worker opens database 0's slots this way at start, one per handler, so the first writes
   // of a load find them open. Opening takes 3-5 ms (files, fsyncs, cache indexes), and the
@@ -291,6 +301,20 @@ class Keyspace {
   std::atomic<uint32_t> page_members_{64};
   std::atomic<size_t> copy_batch_bytes_{1 << 20};
   std::atomic<uint64_t> sharing_slots_{0};  // open slots that take a cache share
+  // Per entry ([s * databases + db]), what RebalanceCaches reads and writes across workers.
+  struct CacheDemand {
+    uint64_t last_lookups = 0;     // the owner's, as of its last note
+    uint64_t last_file_reads = 0;  // the owner's
+    std::atomic<bool> sharing{false};  // Entry::shares_cache, for other threads
+    std::atomic<uint64_t> weight{0};
+    std::atomic<uint64_t> cap{UINT64_MAX};
+    std::atomic<uint64_t> share{0};  // 0: not rebalanced since it joined
+  };
+  std::unique_ptr<CacheDemand[]> demand_;
+  // The owner's, when its slot stops sharing (closed, dropped).
+  void ResetDemand(size_t index);
+  std::mutex rebalance_mu_;
+  int64_t rebalanced_at_us_ = INT64_MIN / 2;  // under rebalance_mu_
   std::atomic<uint64_t> slots_closed_{0};  // slots_closed()
   txn::SlotLocks locks_;
   txn::WatchedKeys watched_;

@@ -4,6 +4,7 @@
 
 #include <cstdio>
 #include <future>
+#include <random>
 
 #include "core/base/fault_fs.h"
 #include "core/base/hash.h"
@@ -325,6 +326,79 @@ TEST_CASE("a slot opened ahead of need takes no cache share until its first writ
   CHECK((*again)->Get(0, 0, false).value()->cache_budget() == 12 << 20);
   CHECK((*again)->Get(3, 0, false).value()->cache_budget() == 0);
   CHECK((*again)->CacheShare() == 12 << 20);
+}
+
+// A key of slot s (of 4).
+std::string KeyOfSlot(uint32_t s, int i) {
+  for (int n = 0;; ++n) {
+    std::string key = "k" + std::to_string(i) + ":" + std::to_string(n);
+    if (SlotOf(key, 4) == s) return key;
+  }
+}
+
+TEST_CASE("the cache budget follows use: a slot reading from its files takes what it needs") {
+  ManualClock clock;
+  MemFs fs;
+  KeyspaceOptions o = Options(&fs);
+  o.cache_budget = 4 << 20;
+  o.slot.clock = &clock;
+  auto ks = Keyspace::Open(o).value();
+  std::vector<slot::Slot*> dirty;
+  // 3 MB in slot 0 (random bytes: compression keeps them 3 MB), persisted: reads then come
+  // from the files. A key in each other slot.
+  Store busy(ks.get(), 0, 0, &dirty);
+  std::mt19937_64 rng(1);
+  std::vector<std::string> values(3000, std::string(1000, '\0'));
+  for (int i = 0; i < 3000; ++i) {
+    for (char& c : values[i]) c = static_cast<char>(rng());
+    REQUIRE(busy.Put(KeyOfSlot(0, i), values[i], ValueType::kString, 0).ok());
+  }
+  for (uint32_t s = 1; s < 4; ++s) {
+    REQUIRE(Store(ks.get(), s, 0, &dirty).Put(KeyOfSlot(s, 0), "1", ValueType::kString, 0).ok());
+  }
+  std::vector<slot::Slot*> slots;
+  for (uint32_t s = 0; s < 4; ++s) {
+    slots.push_back(ks->Get(s, 0, false).value());
+    REQUIRE(slots.back()->Flush().ok());
+    ks->AdoptCache(s, 0, /*take=*/false);
+    CHECK(slots.back()->cache_budget() == 1 << 20);  // equal before any rebalance
+  }
+  // Each second: slot 0 reads its keys (more than its share holds), the others nothing.
+  for (int second = 0; second < 30; ++second) {
+    for (int i = 0; i < 3000; i += 3) {
+      REQUIRE(busy.Get(KeyOfSlot(0, i)).value() == values[i]);
+    }
+    for (uint32_t s = 0; s < 4; ++s) ks->NoteCacheDemand(s, 0);
+    ks->RebalanceCaches();
+    ks->RebalanceCaches();  // within 900 ms: nothing
+    for (uint32_t s = 0; s < 4; ++s) ks->AdoptCache(s, 0, /*take=*/false);
+    uint64_t sum = 0;
+    for (slot::Slot* slot : slots) sum += slot->cache_budget();
+    CHECK(sum <= 4 << 20);
+    if (second == 0) {
+      // The others give an eighth each at most; slot 0 takes what they gave.
+      CHECK(slots[1]->cache_budget() == (1 << 20) - (1 << 17));
+      CHECK(slots[0]->cache_budget() == (1 << 20) + 3 * (1 << 17));
+    }
+    clock.AdvanceMs(1000);
+  }
+  // Converged: slot 0 holds the keys it reads (a third of them) and reads no file for them;
+  // then it claims what it holds and a quarter more, the idle ones keep their floors (a
+  // quarter of an equal share) and share what is left.
+  const uint64_t reads = slots[0]->cache_use().file_reads;
+  for (int i = 0; i < 3000; i += 3) {
+    REQUIRE(busy.Get(KeyOfSlot(0, i)).value() == values[i]);
+  }
+  CHECK(slots[0]->cache_use().file_reads == reads);
+  CHECK(slots[0]->cache_budget() > 2 << 20);
+  for (uint32_t s = 1; s < 4; ++s) {
+    CAPTURE(s);
+    CHECK(slots[s]->cache_budget() >= 1 << 18);
+  }
+  // Dropped, a slot leaves the division; reopened by a write it starts from an equal share.
+  REQUIRE(ks->Drop(1, 0).ok());
+  REQUIRE(Store(ks.get(), 1, 0, &dirty).Put("again", "1", ValueType::kString, 0).ok());
+  CHECK(ks->Get(1, 0, false).value()->cache_budget() == 1 << 20);
 }
 
 }  // namespace

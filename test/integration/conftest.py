@@ -22,6 +22,7 @@ import socket
 import subprocess
 import tempfile
 import time
+import urllib.request
 
 import pytest
 import redis
@@ -503,6 +504,38 @@ def string_dump(server):
         return out
     finally:
         c.connection_pool.disconnect()
+
+
+def wait_http(port, timeout=10.0):
+    """Until the admin API on port answers /health."""
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            with urllib.request.urlopen("http://127.0.0.1:%d/health" % port, timeout=2) as resp:
+                if resp.status == 200:
+                    return
+        except OSError:
+            pass
+        if time.monotonic() > deadline:
+            raise AssertionError("no HTTP answer on port %d within %.0f s" % (port, timeout))
+        time.sleep(0.05)
+
+
+def start_http_server(make_server, *args):
+    """A server of make_server with its admin API on a free port (s.http_port)."""
+    # The port is free when picked, but a suite running beside this one may take it before the
+    # server listens on it (seen in CI): then the server cannot start, and another port is tried.
+    for attempt in range(3):
+        port = free_port()
+        try:
+            s = make_server(extra_args=["--http-port", str(port)] + [str(a) for a in args])
+        except RuntimeError as e:
+            if "cannot listen" in str(e) and attempt < 2:
+                continue
+            raise
+        s.http_port = port
+        wait_http(port)
+        return s
 
 
 def wait_until(predicate, timeout=2.0, interval=0.02):

@@ -1,9 +1,14 @@
 """maxmemory-cache: the value, bucket page and chunk caches of every slot share one budget that
-CONFIG SET changes live; INFO reports the cache sizes and hit ratios."""
+CONFIG SET changes live, divided among the slots by their use; INFO reports the cache sizes and
+hit ratios, the admin API each slot's share."""
+
+import json
+import random
+import urllib.request
 
 import pytest
 
-from conftest import wait_until
+from conftest import start_http_server, wait_until
 
 pytestmark = pytest.mark.slotkv_only
 
@@ -64,3 +69,51 @@ def test_write_amplification_is_reported(r):
         r.execute_command("SET", f"k{i}", "v" * 100)
     amp = float(info(r, "persistence")["slotkv_write_amplification"])
     assert amp > 0
+
+
+def slot_list(port):
+    with urllib.request.urlopen("http://127.0.0.1:%d/slots" % port, timeout=10) as resp:
+        return json.loads(resp.read())["slot_list"]
+
+
+def test_budget_follows_use(make_server):
+    srv = start_http_server(make_server, "--maxmemory-cache", "16mb")
+    port = srv.http_port
+    r = srv.client()
+    # Every slot takes a share (an equal 1 MB of 16 at first) ...
+    for i in range(300):
+        r.execute_command("SET", f"spread:{i}", "x")
+    # ... and one holds a hash of ~2.5 MB of random bytes (paged), persisted to its files.
+    rng = random.Random(5)
+    fields = {f"f:{i}".encode(): rng.randbytes(200) for i in range(10000)}
+    pipe = r.pipeline(transaction=False)
+    items = list(fields.items())
+    for n in range(0, len(items), 500):
+        pipe.execute_command("HSET", "big", *[x for kv in items[n:n + 500] for x in kv])
+    pipe.execute()
+    r.execute_command("SAVE")
+    slots = slot_list(port)
+    hot = max(range(len(slots)), key=lambda s: slots[s]["user_bytes_written"])
+    equal = (16 << 20) // len(slots)
+
+    names = list(fields)
+
+    def read_round():
+        pipe = r.pipeline(transaction=False)
+        picks = rng.sample(names, 2000)
+        for f in picks:
+            pipe.execute_command("HGET", "big", f)
+        assert pipe.execute() == [fields[f] for f in picks]
+
+    # Reading it all the time, its slot takes most of the budget within seconds (the others
+    # give up an eighth of theirs a second), and then its reads stop going to the files.
+    def settled():
+        before = slot_list(port)[hot]["bucket_cache_misses"]
+        read_round()
+        after = slot_list(port)[hot]
+        return after["cache_budget_bytes"] > 2 * equal and \
+            after["bucket_cache_misses"] - before < 20  # of 2000 reads
+    assert wait_until(settled, timeout=40.0, interval=0.1), slot_list(port)[hot]
+    slots = slot_list(port)
+    assert sum(s["cache_budget_bytes"] for s in slots) <= 16 << 20
+    assert all(s["cache_budget_bytes"] >= equal // 4 for s in slots)

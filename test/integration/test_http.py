@@ -21,7 +21,7 @@ import urllib.request
 import pytest
 import redis
 
-from conftest import err, free_port, wait_until
+from conftest import err, free_port, start_http_server, wait_until
 
 pytestmark = pytest.mark.slotkv_only
 
@@ -44,7 +44,7 @@ SLOT_FIELDS = ("slot", "worker", "keys", "wal_entries", "wal_bytes", "wal_trunca
                "bucket_cache_misses", "chunk_cache_hits", "chunk_cache_misses",
                "compressed_raw_bytes", "compressed_stored_bytes", "value_deltas", "wal_map_bytes",
                "compacted_segments", "value_cache_bytes", "bucket_cache_bytes",
-               "chunk_cache_bytes")
+               "chunk_cache_bytes", "cache_budget_bytes")
 
 # /metrics families with label slot only, and with labels slot and cache
 SLOT_METRICS = ("slotkv_slot_keys", "slotkv_slot_wal_entries", "slotkv_slot_wal_bytes",
@@ -58,7 +58,7 @@ SLOT_METRICS = ("slotkv_slot_keys", "slotkv_slot_wal_entries", "slotkv_slot_wal_
                 "slotkv_slot_compaction_reclaimed_bytes_total", "slotkv_slot_expired_keys_total",
                 "slotkv_slot_compressed_raw_bytes_total",
                 "slotkv_slot_compressed_stored_bytes_total", "slotkv_slot_value_deltas_total",
-                "slotkv_slot_compression_ratio")
+                "slotkv_slot_compression_ratio", "slotkv_slot_cache_budget_bytes")
 CACHE_METRICS = ("slotkv_slot_cache_hits_total", "slotkv_slot_cache_misses_total",
                  "slotkv_slot_cache_bytes")
 CACHES = ("value", "bucket", "chunk")
@@ -153,35 +153,6 @@ def error_of(reply, status):
     assert isinstance(data, dict) and set(data) == {"error"}, data
     assert isinstance(data["error"], str) and data["error"], data
     return data["error"]
-
-
-def wait_http(port, timeout=10.0):
-    deadline = time.monotonic() + timeout
-    while True:
-        try:
-            if Http(port, timeout=2).get("/health").status == 200:
-                return
-        except OSError:
-            pass
-        if time.monotonic() > deadline:
-            raise AssertionError("no HTTP answer on port %d within %.0f s" % (port, timeout))
-        time.sleep(0.05)
-
-
-def start_http_server(make_server, *args):
-    # The port is free when picked, but a suite running beside this one may take it before the
-    # server listens on it (seen in CI): then the server cannot start, and another port is tried.
-    for attempt in range(3):
-        port = free_port()
-        try:
-            s = make_server(extra_args=["--http-port", str(port)] + [str(a) for a in args])
-        except RuntimeError as e:
-            if "cannot listen" in str(e) and attempt < 2:
-                continue
-            raise
-        s.http_port = port
-        wait_http(port)
-        return s
 
 
 # ---------------------------------------------------------------------------------------------
