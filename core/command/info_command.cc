@@ -87,8 +87,44 @@ std::string AbsolutePath(const std::string& path) {
   return ec ? path : abs.string();
 }
 
-// Resident set size from /proc/self/statm (0 when unreadable). Allocator statistics would
-// need jemalloc's API, which the sanitizer build does not have.
+// jemalloc's figures, as Redis's zmalloc_get_allocator_info reads them: bytes allocated,
+// in active pages, and resident. All 0 when jemalloc is not the allocator (the sanitizer
+// build), so mallctl is looked up rather than linked.
+struct AllocatorBytes {
+  uint64_t allocated = 0;
+  uint64_t active = 0;
+  uint64_t resident = 0;
+};
+AllocatorBytes ReadAllocatorBytes() {
+  using Mallctl = int (*)(const char*, void*, size_t*, void*, size_t);
+  static const auto mallctl = reinterpret_cast<Mallctl>(dlsym(RTLD_DEFAULT, "mallctl"));
+  AllocatorBytes out;
+  if (mallctl == nullptr) return out;
+  uint64_t epoch = 1;
+  size_t len = sizeof(epoch);
+  mallctl("epoch", &epoch, &len, &epoch, len);  // the stats are a snapshot taken at an epoch
+  auto read = [&](const char* name) -> uint64_t {
+    size_t v = 0;
+    size_t n = sizeof(v);
+    return mallctl(name, &v, &n, nullptr, 0) == 0 ? v : 0;
+  };
+  out.allocated = read("stats.allocated");
+  out.active = read("stats.active");
+  out.resident = read("stats.resident");
+  return out;
+}
+
+// a / b with two decimals, as Redis prints its memory ratios (0 when b is).
+std::string Ratio(uint64_t a, uint64_t b) {
+  char buf[32];
+  std::snprintf(buf, sizeof(buf), "%.2f", b == 0 ? 0.0 : static_cast<double>(a) / b);
+  return buf;
+}
+
+// a - b, signed as Redis's *_bytes fields are.
+int64_t Diff(uint64_t a, uint64_t b) { return static_cast<int64_t>(a) - static_cast<int64_t>(b); }
+
+// Resident set size from /proc/self/statm (0 when unreadable).
 uint64_t RssBytes() {
   std::ifstream statm("/proc/self/statm");
   uint64_t size_pages = 0;
@@ -194,26 +230,41 @@ void ClientsSection(const ServerState& state, const EngineTotals&, std::string& 
 }
 
 void MemorySection(const ServerState& state, const EngineTotals& engine, std::string& out) {
-  // used_memory is the process RSS: without the allocator's own statistics it is the best
-  // whole-process figure (caches, buffers and group maps included).
+  // used_memory is what the allocator handed out, as in Redis; without jemalloc (the sanitizer
+  // build) the process RSS stands in. The peak is the process's RSS peak (the kernel keeps it).
   const uint64_t rss = RssBytes();
+  const AllocatorBytes alloc = ReadAllocatorBytes();
+  const uint64_t used = alloc.allocated != 0 ? alloc.allocated : rss;
   rusage self{};
   getrusage(RUSAGE_SELF, &self);
   const uint64_t peak = std::max<uint64_t>(static_cast<uint64_t>(self.ru_maxrss) * 1024, rss);
   const uint64_t system =
       static_cast<uint64_t>(sysconf(_SC_PHYS_PAGES)) * static_cast<uint64_t>(sysconf(_SC_PAGESIZE));
   const uint64_t maxmemory = static_cast<uint64_t>(state.config->GetInt("maxmemory"));
-  Field(out, "used_memory", rss);
-  Field(out, "used_memory_human", Human(rss));
+  Field(out, "used_memory", used);
+  Field(out, "used_memory_human", Human(used));
   Field(out, "used_memory_rss", rss);
   Field(out, "used_memory_rss_human", Human(rss));
   Field(out, "used_memory_peak", peak);
   Field(out, "used_memory_peak_human", Human(peak));
+  Field(out, "allocator_allocated", alloc.allocated);
+  Field(out, "allocator_active", alloc.active);
+  Field(out, "allocator_resident", alloc.resident);
   Field(out, "total_system_memory", system);
   Field(out, "total_system_memory_human", Human(system));
   Field(out, "maxmemory", maxmemory);
   Field(out, "maxmemory_human", Human(maxmemory));
   Field(out, "maxmemory_policy", state.config->Get("maxmemory-policy"));
+  // Where the RSS goes, as Redis splits it: pages the allocator holds beyond its allocations
+  // (fragmentation), resident pages it has not returned, the rest of the process.
+  Field(out, "allocator_frag_ratio", Ratio(alloc.active, alloc.allocated));
+  Field(out, "allocator_frag_bytes", Diff(alloc.active, alloc.allocated));
+  Field(out, "allocator_rss_ratio", Ratio(alloc.resident, alloc.active));
+  Field(out, "allocator_rss_bytes", Diff(alloc.resident, alloc.active));
+  Field(out, "rss_overhead_ratio", Ratio(rss, alloc.resident));
+  Field(out, "rss_overhead_bytes", Diff(rss, alloc.resident));
+  Field(out, "mem_fragmentation_ratio", Ratio(rss, used));
+  Field(out, "mem_fragmentation_bytes", Diff(rss, used));
   // Programs link jemalloc, except sanitizer builds: look for its symbol rather than assume.
   Field(out, "mem_allocator", dlsym(RTLD_DEFAULT, "mallctl") != nullptr ? "jemalloc" : "libc");
   // The caches of every slot share maxmemory-cache with the group maps of unpersisted writes.

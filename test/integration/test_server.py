@@ -52,6 +52,22 @@ def test_info_clients(rp, server):
 def test_info_memory(rp):
     info = rp.info("memory")
     assert isinstance(info["used_memory"], int) and info["used_memory"] > 0
+    for name in ("allocator_allocated", "allocator_active", "allocator_resident",
+                 "allocator_frag_bytes", "allocator_rss_bytes", "rss_overhead_bytes",
+                 "mem_fragmentation_bytes"):
+        assert isinstance(info[name], int), name
+    for name in ("allocator_frag_ratio", "allocator_rss_ratio", "rss_overhead_ratio",
+                 "mem_fragmentation_ratio"):
+        assert isinstance(info[name], float), name
+    if info["mem_allocator"] == "jemalloc":
+        # What the allocator handed out, as Redis reports it; its pages hold that and more.
+        assert info["allocator_allocated"] > 0
+        assert info["allocator_allocated"] <= info["allocator_active"] <= \
+            info["allocator_resident"]
+        assert info["allocator_frag_ratio"] >= 1.0
+        assert info["used_memory"] < info["used_memory_rss"]
+    else:  # the sanitizer build: no allocator figures, used_memory is the RSS
+        assert info["allocator_allocated"] == info["allocator_resident"] == 0
 
 
 def test_info_persistence_and_replication(rp):
