@@ -29,8 +29,9 @@
 // tag carries kSpliceTag), so an HSET on a page logs tens of bytes, not the page. The held copy
 // serves reads and the flush, which compresses it; replay rebuilds it from the full record and
 // the deltas after it (a group's flush always ends a chain: the next write of a key after its
-// group's flush is a full record). Held bytes count as group map memory and stay within half
-// the cache budget (a write past that is logged whole, compressed). A replica applies a delta
+// group's flush is a full record). Held bytes and their decoded forms count as group map
+// memory and stay within half the cache budget (a write past that is logged whole,
+// compressed; the forms a command hands over pass it until its unit's close drops them). A replica applies a delta
 // to its own version of the key and holds the result. A page written again in the open unit
 // is held as its new version but logged once, as a delta against the version the log has, when
 // the unit closes (Commit, Hold) or a full sync reads it (ScanStored): a list's top nodes

@@ -328,6 +328,10 @@ struct Slot::Impl {
   bool Holdable(std::string_view key, ValueType type, size_t value_bytes) const;
   // Bytes the held values may take: half the cache budget (8 MiB without one).
   size_t HeldLimit() const;
+  // After a unit's close logged keys: drops their decoded forms, which PutDecoded keeps past
+  // HeldLimit while they are a page's only current form, until held and decoded bytes are
+  // back within it (the held bytes serve the next command; it decodes them again).
+  void DropDecodedPastLimit(const std::vector<std::pair<std::string, uint64_t>>& keys);
   // The group maps with their held values: what the caches leave room for.
   size_t MapMemory() const { return map_bytes + held_bytes + decoded_bytes; }
   // Logs a holdable Put (Holdable) of key: as a delta against its held version when that is
