@@ -381,6 +381,11 @@ void Worker::CancelTimer(uint64_t id) {
 void Worker::CommitOwned() {
   command::ServerState& state = server_->state();
   command::Keyspace& ks = *state.keyspace;
+  // The cache shares follow use (Keyspace::RebalanceCaches): whichever worker comes first in
+  // the second divides the budget by what the slots noted (below, a second ago), and each
+  // worker's slots adopt the same division in the loop (or at a write), so that shares taken
+  // from one worker's slots are not given to the other's a second before they are let go.
+  ks.RebalanceCaches();
   for (uint32_t s = static_cast<uint32_t>(index_); s < ks.slots();
        s += static_cast<uint32_t>(server_->workers())) {
     for (uint32_t db = 0; db < ks.databases(); ++db) {
@@ -404,10 +409,6 @@ void Worker::CommitOwned() {
       if ((*slot)->flush_due()) NoteFlushDue(*slot);
     }
   }
-  // The cache shares follow use (Keyspace::RebalanceCaches): the slots noted theirs above;
-  // whichever worker comes first in the second divides the budget again, and each slot adopts
-  // its part at its next write or at the next of these commits.
-  ks.RebalanceCaches();
 }
 
 void Worker::TryRecover(slot::Slot* slot) {

@@ -114,6 +114,9 @@ def test_budget_follows_use(make_server):
         return after["cache_budget_bytes"] > 2 * equal and \
             after["bucket_cache_misses"] - before < 20  # of 2000 reads
     assert wait_until(settled, timeout=40.0, interval=0.1), slot_list(port)[hot]
-    slots = slot_list(port)
-    assert sum(s["cache_budget_bytes"] for s in slots) <= 16 << 20
-    assert all(s["cache_budget_bytes"] >= equal // 4 for s in slots)
+    # Each worker's slots adopt a division within a second of the other's (at the periodic
+    # commit), so the sum may pass the budget by a step until both have.
+    def budgets():
+        return [s["cache_budget_bytes"] for s in slot_list(port)]
+    assert wait_until(lambda: sum(budgets()) <= 16 << 20, timeout=5.0, interval=0.05), budgets()
+    assert all(s["cache_budget_bytes"] >= equal // 4 for s in slot_list(port))
