@@ -175,10 +175,14 @@ void Slot::Impl::DropDecodedPastLimit(const std::vector<std::pair<std::string, u
     if (entry == nullptr || entry->tombstone || entry->held == 0) continue;
     HeldValue& h = group.held[entry->held - 1];
     if (h.decoded == nullptr || h.stale || h.pending) continue;  // still the only current form
-    decoded_bytes -= h.decoded_bytes;
-    h.decoded.reset();
-    h.decoded_bytes = 0;
+    DropDecoded(h);
   }
+}
+
+void Slot::Impl::DropDecoded(HeldValue& h) {
+  decoded_bytes -= h.decoded_bytes;
+  h.decoded.reset();
+  h.decoded_bytes = 0;
 }
 
 Status Slot::Impl::LogHeld(Group& group, std::string_view key, uint64_t hash,
@@ -228,9 +232,7 @@ void Slot::Impl::NewVersion(HeldValue& h, std::string_view group_key) {
   h.group_key.assign(group_key);
   h.version = ++held_versions;
   h.lent = false;
-  decoded_bytes -= h.decoded_bytes;
-  h.decoded.reset();
-  h.decoded_bytes = 0;
+  DropDecoded(h);
 }
 
 void Slot::Impl::KeepDecoded(HeldValue& h, std::unique_ptr<DecodedPage> decoded, bool only_form) {

@@ -332,6 +332,8 @@ struct Slot::Impl {
   // HeldLimit while they are a page's only current form, until held and decoded bytes are
   // back within it (the held bytes serve the next command; it decodes them again).
   void DropDecodedPastLimit(const std::vector<std::pair<std::string, uint64_t>>& keys);
+  // Forgets h's decoded form and its bytes.
+  void DropDecoded(HeldValue& h);
   // The group maps with their held values: what the caches leave room for.
   size_t MapMemory() const { return map_bytes + held_bytes + decoded_bytes; }
   // Logs a holdable Put (Holdable) of key: as a delta against its held version when that is

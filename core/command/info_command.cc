@@ -95,9 +95,14 @@ struct AllocatorBytes {
   uint64_t active = 0;
   uint64_t resident = 0;
 };
-AllocatorBytes ReadAllocatorBytes() {
-  using Mallctl = int (*)(const char*, void*, size_t*, void*, size_t);
+using Mallctl = int (*)(const char*, void*, size_t*, void*, size_t);
+// jemalloc's mallctl, or null when jemalloc is not the allocator.
+Mallctl FindMallctl() {
   static const auto mallctl = reinterpret_cast<Mallctl>(dlsym(RTLD_DEFAULT, "mallctl"));
+  return mallctl;
+}
+AllocatorBytes ReadAllocatorBytes() {
+  const Mallctl mallctl = FindMallctl();
   AllocatorBytes out;
   if (mallctl == nullptr) return out;
   uint64_t epoch = 1;
@@ -266,7 +271,7 @@ void MemorySection(const ServerState& state, const EngineTotals& engine, std::st
   Field(out, "mem_fragmentation_ratio", Ratio(rss, used));
   Field(out, "mem_fragmentation_bytes", Diff(rss, used));
   // Programs link jemalloc, except sanitizer builds: look for its symbol rather than assume.
-  Field(out, "mem_allocator", dlsym(RTLD_DEFAULT, "mallctl") != nullptr ? "jemalloc" : "libc");
+  Field(out, "mem_allocator", FindMallctl() != nullptr ? "jemalloc" : "libc");
   // The caches of every slot share maxmemory-cache with the group maps of unpersisted writes.
   const slot::SlotStats& e = engine.stats;
   Field(out, "slotkv_maxmemory_cache", state.keyspace->cache_budget());
