@@ -682,7 +682,7 @@ Result<uint64_t> Slot::KeyCount() {
 void Slot::Impl::ResetGroup(Group& group) {
   map_bytes -= group.map.memory_bytes();
   for (const HeldValue& h : group.held) {
-    held_bytes -= h.value.size();
+    held_bytes -= h.memory_bytes();
     decoded_bytes -= h.decoded_bytes;
     pending_bytes -= h.base.size();
   }

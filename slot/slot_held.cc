@@ -18,6 +18,12 @@ namespace {
 constexpr size_t kHoldMinBytes = 256;
 constexpr size_t kDefaultHeldBytes = 8 << 20;
 
+// Gives back what an encode left past a quarter of s's length (a string that grows doubles
+// its block): held pages are many and long-lived.
+void FitCapacity(std::string* s) {
+  if (s->capacity() - s->size() > s->size() / 4) s->shrink_to_fit();
+}
+
 }  // namespace
 
 bool Slot::Impl::Holdable(std::string_view key, ValueType type, size_t value_bytes) const {
@@ -63,7 +69,7 @@ Result<bool> Slot::Impl::PutHeld(std::string_view key, uint64_t hash, std::strin
       Hold(group, *group.map.Find(key, hash), value, group_key, std::move(decoded));
       return true;
     }
-    freed = base.size();
+    freed = held->memory_bytes();
   }
   // Decoded forms count: a sorted set's node takes ~3x its bytes decoded, and with only the
   // bytes counted held values and their forms took ~2.3x the limit (3M ZADDs, 256 MB budget:
@@ -98,7 +104,9 @@ Status Slot::Impl::LogPendingPastLimit() {
 void Slot::Impl::MarkPending(HeldValue& h, std::string_view key, uint64_t hash) {
   if (h.pending) return;
   h.pending = true;
+  held_bytes -= h.memory_bytes();
   h.base = h.value;
+  held_bytes += h.memory_bytes();
   pending_bytes += h.base.size();
   pending.emplace_back(key, hash);
   // What the unit's close logs then; until it does no flush may run (FlushStep waits).
@@ -133,9 +141,10 @@ Status Slot::Impl::Materialize(Group& group, HeldValue& h, std::string_view key)
                                    " was taken and dropped"));
   }
   const size_t before = h.value.size();
+  held_bytes -= h.memory_bytes();
   h.decoded->Encode(&h.value);
-  held_bytes += h.value.size();
-  held_bytes -= before;
+  FitCapacity(&h.value);
+  held_bytes += h.memory_bytes();
   if (h.value.size() > before) group.bytes += h.value.size() - before;
   counters.user_bytes_written += key.size() + h.value.size();
   h.stale = false;
@@ -197,7 +206,9 @@ Status Slot::Impl::LogHeld(Group& group, std::string_view key, uint64_t hash,
     ++counters.value_deltas;
     h.pending = false;  // the delta kept the hold (Track)
     pending_bytes -= h.base.size();
-    h.base = std::string();
+    held_bytes -= h.memory_bytes();
+    std::string().swap(h.base);  // assigning an empty string would keep the block
+    held_bytes += h.memory_bytes();
     return Status::OK();
   }
   // Logged whole: the record ends the hold and its pending state (Track, Release), and the
@@ -217,11 +228,15 @@ void Slot::Impl::Hold(Group& group, MapEntry& entry, std::string_view value,
     entry.held = static_cast<uint32_t>(group.held.size());
   }
   HeldValue& h = group.held[entry.held - 1];
-  held_bytes += value.size();
-  held_bytes -= h.value.size();
   // The group flushes by bytes: a held value counts once at its largest.
   if (value.size() > h.value.size()) group.bytes += value.size() - h.value.size();
-  h.value.assign(value);
+  held_bytes -= h.memory_bytes();
+  if (value.size() > h.value.capacity() || value.size() < h.value.capacity() / 2) {
+    std::string(value).swap(h.value);  // a block of its size: assign would double the old one
+  } else {
+    h.value.assign(value);
+  }
+  held_bytes += h.memory_bytes();
   h.stale = false;
   NewVersion(h, group_key);
   KeepDecoded(h, std::move(decoded));
@@ -301,9 +316,12 @@ uint8_t Slot::Impl::CompressInto(std::string_view group, std::string_view value,
 void Slot::Impl::Release(Group& group, MapEntry& entry) {
   if (entry.held == 0) return;
   HeldValue& h = group.held[entry.held - 1];
-  held_bytes -= h.value.size();
+  held_bytes -= h.memory_bytes();
   decoded_bytes -= h.decoded_bytes;
   pending_bytes -= h.base.size();  // a pending version overwritten or deleted is not logged
+  // Moved out, so its strings' blocks go with it: assigning an empty HeldValue keeps them (a
+  // short string is copied into the block).
+  HeldValue released = std::move(h);
   h = HeldValue();
   entry.held = 0;
 }

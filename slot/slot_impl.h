@@ -44,6 +44,9 @@ struct HeldValue {
   // Materialize encodes `decoded`. Lent: `decoded` is out with a command (TakeDecoded).
   bool stale = false;
   bool lent = false;
+
+  // The heap blocks of value and base (Impl::held_bytes sums them).
+  size_t memory_bytes() const { return HeapBytes(value) + HeapBytes(base); }
 };
 
 // The base of a chain of value deltas that replay found without one (log files are numbered
@@ -174,7 +177,7 @@ struct Slot::Impl {
   Doorkeeper value_admission;  // a value read from storage is cached on its second miss
   size_t cache_budget = 0;  // Slot::SetCacheBudget: the caches and the group maps together
   size_t map_bytes = 0;     // memory of every group map (GroupMap::memory_bytes)
-  size_t held_bytes = 0;    // of every held value (HeldValue::value)
+  size_t held_bytes = 0;    // of every held value (HeldValue::memory_bytes)
   size_t decoded_bytes = 0;  // of their decoded forms (HeldValue::decoded_bytes)
   uint64_t held_versions = 0;  // the last HeldValue::version given
   std::string delta_scratch;  // reused by PutHeld and LogPending
