@@ -128,7 +128,8 @@ class ChunkStore {
   // Call it only once the bucket pages that stopped pointing at freed values are durable.
   Status Commit();
 
-  // Bytes the chunk file and big files take on disk (free segments excluded when punched).
+  // Bytes the chunk file and big files take on disk: used segments, free ones not punched yet
+  // (ApplyFrees keeps some), big files.
   uint64_t disk_bytes() const;
   const ChunkStoreStats& stats() const;
 

@@ -260,11 +260,59 @@ TEST_CASE_FIXTURE(StoreTest, "fully released segment is freed at Commit and then
   ASSERT_OK(store->Commit());
   CHECK(store->stats().segments_used == 1);
   CHECK(store->stats().segments_free == 1);
-  CHECK(store->disk_bytes() == kSeg);
+  CHECK(store->disk_bytes() == 2 * kSeg);  // the free one keeps its blocks for reuse
   ValuePtr again = Add(store.get(), 3, "n", "y");
   CHECK(again.segment == ptrs[0].segment);
   ASSERT_OK(store->Commit());
   CHECK(store->stats().segments_free == 0);
+  CHECK(Read(store.get(), again, "n") == "y");
+}
+
+TEST_CASE_FIXTURE(StoreTest, "free segments past a reserve are punched, a few runs a Commit") {
+  auto store = Open();
+  // 400 segments of one value each; then every other one freed, and later the rest.
+  std::vector<ValuePtr> ptrs;
+  for (uint64_t i = 0; i < 400; ++i) {
+    ptrs.push_back(Add(store.get(), static_cast<uint32_t>(i + 1), "k", Value(200, i)));
+  }
+  ASSERT_OK(store->Commit());
+  const auto punched = [&](uint32_t segment) {
+    auto file = fs_.Open(JoinPath(kDir, "chunks.dat"));
+    REQUIRE(file.ok());
+    std::string bytes(kSeg, 'x');
+    auto n = (*file)->Read(uint64_t{segment} * kSeg, kSeg, bytes.data());
+    REQUIRE(n.ok());
+    return bytes.substr(0, *n) == std::string(*n, '\0');
+  };
+  for (size_t i = 1; i < ptrs.size(); i += 2) store->Release(ptrs[i]);
+  ASSERT_OK(store->Commit());
+  // 200 free, 200 used: 64 keep their blocks; of the other 136, the 16 highest are punched (one
+  // run each: no two are adjacent), and a later Commit punches the next 16.
+  CHECK(store->stats().segments_free == 200);
+  CHECK(store->disk_bytes() == (200 + 184) * uint64_t{kSeg});
+  CHECK(punched(ptrs[399].segment));
+  CHECK(punched(ptrs[369].segment));
+  CHECK(!punched(ptrs[367].segment));
+  CHECK(!punched(ptrs[1].segment));
+  CHECK(!punched(ptrs[0].segment));
+  ASSERT_OK(store->Commit());
+  CHECK(punched(ptrs[337].segment));
+  CHECK(!punched(ptrs[335].segment));
+  // The rest freed: the 31 even ones above 337 stand alone; below them every segment down to
+  // the reserve is free and held, and goes in one punch.
+  for (size_t i = 0; i < ptrs.size(); i += 2) store->Release(ptrs[i]);
+  ASSERT_OK(store->Commit());
+  CHECK(punched(ptrs[368].segment));
+  CHECK(!punched(ptrs[366].segment));
+  ASSERT_OK(store->Commit());
+  CHECK(store->stats().segments_used == 0);
+  CHECK(store->disk_bytes() == 64 * uint64_t{kSeg});
+  CHECK(punched(ptrs[64].segment));
+  CHECK(!punched(ptrs[63].segment));
+  // A reused segment is written whole again.
+  ValuePtr again = Add(store.get(), 1, "n", "y");
+  CHECK(again.segment == ptrs[0].segment);
+  ASSERT_OK(store->Commit());
   CHECK(Read(store.get(), again, "n") == "y");
 }
 
@@ -335,7 +383,7 @@ TEST_CASE_FIXTURE(StoreTest, "compaction round frees mostly dead segments and ke
   const std::vector<uint32_t> candidates = store->CompactionCandidates(1, 1000);
   REQUIRE_FALSE(candidates.empty());
   CHECK(store->CompactionCandidates(1, 2).size() == 2);
-  const uint64_t disk_before = store->disk_bytes();
+  const uint64_t used_before = store->stats().segments_used;
 
   for (uint32_t segment : candidates) {
     std::vector<ChunkRecord> records;
@@ -349,7 +397,7 @@ TEST_CASE_FIXTURE(StoreTest, "compaction round frees mostly dead segments and ke
     store->FreeSegment(segment);
   }
   ASSERT_OK(store->Commit());
-  CHECK(store->disk_bytes() < disk_before);
+  CHECK(store->stats().segments_used < used_before);  // their blocks stay for reuse (ApplyFrees)
   CHECK(store->stats().compacted_segments >= candidates.size());
   for (const auto& [key, l] : live) CHECK(Read(store.get(), l.ptr, key) == Value(50, l.seq));
   // After reopen the index is rebuilt and the values still read.

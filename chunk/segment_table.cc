@@ -97,6 +97,7 @@ Status SegmentTable::Load(std::string_view meta) {
     }
     if (s.group == kNoGroup) {
       reusable_.insert(i);
+      holding_.insert(i);  // punched or not before: unknown
       continue;
     }
     if (i != s.run_head) continue;
@@ -186,6 +187,7 @@ uint32_t SegmentTable::Allocate(uint32_t group, uint32_t n) {
   const uint64_t seq = next_alloc_seq_++;
   for (uint32_t j = head; j < head + n; ++j) {
     reusable_.erase(j);
+    holding_.erase(j);
     Segment& s = segs_[j];
     const bool dirty = s.dirty;
     s = Segment{.group = group, .run_head = head, .run_len = n, .alloc_seq = seq};
@@ -428,8 +430,27 @@ void SegmentTable::ClearDirty(bool fresh_only) {
 
 void SegmentTable::MakeReusable(const SegmentRun& run) {
   for (uint32_t j = run.head; j < run.head + run.length; ++j) {
-    if (segs_[j].group == kNoGroup) reusable_.insert(j);
+    if (segs_[j].group == kNoGroup) {
+      reusable_.insert(j);
+      holding_.insert(j);
+    }
   }
+}
+
+std::vector<SegmentRun> SegmentTable::TakeToPunch(uint64_t keep, size_t max_runs) {
+  std::vector<SegmentRun> out;
+  while (holding_.size() > keep && out.size() < max_runs) {
+    // The highest first: Allocate reuses the lowest.
+    SegmentRun run{.head = *holding_.rbegin(), .length = 1};
+    holding_.erase(run.head);
+    while (holding_.size() > keep && !holding_.empty() && *holding_.rbegin() + 1 == run.head) {
+      --run.head;
+      ++run.length;
+      holding_.erase(run.head);
+    }
+    out.push_back(run);
+  }
+  return out;
 }
 
 }  // namespace slotkv::chunk

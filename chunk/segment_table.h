@@ -118,6 +118,12 @@ class SegmentTable {
   void ClearDirty(bool fresh_only);
   // Commit, step 4 (after the writes are durable): run's segments may be allocated again.
   void MakeReusable(const SegmentRun& run);
+  // Reusable segments whose disk blocks the file still holds, past `keep` of them, as at most
+  // max_runs runs of adjacent segments, the highest first; they count as punched from then on
+  // (the caller punches them). Allocate takes a segment out of the set, punched or not:
+  // writing it allocates its blocks again.
+  std::vector<SegmentRun> TakeToPunch(uint64_t keep, size_t max_runs);
+  uint64_t holding_segments() const { return holding_.size(); }
 
   uint64_t used_segments() const { return used_segments_; }
   uint64_t live_bytes() const { return live_bytes_; }
@@ -166,6 +172,7 @@ class SegmentTable {
   uint32_t segment_bytes_;
   std::vector<Segment> segs_;
   std::set<uint32_t> reusable_;  // free and durable as free
+  std::set<uint32_t> holding_;   // of reusable_, those not punched since they were freed
   std::unordered_map<uint32_t, GroupIndex> groups_;
   std::vector<uint32_t> dirty_;
   std::vector<uint32_t> fresh_;     // heads
