@@ -28,6 +28,9 @@ struct MapEntry {
   uint8_t type = 0;
   bool tombstone = false;
   BaseState base = BaseState::kUnknown;
+  // Slot::Delete handed the bucket cell it replaces over as a paged root (NoteReplaced): the
+  // flush's merge must not again.
+  bool root_noted = false;
   uint32_t held = 0;  // 1 + the index of its held value in its Group::held; 0 = none
 };
 

@@ -284,7 +284,8 @@ Status Slot::Impl::FlushGroup(uint32_t g) {
     BucketCells& bc = bucket_cells[b];
     size_t at = bc.Position(hash, key);
     Cell* old = at == BucketCells::kNone || bc.removed[at] ? nullptr : &bc.cells[at];
-    if (old && MayBeRoot(key, old->type_tag)) {  // before release: its chunk is still there
+    // Before its release, while its chunk is there; not again after Slot::Delete noted it.
+    if (old && MayBeRoot(key, old->type_tag) && !entry.root_noted) {
       const std::string_view next = held     ? std::string_view(held->value)
                                     : logged ? std::string_view(*logged)
                                              : std::string_view();

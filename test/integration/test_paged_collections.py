@@ -407,6 +407,17 @@ def test_del_then_recreate_is_a_new_collection(r):
     assert r.execute_command("DBSIZE") == 0
 
 
+def test_del_of_a_persisted_collection_reclaims_its_pages_with_no_write_after(r):
+    # The root is in the buckets (SAVE persisted it), and nothing is written after the DEL:
+    # the DEL itself hands the root over (a flush of its group would, and none comes).
+    fill_hash(r, "{d}persisted", 3000)
+    r.execute_command("SAVE")
+    assert internal_keys(r) > 0
+    assert r.execute_command("DEL", "{d}persisted") == 1
+    wait_reclaimed(r)
+    assert r.execute_command("EXISTS", "{d}persisted") == 0
+
+
 def test_paged_collections_survive_sigkill(server, r):
     fill_hash(r, "h", N)
     r.execute_command("SADD", "s", *range(N))
