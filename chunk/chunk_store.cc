@@ -31,6 +31,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <chrono>
 #include <map>
 #include <unordered_map>
 #include <utility>
@@ -49,10 +50,10 @@ constexpr uint32_t kFormatVersion = 2;
 constexpr size_t kChunksMetaBytes = 20;
 constexpr uint32_t kMinSegmentBytes = 64;
 constexpr uint32_t kMaxSegmentBytes = 64u << 20;
-// Free segments that keep their disk blocks at least (ApplyFrees), and the runs one Commit
-// punches at most.
+// Free segments that keep their disk blocks at least (ApplyFrees), and how long a Commit
+// punches the rest.
 constexpr uint64_t kMinHeldFree = 64;
-constexpr size_t kMaxPunchesPerCommit = 16;
+constexpr auto kPunchSlice = std::chrono::milliseconds(2);
 // Keeps a run's bytes, and so its live count, within 32 bits; longer values need a big file.
 constexpr size_t kMaxSegmentRecordBytes = size_t{1} << 31;
 
@@ -155,6 +156,8 @@ struct ChunkStore::Impl {
                                   std::string_view bytes) const;
   Status ReadAt(uint64_t offset, size_t n, std::string* out) const;
   Status ApplyFrees();
+  // Punches free segments past the reserve, for about slice (see ApplyFrees).
+  Status PunchFree(std::chrono::microseconds slice);
   // Writes the changed segment table entries (only those of fresh runs when fresh_only) and
   // syncs them when fsync.
   Status WriteDirtyEntries(bool fresh_only);
@@ -263,7 +266,9 @@ Result<std::string> ChunkStore::Impl::ReadBig(uint64_t id, std::string_view key)
 // 176-2465 runs, and their fallocate calls held the worker up to 197 ms (loop lag 216 ms),
 // although most of that space was written again within seconds. Now free segments keep their
 // blocks up to a sixteenth of the used ones (kMinHeldFree at least), and the rest is punched
-// kMaxPunchesPerCommit runs of adjacent segments at a time, the highest first.
+// for about kPunchSlice a Commit, runs of adjacent segments, the highest first (PunchFree; the
+// owner calls TrimFree for what a large free left: a DEL of a 10M-member collection frees
+// ~100k runs, ~10 s of fallocate calls while they are scattered).
 Status ChunkStore::Impl::ApplyFrees() {
   Status first_error;
   for (const SegmentRun& run : awaiting_reuse) {
@@ -271,11 +276,7 @@ Status ChunkStore::Impl::ApplyFrees() {
     table.MakeReusable(run);
   }
   awaiting_reuse.clear();
-  const uint64_t keep = std::max<uint64_t>(kMinHeldFree, table.used_segments() / 16);
-  for (const SegmentRun& run : table.TakeToPunch(keep, kMaxPunchesPerCommit)) {
-    Status s = data->PunchHole(uint64_t{run.head} * segment_bytes, RunBytes(run.length));
-    if (!s.ok() && first_error.ok()) first_error = s;
-  }
+  if (Status s = PunchFree(kPunchSlice); !s.ok() && first_error.ok()) first_error = s;
   std::vector<uint64_t> still_pending;
   for (uint64_t id : big_to_remove) {
     auto it = big_sizes.find(id);
@@ -290,6 +291,21 @@ Status ChunkStore::Impl::ApplyFrees() {
     big_sizes.erase(it);
   }
   big_to_remove = std::move(still_pending);
+  return first_error;
+}
+
+Status ChunkStore::Impl::PunchFree(std::chrono::microseconds slice) {
+  const uint64_t keep = std::max<uint64_t>(kMinHeldFree, table.used_segments() / 16);
+  const auto deadline = std::chrono::steady_clock::now() + slice;
+  Status first_error;
+  // One run at a time: a punch takes ~0.1 ms, but one in a few hundred waits for the
+  // filesystem's journal (up to 50 ms), and batches of 16 held the worker 130 ms.
+  do {
+    std::vector<SegmentRun> runs = table.TakeToPunch(keep, 1);
+    if (runs.empty()) break;
+    Status s = data->PunchHole(uint64_t{runs[0].head} * segment_bytes, RunBytes(runs[0].length));
+    if (!s.ok() && first_error.ok()) first_error = s;
+  } while (std::chrono::steady_clock::now() < deadline);
   return first_error;
 }
 
@@ -625,6 +641,10 @@ Status ChunkStore::Impl::WriteDirtyEntries(bool fresh_only) {
   // Written entries are clean again: a flush writes only what changed since the last one.
   table.ClearDirty(fresh_only);
   return Status::OK();
+}
+
+Status ChunkStore::TrimFree(std::chrono::microseconds slice) {
+  return impl_->PunchFree(slice);
 }
 
 Status ChunkStore::Commit() {

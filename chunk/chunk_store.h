@@ -25,6 +25,7 @@
 // Thread rule: one owner thread (the slot's worker) calls everything.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -127,6 +128,9 @@ class ChunkStore {
   // SyncData, then applies the frees and big-file removals requested since the last Commit.
   // Call it only once the bucket pages that stopped pointing at freed values are durable.
   Status Commit();
+  // Gives the disk blocks of free segments past a reserve back, for about slice (Commit does
+  // for 2 ms); the owner calls it now and then for what a large free left.
+  Status TrimFree(std::chrono::microseconds slice);
 
   // Bytes the chunk file and big files take on disk: used segments, free ones not punched yet
   // (ApplyFrees keeps some), big files.

@@ -274,11 +274,20 @@ void Worker::ExpireStep() {
   const bool replica = state.replication != nullptr && state.replication->is_replica();
   if (!replica && BackgroundWritesWait()) return;
   command::Keyspace& ks = *state.keyspace;
+  constexpr int64_t kTrimUs = 1000;
+  const int64_t trim_until_us = ks.clock()->MonotonicUs() + 2 * kTrimUs;
   for (uint32_t s = static_cast<uint32_t>(index_); s < ks.slots();
        s += static_cast<uint32_t>(server_->workers())) {
     for (uint32_t db = 0; db < ks.databases(); ++db) {
       Result<slot::Slot*> slot = ks.Get(s, db, false);
       if (!slot.ok() || *slot == nullptr) continue;
+      // Disk space a large free left (not a write): a millisecond a slot, two a step at most.
+      if ((*slot)->failure().ok() && ks.clock()->MonotonicUs() < trim_until_us) {
+        if (Status st = (*slot)->TrimFreeSpace(kTrimUs); !st.ok()) {
+          std::fprintf(stderr, "freeing disk space of slot %u db %u: %s\n", s, db,
+                       st.ToString().c_str());
+        }
+      }
       std::vector<std::string> roots = (*slot)->TakeDiscardedRoots();
       if (replica) continue;
       command::Store store(&ks, s, db, &(*state.dirty)[static_cast<size_t>(index_)]);

@@ -722,6 +722,10 @@ void Slot::SetCacheBudget(size_t bytes) {
 
 size_t Slot::cache_budget() const { return impl_->cache_budget; }
 
+Status Slot::TrimFreeSpace(int64_t slice_us) {
+  return impl_->chunks->TrimFree(std::chrono::microseconds(slice_us));
+}
+
 Slot::CacheUse Slot::cache_use() const {
   const Impl& s = *impl_;
   const keybucket::BucketStoreStats& b = s.buckets->stats();

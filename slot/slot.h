@@ -367,6 +367,10 @@ class Slot {
     uint64_t bytes = 0;
   };
   CacheUse cache_use() const;
+  // Gives back, for about slice_us, the disk blocks of free chunk segments past what is kept
+  // for reuse (chunk::ChunkStore::TrimFree): what a large free left, which the flushes'
+  // commits punch only a little of at a time. The owner calls it between requests.
+  Status TrimFreeSpace(int64_t slice_us);
 
  private:
   struct Impl;
