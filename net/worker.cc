@@ -276,6 +276,7 @@ void Worker::ExpireStep() {
   command::Keyspace& ks = *state.keyspace;
   constexpr int64_t kTrimUs = 1000;
   const int64_t trim_until_us = ks.clock()->MonotonicUs() + 2 * kTrimUs;
+  bool idle_flushed = false;
   for (uint32_t s = static_cast<uint32_t>(index_); s < ks.slots();
        s += static_cast<uint32_t>(server_->workers())) {
     for (uint32_t db = 0; db < ks.databases(); ++db) {
@@ -290,6 +291,12 @@ void Worker::ExpireStep() {
       }
       std::vector<std::string> roots = (*slot)->TakeDiscardedRoots();
       if (replica) continue;
+      // What only the log holds on a slot no write reached for a while: one group a step.
+      if (!idle_flushed) {
+        Result<bool> flushed = (*slot)->IdleFlushStep();
+        if (!flushed.ok()) state.write_failures.Record(*slot, flushed.status());
+        idle_flushed = flushed.ok() && *flushed;
+      }
       command::Store store(&ks, s, db, &(*state.dirty)[static_cast<size_t>(index_)]);
       for (const std::string& root : roots) {
         Status st = command::DropPages(store, root);

@@ -594,6 +594,28 @@ Status Slot::FlushStep(std::function<void()> on_fetched) {
   return s.Fail(s.StepFlushes(std::move(on_fetched)));
 }
 
+Result<bool> Slot::IdleFlushStep() {
+  Impl& s = *impl_;
+  if (s.held || s.unit_open || s.log->rotating() || s.fetching || s.publishing ||
+      s.wal_entries == 0 || s.clock->MonotonicUs() - s.last_write_us < kIdleFlushUs) {
+    return false;
+  }
+  SLOTKV_RETURN_IF_ERROR(s.Refusal());
+  const auto n = static_cast<uint32_t>(s.groups.size());
+  for (uint32_t i = 0; i < n; ++i) {
+    const uint32_t g = (s.idle_flush_cursor + i) % n;
+    if (s.groups[g].map.size() == 0) continue;
+    s.idle_flush_cursor = (g + 1) % n;
+    const uint64_t flushes = s.counters.flushes;
+    Status st = s.FlushGroup(g);
+    if (st.ok()) st = s.KeepWalWithinLimit(flushes);  // the log files it freed go
+    s.log->EndUnit();  // the mark of that flush
+    SLOTKV_RETURN_IF_ERROR(s.Fail(st));
+    return true;
+  }
+  return false;
+}
+
 void Slot::Hold() {
   Impl& s = *impl_;
   assert(!s.held);

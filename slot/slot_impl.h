@@ -450,6 +450,7 @@ struct Slot::Impl {
   bool WalPastLimit() const;
   bool written_since_step = false;  // a unit closed since the last StepFlushes
   int64_t last_write_us = 0;         // when a unit last closed (Slot::flush_deferrable)
+  uint32_t idle_flush_cursor = 0;    // the group Slot::IdleFlushStep looks at first
   // Where a writer's commit flushes itself instead of leaving it to FlushStep: a quarter past
   // WalLimit, which the flush steps keep the log under unless writes outrun them.
   uint64_t HardWalLimit() const { return WalLimit() + WalLimit() / 4; }

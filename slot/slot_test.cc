@@ -529,6 +529,46 @@ TEST_CASE("steady overwrites keep disk use within twice the live data") {
   CHECK(stats.disk_bytes <= 2 * live + 64 * 4096);  // plus the bucket pages themselves
 }
 
+TEST_CASE("an idle slot flushes its groups one a step, and its log files go") {
+  Fixture f;
+  f.options.flush_entries_per_page = 1 << 20;  // no flush of its own
+  f.options.group_flush_bytes = 1 << 30;
+  f.Reopen();
+  for (int i = 0; i < 1000; ++i) f.Put("key:" + std::to_string(i), ValueFor(i, 0, 100));
+  REQUIRE(f.slot->Delete("key:7").ok());
+  REQUIRE(f.slot->Commit().ok());
+  const SlotStats before = f.slot->Stats();
+  REQUIRE(before.wal_entries == 1000);
+  REQUIRE(before.wal_bytes > 2 * f.options.wal_file_bytes);  // files the flushes free
+  CHECK(before.flushes == 0);
+  // Not idle yet.
+  f.clock.AdvanceMs(Slot::kIdleFlushUs / 1000 - 1);
+  CHECK_FALSE(*f.slot->IdleFlushStep());
+  f.clock.AdvanceMs(1);
+  uint64_t steps = 0;
+  for (;;) {
+    Result<bool> flushed = f.slot->IdleFlushStep();
+    REQUIRE(flushed.ok());
+    if (!*flushed) break;
+    ++steps;
+    REQUIRE(f.slot->Stats().flushes == steps);  // one group a step
+    REQUIRE(f.slot->Commit().ok());  // the owner's commit publishes the marks
+  }
+  CHECK(steps > 1);
+  CHECK(steps <= 16);  // the groups that held writes, each once
+  const SlotStats after = f.slot->Stats();
+  CHECK(after.wal_entries == 0);
+  CHECK(after.wal_bytes < before.wal_bytes);
+  // A write makes it busy again.
+  f.Put("key:1", "new");
+  CHECK_FALSE(*f.slot->IdleFlushStep());
+  f.Reopen();
+  CHECK(GetOrDie(*f.slot, "key:1") == "new");
+  CHECK(GetOrDie(*f.slot, "key:999") == ValueFor(999, 0, 100));
+  CHECK_FALSE(f.slot->Get("key:7")->has_value());
+  CHECK(*f.slot->KeyCount() == 999);
+}
+
 TEST_CASE("deferred compaction: flushes compact nothing until it resumes") {
   Fixture f(4096);  // ~19 values a segment: segments die only partly
   const int keys = 2000;
