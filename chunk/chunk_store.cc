@@ -301,9 +301,9 @@ Status ChunkStore::Impl::PunchFree(std::chrono::microseconds slice) {
   // One run at a time: a punch takes ~0.1 ms, but one in a few hundred waits for the
   // filesystem's journal (up to 50 ms), and batches of 16 held the worker 130 ms.
   do {
-    std::vector<SegmentRun> runs = table.TakeToPunch(keep, 1);
-    if (runs.empty()) break;
-    Status s = data->PunchHole(uint64_t{runs[0].head} * segment_bytes, RunBytes(runs[0].length));
+    std::optional<SegmentRun> run = table.TakeToPunch(keep);
+    if (!run) break;
+    Status s = data->PunchHole(uint64_t{run->head} * segment_bytes, RunBytes(run->length));
     if (!s.ok() && first_error.ok()) first_error = s;
   } while (std::chrono::steady_clock::now() < deadline);
   return first_error;

@@ -29,6 +29,7 @@
 
 #include <algorithm>
 #include <cassert>
+#include <optional>
 
 #include "chunk/record.h"
 #include "core/base/coding.h"
@@ -437,20 +438,17 @@ void SegmentTable::MakeReusable(const SegmentRun& run) {
   }
 }
 
-std::vector<SegmentRun> SegmentTable::TakeToPunch(uint64_t keep, size_t max_runs) {
-  std::vector<SegmentRun> out;
-  while (holding_.size() > keep && out.size() < max_runs) {
-    // The highest first: Allocate reuses the lowest.
-    SegmentRun run{.head = *holding_.rbegin(), .length = 1};
+std::optional<SegmentRun> SegmentTable::TakeToPunch(uint64_t keep) {
+  if (holding_.size() <= keep) return std::nullopt;
+  // The highest first: Allocate reuses the lowest.
+  SegmentRun run{.head = *holding_.rbegin(), .length = 1};
+  holding_.erase(run.head);
+  while (holding_.size() > keep && !holding_.empty() && *holding_.rbegin() + 1 == run.head) {
+    --run.head;
+    ++run.length;
     holding_.erase(run.head);
-    while (holding_.size() > keep && !holding_.empty() && *holding_.rbegin() + 1 == run.head) {
-      --run.head;
-      ++run.length;
-      holding_.erase(run.head);
-    }
-    out.push_back(run);
   }
-  return out;
+  return run;
 }
 
 }  // namespace slotkv::chunk

@@ -22,6 +22,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <set>
 #include <string>
 #include <string_view>
@@ -118,11 +119,11 @@ class SegmentTable {
   void ClearDirty(bool fresh_only);
   // Commit, step 4 (after the writes are durable): run's segments may be allocated again.
   void MakeReusable(const SegmentRun& run);
-  // Reusable segments whose disk blocks the file still holds, past `keep` of them, as at most
-  // max_runs runs of adjacent segments, the highest first; they count as punched from then on
-  // (the caller punches them). Allocate takes a segment out of the set, punched or not:
+  // While more than `keep` reusable segments still hold their disk blocks: the highest run of
+  // adjacent such segments (not taking the count below keep), which counts as punched from
+  // then on (the caller punches it). Allocate takes a segment out of the set, punched or not:
   // writing it allocates its blocks again.
-  std::vector<SegmentRun> TakeToPunch(uint64_t keep, size_t max_runs);
+  std::optional<SegmentRun> TakeToPunch(uint64_t keep);
   uint64_t holding_segments() const { return holding_.size(); }
 
   uint64_t used_segments() const { return used_segments_; }

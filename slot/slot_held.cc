@@ -104,9 +104,7 @@ Status Slot::Impl::LogPendingPastLimit() {
 void Slot::Impl::MarkPending(HeldValue& h, std::string_view key, uint64_t hash) {
   if (h.pending) return;
   h.pending = true;
-  held_bytes -= h.memory_bytes();
-  h.base = h.value;
-  held_bytes += h.memory_bytes();
+  Recount(h, [&] { h.base = h.value; });
   pending_bytes += h.base.size();
   pending.emplace_back(key, hash);
   // What the unit's close logs then; until it does no flush may run (FlushStep waits).
@@ -141,10 +139,10 @@ Status Slot::Impl::Materialize(Group& group, HeldValue& h, std::string_view key)
                                    " was taken and dropped"));
   }
   const size_t before = h.value.size();
-  held_bytes -= h.memory_bytes();
-  h.decoded->Encode(&h.value);
-  FitCapacity(&h.value);
-  held_bytes += h.memory_bytes();
+  Recount(h, [&] {
+    h.decoded->Encode(&h.value);
+    FitCapacity(&h.value);
+  });
   if (h.value.size() > before) group.bytes += h.value.size() - before;
   counters.user_bytes_written += key.size() + h.value.size();
   h.stale = false;
@@ -206,9 +204,7 @@ Status Slot::Impl::LogHeld(Group& group, std::string_view key, uint64_t hash,
     ++counters.value_deltas;
     h.pending = false;  // the delta kept the hold (Track)
     pending_bytes -= h.base.size();
-    held_bytes -= h.memory_bytes();
-    std::string().swap(h.base);  // assigning an empty string would keep the block
-    held_bytes += h.memory_bytes();
+    Recount(h, [&] { std::string().swap(h.base); });  // assigning "" would keep the block
     return Status::OK();
   }
   // Logged whole: the record ends the hold and its pending state (Track, Release), and the
@@ -230,13 +226,13 @@ void Slot::Impl::Hold(Group& group, MapEntry& entry, std::string_view value,
   HeldValue& h = group.held[entry.held - 1];
   // The group flushes by bytes: a held value counts once at its largest.
   if (value.size() > h.value.size()) group.bytes += value.size() - h.value.size();
-  held_bytes -= h.memory_bytes();
-  if (value.size() > h.value.capacity() || value.size() < h.value.capacity() / 2) {
-    std::string(value).swap(h.value);  // a block of its size: assign would double the old one
-  } else {
-    h.value.assign(value);
-  }
-  held_bytes += h.memory_bytes();
+  Recount(h, [&] {
+    if (value.size() > h.value.capacity() || value.size() < h.value.capacity() / 2) {
+      std::string(value).swap(h.value);  // a block of its size: assign would double the old one
+    } else {
+      h.value.assign(value);
+    }
+  });
   h.stale = false;
   NewVersion(h, group_key);
   KeepDecoded(h, std::move(decoded));

@@ -337,6 +337,13 @@ struct Slot::Impl {
   void DropDecodedPastLimit(const std::vector<std::pair<std::string, uint64_t>>& keys);
   // Forgets h's decoded form and its bytes.
   void DropDecoded(HeldValue& h);
+  // Runs change, which may resize h's strings, keeping held_bytes their blocks' sum.
+  template <class Change>
+  void Recount(HeldValue& h, Change&& change) {
+    held_bytes -= h.memory_bytes();
+    change();
+    held_bytes += h.memory_bytes();
+  }
   // The group maps with their held values: what the caches leave room for.
   size_t MapMemory() const { return map_bytes + held_bytes + decoded_bytes; }
   // Logs a holdable Put (Holdable) of key: as a delta against its held version when that is
