@@ -173,12 +173,16 @@ void Worker::FlushStep() {
   slot::Slot* s = *next;
   flushing_.erase(next);
   // A flush whose pages are not in memory is fetched through the ring, and comes back here.
-  Status st = s->FlushStep([this, s] {
-    if (s->flush_due()) NoteFlushDue(s);
-  });
+  Status st = s->FlushStep(FlushOnceFetched(s));
   if (!st.ok()) server_->state().write_failures.Record(s, st);
   if (st.ok() && s->flush_due()) flushing_.push_back(s);  // behind the others: slots in turn
   ScheduleFlushes();
+}
+
+std::function<void()> Worker::FlushOnceFetched(slot::Slot* s) {
+  return [this, s] {
+    if (s->flush_due()) NoteFlushDue(s);
+  };
 }
 
 void Worker::EndCommit(const std::shared_ptr<CommitRound>& round) {
@@ -293,7 +297,7 @@ void Worker::ExpireStep() {
       if (replica) continue;
       // What only the log holds on a slot no write reached for a while: one group a step.
       if (!idle_flushed) {
-        Result<bool> flushed = (*slot)->IdleFlushStep();
+        Result<bool> flushed = (*slot)->IdleFlushStep(FlushOnceFetched(*slot));
         if (!flushed.ok()) state.write_failures.Record(*slot, flushed.status());
         idle_flushed = flushed.ok() && *flushed;
       }

@@ -110,6 +110,8 @@ class Worker {
   void ScheduleFlushes();
   void DropStaleFlushing();
   void FlushStep();
+  // What a flush put off for its reads calls once they are fetched: lists s if still due.
+  std::function<void()> FlushOnceFetched(slot::Slot* s);
   struct CommitRound;
   void EndCommit(const std::shared_ptr<CommitRound>& round);
   void WatchRing();

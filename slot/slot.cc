@@ -20,6 +20,7 @@
 
 #include "chunk/value_ptr.h"
 #include "core/base/buffer.h"
+#include "core/base/cleanup.h"
 #include "core/base/coding.h"
 #include "core/base/hash.h"
 #include "slot/slot_impl.h"
@@ -377,7 +378,7 @@ Status Slot::FlushStep(std::function<void()> on_fetched) {
   return s.Fail(s.StepFlushes(std::move(on_fetched)));
 }
 
-Result<bool> Slot::IdleFlushStep() {
+Result<bool> Slot::IdleFlushStep(std::function<void()> on_fetched) {
   Impl& s = *impl_;
   if (s.held || s.unit_open || s.log->rotating() || s.fetching || s.publishing ||
       s.wal_entries == 0 || s.clock->MonotonicUs() - s.last_write_us < kIdleFlushUs) {
@@ -388,9 +389,17 @@ Result<bool> Slot::IdleFlushStep() {
   for (uint32_t i = 0; i < n; ++i) {
     const uint32_t g = (s.idle_flush_cursor + i) % n;
     if (s.groups[g].map.size() == 0) continue;
-    s.idle_flush_cursor = (g + 1) % n;
+    s.flush_no_wait = s.MayFlushNoWait(on_fetched);
+    Cleanup no_wait_ends([&s] { s.flush_no_wait = false; });
     const uint64_t flushes = s.counters.flushes;
     Status st = s.FlushGroup(g);
+    if (!s.flush_blocked.empty()) {  // put off untouched: this group again once fetched
+      s.idle_flush_cursor = g;
+      s.FetchBlocked(std::move(on_fetched));
+      return true;
+    }
+    s.idle_flush_cursor = (g + 1) % n;
+    s.flush_fetch_tries = 0;
     if (st.ok()) st = s.KeepWalWithinLimit(flushes);  // the log files it freed go
     s.log->EndUnit();  // the mark of that flush
     SLOTKV_RETURN_IF_ERROR(s.Fail(st));

@@ -296,8 +296,10 @@ class Slot {
   // after the last one this flushed), so that what only the log holds is persisted without
   // waiting for more writes: a DEL's page deletes keep those pages' chunk segments live until
   // flushed, and an idle server kept them (and the log files) for good. True when it flushed.
-  // Does nothing when FlushStep would not; a failure fails the slot.
-  Result<bool> IdleFlushStep();
+  // Does nothing when FlushStep would not; a failure fails the slot. Its reads do not wait for
+  // the disk as FlushStep's (on_fetched likewise): read waiting, an idle flush held the
+  // worker up to 88 ms while a DEL's page deletes drained. True also when it started a fetch.
+  Result<bool> IdleFlushStep(std::function<void()> on_fetched = {});
   static constexpr int64_t kIdleFlushUs = 5'000'000;
 
   // Up to about count live keys from cursor (0 starts a scan). A key present for the whole

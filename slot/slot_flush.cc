@@ -643,8 +643,7 @@ Status Slot::Impl::StepFlushes(std::function<void()> on_fetched) {
   // the rotation's syncs in place: the rotation starts here instead, through the io_uring, and
   // the flushes wait for the next step (flush_due() is false until its syncs complete).
   if (log->full()) return log->StartNewFile();
-  IoRing* ring = IoRing::Current();
-  flush_no_wait = on_fetched && ring != nullptr && flush_fetch_tries < kNoWaitTries;
+  flush_no_wait = MayFlushNoWait(on_fetched);
   Cleanup no_wait_ends([this] { flush_no_wait = false; });
   const int64_t start = clock->MonotonicUs();
   const bool writing = std::exchange(written_since_step, false);
@@ -659,6 +658,15 @@ Status Slot::Impl::StepFlushes(std::function<void()> on_fetched) {
   log->EndUnit();  // the marks of those flushes
   if (counters.flushes != flushes_before) flush_fetch_tries = 0;
   if (flush_blocked.empty()) return st;
+  FetchBlocked(std::move(on_fetched));
+  return Status::OK();
+}
+
+bool Slot::Impl::MayFlushNoWait(const std::function<void()>& on_fetched) const {
+  return on_fetched && IoRing::Current() != nullptr && flush_fetch_tries < kNoWaitTries;
+}
+
+void Slot::Impl::FetchBlocked(std::function<void()> on_fetched) {
   // The flush that met the disk changed nothing: it runs again once its reads are in the page
   // cache, from a step the completion asks for, and the worker serves requests meanwhile.
   ++flush_fetch_tries;
@@ -666,12 +674,12 @@ Status Slot::Impl::StepFlushes(std::function<void()> on_fetched) {
   auto f = std::make_shared<FetchInFlight>();
   f->slot = this;
   fetching = f;
-  ring->Fetch(std::exchange(flush_blocked, {}), [f, on_fetched = std::move(on_fetched)] {
-    if (f->slot == nullptr) return;
-    f->slot->fetching.reset();
-    on_fetched();
-  });
-  return Status::OK();
+  IoRing::Current()->Fetch(std::exchange(flush_blocked, {}),
+                           [f, on_fetched = std::move(on_fetched)] {
+                             if (f->slot == nullptr) return;
+                             f->slot->fetching.reset();
+                             on_fetched();
+                           });
 }
 
 Status Slot::Flush() {

@@ -113,6 +113,46 @@ TEST_CASE_FIXTURE(FetchFixture, "a slot closed while its flush's fetch flies is 
   CheckValues(1);
 }
 
+TEST_CASE_FIXTURE(FetchFixture, "an idle flush whose reads would wait is fetched, then runs") {
+  clock.AdvanceMs(Slot::kIdleFlushUs / 1000);
+  const uint64_t flushes = slot->Stats().flushes;
+  const uint64_t wal_bytes = slot->Stats().wal_bytes;
+  fault.MissPageCache(2);
+  int fetched = 0;
+  Result<bool> step = slot->IdleFlushStep([&] { ++fetched; });
+  REQUIRE(step.ok());
+  CHECK(*step);
+  CHECK(slot->failure().ok());
+  CHECK(slot->Stats().flushes == flushes);  // put off, nothing logged
+  CHECK(slot->Stats().flush_fetches == 1);
+  CHECK(slot->Stats().wal_bytes == wal_bytes);
+  step = slot->IdleFlushStep([&] { ++fetched; });  // nothing while the fetch flies
+  REQUIRE(step.ok());
+  CHECK_FALSE(*step);
+  ring->DrainForTest();
+  CHECK(fetched == 1);
+  fault.Clear();
+  step = slot->IdleFlushStep([&] { ++fetched; });
+  REQUIRE(step.ok());
+  CHECK(*step);
+  CHECK(slot->Stats().flushes == flushes + 1);
+  CHECK(slot->Stats().flush_fetches == 1);
+  int steps = 0;
+  for (;;) {
+    REQUIRE(slot->Commit().ok());  // the owner's commit publishes the marks
+    step = slot->IdleFlushStep([&] { ++fetched; });
+    REQUIRE(step.ok());
+    if (!*step) break;
+    REQUIRE(++steps < 1000);
+  }
+  CHECK(slot->Stats().wal_entries == 0);
+  CHECK(slot->Stats().flush_fetches == 1);
+  CheckValues(1);
+  slot.reset();
+  slot = OpenOrDie(options);
+  CheckValues(1);
+}
+
 TEST_CASE_FIXTURE(FetchFixture, "without on_fetched, or off a worker, the step reads waiting") {
   fault.MissPageCache(1 << 20);
   const uint64_t flushes = slot->Stats().flushes;

@@ -452,6 +452,12 @@ struct Slot::Impl {
   // A flush whose reads would wait (flush_no_wait) starts fetching them instead, calls
   // on_fetched from the fetch's completion and returns OK.
   Status StepFlushes(std::function<void()> on_fetched = {});
+  // Whether the flushes about to run may read without waiting (flush_no_wait): with on_fetched,
+  // an io_uring on this thread, and fewer than kNoWaitTries fetches in a row behind.
+  bool MayFlushNoWait(const std::function<void()>& on_fetched) const;
+  // After flushes run with flush_no_wait: when one met the disk (flush_blocked), fetches its
+  // reads through the ring (fetching until done) and calls on_fetched once they are in.
+  void FetchBlocked(std::function<void()> on_fetched);
   // Whether the log is past its limit with a group still pinning its oldest file (what
   // EnforceWalLimit can flush).
   bool WalPastLimit() const;
