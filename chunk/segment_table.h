@@ -123,7 +123,10 @@ class SegmentTable {
   // adjacent such segments (not taking the count below keep), which counts as punched from
   // then on (the caller punches it). Allocate takes a segment out of the set, punched or not:
   // writing it allocates its blocks again.
-  std::optional<SegmentRun> TakeToPunch(uint64_t keep);
+  // With out_of_use the run also leaves the free list until PunchDone puts it back: a punch in
+  // flight (through the io_uring) must not meet a run allocated and written meanwhile.
+  std::optional<SegmentRun> TakeToPunch(uint64_t keep, bool out_of_use = false);
+  void PunchDone(const SegmentRun& run);
   uint64_t holding_segments() const { return holding_.size(); }
 
   uint64_t used_segments() const { return used_segments_; }

@@ -18,6 +18,7 @@ struct FaultFs::State {
   size_t short_write_bytes = 0;
   int fail_sync_in = 0;
   int fail_remove_in = 0;
+  int fail_punch_in = 0;
   int misses_left = 0;  // MissPageCache
   bool space_limited = false;
   uint64_t space_left = 0;
@@ -55,14 +56,17 @@ struct FaultFs::State {
     return Status::OK();
   }
 
-  Status OnRemove(const std::string& path) {
+  // A call of path counted down by *fail_in (FailNthRemove, FailNthPunch): the n-th fails.
+  Status OnCounted(const std::string& path, int* fail_in, const char* what) {
     std::lock_guard lock(mu);
     if (path.find(only_paths) == std::string::npos) return Status::OK();
-    if (fail_remove_in > 0 && --fail_remove_in == 0) {
-      return Status::IOError("injected remove failure");
+    if (*fail_in > 0 && --*fail_in == 0) {
+      return Status::IOError(std::string("injected ") + what + " failure");
     }
     return Status::OK();
   }
+  Status OnRemove(const std::string& path) { return OnCounted(path, &fail_remove_in, "remove"); }
+  Status OnPunch(const std::string& path) { return OnCounted(path, &fail_punch_in, "punch"); }
 
   // Whether the next no-wait read of path misses the page cache (MissPageCache).
   bool OnNoWaitRead(const std::string& path) {
@@ -168,7 +172,16 @@ class FaultFile : public File {
 
   Status Truncate(uint64_t size) override { return base_->Truncate(size); }
   Status PunchHole(uint64_t offset, uint64_t len) override {
+    SLOTKV_RETURN_IF_ERROR(state_->OnPunch(path_));
     return base_->PunchHole(offset, len);
+  }
+  void RingPunchHole(IoRing& ring, uint64_t offset, uint64_t len,
+                     std::function<void(int error)> done) override {
+    if (!state_->OnPunch(path_).ok()) {
+      ring.Fail(EIO, std::move(done));
+      return;
+    }
+    base_->RingPunchHole(ring, offset, len, std::move(done));
   }
   uint64_t Size() const override { return base_->Size(); }
   void AdviseRandomAccess() override { base_->AdviseRandomAccess(); }
@@ -205,6 +218,11 @@ void FaultFs::FailNthRemove(int n) {
   state_->fail_remove_in = n;
 }
 
+void FaultFs::FailNthPunch(int n) {
+  std::lock_guard lock(state_->mu);
+  state_->fail_punch_in = n;
+}
+
 void FaultFs::MissPageCache(int n) {
   std::lock_guard lock(state_->mu);
   state_->misses_left = n;
@@ -228,6 +246,7 @@ void FaultFs::Clear() {
   state_->short_write_in = 0;
   state_->fail_sync_in = 0;
   state_->fail_remove_in = 0;
+  state_->fail_punch_in = 0;
   state_->misses_left = 0;
   state_->space_limited = false;
 }

@@ -1,7 +1,7 @@
 // FaultFs: wraps another Fs and fails chosen calls, so tests can check that every layer turns an
 // I/O failure into the right Status. Counters cover all files opened through this Fs. Its files
 // and directories have the base's descriptors, so I/O through the io_uring (File::RingWrite,
-// RingSync, Fs::RingUnlink) is possible, and meets the same faults.
+// RingSync, RingPunchHole, Fs::RingUnlink) is possible, and meets the same faults.
 // Thread-safe.
 #pragma once
 
@@ -27,6 +27,8 @@ class FaultFs : public Fs {
   void FailNthSync(int n);
   // The n-th Remove (or ring unlink) from now fails with IOError (EIO) and removes nothing.
   void FailNthRemove(int n);
+  // The n-th PunchHole (or ring punch) from now fails with IOError (EIO) and punches nothing.
+  void FailNthPunch(int n);
   // The next n reads made in a NoWaitReads scope (a Read, or one request of a ReadMany) miss
   // the page cache as PosixFs's would: Busy, the region noted with no descriptor (its fetch
   // fails; the retry reads again). Reads outside a scope are not counted.

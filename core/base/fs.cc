@@ -13,6 +13,15 @@ void File::RingSync(IoRing& ring, std::function<void(int error)> done) {
   ring.Sync(NativeHandle(), std::move(done));
 }
 
+void File::RingPunchHole(IoRing& ring, uint64_t offset, uint64_t len,
+                         std::function<void(int error)> done) {
+  if (NativeHandle() >= 0) {
+    ring.PunchHole(NativeHandle(), offset, len, std::move(done));
+    return;
+  }
+  ring.Fail(PunchHole(offset, len).ok() ? 0 : EIO, std::move(done));
+}
+
 void Fs::RingUnlink(IoRing& ring, int dir_fd, const std::string& dir, std::string name,
                     std::function<void(int error)> done) {
   ring.Unlink(dir_fd, std::move(name), std::move(done));

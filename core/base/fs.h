@@ -64,6 +64,11 @@ class File {
   virtual void RingWrite(IoRing& ring, uint64_t offset, std::shared_ptr<const std::string> bytes,
                          std::function<void(int error)> done);
   virtual void RingSync(IoRing& ring, std::function<void(int error)> done);
+  // PunchHole through the io_uring, answered as above. A file with no descriptor (memory files)
+  // punches in place and answers from a later Reap all the same. EOPNOTSUPP reaches done: the
+  // caller falls back to PunchHole, which zeroes the range.
+  virtual void RingPunchHole(IoRing& ring, uint64_t offset, uint64_t len,
+                             std::function<void(int error)> done);
 };
 
 class Fs {

@@ -85,6 +85,8 @@ int Duplicate(int fd) { return fcntl(fd, F_DUPFD_CLOEXEC, 0); }
 
 int ErrnoOf(ssize_t rc) { return rc < 0 ? errno : 0; }
 
+constexpr int kPunchMode = FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE;
+
 }  // namespace
 
 std::vector<std::function<void(int error)>> JoinAnswers(size_t parts,
@@ -137,6 +139,21 @@ void IoRing::Unlink(int dir_fd, std::string name, std::function<void(int error)>
   Answer(std::move(op));
 }
 
+void IoRing::PunchHole(int fd, uint64_t offset, uint64_t len,
+                       std::function<void(int error)> done) {
+  auto op = std::make_unique<Op>();
+  op->read.offset = offset;
+  op->read.n = len;
+  op->punch = true;
+  op->on_done = std::move(done);
+  op->read.fd = Duplicate(fd);
+  if (op->read.fd < 0) {
+    op->outcome = ErrnoOf(fallocate(fd, kPunchMode, static_cast<off_t>(offset),
+                                    static_cast<off_t>(len)));
+  }
+  Answer(std::move(op));
+}
+
 void IoRing::Fail(int error, std::function<void(int error)> done) {
   auto op = std::make_unique<Op>();
   op->on_done = std::move(done);
@@ -168,6 +185,8 @@ void IoRing::SubmitQueued() {
       io_uring_prep_nop(sqe);
     } else if (!op->unlink_name.empty()) {
       io_uring_prep_unlinkat(sqe, op->read.fd, op->unlink_name.c_str(), 0);
+    } else if (op->punch) {
+      io_uring_prep_fallocate(sqe, op->read.fd, kPunchMode, op->read.offset, op->read.n);
     } else if (op->bytes) {
       io_uring_prep_write(sqe, op->read.fd, op->bytes->data(), static_cast<unsigned>(op->read.n),
                           op->read.offset);

@@ -57,10 +57,14 @@ class IoRing {
   // worker for a 4 MiB WAL file. Relative to the directory, not a path: a directory renamed
   // meanwhile (FLUSHDB's trash) keeps its files apart from a new one of the same name.
   void Unlink(int dir_fd, std::string name, std::function<void(int error)> done);
+  // Starts punching a hole of len bytes at offset of fd (fallocate PUNCH_HOLE | KEEP_SIZE; a
+  // duplicate is taken) and calls done with 0 or the errno from a later Reap. The kernel does
+  // it off this thread: a punch waiting for ext4's journal held a worker up to 52 ms.
+  void PunchHole(int fd, uint64_t offset, uint64_t len, std::function<void(int error)> done);
   // Calls done(error) from a later Reap, as a failed operation would (no I/O): a fault
   // injected into ring I/O (FaultFs) is answered the way the kernel answers.
   void Fail(int error, std::function<void(int error)> done);
-  // Where Write, Sync and Unlink cannot take a duplicate of the descriptor (EMFILE), they do
+  // Where Write, Sync, Unlink and PunchHole cannot take a duplicate of the descriptor (EMFILE), they do
   // their work here, synchronously, and still answer from a later Reap.
   // Takes the completed operations, submits queued ones, then runs the callbacks of the fetches
   // and syncs now complete (they may submit again).
@@ -82,14 +86,16 @@ class IoRing {
     size_t left = 0;
     std::function<void()> done;
   };
-  // A read of a fetch (batch set), a write (bytes set; read.offset and read.n say where) or a
-  // sync (neither); on_done answers writes and syncs; read.fd is owned.
+  // A read of a fetch (batch set), a write (bytes set; read.offset and read.n say where), a
+  // punch (punch set; read.offset and read.n likewise) or a sync (none of them); on_done
+  // answers all but reads; read.fd is owned.
   struct Op {
     Batch* batch = nullptr;
     BlockedRead read;
     std::unique_ptr<char[]> buf;
     std::shared_ptr<const std::string> bytes;
     std::string unlink_name;  // set for an unlink (read.fd is its directory)
+    bool punch = false;
     std::function<void(int error)> on_done;
     int outcome = -1;  // >= 0: done already (Fail, or run here): a no-op answers it
   };
