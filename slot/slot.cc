@@ -391,7 +391,6 @@ Result<bool> Slot::IdleFlushStep(std::function<void()> on_fetched) {
     if (s.groups[g].map.size() == 0) continue;
     s.flush_no_wait = s.MayFlushNoWait(on_fetched);
     Cleanup no_wait_ends([&s] { s.flush_no_wait = false; });
-    const uint64_t flushes = s.counters.flushes;
     Status st = s.FlushGroup(g);
     if (!s.flush_blocked.empty()) {  // put off untouched: this group again once fetched
       s.idle_flush_cursor = g;
@@ -400,7 +399,9 @@ Result<bool> Slot::IdleFlushStep(std::function<void()> on_fetched) {
     }
     s.idle_flush_cursor = (g + 1) % n;
     s.flush_fetch_tries = 0;
-    if (st.ok()) st = s.KeepWalWithinLimit(flushes);  // the log files it freed go
+    // The log files it freed go. Not KeepWalWithinLimit: its flushes for the log's limit would
+    // read with no wait too, and one put off there would be lost here.
+    if (st.ok()) st = s.RemoveObsoleteLogFiles();
     s.log->EndUnit();  // the mark of that flush
     SLOTKV_RETURN_IF_ERROR(s.Fail(st));
     return true;
