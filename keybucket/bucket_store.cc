@@ -158,6 +158,10 @@ struct BucketStore::Impl {
   }
   void SetCount(uint32_t bucket, uint32_t count, bool has_ttl) {
     if (counts[bucket] == count && ttl[bucket] == has_ttl) return;
+    if ((counts[bucket] == 0) != (count == 0)) {
+      const uint64_t pages = depths[bucket] <= kMaxDepth ? uint64_t{1} << depths[bucket] : 0;
+      pages_with_cells = count != 0 ? pages_with_cells + pages : pages_with_cells - pages;
+    }
     total_cells += count;
     total_cells -= counts[bucket];
     counts[bucket] = count;
@@ -175,6 +179,9 @@ struct BucketStore::Impl {
   std::unique_ptr<File> depth_file;
   std::vector<uint32_t> counts;
   uint64_t total_cells = 0;
+  // Pages of the buckets that hold cells (disk_bytes): an empty bucket's pages are holes of a
+  // sparse page file, never written (or written empty once its cells went: not counted).
+  uint64_t pages_with_cells = 0;
   std::vector<uint8_t> ttl;  // 1: the bucket may hold a cell with an expiry time
   uint32_t ttl_buckets = 0;  // buckets with ttl set
   std::unique_ptr<File> count_file;
@@ -558,6 +565,8 @@ Status BucketStore::WriteBucket(uint32_t bucket, const std::vector<Cell>& cells)
     s.MarkDepthDirty(bucket);
     s.stats.splits += depth - old_depth;
     s.stats.pages_in_use += (uint64_t{1} << depth) - (uint64_t{1} << old_depth);
+    // SetCount counted the bucket's pages at the old depth (it holds cells: it split).
+    s.pages_with_cells += (uint64_t{1} << depth) - (uint64_t{1} << old_depth);
   }
   return Status::OK();
 }
@@ -692,7 +701,7 @@ Status BucketStore::Recount(uint32_t bucket) {
   return Status::OK();
 }
 
-uint64_t BucketStore::disk_bytes() const { return impl_->stats.pages_in_use * kPageSize; }
+uint64_t BucketStore::disk_bytes() const { return impl_->pages_with_cells * kPageSize; }
 
 const BucketStoreStats& BucketStore::stats() const {
   impl_->stats.cache_bytes = impl_->cache.size_bytes();

@@ -124,7 +124,9 @@ class BucketStore {
   // after a crash between a Sync's page sync and its count write, the pages are newer.
   Status Recount(uint32_t bucket);
 
-  // Bytes the page files take on disk (pages in use).
+  // Bytes the page files take on disk: the pages of the buckets that hold cells. Was every
+  // bucket's 2^depth pages: INFO said 1.2 GB where du said 233 MB, the page files being sparse
+  // (16 slots of ~16k buckets at the default key estimate, most of them empty).
   uint64_t disk_bytes() const;
   const BucketStoreStats& stats() const;
 

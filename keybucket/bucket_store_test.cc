@@ -112,6 +112,21 @@ TEST_CASE("fresh store reads every bucket as empty") {
   Env env(4);
   for (uint32_t b = 0; b < 4; ++b) CHECK(env.Bucket(b).empty());
   CHECK_FALSE(env.Get("anything").has_value());
+  CHECK(env.store->disk_bytes() == 0);  // holes: no page written
+}
+
+TEST_CASE("disk_bytes counts the pages of the buckets that hold cells") {
+  Env env(4);
+  env.Add(Cells(0, 1));
+  CHECK(env.store->disk_bytes() == kPageSize);
+  uint32_t full = 0;
+  while (env.store->bucket_cell_count(full) == 0) ++full;
+  REQUIRE(env.store->WriteBucket(full, {}).ok());  // its cells gone
+  CHECK(env.store->disk_bytes() == 0);
+  env.Add(Cells(0, 200));
+  CHECK(env.store->disk_bytes() == 4 * kPageSize);
+  REQUIRE(env.store->Sync().ok());
+  env.Reopen(4);
   CHECK(env.store->disk_bytes() == 4 * kPageSize);
 }
 
