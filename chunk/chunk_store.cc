@@ -180,7 +180,7 @@ struct ChunkStore::Impl {
   // with an io_uring, through it (SubmitPunches) instead.
   Status PunchFree(std::chrono::microseconds slice);
   // Keeps kPunchesInFlight runs being punched through ring while any are past the reserve.
-  void SubmitPunches(IoRing& ring, uint64_t keep);
+  void SubmitPunches(IoRing& ring);
   // A ring punch of run completed with error (0, or an errno): the run is free for use again,
   // and the next runs go.
   void PunchDone(const SegmentRun& run, int error);
@@ -329,12 +329,12 @@ uint64_t ChunkStore::Impl::PunchReserve() const {
 // list until done: on the worker, a punch waiting for ext4's journal held it up to 52 ms (loop
 // lag 65 ms while a DEL's freed segments were given back).
 Status ChunkStore::Impl::PunchFree(std::chrono::microseconds slice) {
-  const uint64_t keep = PunchReserve();
   Status first_error = std::exchange(punch_error, Status::OK());
   if (IoRing* ring = IoRing::Current()) {
-    SubmitPunches(*ring, keep);
+    SubmitPunches(*ring);
     return first_error;
   }
+  const uint64_t keep = PunchReserve();
   const auto deadline = std::chrono::steady_clock::now() + slice;
   // One run at a time: a punch takes ~0.1 ms, but one in a few hundred waits for the
   // filesystem's journal (up to 50 ms), and batches of 16 held the worker 130 ms.
@@ -342,14 +342,16 @@ Status ChunkStore::Impl::PunchFree(std::chrono::microseconds slice) {
     std::optional<SegmentRun> run = table.TakeToPunch(keep);
     if (!run) break;
     Status s = data->PunchHole(uint64_t{run->head} * segment_bytes, RunBytes(run->length));
+    table.PunchDone(*run);
     if (!s.ok() && first_error.ok()) first_error = s;
   } while (std::chrono::steady_clock::now() < deadline);
   return first_error;
 }
 
-void ChunkStore::Impl::SubmitPunches(IoRing& ring, uint64_t keep) {
+void ChunkStore::Impl::SubmitPunches(IoRing& ring) {
+  const uint64_t keep = PunchReserve();
   while (punches_in_flight < kPunchesInFlight) {
-    std::optional<SegmentRun> run = table.TakeToPunch(keep, /*out_of_use=*/true);
+    std::optional<SegmentRun> run = table.TakeToPunch(keep);
     if (!run) return;
     ++punches_in_flight;
     data->RingPunchHole(ring, uint64_t{run->head} * segment_bytes, RunBytes(run->length),
@@ -370,7 +372,7 @@ void ChunkStore::Impl::PunchDone(const SegmentRun& run, int error) {
   }
   if (!st.ok() && punch_error.ok()) punch_error = st;
   table.PunchDone(run);
-  if (IoRing* ring = IoRing::Current()) SubmitPunches(*ring, PunchReserve());
+  if (IoRing* ring = IoRing::Current()) SubmitPunches(*ring);
 }
 
 ChunkStore::ChunkStore(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}

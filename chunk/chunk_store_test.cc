@@ -289,25 +289,24 @@ TEST_CASE_FIXTURE(StoreTest, "free segments past a reserve are punched, the high
   }
   ASSERT_OK(store->Commit());
   CHECK(ptrs[399].segment == 399);
-  const auto punched = [&](uint32_t segment) { return Punched(segment); };
   for (size_t i = 1; i < ptrs.size(); i += 2) store->Release(ptrs[i]);
   ASSERT_OK(store->Commit());
   // 200 free, 200 used: the 64 lowest free ones keep their blocks (allocation reuses the
   // lowest first), the other 136 are punched.
   CHECK(store->stats().segments_free == 200);
   CHECK(store->disk_bytes() == (200 + 64) * uint64_t{kSeg});
-  CHECK(punched(399));
-  CHECK(punched(129));
-  CHECK(!punched(127));
-  CHECK(!punched(1));
-  CHECK(!punched(0));
+  CHECK(Punched(399));
+  CHECK(Punched(129));
+  CHECK(!Punched(127));
+  CHECK(!Punched(1));
+  CHECK(!Punched(0));
   // The rest freed: the reserve stays the 64 lowest.
   for (size_t i = 0; i < ptrs.size(); i += 2) store->Release(ptrs[i]);
   ASSERT_OK(store->Commit());
   CHECK(store->stats().segments_used == 0);
   CHECK(store->disk_bytes() == 64 * uint64_t{kSeg});
-  CHECK(punched(64));
-  CHECK(!punched(63));
+  CHECK(Punched(64));
+  CHECK(!Punched(63));
   // A reused segment is written whole again.
   ValuePtr again = Add(store.get(), 1, "n", "y");
   CHECK(again.segment == 0);

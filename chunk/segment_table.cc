@@ -438,7 +438,7 @@ void SegmentTable::MakeReusable(const SegmentRun& run) {
   }
 }
 
-std::optional<SegmentRun> SegmentTable::TakeToPunch(uint64_t keep, bool out_of_use) {
+std::optional<SegmentRun> SegmentTable::TakeToPunch(uint64_t keep) {
   if (holding_.size() <= keep) return std::nullopt;
   // The highest first: Allocate reuses the lowest.
   SegmentRun run{.head = *holding_.rbegin(), .length = 1};
@@ -448,9 +448,7 @@ std::optional<SegmentRun> SegmentTable::TakeToPunch(uint64_t keep, bool out_of_u
     ++run.length;
     holding_.erase(run.head);
   }
-  if (out_of_use) {
-    for (uint32_t j = run.head; j < run.head + run.length; ++j) reusable_.erase(j);
-  }
+  for (uint32_t j = run.head; j < run.head + run.length; ++j) reusable_.erase(j);
   return run;
 }
 

@@ -122,10 +122,10 @@ class SegmentTable {
   // While more than `keep` reusable segments still hold their disk blocks: the highest run of
   // adjacent such segments (not taking the count below keep), which counts as punched from
   // then on (the caller punches it). Allocate takes a segment out of the set, punched or not:
-  // writing it allocates its blocks again.
-  // With out_of_use the run also leaves the free list until PunchDone puts it back: a punch in
-  // flight (through the io_uring) must not meet a run allocated and written meanwhile.
-  std::optional<SegmentRun> TakeToPunch(uint64_t keep, bool out_of_use = false);
+  // writing it allocates its blocks again. The run also leaves the free list until the caller,
+  // its punch done, calls PunchDone: a punch in flight (through the io_uring) must not meet a
+  // run allocated and written meanwhile.
+  std::optional<SegmentRun> TakeToPunch(uint64_t keep);
   void PunchDone(const SegmentRun& run);
   uint64_t holding_segments() const { return holding_.size(); }
 

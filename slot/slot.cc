@@ -20,7 +20,6 @@
 
 #include "chunk/value_ptr.h"
 #include "core/base/buffer.h"
-#include "core/base/cleanup.h"
 #include "core/base/coding.h"
 #include "core/base/hash.h"
 #include "slot/slot_impl.h"
@@ -389,8 +388,7 @@ Result<bool> Slot::IdleFlushStep(std::function<void()> on_fetched) {
   for (uint32_t i = 0; i < n; ++i) {
     const uint32_t g = (s.idle_flush_cursor + i) % n;
     if (s.groups[g].map.size() == 0) continue;
-    s.flush_no_wait = s.MayFlushNoWait(on_fetched);
-    Cleanup no_wait_ends([&s] { s.flush_no_wait = false; });
+    auto no_wait = s.NoWaitFlushes(on_fetched);
     Status st = s.FlushGroup(g);
     if (!s.flush_blocked.empty()) {  // put off untouched: this group again once fetched
       s.idle_flush_cursor = g;

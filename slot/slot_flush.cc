@@ -643,8 +643,7 @@ Status Slot::Impl::StepFlushes(std::function<void()> on_fetched) {
   // the rotation's syncs in place: the rotation starts here instead, through the io_uring, and
   // the flushes wait for the next step (flush_due() is false until its syncs complete).
   if (log->full()) return log->StartNewFile();
-  flush_no_wait = MayFlushNoWait(on_fetched);
-  Cleanup no_wait_ends([this] { flush_no_wait = false; });
+  auto no_wait = NoWaitFlushes(on_fetched);
   const int64_t start = clock->MonotonicUs();
   const bool writing = std::exchange(written_since_step, false);
   const uint64_t flushes_before = counters.flushes;

@@ -15,8 +15,9 @@
 #include <vector>
 
 #include "chunk/chunk_store.h"
-#include "core/base/doorkeeper.h"
+#include "core/base/cleanup.h"
 #include "core/base/clock_cache.h"
+#include "core/base/doorkeeper.h"
 #include "core/base/inline_key.h"
 #include "core/base/no_wait_reads.h"
 #include "keybucket/bucket_store.h"
@@ -455,6 +456,12 @@ struct Slot::Impl {
   // Whether the flushes about to run may read without waiting (flush_no_wait): with on_fetched,
   // an io_uring on this thread, and fewer than kNoWaitTries fetches in a row behind.
   bool MayFlushNoWait(const std::function<void()>& on_fetched) const;
+  // Sets flush_no_wait for the flushes of the caller's scope (MayFlushNoWait); the guard it
+  // returns clears it.
+  auto NoWaitFlushes(const std::function<void()>& on_fetched) {
+    flush_no_wait = MayFlushNoWait(on_fetched);
+    return Cleanup([this] { flush_no_wait = false; });
+  }
   // After flushes run with flush_no_wait: when one met the disk (flush_blocked), fetches its
   // reads through the ring (fetching until done) and calls on_fetched once they are in.
   void FetchBlocked(std::function<void()> on_fetched);

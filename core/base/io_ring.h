@@ -64,8 +64,8 @@ class IoRing {
   // Calls done(error) from a later Reap, as a failed operation would (no I/O): a fault
   // injected into ring I/O (FaultFs) is answered the way the kernel answers.
   void Fail(int error, std::function<void(int error)> done);
-  // Where Write, Sync, Unlink and PunchHole cannot take a duplicate of the descriptor (EMFILE), they do
-  // their work here, synchronously, and still answer from a later Reap.
+  // Where Write, Sync, Unlink and PunchHole cannot take a duplicate of the descriptor
+  // (EMFILE), they do their work here, synchronously, and still answer from a later Reap.
   // Takes the completed operations, submits queued ones, then runs the callbacks of the fetches
   // and syncs now complete (they may submit again).
   void Reap();
