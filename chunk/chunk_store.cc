@@ -586,6 +586,12 @@ void ChunkStore::Release(const ValuePtr& ptr) {
   m.table.ReleaseLive(ptr.segment, ptr.length);
 }
 
+bool ChunkStore::Holds(uint32_t group, const ValuePtr& ptr) const {
+  const Impl& m = *impl_;
+  if (ptr.kind == ValuePtr::Kind::kBigFile) return m.big_sizes.contains(ptr.big_id);
+  return m.table.IsUsed(ptr.segment) && m.table.Group(ptr.segment) == group;
+}
+
 void ChunkStore::Unrelease(const ValuePtr& ptr) {
   Impl& m = *impl_;
   if (ptr.kind == ValuePtr::Kind::kBigFile) {

@@ -85,6 +85,10 @@ class ChunkStore {
                   std::vector<std::string>* values);
   // The value at ptr is no longer referenced once the current flush is durable.
   void Release(const ValuePtr& ptr);
+  // Whether ptr names a value this store counts for group: a big file it has, or a place in a
+  // run of group's. A page written back before a power cut may name a place whose run the
+  // segment table lost (it is free now, or another group's), whose bytes must not be released.
+  bool Holds(uint32_t group, const ValuePtr& ptr) const;
   // Takes back Release(ptr) before the next Commit: the flush that released it failed.
   void Unrelease(const ValuePtr& ptr);
 

@@ -719,6 +719,23 @@ TEST_CASE_FIXTURE(StoreTest, "a later flush fills the unused end of its group's 
   CHECK(records[1].ptr == b);
 }
 
+TEST_CASE_FIXTURE(StoreTest, "Holds names the group whose run holds a value") {
+  auto store = Open();
+  const ValuePtr a = Add(store.get(), 1, "a", "first");
+  const ValuePtr big = Add(store.get(), 1, "big", Value(8000, 1));
+  REQUIRE(big.kind == ValuePtr::Kind::kBigFile);
+  ASSERT_OK(store->Commit());
+  CHECK(store->Holds(1, a));
+  CHECK_FALSE(store->Holds(2, a));
+  CHECK(store->Holds(1, big));
+  ValuePtr nowhere = a;
+  nowhere.segment += 7;  // past the table: a run a power cut lost
+  CHECK_FALSE(store->Holds(1, nowhere));
+  store->Release(big);
+  ASSERT_OK(store->Commit());
+  CHECK_FALSE(store->Holds(1, big));
+}
+
 TEST_CASE_FIXTURE(StoreTest, "a refilled segment in the cache reads back old and new records") {
   auto store = Open();
   const ValuePtr a = Add(store.get(), 1, "a", "first");

@@ -269,6 +269,9 @@ Status Slot::Impl::FlushGroup(uint32_t g) {
     if (!cell.is_pointer) return Status::OK();
     chunk::ValuePtr ptr;
     SLOTKV_RETURN_IF_ERROR(DecodePtr(cell, &ptr));
+    // Not a place another group's run (or a free segment) took after a power cut: the cell
+    // was written by a flush the cut lost, the run it named is gone with it.
+    if (!chunks->Holds(g, ptr)) return Status::OK();
     chunks->Release(ptr);
     released.push_back(ptr);
     return Status::OK();

@@ -173,9 +173,15 @@ Result<std::unique_ptr<Slot>> Slot::Open(const SlotOptions& options) {
   };
   SLOTKV_ASSIGN_OR_RETURN(impl->log, wal::Log::Open(log_options, replay));
   // A crash may have come between such a flush's page sync and its count write. Before any
-  // read of a bucket: a lookup trusts a count of 0 (BucketStore::Lookup).
+  // read of a bucket: a lookup trusts a count of 0 (BucketStore::Lookup). And its pages may
+  // name values the chunk table never counted (with everysec the kernel may write a page back
+  // before the publish synced the chunks, and the table lost them): the flush that redoes it
+  // must not release those from the runs that now hold their place, so it recounts the group's
+  // live bytes from its pages first, as after a failed flush (an everysec power-cut test lost
+  // values that way).
   for (uint32_t g = 0; g < flushing.size(); ++g) {
     if (!flushing[g]) continue;
+    impl->groups[g].recount = true;
     const uint32_t first = g * per_group;
     const uint32_t end = std::min(first + per_group, buckets);
     for (uint32_t b = first; b < end; ++b) SLOTKV_RETURN_IF_ERROR(impl->buckets->Recount(b));

@@ -140,6 +140,25 @@ TEST_CASE("power cut drops unsynced bytes only") {
   CHECK(ReadAll(**file) == "durable");
 }
 
+TEST_CASE("power cut keeps the unsynced bytes of the files written back") {
+  MemFs fs;
+  REQUIRE(fs.CreateDirs("/d").ok());
+  auto kept = fs.Open("/d/pages-1");
+  auto lost = fs.Open("/d/data");
+  REQUIRE(kept.ok());
+  REQUIRE(lost.ok());
+  for (auto* file : {&*kept, &*lost}) {
+    CHECK((*file)->Append("durable").ok());
+    CHECK((*file)->Sync().ok());
+    CHECK((*file)->Append("+later").ok());
+  }
+  fs.SimulatePowerCutForTest({"pages-"});
+  CHECK(ReadAll(**kept) == "durable+later");
+  CHECK(ReadAll(**lost) == "durable");
+  fs.SimulatePowerCutForTest();  // written back counts as synced
+  CHECK(ReadAll(**kept) == "durable+later");
+}
+
 TEST_CASE("fault fs fails exactly the nth write") {
   MemFs base;
   FaultFs fs(&base);

@@ -170,9 +170,19 @@ Status MemFs::Rename(const std::string& from, const std::string& to) {
 
 Status MemFs::SyncDir(const std::string&) { return Status::OK(); }
 
-void MemFs::SimulatePowerCutForTest() {
+void MemFs::SimulatePowerCutForTest(std::initializer_list<std::string_view> written_back) {
   std::lock_guard lock(state_->mu);
-  for (auto& [path, file] : state_->files) file->data = file->synced;
+  for (auto& [path, file] : state_->files) {
+    const std::string& name = path;  // a structured binding: not captured before C++20's clang 16
+    const bool kept = std::any_of(written_back.begin(), written_back.end(), [&](auto part) {
+      return name.find(part) != std::string::npos;
+    });
+    if (kept) {
+      file->synced = file->data;
+    } else {
+      file->data = file->synced;
+    }
+  }
 }
 
 uint64_t MemFs::TotalBytes() const {

@@ -4,7 +4,9 @@
 // rename) count as durable at once. Thread-safe.
 #pragma once
 
+#include <initializer_list>
 #include <memory>
+#include <string_view>
 
 #include "core/base/fs.h"
 
@@ -23,8 +25,10 @@ class MemFs : public Fs {
   Status Rename(const std::string& from, const std::string& to) override;
   Status SyncDir(const std::string& dir) override;
 
-  // Every file loses the bytes written since its last Sync(). Open File handles stay usable.
-  void SimulatePowerCutForTest();
+  // Every file loses the bytes written since its last Sync(), but those whose path contains one
+  // of written_back: the kernel wrote their pages back before the cut, as it may at any time.
+  // Open File handles stay usable.
+  void SimulatePowerCutForTest(std::initializer_list<std::string_view> written_back = {});
   // Bytes held by all files.
   uint64_t TotalBytes() const;
 
