@@ -649,6 +649,19 @@ void ChunkStore::FreeSegment(uint32_t segment) { impl_->table.RequestFree(segmen
 
 void ChunkStore::CancelFree(uint32_t segment) { impl_->table.CancelFree(segment); }
 
+ChunkStore::RunStamp ChunkStore::Stamp(uint32_t segment) const {
+  const Impl& m = *impl_;
+  if (!m.table.IsUsed(segment)) return {};
+  const uint32_t head = m.table.RunHead(segment);
+  RunStamp stamp{.alloc_seq = m.table.AllocSeq(head), .fill = m.table.Fill(head)};
+  // An open run's fill is recorded when it is sealed; its appends count now.
+  auto open = m.open.find(m.table.Group(head));
+  if (open != m.open.end() && open->second.head == head) {
+    stamp.fill = static_cast<uint32_t>(open->second.end());
+  }
+  return stamp;
+}
+
 void ChunkStore::Recount(uint32_t group, const std::vector<ValuePtr>& referenced) {
   SegmentTable& table = impl_->table;
   std::unordered_map<uint32_t, uint64_t> live;

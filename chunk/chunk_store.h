@@ -102,6 +102,16 @@ class ChunkStore {
   void FreeSegment(uint32_t segment);
   // Withdraws FreeSegment(segment), when the flush that compacted it failed.
   void CancelFree(uint32_t segment);
+  // The run of segment as it is now: its allocation and its fill ({} when the segment is
+  // free). A compaction that copies a run's records and frees it a publish later
+  // (slot/compaction.h) frees it only if the stamp has not changed meanwhile: a run freed
+  // and handed out again, or reopened and appended to, holds records it did not copy.
+  struct RunStamp {
+    uint64_t alloc_seq = 0;
+    uint32_t fill = 0;
+    bool operator==(const RunStamp&) const = default;
+  };
+  RunStamp Stamp(uint32_t segment) const;
   // Sets the live bytes of group's runs to those of the values referenced (every pointer the
   // group's bucket pages hold), after a failed flush left them unknown: its added values may
   // or may not be referenced, and the values it replaced were never released. A run nothing

@@ -719,6 +719,33 @@ TEST_CASE_FIXTURE(StoreTest, "a later flush fills the unused end of its group's 
   CHECK(records[1].ptr == b);
 }
 
+TEST_CASE_FIXTURE(StoreTest, "a run's stamp changes when it is appended to or freed and reused") {
+  auto store = Open();
+  const ValuePtr a = Add(store.get(), 1, "a", "first");
+  Add(store.get(), 2, "o", "other group");
+  ASSERT_OK(store->Commit());
+  const ChunkStore::RunStamp sealed = store->Stamp(a.segment);
+  CHECK(sealed.alloc_seq != 0);
+  CHECK(sealed.fill == a.length);
+  // Reopened and appended to: the open run's end counts before it is sealed.
+  const ValuePtr b = Add(store.get(), 1, "b", "second");
+  REQUIRE(b.segment == a.segment);
+  const ChunkStore::RunStamp appended = store->Stamp(a.segment);
+  CHECK(appended.alloc_seq == sealed.alloc_seq);
+  CHECK(appended.fill == a.length + b.length);
+  ASSERT_OK(store->Commit());
+  CHECK(store->Stamp(a.segment) == appended);
+  // Freed (its values released), then handed out again.
+  store->Release(a);
+  store->Release(b);
+  ASSERT_OK(store->Commit());
+  CHECK(store->Stamp(a.segment) == ChunkStore::RunStamp{});
+  ASSERT_OK(store->Commit());  // the free is durable: reusable
+  const ValuePtr c = Add(store.get(), 1, "c", "first");
+  REQUIRE(c.segment == a.segment);
+  CHECK(store->Stamp(c.segment).alloc_seq > sealed.alloc_seq);
+}
+
 TEST_CASE_FIXTURE(StoreTest, "Holds names the group whose run holds a value") {
   auto store = Open();
   const ValuePtr a = Add(store.get(), 1, "a", "first");

@@ -68,6 +68,9 @@ class SegmentTable {
   bool FreeRequested(uint32_t segment) const { return segs_[RunHead(segment)].free_requested; }
   // Bytes of records in the run headed by head (0: unknown). REQUIRES: IsUsed(head).
   uint32_t Fill(uint32_t head) const { return segs_[head].fill; }
+  // The allocation that handed the run headed by head out: no two share one.
+  // REQUIRES: IsUsed(head).
+  uint64_t AllocSeq(uint32_t head) const { return segs_[head].alloc_seq; }
 
   // Gives group a fresh run of n consecutive segments: reusable free segments first (lowest
   // index), else at the end of the file (possibly taking a free tail). Returns its head.

@@ -380,14 +380,15 @@ Status Slot::FlushStep(std::function<void()> on_fetched) {
 Result<bool> Slot::IdleFlushStep(std::function<void()> on_fetched) {
   Impl& s = *impl_;
   if (s.held || s.unit_open || s.log->rotating() || s.fetching || s.publishing ||
-      s.wal_entries == 0 || s.clock->MonotonicUs() - s.last_write_us < kIdleFlushUs) {
+      (s.wal_entries == 0 && s.groups_with_moves == 0) ||
+      s.clock->MonotonicUs() - s.last_write_us < kIdleFlushUs) {
     return false;
   }
   SLOTKV_RETURN_IF_ERROR(s.Refusal());
   const auto n = static_cast<uint32_t>(s.groups.size());
   for (uint32_t i = 0; i < n; ++i) {
     const uint32_t g = (s.idle_flush_cursor + i) % n;
-    if (s.groups[g].map.size() == 0) continue;
+    if (s.groups[g].map.size() == 0 && !s.MovesReady(s.groups[g])) continue;
     auto no_wait = s.NoWaitFlushes(on_fetched);
     Status st = s.FlushGroup(g);
     if (!s.flush_blocked.empty()) {  // put off untouched: this group again once fetched
@@ -508,7 +509,9 @@ void Slot::Impl::ResetGroup(Group& group) {
     pending_bytes -= h.base.size();
   }
   if (group.ttl) --groups_with_ttl;
+  std::unique_ptr<PendingMoves> moves = std::move(group.moves);
   group = Group();
+  group.moves = std::move(moves);
 }
 
 Status Slot::failure() const { return impl_->Failure(); }

@@ -23,9 +23,10 @@
 // synced per flush, so steps 5 and 6 wait: PublishMarks syncs every data file, then commits
 // the chunk frees, then logs the pending marks, once a second with everysec and always before
 // log files are removed. A power cut then loses at most what the log lost, and never leaves a
-// page pointing at a freed segment. A flush that moved values syncs them before step 4, since
-// they exist nowhere else. Replay drops only the entries a mark covers (logged before the
-// group's kGroupFlushing record), since a late mark can follow newer writes of its group.
+// page pointing at a freed segment. Compaction's copies exist nowhere else: no page points at
+// one before a publish synced it (compaction.h). Replay drops only the entries a mark covers
+// (logged before the group's kGroupFlushing record), since a late mark can follow newer writes
+// of its group.
 //
 // On a worker the publish does not block it: StartPublish submits the fsyncs to the worker's
 // io_uring and FinishPublish commits and logs when they complete. Meanwhile no flush runs
@@ -47,56 +48,13 @@
 #include "core/base/hash.h"
 #include "core/base/io_ring.h"
 #include "core/base/no_wait_reads.h"
+#include "slot/compaction.h"
 #include "slot/slot_impl.h"
 
 namespace slotkv::slot {
 namespace {
 
 using keybucket::Cell;
-
-constexpr size_t kCompactSegmentsPerFlush = 8;
-
-// The cells of one bucket during a merge: existing cells (some marked removed) plus appended.
-struct BucketCells {
-  static constexpr size_t kNone = SIZE_MAX;
-
-  std::vector<Cell> cells;
-  std::vector<bool> removed;
-  std::vector<std::pair<uint64_t, uint32_t>> by_hash;  // (hash, position), sorted
-
-  void BuildIndex() {
-    removed.assign(cells.size(), false);
-    by_hash.clear();
-    by_hash.reserve(cells.size());
-    for (size_t i = 0; i < cells.size(); ++i) {
-      by_hash.emplace_back(cells[i].hash, static_cast<uint32_t>(i));
-    }
-    std::sort(by_hash.begin(), by_hash.end());
-  }
-  // Position of the first cell with this hash (removed or not) that match(position) accepts,
-  // or kNone.
-  template <typename Match>
-  size_t FirstWithHash(uint64_t hash, Match&& match) const {
-    auto it = std::lower_bound(by_hash.begin(), by_hash.end(), std::make_pair(hash, uint32_t{0}));
-    for (; it != by_hash.end() && it->first == hash; ++it) {
-      if (match(it->second)) return it->second;
-    }
-    return kNone;
-  }
-  // Position of key's cell (removed or not), or kNone.
-  size_t Position(uint64_t hash, std::string_view key) const {
-    return FirstWithHash(hash, [&](size_t at) { return cells[at].key == key; });
-  }
-  // The live cell with this hash whose value pointer is ptr, or nullptr.
-  Cell* PointingAt(uint64_t hash, const chunk::ValuePtr& ptr) {
-    size_t at = FirstWithHash(hash, [&](size_t i) {
-      chunk::ValuePtr p;
-      return !removed[i] && cells[i].is_pointer && chunk::DecodeValuePtr(cells[i].payload, &p) &&
-             p == ptr;
-    });
-    return at == kNone ? nullptr : &cells[at];
-  }
-};
 
 Status DecodePtr(const Cell& cell, chunk::ValuePtr* ptr) {
   if (!chunk::DecodeValuePtr(cell.payload, ptr)) {
@@ -108,10 +66,9 @@ Status DecodePtr(const Cell& cell, chunk::ValuePtr* ptr) {
 // After a failed flush of group g its bucket pages may be old or new, each (some were written,
 // maybe not synced), so the live bytes of its runs are recounted from the pages themselves:
 // they are the only references to the group's runs.
-Status RecountGroup(chunk::ChunkStore& chunks, uint32_t g,
-                    const std::vector<BucketCells>& bucket_cells) {
+Status RecountGroup(chunk::ChunkStore& chunks, uint32_t g, const GroupCells& group_cells) {
   std::vector<chunk::ValuePtr> referenced;
-  for (const BucketCells& bc : bucket_cells) {
+  for (const BucketCells& bc : group_cells.cells) {
     for (const Cell& cell : bc.cells) {
       if (!cell.is_pointer) continue;
       chunk::ValuePtr ptr;
@@ -141,11 +98,13 @@ Status Slot::Impl::KeepWalWithinLimit(uint64_t flushes, int past_limit_budget) {
 Status Slot::Impl::FlushGroup(uint32_t g) {
   CancelPublish();
   Group& group = groups[g];
-  if (group.map.empty()) return Status::OK();
+  if (group.map.empty() && !MovesReady(group)) return Status::OK();
   const auto flush_start = std::chrono::steady_clock::now();
   const uint32_t first = g * options.buckets_per_group;
   const uint32_t end = std::min(first + options.buckets_per_group, buckets->bucket_count());
-  std::vector<BucketCells> bucket_cells(end - first);
+  GroupCells group_cells{.buckets = buckets.get(), .first = first, .cells = {}};
+  group_cells.cells.resize(end - first);
+  std::vector<BucketCells>& bucket_cells = group_cells.cells;
 
   // The values to persist: from the value cache when it holds that version as logged (it
   // holds a key's newest version or nothing, and a value logged raw is cached as is), else
@@ -207,8 +166,8 @@ Status Slot::Impl::FlushGroup(uint32_t g) {
     // With no-wait reads, the segments compaction may copy (chosen again after the merge,
     // which may add some) are read here only to reach the page cache; reads that may wait
     // would read them twice.
-    if (!compaction_deferred && NoWaitReads::Current() != nullptr) {
-      for (uint32_t segment : chunks->CompactionCandidates(g, kCompactSegmentsPerFlush)) {
+    if (NoWaitReads::Current() != nullptr) {
+      for (uint32_t segment : CompactionRuns(g)) {
         std::vector<chunk::ChunkRecord> unused;
         st = chunks->ReadSegment(segment, &unused);
         misses.Take(st);
@@ -249,31 +208,25 @@ Status Slot::Impl::FlushGroup(uint32_t g) {
   log->EndUnit();
   SLOTKV_RETURN_IF_ERROR(log->Commit());
   if (group.recount) {
-    SLOTKV_RETURN_IF_ERROR(RecountGroup(*chunks, g, bucket_cells));
+    SLOTKV_RETURN_IF_ERROR(RecountGroup(*chunks, g, group_cells));
     group.recount = false;
+    SetMoves(group, nullptr);  // the recount found which copies the pages name
   }
 
-  // A flush that fails takes back what it did to the chunk store (nothing of it is durable
-  // before the next Commit): the values it released count again, the runs it compacted stay,
-  // and its group's live bytes are recounted by the next flush (RecountGroup), since some of
-  // its pages may have been written. Kept, a failed flush's retry released the same values
-  // again, and a later Commit freed runs that durable pages still pointed at.
-  std::vector<chunk::ValuePtr> released;
-  std::vector<uint32_t> compacted;
+  // A flush that fails takes back what it did to the chunk store (ChunkUndo), and its group's
+  // live bytes are recounted by the next flush (RecountGroup), since some of its pages may
+  // have been written. Kept, a failed flush's retry released the same values again, and a
+  // later Commit freed runs that durable pages still pointed at.
+  ChunkUndo chunk_undo;
   group.recount = true;
-  Cleanup undo([&] {
-    for (const chunk::ValuePtr& ptr : released) chunks->Unrelease(ptr);
-    for (uint32_t segment : compacted) chunks->CancelFree(segment);
-  });
+  Cleanup undo([&] { chunk_undo.Undo(*chunks); });
   auto release = [&](const Cell& cell) -> Status {
     if (!cell.is_pointer) return Status::OK();
     chunk::ValuePtr ptr;
     SLOTKV_RETURN_IF_ERROR(DecodePtr(cell, &ptr));
     // Not a place another group's run (or a free segment) took after a power cut: the cell
     // was written by a flush the cut lost, the run it named is gone with it.
-    if (!chunks->Holds(g, ptr)) return Status::OK();
-    chunks->Release(ptr);
-    released.push_back(ptr);
+    if (chunks->Holds(g, ptr)) chunk_undo.Release(*chunks, ptr);
     return Status::OK();
   };
 
@@ -354,29 +307,27 @@ Status Slot::Impl::FlushGroup(uint32_t g) {
     }
   }
 
-  // Just-in-time compaction: carry the live values of mostly-dead segments forward. A record
-  // is live when a cell with its key hash still points at it. The segment is freed before its
-  // values move, so they cannot move into its own unused end.
-  if (!compaction_deferred) compacted = chunks->CompactionCandidates(g, kCompactSegmentsPerFlush);
-  for (uint32_t segment : compacted) {
-    std::vector<chunk::ChunkRecord> records;
-    SLOTKV_RETURN_IF_ERROR(chunks->ReadSegment(segment, &records));
-    chunks->FreeSegment(segment);
-    for (chunk::ChunkRecord& record : records) {
-      uint32_t b = buckets->BucketOf(record.key_hash);
-      if (b < first || b >= end) continue;
-      Cell* cell = bucket_cells[b - first].PointingAt(record.key_hash, record.ptr);
-      if (!cell) continue;
-      SLOTKV_ASSIGN_OR_RETURN(chunk::ValuePtr moved, chunks->Add(g, cell->key, record.value));
-      cell->payload.clear();
-      chunk::EncodeValuePtr(moved, &cell->payload);
-    }
+  // Just-in-time compaction (compaction.h): the moves of the last one first, once published;
+  // then the live values of mostly-dead runs carried forward, in place when the flush syncs.
+  // The moves are forgotten whether this flush succeeds or not: a failed one has its next
+  // recount the group's live bytes from its pages.
+  if (MovesReady(group)) {
+    ApplyMoves(*chunks, *group.moves, group_cells, chunk_undo);
+    SetMoves(group, nullptr);
   }
+  const std::vector<uint32_t> compacted = CompactionRuns(g);
+  const bool in_place = !DefersMarks() || compact_in_place;
+  std::unique_ptr<PendingMoves> moves;
+  if (!in_place && !compacted.empty()) {
+    moves = std::make_unique<PendingMoves>();
+    moves->publishes = counters.publishes;
+  }
+  SLOTKV_RETURN_IF_ERROR(CopyRuns(*chunks, g, compacted, group_cells, chunk_undo, moves.get()));
 
   SLOTKV_RETURN_IF_ERROR(chunks->SyncData());
-  // Without per-flush fsync, moved values exist nowhere but in the new segments: make them (and
-  // their table entries) durable before any page can point at them.
-  if (!compacted.empty() && DefersMarks()) {
+  // Without per-flush fsync, values moved in place exist nowhere but in the new segments: make
+  // them (and their table entries) durable before any page can point at them.
+  if (!compacted.empty() && in_place && DefersMarks()) {
     SLOTKV_RETURN_IF_ERROR(chunks->SyncAll());
   }
   for (uint32_t b = first; b < end; ++b) {
@@ -393,6 +344,7 @@ Status Slot::Impl::FlushGroup(uint32_t g) {
   SLOTKV_RETURN_IF_ERROR(buckets->Sync());
   undo.Cancel();
   group.recount = false;
+  if (moves != nullptr) SetMoves(group, std::move(moves));
 
   wal::Record mark;
   mark.kind = wal::RecordKind::kGroupFlushed;
@@ -413,6 +365,17 @@ Status Slot::Impl::FlushGroup(uint32_t g) {
                                                             flush_start)
           .count());
   return Status::OK();
+}
+
+std::vector<uint32_t> Slot::Impl::CompactionRuns(uint32_t g) const {
+  if (compaction_deferred || (groups[g].moves != nullptr && !MovesReady(groups[g]))) return {};
+  return chunks->CompactionCandidates(g, kCompactRunsPerFlush);
+}
+
+void Slot::Impl::SetMoves(Group& group, std::unique_ptr<PendingMoves> moves) {
+  if (group.moves != nullptr) --groups_with_moves;
+  if (moves != nullptr) ++groups_with_moves;
+  group.moves = std::move(moves);
 }
 
 Status Slot::Impl::RemoveObsoleteLogFiles() {
@@ -696,6 +659,11 @@ Status Slot::Flush() {
 Status Slot::Impl::FlushAll() {
   Impl& s = *this;
   SLOTKV_RETURN_IF_ERROR(s.CloseUnit());
+  // Pending moves become ready (their copies synced), so that every group's flush applies
+  // them; and these flushes leave none.
+  if (s.groups_with_moves > 0) SLOTKV_RETURN_IF_ERROR(s.PublishMarks());
+  s.compact_in_place = true;
+  Cleanup in_place([&s] { s.compact_in_place = false; });
   for (uint32_t g = 0; g < s.groups.size(); ++g) SLOTKV_RETURN_IF_ERROR(s.FlushGroup(g));
   // Also records the expiry flags that steps cleared since the last group flush.
   SLOTKV_RETURN_IF_ERROR(s.buckets->Sync());

@@ -21,6 +21,7 @@
 #include "core/base/inline_key.h"
 #include "core/base/no_wait_reads.h"
 #include "keybucket/bucket_store.h"
+#include "slot/compaction.h"
 #include "slot/group_map.h"
 #include "slot/seq_file.h"
 #include "slot/slot.h"
@@ -71,6 +72,9 @@ struct Group {
   bool due = false;
   // A flush of the group failed: its runs' live bytes are recounted by the next (FlushGroup).
   bool recount = false;
+  // A compaction's copies waiting for a publish (compaction.h); kept across the group's
+  // flushes (ResetGroup) until one applies them.
+  std::unique_ptr<PendingMoves> moves;
 
   // entry's held value, or nullptr.
   const HeldValue* HeldOf(const MapEntry& entry) const {
@@ -244,6 +248,10 @@ struct Slot::Impl {
   std::vector<std::string> discarded_roots;  // NoteReplaced's, for TakeDiscardedRoots
   bool held = false;  // Slot::Hold: the open unit stays open through commits
   bool compaction_deferred = false;  // Slot::DeferCompaction
+  // FlushAll's flushes compact in place, syncing their copies (compaction.h): none is left
+  // waiting for a publish.
+  bool compact_in_place = false;
+  uint32_t groups_with_moves = 0;  // groups with Group::moves
   bool unit_open = false;  // a write since the slot last closed the log's unit
   SlotStats counters;      // the cumulative counters; Stats() fills in the rest
 
@@ -485,8 +493,18 @@ struct Slot::Impl {
   // group needs when any flush ran since counters.flushes was `flushes`, or EnforceWalLimit
   // says to.
   Status KeepWalWithinLimit(uint64_t flushes, int past_limit_budget = 1);
-  // Persists group g (see slot.h), voiding a publish in flight (CancelPublish).
+  // Persists group g (see slot.h), voiding a publish in flight (CancelPublish). A group with
+  // nothing in its map is flushed only to apply its ready moves.
   Status FlushGroup(uint32_t g);
+  // Whether group's pending moves (compaction.h) may be applied: a publish completed since.
+  bool MovesReady(const Group& group) const {
+    return group.moves != nullptr && counters.publishes > group.moves->publishes;
+  }
+  // The runs group g's flush compacts: none while compaction is deferred or the group's moves
+  // wait for a publish (ready ones are applied first).
+  std::vector<uint32_t> CompactionRuns(uint32_t g) const;
+  // Sets group's pending moves (nullptr: none), keeping groups_with_moves.
+  void SetMoves(Group& group, std::unique_ptr<PendingMoves> moves);
   // Slot::Flush's work.
   Status FlushAll();
   // Flushes groups that pin the oldest log file when the log is within a file of wal_max_bytes
