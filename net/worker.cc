@@ -339,7 +339,10 @@ void Worker::CommitBackgroundWrites() {
 void Worker::ReclaimStep() {
   // A step deletes pages for about a millisecond (every slot of the worker together), then
   // lets requests run for as long: PING's tail stays near a millisecond while a 10M-member
-  // collection goes.
+  // collection goes. Its deletes read no-wait: a delete whose bucket page is not in memory
+  // ends the step, the page is fetched through the io_uring, and the next step starts once it
+  // is in (a step that read waiting held the worker 55 ms, 20 reads, while a persisted 10M-
+  // member zset was reclaimed).
   constexpr uint64_t kPagesPerStep = 256;
   constexpr int64_t kStepUs = 1000;
   reclaim_scheduled_ = false;
@@ -348,6 +351,11 @@ void Worker::ReclaimStep() {
   command::Keyspace& ks = *state.keyspace;
   const int64_t deadline_us = ks.clock()->MonotonicUs() + kStepUs;
   auto& dirty = (*state.dirty)[static_cast<size_t>(index_)];
+  // After kNoWaitTries steps in a row that met the disk before deleting anything (what they
+  // fetched evicted again), a step reads waiting.
+  const bool no_wait = ring_ != nullptr && reclaim_fetch_tries_ < kNoWaitTries;
+  std::vector<BlockedRead> blocked;
+  uint64_t deleted = 0;
   bool more = false;
   for (uint32_t s = static_cast<uint32_t>(index_); s < ks.slots();
        s += static_cast<uint32_t>(server_->workers())) {
@@ -356,7 +364,11 @@ void Worker::ReclaimStep() {
       Result<slot::Slot*> slot = ks.Get(s, db, false);
       if (!slot.ok() || *slot == nullptr || (*slot)->held()) continue;
       command::Store store(&ks, s, db, &dirty);
-      Result<bool> left = command::ReclaimStep(store, kPagesPerStep, deadline_us);
+      command::NoWaitReclaim step;
+      Result<bool> left = command::ReclaimStep(store, kPagesPerStep, deadline_us,
+                                               no_wait ? &step : nullptr);
+      blocked.insert(blocked.end(), step.blocked.begin(), step.blocked.end());
+      deleted += step.deleted;
       // The step's deletes flush after its commit: without compaction until the pages are
       // gone (Slot::DeferCompaction).
       (*slot)->DeferCompaction(left.ok() && *left);
@@ -370,6 +382,13 @@ void Worker::ReclaimStep() {
     }
   }
   CommitBackgroundWrites();
+  if (!blocked.empty()) {
+    reclaim_fetch_tries_ = deleted > 0 ? 0 : reclaim_fetch_tries_ + 1;
+    reclaim_scheduled_ = true;
+    Fetch(std::move(blocked), [this] { ReclaimStep(); });
+    return;
+  }
+  reclaim_fetch_tries_ = 0;
   if (more) {
     reclaim_scheduled_ = true;
     RunAfter(1, [this] { ReclaimStep(); });

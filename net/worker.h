@@ -97,7 +97,8 @@ class Worker {
   void ExpireStep();
   void CommitBackgroundWrites();
   // Deletes a bounded number of pages of dropped paged collections in each owned slot
-  // (command::ReclaimStep); runs again 2 ms later while any remain.
+  // (command::ReclaimStep); runs again 1 ms later while any remain, or once the bucket pages
+  // a step's deletes would have waited for are fetched.
   void ReclaimStep();
   void CommitOwned();
   // Reopens a failed slot (slot::Slot::Recover) when the fault is gone.
@@ -115,7 +116,8 @@ class Worker {
   struct CommitRound;
   void EndCommit(const std::shared_ptr<CommitRound>& round);
   void WatchRing();
-  bool reclaim_scheduled_ = false;  // a ReclaimStep is due on a timer
+  bool reclaim_scheduled_ = false;  // a ReclaimStep is due on a timer or a fetch
+  int reclaim_fetch_tries_ = 0;     // reclaim steps in a row that fetched and deleted nothing
 
   Server* server_;
   int index_;

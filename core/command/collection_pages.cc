@@ -1,6 +1,7 @@
 #include "core/command/collection_pages.h"
 
 #include <algorithm>
+#include <optional>
 #include <utility>
 #include <vector>
 
@@ -453,7 +454,8 @@ Status PutWhole(Store& store, std::string_view key, std::string_view value, Valu
   return store.Put(key, value, type, expire_at_ms);
 }
 
-Result<bool> ReclaimStep(Store& store, uint64_t max_pages, int64_t deadline_us) {
+Result<bool> ReclaimStep(Store& store, uint64_t max_pages, int64_t deadline_us,
+                         NoWaitReclaim* no_wait) {
   constexpr uint64_t kBatch = 16;
   SLOTKV_RETURN_IF_ERROR(QueueCutCopies(store));
   SLOTKV_ASSIGN_OR_RETURN(std::vector<PageRange> queue, ReadRanges(store, kReclaimKey));
@@ -463,10 +465,25 @@ Result<bool> ReclaimStep(Store& store, uint64_t max_pages, int64_t deadline_us) 
   while (!queue.empty() && budget > 0) {
     PageRange& q = queue.front();
     const uint64_t before = q.count;
-    SLOTKV_RETURN_IF_ERROR(ReclaimPages(&io, q.id, q.base, &q.count, std::min(budget, kBatch)));
+    Status st;
+    {
+      // Only the deletes: the queue's own reads and writes around them may wait.
+      std::optional<NoWaitReads> scope;
+      if (no_wait != nullptr) scope.emplace();
+      st = ReclaimPages(&io, q.id, q.base, &q.count, std::min(budget, kBatch));
+      // The page whose delete met the disk is still counted in q: the next step deletes it.
+      if (scope && st.IsBusy() && !scope->blocked().empty()) {
+        no_wait->blocked = scope->Take();
+        st = Status::OK();
+      }
+    }
+    SLOTKV_RETURN_IF_ERROR(st);
     budget -= before - q.count;
+    if (no_wait != nullptr) no_wait->deleted += before - q.count;
     if (q.count == 0) queue.erase(queue.begin());
-    if (store.MonotonicUs() >= deadline_us) break;
+    if ((no_wait != nullptr && !no_wait->blocked.empty()) || store.MonotonicUs() >= deadline_us) {
+      break;
+    }
   }
   SLOTKV_RETURN_IF_ERROR(WriteRanges(store, kReclaimKey, queue, true));
   SLOTKV_RETURN_IF_ERROR(io.Close());

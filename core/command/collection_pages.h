@@ -28,6 +28,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/base/no_wait_reads.h"
 #include "core/base/status.h"
 #include "core/command/keyspace.h"
 #include "core/command/typed_read.h"
@@ -175,10 +176,19 @@ Status StoreCollection(Store& store, std::string_view key, const V& value, Value
 Status PutWhole(Store& store, std::string_view key, std::string_view value, ValueType type,
                 int64_t expire_at_ms);
 
+// A reclaim step on a worker: its page deletes read no-wait (no_wait_reads.h), and the first
+// that would wait for the disk (its bucket page is not in memory) ends the step there.
+struct NoWaitReclaim {
+  std::vector<BlockedRead> blocked;  // out: the regions to fetch before the next step
+  uint64_t deleted = 0;              // out: pages the step deleted
+};
+
 // Queues the pages of the copies that no command is running any more (BeginCopy), then
 // deletes pages of the collections queued in the store's slot, a batch at a time, until
 // max_pages are gone or the keyspace clock's MonotonicUs passes deadline_us (checked after each
-// batch: a page deleted from a cold bucket costs a read). Returns whether pages remain queued.
-Result<bool> ReclaimStep(Store& store, uint64_t max_pages, int64_t deadline_us);
+// batch: a page deleted from a cold bucket costs a read), or, with no_wait, a delete would
+// wait for a read. Returns whether pages remain queued.
+Result<bool> ReclaimStep(Store& store, uint64_t max_pages, int64_t deadline_us,
+                         NoWaitReclaim* no_wait = nullptr);
 
 }  // namespace slotkv::command

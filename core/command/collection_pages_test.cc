@@ -9,7 +9,9 @@
 #include <string>
 #include <vector>
 
+#include "core/base/fault_fs.h"
 #include "core/base/mem_fs.h"
+#include "core/base/no_wait_reads.h"
 #include "core/command/internal_keys.h"
 #include "core/command/keyspace.h"
 
@@ -28,20 +30,20 @@ KeyspaceOptions Options(Fs* fs) {
 
 constexpr uint64_t kPages = 3;
 
-// Writes pages 0 .. kPages-1 of collection id, after BeginCopy.
-void CopyPages(Store& store, uint64_t id) {
-  REQUIRE(BeginCopy(store, id, {PageRange{.id = 99, .base = 0, .count = kPages}}).ok());
+// Writes pages 0 .. pages-1 of collection id, after BeginCopy.
+void CopyPages(Store& store, uint64_t id, uint64_t pages = kPages) {
+  REQUIRE(BeginCopy(store, id, {PageRange{.id = 99, .base = 0, .count = pages}}).ok());
   StorePageIo io(store, ValueType::kHash, "h");
-  for (uint64_t i = 0; i < kPages; ++i) {
+  for (uint64_t i = 0; i < pages; ++i) {
     REQUIRE(io.PutPage(id, i, "page " + std::to_string(i), /*created=*/true, nullptr).ok());
   }
   REQUIRE(io.Close().ok());
 }
 
-// How many of collection id's pages the store holds.
-uint64_t PagesOf(Store& store, uint64_t id) {
+// How many of collection id's pages 0 .. pages-1 the store holds.
+uint64_t PagesOf(Store& store, uint64_t id, uint64_t pages = kPages) {
   uint64_t n = 0;
-  for (uint64_t i = 0; i < kPages; ++i) n += store.GetInternal(PageKey(id, i))->has_value();
+  for (uint64_t i = 0; i < pages; ++i) n += store.GetInternal(PageKey(id, i))->has_value();
   return n;
 }
 
@@ -114,6 +116,44 @@ TEST_CASE("the pages of a copy that a crash cut short are reclaimed after the re
   CHECK(PagesOf(store, 6) == kPages);
   CHECK(!store.GetInternal(kCopyKey)->has_value());
   CHECK(**store.GetInternal(kInternalCountKey) == "4");
+  Commit(&dirty);
+}
+
+TEST_CASE("a no-wait reclaim step ends at a delete that would read, and the next goes on") {
+  MemFs mem;
+  FaultFs fs(&mem);
+  std::vector<slot::Slot*> dirty;
+  constexpr uint64_t kMany = 200;
+  {
+    auto ks = Keyspace::Open(Options(&fs));
+    REQUIRE(ks.ok());
+    Store store(ks->get(), 0, 0, &dirty);
+    CopyPages(store, 5, kMany);  // never ended: reclaimed after the reopen
+    Commit(&dirty);
+    Result<slot::Slot*> slot = (*ks)->Get(0, 0, false);
+    REQUIRE(slot.ok());
+    REQUIRE((*slot)->Flush().ok());  // into bucket pages, which the reopen reads from files
+  }
+  auto ks = Keyspace::Open(Options(&fs));
+  REQUIRE(ks.ok());
+  Store cold(ks->get(), 0, 0, &dirty);
+  fs.MissPageCache(1);
+  NoWaitReclaim step;
+  Result<bool> more = ReclaimStep(cold, 1000, INT64_MAX, &step);
+  REQUIRE(more.ok());
+  CHECK(*more);  // the page it met the disk for, and those after it, are still queued
+  CHECK(step.blocked.size() == 1);
+  CHECK(step.deleted < kMany);
+  CloseBlocked(step.blocked);
+  NoWaitReclaim next;
+  more = ReclaimStep(cold, 1000, INT64_MAX, &next);
+  REQUIRE(more.ok());
+  CHECK_FALSE(*more);
+  CHECK(next.blocked.empty());
+  CHECK(step.deleted + next.deleted == kMany);
+  CHECK(PagesOf(cold, 5, kMany) == 0);
+  CHECK(!cold.GetInternal(kCopyKey)->has_value());
+  CHECK(!cold.GetInternal(kInternalCountKey)->has_value());
   Commit(&dirty);
 }
 
