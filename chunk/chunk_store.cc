@@ -586,10 +586,17 @@ void ChunkStore::Release(const ValuePtr& ptr) {
   m.table.ReleaseLive(ptr.segment, ptr.length);
 }
 
-bool ChunkStore::Holds(uint32_t group, const ValuePtr& ptr) const {
+ChunkStore::AddMark ChunkStore::Mark() const {
+  return {.alloc_seq = impl_->table.next_alloc_seq(), .big_id = impl_->next_big_id};
+}
+
+bool ChunkStore::Holds(uint32_t group, const ValuePtr& ptr, const AddMark& mark) const {
   const Impl& m = *impl_;
-  if (ptr.kind == ValuePtr::Kind::kBigFile) return m.big_sizes.contains(ptr.big_id);
-  return m.table.IsUsed(ptr.segment) && m.table.Group(ptr.segment) == group;
+  if (ptr.kind == ValuePtr::Kind::kBigFile) {
+    return ptr.big_id < mark.big_id && m.big_sizes.contains(ptr.big_id);
+  }
+  return m.table.IsUsed(ptr.segment) && m.table.Group(ptr.segment) == group &&
+         m.table.AllocSeq(m.table.RunHead(ptr.segment)) < mark.alloc_seq;
 }
 
 void ChunkStore::Unrelease(const ValuePtr& ptr) {

@@ -85,10 +85,18 @@ class ChunkStore {
                   std::vector<std::string>* values);
   // The value at ptr is no longer referenced once the current flush is durable.
   void Release(const ValuePtr& ptr);
-  // Whether ptr names a value this store counts for group: a big file it has, or a place in a
-  // run of group's. A page written back before a power cut may name a place whose run the
-  // segment table lost (it is free now, or another group's), whose bytes must not be released.
-  bool Holds(uint32_t group, const ValuePtr& ptr) const;
+  // Where the store's additions stand: a value added later lies in a run allocated later, or in
+  // a big file numbered later.
+  struct AddMark {
+    uint64_t alloc_seq = 0;
+    uint64_t big_id = 0;
+  };
+  AddMark Mark() const;
+  // Whether ptr names a value this store counts for group and added before mark: a big file
+  // it has, or a place in a run of group's. A page written back before a power cut may name a
+  // place whose run the segment table lost (free now, another group's, or handed out again
+  // since, even in the flush that meets the page), whose bytes must not be released.
+  bool Holds(uint32_t group, const ValuePtr& ptr, const AddMark& mark) const;
   // Takes back Release(ptr) before the next Commit: the flush that released it failed.
   void Unrelease(const ValuePtr& ptr);
 

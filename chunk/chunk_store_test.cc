@@ -746,21 +746,30 @@ TEST_CASE_FIXTURE(StoreTest, "a run's stamp changes when it is appended to or fr
   CHECK(store->Stamp(c.segment).alloc_seq > sealed.alloc_seq);
 }
 
-TEST_CASE_FIXTURE(StoreTest, "Holds names the group whose run holds a value") {
+TEST_CASE_FIXTURE(StoreTest, "Holds names the group whose run holds a value added before") {
   auto store = Open();
   const ValuePtr a = Add(store.get(), 1, "a", "first");
   const ValuePtr big = Add(store.get(), 1, "big", Value(8000, 1));
   REQUIRE(big.kind == ValuePtr::Kind::kBigFile);
   ASSERT_OK(store->Commit());
-  CHECK(store->Holds(1, a));
-  CHECK_FALSE(store->Holds(2, a));
-  CHECK(store->Holds(1, big));
+  const ChunkStore::AddMark mark = store->Mark();
+  CHECK(store->Holds(1, a, mark));
+  CHECK_FALSE(store->Holds(2, a, mark));
+  CHECK(store->Holds(1, big, mark));
   ValuePtr nowhere = a;
   nowhere.segment += 7;  // past the table: a run a power cut lost
-  CHECK_FALSE(store->Holds(1, nowhere));
+  CHECK_FALSE(store->Holds(1, nowhere, mark));
+  // Added after the mark: a fresh run, a new big file.
+  const ValuePtr later = Add(store.get(), 1, "later", Value(2 * kSeg, 2));  // a fresh run
+  REQUIRE(later.segment != a.segment);
+  const ValuePtr big_later = Add(store.get(), 1, "big2", Value(8000, 2));
+  CHECK_FALSE(store->Holds(1, later, mark));
+  CHECK_FALSE(store->Holds(1, big_later, mark));
+  CHECK(store->Holds(1, later, store->Mark()));
+  CHECK(store->Holds(1, big_later, store->Mark()));
   store->Release(big);
   ASSERT_OK(store->Commit());
-  CHECK_FALSE(store->Holds(1, big));
+  CHECK_FALSE(store->Holds(1, big, store->Mark()));
 }
 
 TEST_CASE_FIXTURE(StoreTest, "a refilled segment in the cache reads back old and new records") {

@@ -71,6 +71,8 @@ class SegmentTable {
   // The allocation that handed the run headed by head out: no two share one.
   // REQUIRES: IsUsed(head).
   uint64_t AllocSeq(uint32_t head) const { return segs_[head].alloc_seq; }
+  // The alloc_seq the next Allocate hands out.
+  uint64_t next_alloc_seq() const { return next_alloc_seq_; }
 
   // Gives group a fresh run of n consecutive segments: reusable free segments first (lowest
   // index), else at the end of the file (possibly taking a free tail). Returns its head.

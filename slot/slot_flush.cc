@@ -218,15 +218,17 @@ Status Slot::Impl::FlushGroup(uint32_t g) {
   // have been written. Kept, a failed flush's retry released the same values again, and a
   // later Commit freed runs that durable pages still pointed at.
   ChunkUndo chunk_undo;
+  const chunk::ChunkStore::AddMark before_flush = chunks->Mark();
   group.recount = true;
   Cleanup undo([&] { chunk_undo.Undo(*chunks); });
   auto release = [&](const Cell& cell) -> Status {
     if (!cell.is_pointer) return Status::OK();
     chunk::ValuePtr ptr;
     SLOTKV_RETURN_IF_ERROR(DecodePtr(cell, &ptr));
-    // Not a place another group's run (or a free segment) took after a power cut: the cell
-    // was written by a flush the cut lost, the run it named is gone with it.
-    if (chunks->Holds(g, ptr)) chunk_undo.Release(*chunks, ptr);
+    // Not a place another group's run (or a free segment, or a run this flush allocated) took
+    // after a power cut: the cell was written by a flush the cut lost, and the run it named
+    // is gone with it.
+    if (chunks->Holds(g, ptr, before_flush)) chunk_undo.Release(*chunks, ptr);
     return Status::OK();
   };
 
