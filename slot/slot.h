@@ -293,7 +293,8 @@ class Slot {
   // evicted before the retry), the step reads waiting.
   Status FlushStep(std::function<void()> on_fetched = {});
   // On a slot no write reached for kIdleFlushUs: flushes one group that holds writes or
-  // compaction moves ready to apply (the next after the last one this flushed), so that what only the log holds is persisted without
+  // compaction moves ready to apply (the next after the last one this flushed), so that what
+  // only the log holds is persisted without
   // waiting for more writes: a DEL's page deletes keep those pages' chunk segments live until
   // flushed, and an idle server kept them (and the log files) for good. True when it flushed.
   // Does nothing when FlushStep would not; a failure fails the slot. Its reads do not wait for
