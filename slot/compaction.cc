@@ -2,6 +2,8 @@
 
 #include <unordered_set>
 
+#include "core/base/cleanup.h"
+
 namespace slotkv::slot {
 
 using keybucket::Cell;
@@ -50,12 +52,20 @@ Status CopyRuns(chunk::ChunkStore& chunks, uint32_t g, const std::vector<uint32_
                 GroupCells& cells, ChunkUndo& undo, PendingMoves* moves) {
   const bool in_place = moves == nullptr;
   // Each run is to be freed while its records are copied, so that none goes into its own
-  // unused end (Add skips a run to be freed); moved in two phases, it is kept for now.
-  const size_t freed_before = undo.freed.size();
+  // unused end (Add skips a run to be freed); moved in two phases, it is kept afterwards.
   for (uint32_t head : runs) {
-    if (!in_place) moves->runs.push_back({head, chunks.Stamp(head)});
-    undo.Free(chunks, head);
+    if (in_place) {
+      undo.Free(chunks, head);
+    } else {
+      moves->runs.push_back({head, chunks.Stamp(head)});
+      chunks.FreeSegment(head);
+    }
   }
+  Cleanup keep([&] {
+    if (!in_place) {
+      for (uint32_t head : runs) chunks.CancelFree(head);
+    }
+  });
   for (uint32_t head : runs) {
     std::vector<chunk::ChunkRecord> records;
     SLOTKV_RETURN_IF_ERROR(chunks.ReadSegment(head, &records));
@@ -70,10 +80,6 @@ Status CopyRuns(chunk::ChunkStore& chunks, uint32_t g, const std::vector<uint32_
         moves->moves.push_back({head, record.key_hash, record.ptr, copy});
       }
     }
-  }
-  if (!in_place) {
-    for (uint32_t head : runs) chunks.CancelFree(head);
-    undo.freed.resize(freed_before);
   }
   return Status::OK();
 }

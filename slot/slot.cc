@@ -380,7 +380,6 @@ Status Slot::FlushStep(std::function<void()> on_fetched) {
 Result<bool> Slot::IdleFlushStep(std::function<void()> on_fetched) {
   Impl& s = *impl_;
   if (s.held || s.unit_open || s.log->rotating() || s.fetching || s.publishing ||
-      (s.wal_entries == 0 && s.groups_with_moves == 0) ||
       s.clock->MonotonicUs() - s.last_write_us < kIdleFlushUs) {
     return false;
   }

@@ -294,9 +294,9 @@ class Slot {
   Status FlushStep(std::function<void()> on_fetched = {});
   // On a slot no write reached for kIdleFlushUs: flushes one group that holds writes or
   // compaction moves ready to apply (the next after the last one this flushed), so that what
-  // only the log holds is persisted without
-  // waiting for more writes: a DEL's page deletes keep those pages' chunk segments live until
-  // flushed, and an idle server kept them (and the log files) for good. True when it flushed.
+  // only the log holds is persisted without waiting for more writes: a DEL's page deletes
+  // keep those pages' chunk segments live until flushed, and an idle server kept them (and
+  // the log files) for good. True when it flushed.
   // Does nothing when FlushStep would not; a failure fails the slot. Its reads do not wait for
   // the disk as FlushStep's (on_fetched likewise): read waiting, an idle flush held the
   // worker up to 88 ms while a DEL's page deletes drained. True also when it started a fetch.

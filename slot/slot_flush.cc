@@ -210,7 +210,7 @@ Status Slot::Impl::FlushGroup(uint32_t g) {
   if (group.recount) {
     SLOTKV_RETURN_IF_ERROR(RecountGroup(*chunks, g, group_cells));
     group.recount = false;
-    SetMoves(group, nullptr);  // the recount found which copies the pages name
+    group.moves.reset();  // the recount found which copies the pages name
   }
 
   // A flush that fails takes back what it did to the chunk store (ChunkUndo), and its group's
@@ -315,7 +315,7 @@ Status Slot::Impl::FlushGroup(uint32_t g) {
   // recount the group's live bytes from its pages.
   if (MovesReady(group)) {
     ApplyMoves(*chunks, *group.moves, group_cells, chunk_undo);
-    SetMoves(group, nullptr);
+    group.moves.reset();
   }
   const std::vector<uint32_t> compacted = CompactionRuns(g);
   const bool in_place = !DefersMarks() || compact_in_place;
@@ -346,7 +346,7 @@ Status Slot::Impl::FlushGroup(uint32_t g) {
   SLOTKV_RETURN_IF_ERROR(buckets->Sync());
   undo.Cancel();
   group.recount = false;
-  if (moves != nullptr) SetMoves(group, std::move(moves));
+  if (moves != nullptr) group.moves = std::move(moves);
 
   wal::Record mark;
   mark.kind = wal::RecordKind::kGroupFlushed;
@@ -372,12 +372,6 @@ Status Slot::Impl::FlushGroup(uint32_t g) {
 std::vector<uint32_t> Slot::Impl::CompactionRuns(uint32_t g) const {
   if (compaction_deferred || (groups[g].moves != nullptr && !MovesReady(groups[g]))) return {};
   return chunks->CompactionCandidates(g, kCompactRunsPerFlush);
-}
-
-void Slot::Impl::SetMoves(Group& group, std::unique_ptr<PendingMoves> moves) {
-  if (group.moves != nullptr) --groups_with_moves;
-  if (moves != nullptr) ++groups_with_moves;
-  group.moves = std::move(moves);
 }
 
 Status Slot::Impl::RemoveObsoleteLogFiles() {
@@ -661,9 +655,12 @@ Status Slot::Flush() {
 Status Slot::Impl::FlushAll() {
   Impl& s = *this;
   SLOTKV_RETURN_IF_ERROR(s.CloseUnit());
-  // Pending moves become ready (their copies synced), so that every group's flush applies
-  // them; and these flushes leave none.
-  if (s.groups_with_moves > 0) SLOTKV_RETURN_IF_ERROR(s.PublishMarks());
+  // Pending moves become ready (their copies synced: they wait for the marks of the flushes
+  // that made them), so that every group's flush applies them; and these flushes leave none.
+  if (std::any_of(s.groups.begin(), s.groups.end(),
+                  [](const Group& group) { return group.moves != nullptr; })) {
+    SLOTKV_RETURN_IF_ERROR(s.PublishMarks());
+  }
   s.compact_in_place = true;
   Cleanup in_place([&s] { s.compact_in_place = false; });
   for (uint32_t g = 0; g < s.groups.size(); ++g) SLOTKV_RETURN_IF_ERROR(s.FlushGroup(g));

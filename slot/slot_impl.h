@@ -251,7 +251,6 @@ struct Slot::Impl {
   // FlushAll's flushes compact in place, syncing their copies (compaction.h): none is left
   // waiting for a publish.
   bool compact_in_place = false;
-  uint32_t groups_with_moves = 0;  // groups with Group::moves
   bool unit_open = false;  // a write since the slot last closed the log's unit
   SlotStats counters;      // the cumulative counters; Stats() fills in the rest
 
@@ -503,8 +502,6 @@ struct Slot::Impl {
   // The runs group g's flush compacts: none while compaction is deferred or the group's moves
   // wait for a publish (ready ones are applied first).
   std::vector<uint32_t> CompactionRuns(uint32_t g) const;
-  // Sets group's pending moves (nullptr: none), keeping groups_with_moves.
-  void SetMoves(Group& group, std::unique_ptr<PendingMoves> moves);
   // Slot::Flush's work.
   Status FlushAll();
   // Flushes groups that pin the oldest log file when the log is within a file of wal_max_bytes

@@ -173,7 +173,7 @@ Status MemFs::SyncDir(const std::string&) { return Status::OK(); }
 void MemFs::SimulatePowerCutForTest(std::initializer_list<std::string_view> written_back) {
   std::lock_guard lock(state_->mu);
   for (auto& [path, file] : state_->files) {
-    const std::string& name = path;  // a structured binding: not captured before C++20's clang 16
+    const std::string& name = path;  // clang 14 cannot capture a structured binding
     const bool kept = std::any_of(written_back.begin(), written_back.end(), [&](auto part) {
       return name.find(part) != std::string::npos;
     });
