@@ -407,6 +407,24 @@ Status Log::RemoveFilesBeforeWhenDurable(uint32_t file_no) {
   return Status::OK();
 }
 
+LogPos Log::durable_end() const { return impl_->durable; }
+
+bool Log::durable(const LogPos& pos) const {
+  const LogPos& end = impl_->durable;
+  return pos.file_no < end.file_no ||
+         (pos.file_no == end.file_no && pos.offset + pos.size <= end.offset);
+}
+
+void Log::SyncSoon() {
+  Impl& m = *impl_;
+  IoRing* ring = IoRing::Current();
+  if (ring == nullptr || m.Current().file->NativeHandle() < 0 || !m.failure.ok() ||
+      m.ring_sync->inflight || !m.unsynced) {
+    return;
+  }
+  m.StartRingSync(ring);
+}
+
 uint32_t Log::current_file_no() const { return impl_->current_no; }
 uint32_t Log::oldest_file_no() const { return impl_->files.begin()->first; }
 

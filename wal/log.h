@@ -132,6 +132,16 @@ class Log {
   // first); otherwise Sync, then RemoveFilesBefore, before this returns.
   Status RemoveFilesBeforeWhenDurable(uint32_t file_no);
 
+  // How far the log is durable (synced): every record of the files before durable_end().file_no
+  // and, of that file, those that end at or before its offset (size is 0). After Open every
+  // replayed record is (Open syncs what may not be).
+  LogPos durable_end() const;
+  // Whether the record at pos is durable.
+  bool durable(const LogPos& pos) const;
+  // On a thread with an io_uring (a worker), starts an fsync of what was written, unless one is
+  // in flight or nothing waits for one; elsewhere nothing (the next Commit syncs per the policy).
+  void SyncSoon();
+
   uint32_t current_file_no() const;
   uint32_t oldest_file_no() const;
   // Bytes of all files, buffered bytes included.

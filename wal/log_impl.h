@@ -53,6 +53,9 @@ struct Log::Impl {
   std::vector<uint64_t> unit;
   bool unsynced = false;  // bytes reached the current file since its last sync
   int64_t last_sync_us = 0;
+  // How far the log is durable: every byte of the files before durable.file_no, and of that
+  // file the bytes before durable.offset (Log::durable_end). Only rises.
+  LogPos durable;
   Status failure;  // first write/sync error; sticky
   // The fsync in flight through the thread's io_uring, if any (everysec, or kAlways commits),
   // shared with its completion, which may come after the log is gone.
@@ -63,6 +66,7 @@ struct Log::Impl {
     Status closed;        // the destructor's own sync, when it ran with a ring fsync in flight
     std::vector<std::function<void(const Status&)>> current;  // durable with the one in flight
     std::vector<std::function<void(const Status&)>> next;     // need the one after it
+    LogPos covers;  // what the one in flight makes durable (WrittenEnd at its start)
   };
   std::shared_ptr<RingSync> ring_sync = MakeRingSync();
   // The write in flight through the thread's io_uring, if any (CommitThen on a worker),
@@ -201,9 +205,24 @@ struct Log::Impl {
     return Status::OK();
   }
 
+  // Where the bytes of the current file whose write completed end (not those of a ring write
+  // in flight): what a sync started now makes durable.
+  LogPos WrittenEnd() const {
+    const RingWrite& rw = *ring_write;
+    const bool in_flight = rw.bytes && !rw.settled && rw.file_no == current_no;
+    return LogPos{.offset = in_flight ? rw.offset : Current().size, .file_no = current_no};
+  }
+  void RaiseDurable(const LogPos& to) {
+    if (to.file_no > durable.file_no ||
+        (to.file_no == durable.file_no && to.offset > durable.offset)) {
+      durable = to;
+    }
+  }
+
   // Submits an fsync of the current file through ring for what was written so far.
   void StartRingSync(IoRing* ring) {
     ring_sync->inflight = true;
+    ring_sync->covers = WrittenEnd();
     ++stats.syncs;
     unsynced = false;
     last_sync_us = clock->MonotonicUs();
@@ -219,6 +238,7 @@ struct Log::Impl {
                                                  std::strerror(rs->error))
                                : rs->closed;
     if (!st.ok() && rs->log != nullptr) rs->log->Fail(st).PermitUnchecked();  // sticky now
+    if (error == 0 && rs->log != nullptr) rs->log->RaiseDurable(rs->covers);
     std::vector<std::function<void(const Status&)>> done = std::move(rs->current);
     rs->current.clear();
     if (!rs->next.empty()) {
@@ -249,8 +269,10 @@ struct Log::Impl {
   }
 
   Status SyncCurrent() {
+    const LogPos covers = WrittenEnd();
     Status st = Current().file->Sync();
     if (!st.ok()) return Fail(std::move(st));
+    RaiseDurable(covers);
     ++stats.syncs;
     unsynced = false;
     last_sync_us = clock->MonotonicUs();
@@ -365,6 +387,7 @@ struct Log::Impl {
     if (st.ok()) st = options.fs->SyncDir(options.dir);
     if (!st.ok()) return Fail(std::move(st));
     rr.settled = true;
+    RaiseDurable(LogPos{.offset = 0, .file_no = rr.file_no + 1});
     return Status::OK();
   }
 
@@ -382,6 +405,8 @@ struct Log::Impl {
     if (error != 0 && !rr->settled) {
       log->Fail(Status::IOError(std::string("wal: fdatasync: ") + std::strerror(error)))
           .PermitUnchecked();  // sticky now
+    } else if (error == 0) {
+      log->RaiseDurable(LogPos{.offset = 0, .file_no = rr->file_no + 1});  // the old file whole
     }
     IoRing* ring = IoRing::Current();
     for (auto& done : waiting) {

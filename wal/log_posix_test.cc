@@ -430,6 +430,34 @@ std::unique_ptr<Log> OpenOnRing(RingLogEnv& env) {
   return std::move(log).value();
 }
 
+TEST_CASE("durable_end on a worker: SyncSoon's ring fsync covers what was written, not what flies") {
+  RingLogEnv env(FsyncPolicy::kNo);
+  IoRing* ring = env.ring.get();
+  Answers answer;
+  {
+    std::unique_ptr<Log> log = OpenOnRing(env);
+    auto first = log->Append(Put(1, "a", "1"));
+    REQUIRE(first.ok());
+    log->CommitThen(answer("c1"));
+    ring->DrainForTest();  // written
+    auto second = log->Append(Put(2, "b", "2"));
+    REQUIRE(second.ok());
+    log->CommitThen(answer("c2"));  // its write flies
+    log->SyncSoon();
+    CHECK_FALSE(log->durable(*first));  // not before the fsync completes
+    ring->DrainForTest();
+    REQUIRE(answer.got.size() == 2);
+    CHECK(log->durable(*first));
+    CHECK_FALSE(log->durable(*second));  // its write was in flight when the fsync started
+    log->SyncSoon();
+    ring->DrainForTest();
+    CHECK(log->durable(*second));
+    log->SyncSoon();  // nothing unsynced: no fsync
+    CHECK(ring->inflight() == 0);
+  }
+  IoRing::SetCurrent(nullptr);
+}
+
 TEST_CASE("a rotation on a worker syncs through the ring; the new file waits for it") {
   for (bool ring_writes : {false, true}) {
     CAPTURE(ring_writes);
@@ -462,6 +490,7 @@ TEST_CASE("a rotation on a worker syncs through the ring; the new file waits for
       CHECK(answer.got[3] == "c4:OK");
       CHECK(FileBytes(env.options, pos->file_no) == pos->size);
       CHECK(log->idle());
+      CHECK(log->durable_end().file_no == pos->file_no);  // the old file whole, by its rotation
     }
     IoRing::SetCurrent(nullptr);
     CHECK(ReplayedSeqs(env.options) == std::vector<uint64_t>{1, 2, 3, 4});

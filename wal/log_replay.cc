@@ -184,6 +184,17 @@ Result<std::unique_ptr<Log>> Log::Open(const Options& options, const Visitor& vi
   } else {
     impl->current_no = numbers.back();
   }
+  // What was replayed may not be durable: a killed process leaves its writes in the page cache,
+  // and a rotation's sync may not have finished. A file took its first byte only after the
+  // file before it was synced, so syncing the newest two makes every replayed record durable
+  // (durable_end: a slot persists only durable records).
+  for (auto it = impl->files.rbegin(); it != impl->files.rend() && it->first + 1 >= impl->current_no;
+       ++it) {
+    if (it->second.size == 0) continue;
+    SLOTKV_RETURN_IF_ERROR(it->second.file->Sync());
+    ++impl->stats.syncs;
+  }
+  impl->durable = LogPos{.offset = impl->Current().size, .file_no = impl->current_no};
   impl->last_sync_us = impl->clock->MonotonicUs();
   return std::unique_ptr<Log>(new Log(std::move(impl)));
 }

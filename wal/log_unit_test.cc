@@ -173,5 +173,52 @@ TEST_CASE("a write the file system cuts inside a unit loses the unit only") {
   }
 }
 
+TEST_CASE("durable_end: records are durable once synced, not once written") {
+  LogEnv env;
+  env.options.fsync = FsyncPolicy::kEverySec;
+  env.options.file_bytes = 1 << 20;
+  auto log = env.Open();
+  std::vector<LogPos> first = env.Write(*log, 1, 3);  // the first commit is within the second
+  CHECK_FALSE(log->durable(first[0]));
+  env.clock.AdvanceMs(1000);
+  std::vector<LogPos> second = env.Write(*log, 4, 2);  // written, then synced: a second passed
+  CHECK(log->durable(first[2]));
+  CHECK(log->durable(second[1]));
+  CHECK(log->durable_end().offset == second[1].offset + second[1].size);
+  std::vector<LogPos> third = env.Write(*log, 6, 1);
+  CHECK_FALSE(log->durable(third[0]));
+  log->SyncSoon();  // no io_uring here: nothing
+  CHECK_FALSE(log->durable(third[0]));
+  REQUIRE(log->Sync().ok());
+  CHECK(log->durable(third[0]));
+  // A new file: the old one is synced whole, nothing of the new one is durable.
+  REQUIRE(log->Append(Put(7, "k7", "v")).ok());
+  REQUIRE(log->StartNewFile().ok());
+  auto next = log->Append(Put(8, "k8", "v"));
+  REQUIRE(next.ok());
+  REQUIRE(log->Commit().ok());
+  CHECK(next->file_no == third[0].file_no + 1);
+  CHECK(log->durable_end().file_no == next->file_no - 1);
+  CHECK_FALSE(log->durable(*next));
+}
+
+TEST_CASE("durable_end: open syncs what it replayed, so all of it is durable") {
+  LogEnv env;
+  env.options.fsync = FsyncPolicy::kNo;
+  std::vector<LogPos> written;
+  {
+    auto log = env.Open();
+    written = env.Write(*log, 1, 4);
+    CHECK_FALSE(log->durable(written[3]));
+  }
+  auto log = env.Open();
+  CHECK(log->durable(written[3]));
+  CHECK(log->durable_end().offset == written[3].offset + written[3].size);
+  env.mem.SimulatePowerCutForTest();  // the replayed records survive it
+  Replayed replayed;
+  env.Open(&replayed);
+  CHECK(Seqs(replayed) == Range(1, 4));
+}
+
 }  // namespace
 }  // namespace slotkv::wal

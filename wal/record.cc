@@ -8,7 +8,8 @@
 //                                        value:lenprefixed
 //             | (kind = 2 kDelete)       key:lenprefixed
 //             | (kind = 3 kGroupFlushed) group:fixed32
-//             | (kind = 4 kGroupFlushing) group:fixed32
+//             | (kind = 4 kGroupFlushing) group:fixed32 [upto_file:fixed32 upto_offset:fixed64]
+//               (the place is stored when upto_file != 0; logs written before it have none)
 //   lenprefixed := varint32 n, then n bytes
 //   crc32 = Checksum(length bytes ++ body)  (the 4 length bytes and the body are contiguous, so
 //           the checksum covers bytes [4, 8 + length) of the record)
@@ -86,6 +87,12 @@ bool ParseBody(std::string_view body, Record* record, std::string_view* key,
     case static_cast<uint8_t>(RecordKind::kGroupFlushing):
       r.kind = static_cast<RecordKind>(kind);
       if (!GetFixed32(&body, &r.group)) return false;
+      if (r.kind == RecordKind::kGroupFlushing && !body.empty()) {
+        if (!GetFixed32(&body, &r.upto_file) || !GetFixed64(&body, &r.upto_offset) ||
+            r.upto_file == 0) {
+          return false;
+        }
+      }
       break;
     default:
       return false;
@@ -114,6 +121,10 @@ void EncodeRecord(const Record& record, std::string* out) {
     case RecordKind::kGroupFlushed:
     case RecordKind::kGroupFlushing:
       PutFixed32(out, record.group);
+      if (record.kind == RecordKind::kGroupFlushing && record.upto_file != 0) {
+        PutFixed32(out, record.upto_file);
+        PutFixed64(out, record.upto_offset);
+      }
       break;
   }
   char* header = out->data() + start;

@@ -7,6 +7,7 @@
 //               (type bits 0x80 and 0x40: a compressed value, a value delta; slot/dictionaries.h)
 //             | (kind = kDelete) key:lenprefixed
 //             | (kind = kGroupFlushed) group:fixed32
+//             | (kind = kGroupFlushing) group:fixed32 [upto_file:fixed32 upto_offset:fixed64]
 //   crc32 = Checksum(length bytes ++ body), so a torn length is caught too.
 // lenprefixed = varint32 length, then the bytes. Kinds are on-disk numbers: never reuse one.
 // A unit (the records of one commit) is replayed whole or not at all: all its records but the
@@ -31,7 +32,9 @@ enum class RecordKind : uint8_t {
   // down).
   kGroupFlushed = 3,
   // A flush of `group` starts: its bucket pages may change before their counts do, so replay
-  // recounts the group's buckets unless a kGroupFlushed with this seq or later follows.
+  // recounts the group's buckets unless a kGroupFlushed with this seq or later follows. It
+  // persists the group's records that end at or before (upto_file, upto_offset), the log's
+  // durable end then; without that place (upto_file 0, older logs), those before this record.
   kGroupFlushing = 4,
 };
 
@@ -43,6 +46,8 @@ struct Record {
   std::string key;            // kPut, kDelete
   std::string value;          // kPut
   uint32_t group = 0;         // kGroupFlushed, kGroupFlushing
+  uint32_t upto_file = 0;     // kGroupFlushing; 0 = none stored
+  uint64_t upto_offset = 0;   // kGroupFlushing
   bool more = false;          // not the last record of its unit
 
   bool operator==(const Record&) const = default;

@@ -87,6 +87,32 @@ TEST_CASE("delete record round trips") { CheckRoundTrip(DeleteRecord()); }
 TEST_CASE("group flushed record round trips") { CheckRoundTrip(GroupFlushedRecord()); }
 TEST_CASE("group flushing record round trips") { CheckRoundTrip(GroupFlushingRecord()); }
 
+TEST_CASE("group flushing record round trips with the place it persists up to") {
+  Record r = GroupFlushingRecord();
+  r.upto_file = 7;
+  r.upto_offset = 0x123456789;
+  CheckRoundTrip(r);
+  CHECK(Encode(r).size() == Encode(GroupFlushingRecord()).size() + 12);
+}
+
+TEST_CASE("a group flushing place of file 0, or cut short, is corrupt") {
+  std::string body(1, static_cast<char>(RecordKind::kGroupFlushing));
+  PutFixed64(&body, 5);   // seq
+  PutFixed32(&body, 2);   // group
+  std::string zero = body;
+  PutFixed32(&zero, 0);
+  PutFixed64(&zero, 10);
+  CHECK(Decode(Seal(zero)) == DecodeResult::kCorrupt);
+  std::string short_place = body;
+  PutFixed32(&short_place, 3);
+  CHECK(Decode(Seal(short_place)) == DecodeResult::kCorrupt);
+  PutFixed32(&body, 3);
+  PutFixed64(&body, 10);
+  Record r;
+  REQUIRE(Decode(Seal(body), &r) == DecodeResult::kOk);
+  CHECK((r.upto_file == 3 && r.upto_offset == 10 && r.group == 2));
+}
+
 TEST_CASE("fields a kind does not use are not stored") {
   Record r = DeleteRecord();
   r.value = "ignored";
