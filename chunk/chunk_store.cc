@@ -188,6 +188,17 @@ struct ChunkStore::Impl {
   // Writes the changed segment table entries (only those of fresh runs when fresh_only) and
   // syncs them when fsync.
   Status WriteDirtyEntries(bool fresh_only);
+
+  // Whether ptr (kSegments) lies in a run of group's, within its fill: past it, only a page
+  // written back before a power cut names it (the table lost the records, and the run's next
+  // appends take the place).
+  bool HoldsPlace(uint32_t group, const ValuePtr& ptr) const {
+    if (!table.IsUsed(ptr.segment) || table.Group(ptr.segment) != group) return false;
+    const uint32_t head = table.RunHead(ptr.segment);
+    const uint64_t end =
+        uint64_t{ptr.segment - head} * segment_bytes + ptr.offset + uint64_t{ptr.length};
+    return end <= table.Fill(head);
+  }
 };
 
 Status ChunkStore::Impl::LoadBigFiles() {
@@ -595,7 +606,7 @@ bool ChunkStore::Holds(uint32_t group, const ValuePtr& ptr, const AddMark& mark)
   if (ptr.kind == ValuePtr::Kind::kBigFile) {
     return ptr.big_id < mark.big_id && m.big_sizes.contains(ptr.big_id);
   }
-  return m.table.IsUsed(ptr.segment) && m.table.Group(ptr.segment) == group &&
+  return m.HoldsPlace(group, ptr) &&
          m.table.AllocSeq(m.table.RunHead(ptr.segment)) < mark.alloc_seq;
 }
 
@@ -673,7 +684,7 @@ void ChunkStore::Recount(uint32_t group, const std::vector<ValuePtr>& referenced
   SegmentTable& table = impl_->table;
   std::unordered_map<uint32_t, uint64_t> live;
   for (const ValuePtr& ptr : referenced) {
-    if (ptr.kind != ValuePtr::Kind::kSegments || !table.IsUsed(ptr.segment)) continue;
+    if (ptr.kind != ValuePtr::Kind::kSegments || !impl_->HoldsPlace(group, ptr)) continue;
     live[table.RunHead(ptr.segment)] += ptr.length;
   }
   table.SetGroupLive(group, live);

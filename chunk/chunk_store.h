@@ -93,9 +93,10 @@ class ChunkStore {
   };
   AddMark Mark() const;
   // Whether ptr names a value this store counts for group and added before mark: a big file
-  // it has, or a place in a run of group's. A page written back before a power cut may name a
-  // place whose run the segment table lost (free now, another group's, or handed out again
-  // since, even in the flush that meets the page), whose bytes must not be released.
+  // it has, or a place in a run of group's, within its fill. A page written back before a
+  // power cut may name a place whose run the segment table lost (free now, another group's, or
+  // handed out again since, even in the flush that meets the page), or past the fill the
+  // table kept, whose bytes must not be released.
   bool Holds(uint32_t group, const ValuePtr& ptr, const AddMark& mark) const;
   // Takes back Release(ptr) before the next Commit: the flush that released it failed.
   void Unrelease(const ValuePtr& ptr);
@@ -121,9 +122,9 @@ class ChunkStore {
   };
   RunStamp Stamp(uint32_t segment) const;
   // Sets the live bytes of group's runs to those of the values referenced (every pointer the
-  // group's bucket pages hold), after a failed flush left them unknown: its added values may
-  // or may not be referenced, and the values it replaced were never released. A run nothing
-  // references is freed at the next Commit.
+  // group's bucket pages hold) that it holds (Holds, any mark), after a failed flush or a
+  // restart left them unknown: its added values may or may not be referenced, and the values
+  // it replaced were never released. A run nothing references is freed at the next Commit.
   void Recount(uint32_t group, const std::vector<ValuePtr>& referenced);
 
   // Makes the values added so far durable (when fsync) and records their segments in the

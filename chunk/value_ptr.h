@@ -18,6 +18,12 @@ struct ValuePtr {
   bool operator==(const ValuePtr&) const = default;
 };
 
+// One number per place a pointer names (its big file, or its segment and offset), for sets.
+inline uint64_t PlaceOf(const ValuePtr& ptr) {
+  if (ptr.kind == ValuePtr::Kind::kBigFile) return (uint64_t{1} << 63) | ptr.big_id;
+  return (uint64_t{ptr.segment} << 32) | ptr.offset;
+}
+
 // Appends a compact encoding (a few bytes: kind, varints) to *out.
 void EncodeValuePtr(const ValuePtr& ptr, std::string* out);
 // False when in is not exactly one encoded pointer.

@@ -14,10 +14,12 @@
 // The log's order decides, never the seq: Slot::Apply writes the master's seqs, which may come
 // lower than ones applied before, and the later write wins. So the merge lets the map's entry
 // replace a cell whatever their seqs, and replay drops, at a mark of group g, the entries
-// logged before g's latest kGroupFlushing record (a flush persists exactly the map it found
-// when it logged that record, and a mark is logged only once every flush before it is durable,
-// so also the latest's), not the entries with seq <= the mark's. A mark whose kGroupFlushing
-// was in a removed file drops nothing: every record left was logged after that flush started.
+// whose records end by the place g's latest kGroupFlushing record names (a flush persists
+// the entries of the map it found that end there, the log's durable end with everysec and no,
+// every one with always: slot_kept.cc; and a mark is logged only once every flush before it is
+// durable, so also the latest's), not the entries with seq <= the mark's. A mark whose
+// kGroupFlushing was in a removed file drops nothing: every record left was logged after that
+// flush started.
 //
 // With appendfsync always every step syncs. Otherwise (everysec, no) the data files are not
 // synced per flush, so steps 5 and 6 wait: PublishMarks syncs every data file, then commits
@@ -42,6 +44,7 @@
 #include <iterator>
 #include <optional>
 #include <string_view>
+#include <unordered_set>
 
 #include "chunk/value_ptr.h"
 #include "core/base/cleanup.h"
@@ -99,6 +102,11 @@ Status Slot::Impl::FlushGroup(uint32_t g) {
   CancelPublish();
   Group& group = groups[g];
   if (group.map.empty() && !MovesReady(group)) return Status::OK();
+  // Only records the log has synced are persisted (slot_kept.cc).
+  std::optional<wal::LogPos> upto;
+  SLOTKV_ASSIGN_OR_RETURN(const bool any, PersistUpto(g, &upto));
+  if (!any) return Status::OK();
+  auto persists = [&upto](const MapEntry& e) { return !upto || wal::EndsBy(e.pos, *upto); };
   const auto flush_start = std::chrono::steady_clock::now();
   const uint32_t first = g * options.buckets_per_group;
   const uint32_t end = std::min(first + options.buckets_per_group, buckets->bucket_count());
@@ -145,6 +153,7 @@ Status Slot::Impl::FlushGroup(uint32_t g) {
     std::vector<wal::LogPos> positions;
     std::vector<size_t> to_read;  // the pending index of each position
     group.map.ForEach([&](std::string_view key, uint64_t hash, const MapEntry& entry) {
+      if (!persists(entry)) return;
       Pending p{key, hash, &entry, kNoValue};
       if (live(entry) && entry.held == 0) {
         p.value = values.size();
@@ -204,13 +213,20 @@ Status Slot::Impl::FlushGroup(uint32_t g) {
   flushing.kind = wal::RecordKind::kGroupFlushing;
   flushing.seq = last_seq;
   flushing.group = g;
+  if (upto) {
+    flushing.upto_file = upto->file_no;
+    flushing.upto_offset = upto->offset;
+  }
   SLOTKV_RETURN_IF_ERROR(log->Append(flushing).status());
   log->EndUnit();
   SLOTKV_RETURN_IF_ERROR(log->Commit());
+  // Places cells name that the chunk table does not hold (slot_kept.cc): never released.
+  std::unordered_set<uint64_t> lost;
   if (group.recount) {
     SLOTKV_RETURN_IF_ERROR(RecountGroup(*chunks, g, group_cells));
     group.recount = false;
     group.moves.reset();  // the recount found which copies the pages name
+    SLOTKV_RETURN_IF_ERROR(DropLostCells(g, upto, &group_cells, &lost));
   }
 
   // A flush that fails takes back what it did to the chunk store (ChunkUndo), and its group's
@@ -228,7 +244,9 @@ Status Slot::Impl::FlushGroup(uint32_t g) {
     // Not a place another group's run (or a free segment, or a run this flush allocated) took
     // after a power cut: the cell was written by a flush the cut lost, and the run it named
     // is gone with it.
-    if (chunks->Holds(g, ptr, before_flush)) chunk_undo.Release(*chunks, ptr);
+    if (!lost.contains(chunk::PlaceOf(ptr)) && chunks->Holds(g, ptr, before_flush)) {
+      chunk_undo.Release(*chunks, ptr);
+    }
     return Status::OK();
   };
 
@@ -358,9 +376,15 @@ Status Slot::Impl::FlushGroup(uint32_t g) {
     SLOTKV_RETURN_IF_ERROR(chunks->Commit());
     SLOTKV_RETURN_IF_ERROR(log->Append(mark).status());
   }
-  wal_entries -= group.map.size();
-  ResetGroup(group);
-  MaybeSizeCaches();
+  if (pending.size() == group.map.size()) {
+    wal_entries -= group.map.size();
+    ResetGroup(group);
+    MaybeSizeCaches();
+  } else {
+    counters.flush_kept_entries += group.map.size() - pending.size();
+    SLOTKV_RETURN_IF_ERROR(RetainAfter(g, *upto, /*relog=*/true));
+    group.kept_upto = *upto;
+  }
   ++counters.flushes;
   counters.flush_usec += static_cast<uint64_t>(
       std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() -
@@ -481,37 +505,6 @@ void Slot::Impl::CancelPublish() {
   pending_marks.insert(pending_marks.begin(), std::make_move_iterator(publishing->marks.begin()),
                        std::make_move_iterator(publishing->marks.end()));
   publishing.reset();
-}
-
-void Slot::Impl::DropFlushed(uint32_t g, const wal::LogPos& flushing) {
-  // A mark published late may follow newer writes of its group in the log: keep those.
-  auto before = [&flushing](const wal::LogPos& pos) {
-    return pos.file_no < flushing.file_no ||
-           (pos.file_no == flushing.file_no && pos.offset < flushing.offset);
-  };
-  Group& group = groups[g];
-  struct Kept {
-    std::string key;
-    uint64_t hash;
-    MapEntry entry;
-  };
-  // Replay holds nothing yet (HoldReplayed comes after it): the entries are all there is.
-  assert(group.held.empty());
-  std::vector<Kept> kept;
-  group.map.ForEach([&](std::string_view key, uint64_t hash, const MapEntry& entry) {
-    if (!before(entry.pos)) kept.push_back({std::string(key), hash, entry});
-  });
-  wal_entries -= group.map.size() - kept.size();
-  ResetGroup(group);
-  for (Kept& k : kept) {
-    *group.map.FindOrInsert(k.key, k.hash).first = k.entry;
-    CountEntry(group, k.entry, 1);
-    NoteTtl(group, k.entry);
-    group.bytes += k.entry.pos.size;
-    group.oldest_file = std::min(group.oldest_file, k.entry.pos.file_no);
-  }
-  map_bytes += group.map.memory_bytes();
-  MaybeSizeCaches();
 }
 
 void Slot::Impl::TellWalPool(uint64_t total) {
@@ -655,6 +648,8 @@ Status Slot::Flush() {
 Status Slot::Impl::FlushAll() {
   Impl& s = *this;
   SLOTKV_RETURN_IF_ERROR(s.CloseUnit());
+  // Every record durable, so that the flushes below persist every entry (FlushGroup).
+  if (!s.options.memory) SLOTKV_RETURN_IF_ERROR(s.log->Sync());
   // Pending moves become ready (their copies synced: they wait for the marks of the flushes
   // that made them), so that every group's flush applies them; and these flushes leave none.
   if (std::any_of(s.groups.begin(), s.groups.end(),

@@ -12,6 +12,7 @@
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "chunk/chunk_store.h"
@@ -72,6 +73,10 @@ struct Group {
   bool due = false;
   // A flush of the group failed: its runs' live bytes are recounted by the next (FlushGroup).
   bool recount = false;
+  // The log's durable end when a flush last left entries in the map (their records were not
+  // durable yet; file_no 0: none left): every entry is logged after it, so no flush persists
+  // anything until the log's durable end moves on.
+  wal::LogPos kept_upto;
   // A compaction's copies waiting for a publish (compaction.h); kept across the group's
   // flushes (ResetGroup) until one applies them.
   std::unique_ptr<PendingMoves> moves;
@@ -537,9 +542,25 @@ struct Slot::Impl {
   // Voids the publish in flight, if any: its marks return to pending_marks, to be published
   // after a later sync covers the flushes that come meanwhile.
   void CancelPublish();
-  // Replay of a GroupFlushed mark: drops group g's entries logged before `flushing`, the
-  // position of the group's latest kGroupFlushing record (see slot_flush.cc).
-  void DropFlushed(uint32_t g, const wal::LogPos& flushing);
+  // Empties group g but for the entries whose records do not end by `upto` (wal::EndsBy), which
+  // stay, with their held values. Replay of a GroupFlushed mark passes the place its flush
+  // persisted up to (see slot_flush.cc); a flush, the log's durable end, and `relog`: a held
+  // value kept whose record is a delta is logged whole again, so that its chain of deltas
+  // starts after `upto` (replay drops its older records with the rest, and their log file may
+  // go: a chain kept, a page written by every command would pin it for good).
+  Status RetainAfter(uint32_t g, const wal::LogPos& upto, bool relog);
+  // Sets *upto to where group g's flush persists entries up to (nullopt: all of them) and
+  // returns whether any is there; when none is, the log syncs soon (now without an io_uring)
+  // and the next flush finds them. See slot_kept.cc.
+  Result<bool> PersistUpto(uint32_t g, std::optional<wal::LogPos>* upto);
+  // Adds to *lost the places group g's cells name that the chunk table does not hold (a power
+  // cut lost them, or a failed flush took them back), and removes such a cell of a key whose
+  // entry the flush keeps (one not ending by *upto). Before the flush adds anything.
+  Status DropLostCells(uint32_t g, const std::optional<wal::LogPos>& upto,
+                       GroupCells* group_cells, std::unordered_set<uint64_t>* lost);
+  // Logs key's held value (the entry's current version) whole, as a record of the entry's seq
+  // that is not a write (no tap), and points the entry at it.
+  Status Relog(std::string_view key, const std::string& value, MapEntry* entry);
   // Appends bucket b's live keys (not expired) to *live: Scan's and ScanStored's walk.
   Status BucketKeys(uint32_t b, std::vector<LiveKey>* live);
   // Whether group g has reached its flush threshold (entries per page, or bytes).

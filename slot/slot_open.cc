@@ -117,8 +117,9 @@ Result<std::unique_ptr<Slot>> Slot::Open(const SlotOptions& options) {
   log_options.ring_writes = options.wal_ring_writes;
   log_options.clock = impl->clock;
   Impl* state = impl.get();
-  // Per group, the seq of a flush that started (kGroupFlushing) and has no mark yet, and where
-  // the group's latest kGroupFlushing record is (what a mark covers, see slot_flush.cc).
+  // Per group, the seq of a flush that started (kGroupFlushing) and has no mark yet, and the
+  // place the group's latest flush persisted up to, which its kGroupFlushing record names
+  // (what a mark covers, see slot_flush.cc).
   std::vector<std::optional<uint64_t>> flushing(impl->groups.size());
   std::vector<std::optional<wal::LogPos>> flushing_pos(impl->groups.size());
   // The root versions replayed writes replaced, with the replacing record (nullopt: a
@@ -138,13 +139,18 @@ Result<std::unique_ptr<Slot>> Slot::Open(const SlotOptions& options) {
       std::optional<uint64_t>& started = flushing[record.group];
       if (record.kind == wal::RecordKind::kGroupFlushing) {
         started = record.seq;
-        flushing_pos[record.group] = pos;
+        // Older logs name no place: their flushes persisted every record before this one.
+        flushing_pos[record.group] =
+            record.upto_file != 0
+                ? wal::LogPos{.offset = record.upto_offset, .file_no = record.upto_file}
+                : pos;
         return Status::OK();
       }
       if (started && record.seq >= *started) started.reset();
       // No kGroupFlushing before the mark: it is in a removed file, before every record here.
       if (flushing_pos[record.group]) {
-        state->DropFlushed(record.group, *flushing_pos[record.group]);
+        SLOTKV_RETURN_IF_ERROR(
+            state->RetainAfter(record.group, *flushing_pos[record.group], /*relog=*/false));
       }
       return Status::OK();
     }
@@ -172,16 +178,16 @@ Result<std::unique_ptr<Slot>> Slot::Open(const SlotOptions& options) {
     return Status::OK();
   };
   SLOTKV_ASSIGN_OR_RETURN(impl->log, wal::Log::Open(log_options, replay));
+  // Pages may name values the chunk table never counted: with everysec the kernel may write a
+  // page back before the publish synced the chunks, and a power cut may take the log's record
+  // of that flush too. So every group's next flush recounts its live bytes from its pages
+  // first, as after a failed flush, and releases only what the table holds (an everysec
+  // power-cut test lost values that way); the flush reads those pages anyway.
+  for (Group& group : impl->groups) group.recount = true;
   // A crash may have come between such a flush's page sync and its count write. Before any
-  // read of a bucket: a lookup trusts a count of 0 (BucketStore::Lookup). And its pages may
-  // name values the chunk table never counted (with everysec the kernel may write a page back
-  // before the publish synced the chunks, and the table lost them): the flush that redoes it
-  // must not release those from the runs that now hold their place, so it recounts the group's
-  // live bytes from its pages first, as after a failed flush (an everysec power-cut test lost
-  // values that way).
+  // read of a bucket: a lookup trusts a count of 0 (BucketStore::Lookup).
   for (uint32_t g = 0; g < flushing.size(); ++g) {
     if (!flushing[g]) continue;
-    impl->groups[g].recount = true;
     const uint32_t first = g * per_group;
     const uint32_t end = std::min(first + per_group, buckets);
     for (uint32_t b = first; b < end; ++b) SLOTKV_RETURN_IF_ERROR(impl->buckets->Recount(b));

@@ -29,6 +29,7 @@ struct SlotStats {
   uint64_t flushes = 0;
   uint64_t flush_usec = 0;          // time spent in group flushes
   uint64_t flush_fetches = 0;       // flush steps put off while their reads were fetched
+  uint64_t flush_kept_entries = 0;  // entries flushes left in their maps for the log's sync
   uint64_t publishes = 0;           // flush marks published after a sync of the data files
   uint64_t publish_wait_usec = 0;   // time spent waiting for those syncs (not io_uring ones)
   uint64_t expired_keys = 0;        // reclaimed by ActiveExpireStep or a flush
@@ -96,6 +97,10 @@ inline constexpr SlotStatRow kSlotStatRows[] = {
      "slotkv_slot_flush_fetches_total",
      "Flush steps put off while their reads were fetched from the disk", 1,
      "slotkv_flush_fetches"},
+    {&SlotStats::flush_kept_entries, "flush_kept_entries", StatKind::kCounter,
+     "slotkv_slot_flush_kept_entries_total",
+     "Unpersisted entries flushes left in their group maps until the WAL synced them", 1,
+     "slotkv_flush_kept_entries"},
     {&SlotStats::value_deltas, "value_deltas", StatKind::kCounter, "slotkv_slot_value_deltas_total",
      "Collection writes logged as a delta against the version held in memory", 1,
      "slotkv_value_deltas"},

@@ -409,20 +409,16 @@ Status Log::RemoveFilesBeforeWhenDurable(uint32_t file_no) {
 
 LogPos Log::durable_end() const { return impl_->durable; }
 
-bool Log::durable(const LogPos& pos) const {
-  const LogPos& end = impl_->durable;
-  return pos.file_no < end.file_no ||
-         (pos.file_no == end.file_no && pos.offset + pos.size <= end.offset);
-}
-
-void Log::SyncSoon() {
+Status Log::SyncSoon() {
   Impl& m = *impl_;
+  if (!m.failure.ok()) return m.failure;
+  SLOTKV_RETURN_IF_ERROR(m.CheckRingSync());
   IoRing* ring = IoRing::Current();
-  if (ring == nullptr || m.Current().file->NativeHandle() < 0 || !m.failure.ok() ||
-      m.ring_sync->inflight || !m.unsynced) {
-    return;
+  if (ring == nullptr || m.Current().file->NativeHandle() < 0) {
+    return m.unsynced ? m.SyncCurrent() : Status::OK();
   }
-  m.StartRingSync(ring);
+  if (!m.ring_sync->inflight && m.unsynced) m.StartRingSync(ring);
+  return Status::OK();
 }
 
 uint32_t Log::current_file_no() const { return impl_->current_no; }

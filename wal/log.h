@@ -49,6 +49,12 @@ struct LogPos {
   bool operator==(const LogPos&) const = default;
 };
 
+// Whether the record at pos ends at or before `end` (a place: its size is not used).
+inline bool EndsBy(const LogPos& pos, const LogPos& end) {
+  return pos.file_no < end.file_no ||
+         (pos.file_no == end.file_no && pos.offset + pos.size <= end.offset);
+}
+
 struct LogStats {
   uint64_t records_appended = 0;
   uint64_t bytes_written = 0;  // bytes handed to the file system
@@ -136,11 +142,10 @@ class Log {
   // and, of that file, those that end at or before its offset (size is 0). After Open every
   // replayed record is (Open syncs what may not be).
   LogPos durable_end() const;
-  // Whether the record at pos is durable.
-  bool durable(const LogPos& pos) const;
-  // On a thread with an io_uring (a worker), starts an fsync of what was written, unless one is
-  // in flight or nothing waits for one; elsewhere nothing (the next Commit syncs per the policy).
-  void SyncSoon();
+  // Makes what was written durable soon, whatever the policy: on a thread with an io_uring (a
+  // worker) by starting an fsync through it, unless one is in flight or nothing waits for one;
+  // elsewhere by syncing now.
+  Status SyncSoon();
 
   uint32_t current_file_no() const;
   uint32_t oldest_file_no() const;

@@ -430,7 +430,7 @@ std::unique_ptr<Log> OpenOnRing(RingLogEnv& env) {
   return std::move(log).value();
 }
 
-TEST_CASE("durable_end on a worker: SyncSoon's ring fsync covers what was written, not what flies") {
+TEST_CASE("durable_end on a worker: a ring fsync covers what was written, not what flies") {
   RingLogEnv env(FsyncPolicy::kNo);
   IoRing* ring = env.ring.get();
   Answers answer;
@@ -443,16 +443,17 @@ TEST_CASE("durable_end on a worker: SyncSoon's ring fsync covers what was writte
     auto second = log->Append(Put(2, "b", "2"));
     REQUIRE(second.ok());
     log->CommitThen(answer("c2"));  // its write flies
-    log->SyncSoon();
-    CHECK_FALSE(log->durable(*first));  // not before the fsync completes
+    REQUIRE(log->SyncSoon().ok());
+    CHECK_FALSE(EndsBy(*first, log->durable_end()));  // not before the fsync completes
     ring->DrainForTest();
     REQUIRE(answer.got.size() == 2);
-    CHECK(log->durable(*first));
-    CHECK_FALSE(log->durable(*second));  // its write was in flight when the fsync started
-    log->SyncSoon();
+    CHECK(EndsBy(*first, log->durable_end()));
+    // Its write was in flight when the fsync started.
+    CHECK_FALSE(EndsBy(*second, log->durable_end()));
+    REQUIRE(log->SyncSoon().ok());
     ring->DrainForTest();
-    CHECK(log->durable(*second));
-    log->SyncSoon();  // nothing unsynced: no fsync
+    CHECK(EndsBy(*second, log->durable_end()));
+    REQUIRE(log->SyncSoon().ok());  // nothing unsynced: no fsync
     CHECK(ring->inflight() == 0);
   }
   IoRing::SetCurrent(nullptr);

@@ -188,8 +188,8 @@ Result<std::unique_ptr<Log>> Log::Open(const Options& options, const Visitor& vi
   // and a rotation's sync may not have finished. A file took its first byte only after the
   // file before it was synced, so syncing the newest two makes every replayed record durable
   // (durable_end: a slot persists only durable records).
-  for (auto it = impl->files.rbegin(); it != impl->files.rend() && it->first + 1 >= impl->current_no;
-       ++it) {
+  for (auto it = impl->files.rbegin(); it != impl->files.rend(); ++it) {
+    if (it->first + 1 < impl->current_no) break;
     if (it->second.size == 0) continue;
     SLOTKV_RETURN_IF_ERROR(it->second.file->Sync());
     ++impl->stats.syncs;

@@ -38,7 +38,7 @@ PASSWORD = "secret"
 SLOT_FIELDS = ("slot", "worker", "keys", "wal_entries", "wal_bytes", "wal_truncated_bytes",
                "failed", "write_failures", "recoveries", "disk_bytes",
                "user_bytes_written", "disk_bytes_written", "flushes", "flush_usec",
-               "flush_fetches", "publishes", "publish_wait_usec",
+               "flush_fetches", "flush_kept_entries", "publishes", "publish_wait_usec",
                "bucket_splits", "chunk_segments_used", "chunk_segments_free", "compacted_bytes",
                "expired_keys", "value_cache_hits", "value_cache_misses", "bucket_cache_hits",
                "bucket_cache_misses", "chunk_cache_hits", "chunk_cache_misses",
