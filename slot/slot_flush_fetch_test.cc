@@ -1,11 +1,14 @@
 // A worker's flush step whose reads would wait for the disk: fetched through the io_uring, the
-// flush put off untouched, and run once the fetch completes (Slot::FlushStep(on_fetched)).
+// flush put off untouched, and run once the fetch completes (Slot::FlushStep(on_fetched)). And
+// one with nothing the log has synced: the log's fsync asked of the io_uring.
 #include <doctest/doctest.h>
 
+#include <memory>
 #include <string>
 
 #include "core/base/fault_fs.h"
 #include "core/base/no_wait_reads.h"
+#include "core/base/temp_dir.h"
 #include "slot/slot_test_util.h"
 
 namespace slotkv::slot {
@@ -164,6 +167,55 @@ TEST_CASE_FIXTURE(FetchFixture, "without on_fetched, or off a worker, the step r
   CHECK(slot->Stats().flushes == flushes + 2);
   IoRing::SetCurrent(ring.ring.get());
   CHECK(slot->Stats().flush_fetches == 0);
+}
+
+// With everysec a worker's flush persists only what the log has synced (slot_kept.cc): with
+// nothing synced it asks the ring for the log's fsync and persists nothing; once that is in,
+// the next flushes persist what it covered and keep the writes since in their maps.
+TEST_CASE("a worker's flush persists what the log synced, asking the ring for the fsync") {
+  TempDir dir("slotkv-kept-test");
+  std::unique_ptr<Fs> posix = NewPosixFs();  // the ring syncs only a file with a descriptor
+  ThreadRing ring;
+  ManualClock clock;  // never a second on: the log syncs only when a flush asks
+  SlotOptions options = SmallOptions(posix.get(), &clock);
+  options.dir = dir.path() + "/slot";
+  options.fsync = wal::FsyncPolicy::kEverySec;
+  auto slot = OpenOrDie(options);
+  auto write = [&](int from, int to, int version) {
+    for (int i = from; i < to; ++i) {
+      REQUIRE(slot->Put("k" + std::to_string(i), ValueFor(i, version, 40), ValueType::kString)
+                  .ok());
+    }
+    REQUIRE(slot->Commit(/*flush=*/false).ok());
+  };
+  auto step_all = [&] {
+    for (int steps = 0; slot->flush_due(); ++steps) {
+      REQUIRE(steps < 1000);
+      REQUIRE(slot->FlushStep().ok());
+    }
+  };
+  write(0, 300, 0);
+  step_all();
+  CHECK(slot->Stats().flushes == 0);
+  CHECK(ring->inflight() >= 1);  // the log's fsync, asked by the first flush
+  ring->DrainForTest();
+  write(0, 150, 1);  // the groups due again; these records are not synced
+  step_all();
+  const SlotStats stats = slot->Stats();
+  CHECK(stats.flushes > 0);
+  CHECK(stats.flush_kept_entries > 0);
+  CHECK(stats.wal_entries >= 150);
+  for (int i = 0; i < 300; ++i) {
+    REQUIRE(GetOrDie(*slot, "k" + std::to_string(i)) == ValueFor(i, i < 150 ? 1 : 0, 40));
+  }
+  ring->DrainForTest();
+  slot.reset();
+  slot = OpenOrDie(options);
+  for (int i = 0; i < 300; ++i) {
+    REQUIRE(GetOrDie(*slot, "k" + std::to_string(i)) == ValueFor(i, i < 150 ? 1 : 0, 40));
+  }
+  REQUIRE(slot->Flush().ok());
+  CHECK(slot->Stats().wal_entries == 0);
 }
 
 }  // namespace
