@@ -104,6 +104,17 @@ TEST_CASE("everysec: a power cut after a synced commit loses no overwrite, compa
   EverysecPowerCut(/*overwrite=*/true);
 }
 
+// Everysec over 4 KiB segments, and a log that never fills: no log file removal publishes
+// behind a power-cut test's back.
+SlotOptions CutOptions(MemFs* fs, ManualClock* clock) {
+  SlotOptions options = SmallOptions(fs, clock);
+  options.fsync = wal::FsyncPolicy::kEverySec;
+  options.segment_bytes = 4096;
+  options.wal_file_bytes = 64 << 20;
+  options.wal_max_bytes = 256 << 20;
+  return options;
+}
+
 // The kernel may write a page back at any time after it was written. A power cut that finds the
 // log and the bucket pages written back, and the chunk files as last synced, loses nothing:
 // the flushes the cut undid are redone from the log, and the pages' cells they wrote name
@@ -114,11 +125,7 @@ TEST_CASE("everysec: a power cut after a synced commit loses no overwrite, compa
 TEST_CASE("everysec: a power cut keeping the log and bucket pages, not the chunks, loses nothing") {
   MemFs fs;
   ManualClock clock;
-  SlotOptions options = SmallOptions(&fs, &clock);
-  options.fsync = wal::FsyncPolicy::kEverySec;
-  options.segment_bytes = 4096;
-  options.wal_file_bytes = 64 << 20;  // no log file removal publishes meanwhile
-  options.wal_max_bytes = 256 << 20;
+  const SlotOptions options = CutOptions(&fs, &clock);
   std::map<std::string, std::string> model;
   std::mt19937 rng(17);
   auto slot = OpenOrDie(options);
@@ -150,11 +157,7 @@ TEST_CASE("everysec: a power cut keeping the log and bucket pages, not the chunk
 TEST_CASE("everysec: a power cut keeping only bucket pages loses no synced write") {
   MemFs fs;
   ManualClock clock;
-  SlotOptions options = SmallOptions(&fs, &clock);
-  options.fsync = wal::FsyncPolicy::kEverySec;
-  options.segment_bytes = 4096;
-  options.wal_file_bytes = 64 << 20;
-  options.wal_max_bytes = 256 << 20;
+  const SlotOptions options = CutOptions(&fs, &clock);
   std::map<std::string, std::string> synced;  // as of the log's last sync
   std::map<std::string, std::vector<std::string>> since;  // written after it
   std::mt19937 rng(23);
