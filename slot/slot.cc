@@ -84,13 +84,9 @@ uint32_t Slot::Impl::Track(const wal::Record& record, const wal::LogPos& pos, ui
   entry.tombstone = record.kind == wal::RecordKind::kDelete;
   entry.expire_at_ms = entry.tombstone ? 0 : record.expire_at_ms;
   entry.type = record.type_tag;
-  CountEntry(group, entry, 1);
-  NoteTtl(group, entry);
-  group.bytes += pos.size;
-  group.oldest_file = std::min(group.oldest_file, pos.file_no);
+  AddToGroup(group, entry);
   stream_seq = std::max(stream_seq, record.seq);
-  uint64_t& file_seq = file_seqs[pos.file_no];
-  file_seq = std::max(file_seq, record.seq);
+  NoteFileSeq(pos.file_no, record.seq);
   return g;
 }
 

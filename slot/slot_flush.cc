@@ -66,20 +66,17 @@ Status DecodePtr(const Cell& cell, chunk::ValuePtr* ptr) {
   return Status::OK();
 }
 
-// After a failed flush of group g its bucket pages may be old or new, each (some were written,
-// maybe not synced), so the live bytes of its runs are recounted from the pages themselves:
-// they are the only references to the group's runs.
-Status RecountGroup(chunk::ChunkStore& chunks, uint32_t g, const GroupCells& group_cells) {
-  std::vector<chunk::ValuePtr> referenced;
+// Every value pointer the cells of a group's buckets hold: after a failed flush its pages may
+// be old or new, each (some were written, maybe not synced), and after a restart they may name
+// places a power cut lost, so the live bytes of its runs are recounted from the pages
+// themselves: they are the only references to the group's runs.
+Status PointersOf(const GroupCells& group_cells, std::vector<chunk::ValuePtr>* referenced) {
   for (const BucketCells& bc : group_cells.cells) {
     for (const Cell& cell : bc.cells) {
       if (!cell.is_pointer) continue;
-      chunk::ValuePtr ptr;
-      SLOTKV_RETURN_IF_ERROR(DecodePtr(cell, &ptr));
-      referenced.push_back(ptr);
+      SLOTKV_RETURN_IF_ERROR(DecodePtr(cell, &referenced->emplace_back()));
     }
   }
-  chunks.Recount(g, referenced);
   return Status::OK();
 }
 
@@ -223,14 +220,16 @@ Status Slot::Impl::FlushGroup(uint32_t g) {
   // Places cells name that the chunk table does not hold (slot_kept.cc): never released.
   std::unordered_set<uint64_t> lost;
   if (group.recount) {
-    SLOTKV_RETURN_IF_ERROR(RecountGroup(*chunks, g, group_cells));
+    std::vector<chunk::ValuePtr> referenced;
+    SLOTKV_RETURN_IF_ERROR(PointersOf(group_cells, &referenced));
+    chunks->Recount(g, referenced);
     group.recount = false;
     group.moves.reset();  // the recount found which copies the pages name
-    SLOTKV_RETURN_IF_ERROR(DropLostCells(g, upto, &group_cells, &lost));
+    DropLostCells(g, upto, referenced, &group_cells, &lost);
   }
 
   // A flush that fails takes back what it did to the chunk store (ChunkUndo), and its group's
-  // live bytes are recounted by the next flush (RecountGroup), since some of its pages may
+  // live bytes are recounted by the next flush (PointersOf), since some of its pages may
   // have been written. Kept, a failed flush's retry released the same values again, and a
   // later Commit freed runs that durable pages still pointed at.
   ChunkUndo chunk_undo;

@@ -553,11 +553,13 @@ struct Slot::Impl {
   // returns whether any is there; when none is, the log syncs soon (now without an io_uring)
   // and the next flush finds them. See slot_kept.cc.
   Result<bool> PersistUpto(uint32_t g, std::optional<wal::LogPos>* upto);
-  // Adds to *lost the places group g's cells name that the chunk table does not hold (a power
-  // cut lost them, or a failed flush took them back), and removes such a cell of a key whose
-  // entry the flush keeps (one not ending by *upto). Before the flush adds anything.
-  Status DropLostCells(uint32_t g, const std::optional<wal::LogPos>& upto,
-                       GroupCells* group_cells, std::unordered_set<uint64_t>* lost);
+  // Adds to *lost the places of `referenced` (every pointer group g's cells hold) that the
+  // chunk table does not hold (a power cut lost them, or a failed flush took them back), and
+  // removes such a cell of a key whose entry the flush keeps (one not ending by *upto). Before
+  // the flush adds anything.
+  void DropLostCells(uint32_t g, const std::optional<wal::LogPos>& upto,
+                     const std::vector<chunk::ValuePtr>& referenced, GroupCells* group_cells,
+                     std::unordered_set<uint64_t>* lost);
   // Logs key's held value (the entry's current version) whole, as a record of the entry's seq
   // that is not a write (no tap), and points the entry at it.
   Status Relog(std::string_view key, const std::string& value, MapEntry* entry);
@@ -567,6 +569,19 @@ struct Slot::Impl {
   bool NeedsFlush(uint32_t g) const;
   // Empties group g, its map's memory leaving map_bytes.
   void ResetGroup(Group& group);
+  // Adds entry, which names its record now, to its group's figures: counts, expiry tracking,
+  // log bytes and oldest file (Track, RetainAfter).
+  void AddToGroup(Group& group, const MapEntry& entry) {
+    CountEntry(group, entry, 1);
+    NoteTtl(group, entry);
+    group.bytes += entry.pos.size;
+    group.oldest_file = std::min(group.oldest_file, entry.pos.file_no);
+  }
+  // Log file file_no holds a record of seq (file_seqs).
+  void NoteFileSeq(uint32_t file_no, uint64_t seq) {
+    uint64_t& file_seq = file_seqs[file_no];
+    file_seq = std::max(file_seq, seq);
+  }
   // Tracking entry in group: notes an expiry time for active expiry.
   void NoteTtl(Group& group, const MapEntry& entry) {
     if (entry.expire_at_ms == 0 || group.ttl) return;

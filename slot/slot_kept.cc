@@ -45,19 +45,16 @@ Result<bool> Slot::Impl::PersistUpto(uint32_t g, std::optional<wal::LogPos>* upt
   return false;
 }
 
-Status Slot::Impl::DropLostCells(uint32_t g, const std::optional<wal::LogPos>& upto,
-                                 GroupCells* group_cells, std::unordered_set<uint64_t>* lost) {
+void Slot::Impl::DropLostCells(uint32_t g, const std::optional<wal::LogPos>& upto,
+                               const std::vector<chunk::ValuePtr>& referenced,
+                               GroupCells* group_cells, std::unordered_set<uint64_t>* lost) {
   // Before any add of this flush: an add may take such a place again, even before the merge
   // meets the cell (a run reopened and appended to here).
   const chunk::ChunkStore::AddMark now = chunks->Mark();
-  for (const BucketCells& bc : group_cells->cells) {
-    for (const keybucket::Cell& cell : bc.cells) {
-      chunk::ValuePtr ptr;
-      if (!cell.is_pointer || !chunk::DecodeValuePtr(cell.payload, &ptr)) continue;
-      if (!chunks->Holds(g, ptr, now)) lost->insert(chunk::PlaceOf(ptr));
-    }
+  for (const chunk::ValuePtr& ptr : referenced) {
+    if (!chunks->Holds(g, ptr, now)) lost->insert(chunk::PlaceOf(ptr));
   }
-  if (lost->empty() || !upto) return Status::OK();
+  if (lost->empty() || !upto) return;
   // A persisting key's lost cell is replaced by the merge; a kept key's goes now, before an
   // add takes its place (a later flush would release the new value's bytes with it). The
   // key's value is in the log.
@@ -77,7 +74,6 @@ Status Slot::Impl::DropLostCells(uint32_t g, const std::optional<wal::LogPos>& u
     entry.base = BaseState::kAbsent;
     CountEntry(group, entry, 1);
   });
-  return Status::OK();
 }
 
 Status Slot::Impl::RetainAfter(uint32_t g, const wal::LogPos& upto, bool relog) {
@@ -109,10 +105,7 @@ Status Slot::Impl::RetainAfter(uint32_t g, const wal::LogPos& upto, bool relog) 
         SLOTKV_RETURN_IF_ERROR(Relog(k.key, group.held.back().value, &entry));
       }
     }
-    CountEntry(group, entry, 1);
-    NoteTtl(group, entry);
-    group.bytes += entry.pos.size;
-    group.oldest_file = std::min(group.oldest_file, entry.pos.file_no);
+    AddToGroup(group, entry);
   }
   map_bytes += group.map.memory_bytes();
   MaybeSizeCaches();
@@ -132,8 +125,7 @@ Status Slot::Impl::Relog(std::string_view key, const std::string& value, MapEntr
   ReleaseLargeBuffer(&record.value);
   entry->pos = pos;
   entry->type = record.type_tag;
-  uint64_t& file_seq = file_seqs[pos.file_no];
-  file_seq = std::max(file_seq, record.seq);
+  NoteFileSeq(pos.file_no, record.seq);
   return Status::OK();
 }
 

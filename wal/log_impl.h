@@ -213,10 +213,7 @@ struct Log::Impl {
     return LogPos{.offset = in_flight ? rw.offset : Current().size, .file_no = current_no};
   }
   void RaiseDurable(const LogPos& to) {
-    if (to.file_no > durable.file_no ||
-        (to.file_no == durable.file_no && to.offset > durable.offset)) {
-      durable = to;
-    }
+    if (!EndsBy(to, durable)) durable = to;
   }
 
   // Submits an fsync of the current file through ring for what was written so far.
