@@ -353,8 +353,9 @@ void Slot::CommitThen(std::function<void(const Status&)> done) {
 
 bool Slot::flush_due() const {
   const Impl& s = *impl_;
-  // Not while a log rotation's syncs are in flight: a flush's synchronous commit of its mark
-  // would do them in place (the commit after their completion notes the slot again).
+  // Not while a log rotation's syncs are in flight with appendfsync always: a flush's
+  // synchronous commit of its mark would do them in place (Log::rotating; the commit after
+  // their completion notes the slot again).
   return (!s.due.empty() || (s.written_since_step && s.WalPastLimit())) && !s.held &&
          !s.log->rotating() && !s.fetching;
 }

@@ -276,8 +276,9 @@ class Slot {
   // flush, then, while the log is past its limit and writes came since the last step, flushes
   // towards it for up to 2 ms; when the log's file is full it only starts the next file (a
   // flush's mark would, and do the rotation's syncs in place). FlushStep does nothing while a
-  // unit is open or held, or a log rotation's syncs are in flight (the commit that closes the
-  // unit, or the next one, comes back to it); a failure fails the slot as a failed Commit does.
+  // unit is open or held, or, with appendfsync always, a log rotation's syncs are in flight
+  // (the commit that closes the unit, or the next one, comes back to it); a failure fails the
+  // slot as a failed Commit does.
   bool flush_due() const;
   // Whether the flushes due can wait while other requests come: no write came for
   // kWriteQuietUs and the log is within a quarter past its limit (where writers' commits

@@ -559,10 +559,10 @@ Result<bool> Slot::Impl::EnforceWalLimit(int past_limit_budget) {
     budget = 1;
   }
   // Search a bounded stretch of groups from where the last call stopped. Not while a log
-  // rotation's syncs are in flight, nor when a flush's mark would start one: the flush's
-  // synchronous commit of its mark would do the syncs in place (StepFlushes starts the
-  // rotation instead). In a 10M-key load that was 65 fdatasync and directory fsync pairs on
-  // the workers, up to 14 ms each.
+  // rotation's syncs are in flight (Log::rotating), nor when a flush's mark would start one:
+  // the flush's synchronous commit of its mark would do the syncs in place (StepFlushes
+  // starts the rotation instead). In a 10M-key load that was 65 fdatasync and directory
+  // fsync pairs on the workers, up to 14 ms each.
   int flushed = 0;
   for (uint32_t i = 0; i < std::min<uint32_t>(n, 256) && flushed < budget && !log->rotating() &&
                        !log->full();

@@ -101,7 +101,7 @@ Log::~Log() {
     if (st.ok() && (m.ring_write->bytes || !m.ring_rotation->waiting.empty())) {
       st = m.WriteBuffer();
     }
-    if (st.ok() && m.unsynced) st = m.SyncCurrent();
+    if (st.ok() && (m.unsynced || m.RotationPending())) st = m.SyncCurrent();
     m.ring_sync->closed = st;
     m.ring_write->closed = st;
     m.ring_rotation->closed = st;
@@ -185,10 +185,6 @@ void Log::Impl::WriteThen(IoRing* ring, std::function<void(const Status&)> done)
     done(st);
     return;
   }
-  if (RotationPending()) {  // the new file takes no write before the old one is synced
-    ring_rotation->waiting.push_back(std::move(done));
-    return;
-  }
   if (!options.ring_writes) {
     done(WriteBuffer());
     return;
@@ -207,6 +203,17 @@ void Log::Impl::WriteThen(IoRing* ring, std::function<void(const Status&)> done)
 }
 
 void Log::Impl::SyncThen(IoRing* ring, std::function<void(const Status&)> done) {
+  if (RotationPending()) {  // nothing after the old file is durable before it is
+    ring_rotation->waiting.push_back(
+        [rr = ring_rotation, ring, done = std::move(done)](const Status& st) {
+          if (!st.ok() || rr->log == nullptr) {
+            done(st);
+            return;
+          }
+          rr->log->SyncThen(ring, done);
+        });
+    return;
+  }
   // A destroyed log answers with what its destructor made durable.
   WriteThen(ring, [rw = ring_write, ring, done = std::move(done)](const Status& st) {
     if (!st.ok() || rw->log == nullptr) {
@@ -222,7 +229,7 @@ void Log::Impl::FsyncThen(IoRing* ring, std::function<void(const Status&)> done)
   RingSync& rs = *m.ring_sync;
   if (!m.unsynced) {
     // Nothing written since the last fsync was started: durable once it completes. (Bytes of
-    // an older file are synced by its rotation, which the writes after it waited for.)
+    // an older file are synced by its rotation, which SyncThen waited for.)
     if (rs.inflight) {
       rs.current.push_back(std::move(done));
     } else {
@@ -438,7 +445,9 @@ uint64_t Log::total_bytes() const {
 
 uint64_t Log::truncated_tail_bytes() const { return impl_->truncated_tail_bytes; }
 const Status& Log::failure() const { return impl_->failure; }
-bool Log::rotating() const { return impl_->RotationPending(); }
+bool Log::rotating() const {
+  return impl_->RotationPending() && impl_->options.fsync == FsyncPolicy::kAlways;
+}
 bool Log::full() const { return impl_->Full(); }
 
 bool Log::idle() const {

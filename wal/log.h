@@ -1,9 +1,10 @@
 // Log: one slot's write-ahead log, a numbered series of files `wal-NNNNNN.log` in the slot's
 // directory. Records are appended to the newest file; a new file starts once the current one
-// passes Options::file_bytes, and the full one is synced then, whatever the policy (so only
-// the newest file can be torn by a power cut): on a worker through its io_uring, the new file
-// taking no write (CommitThen waiting) until that sync and the directory's are done. Files are
-// removed whole, oldest first, once the slot says nothing in them is needed (RemoveFilesBefore).
+// passes Options::file_bytes, and the full one is synced then, whatever the policy: on a worker
+// through its io_uring, the new file taking writes meanwhile but none of it counting as durable
+// until that sync and the directory's are done (so a power cut can tear only the newest two
+// files, the older only when the newer holds nothing durable). Files are removed whole, oldest
+// first, once the slot says nothing in them is needed (RemoveFilesBefore).
 //
 // Units: the records appended from BeginUnit until the unit closes form one unit, which replay
 // applies whole or not at all: a write torn by a crash inside a unit loses the whole unit.
@@ -81,8 +82,9 @@ class Log {
   // Opens the log in options.dir, replaying every record of every file in order through visit
   // (a visitor error stops Open and is returned). A damaged tail of the newest file (incomplete
   // record, zero fill, or a bad record that reaches the end of the file) is truncated and
-  // counted in truncated_tail_bytes(). Damage anywhere else returns Corruption naming the file
-  // and offset, e.g. "wal-000002.log at offset 4096: checksum mismatch".
+  // counted in truncated_tail_bytes(); so is one of the file before it, and then the newest
+  // file is emptied too (the log ends at the tear). Damage anywhere else returns Corruption
+  // naming the file and offset, e.g. "wal-000002.log at offset 4096: checksum mismatch".
   static Result<std::unique_ptr<Log>> Open(const Options& options, const Visitor& visit);
 
   ~Log();
@@ -140,7 +142,8 @@ class Log {
 
   // How far the log is durable (synced): every record of the files before durable_end().file_no
   // and, of that file, those that end at or before its offset (size is 0). After Open every
-  // replayed record is (Open syncs what may not be).
+  // replayed record is (Open syncs what may not be). It enters a new file only once the
+  // rotation's syncs of the one before are done.
   LogPos durable_end() const;
   // Makes what was written durable soon, whatever the policy: on a thread with an io_uring (a
   // worker) by starting an fsync through it, unless one is in flight or nothing waits for one;
@@ -156,8 +159,8 @@ class Log {
   const Status& failure() const;
   // Whether no write or fsync of this log is in flight through the io_uring.
   bool idle() const;
-  // Whether a new file waits for its rotation's syncs through the io_uring (a synchronous
-  // write now would do them in place).
+  // Whether a rotation's syncs are out through the io_uring and a synchronous Commit would do
+  // them in place (kAlways: it syncs; other commits write into the new file meanwhile).
   bool rotating() const;
   // Whether the next Append starts a new file (the current one reached file_bytes and no unit
   // is open in it).

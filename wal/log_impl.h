@@ -83,11 +83,13 @@ struct Log::Impl {
   };
   std::shared_ptr<RingWrite> ring_write = MakeRingWrite();
   // A rotation's syncs in flight through the thread's io_uring (Rotate): the old file's
-  // fdatasync and the directory's fsync (the new file's name). Until they complete, the new
-  // file takes no write, so that no byte of it can reach the disk before the old file is whole
-  // there (a power cut may tear only the newest file); commits meanwhile wait for them
-  // (WriteThen), and a synchronous write does them itself first (SettleRotation). Shared with
-  // the completion, which may come after the log is gone.
+  // fdatasync and the directory's fsync (the new file's name). The new file takes writes
+  // meanwhile, so a power cut may tear the newest two files (replay then ends the log at the
+  // older one's tear); nothing of the new file counts as durable until they complete
+  // (RaiseDurable), commits that must be durable (kAlways) wait for them (SyncThen), and a
+  // synchronous sync does them itself first (SettleRotation), as does the next rotation: at
+  // most two files are ever unsynced. Shared with the completion, which may come after the log
+  // is gone.
   struct RingRotation {
     Impl* log = nullptr;    // nullptr once the log is destroyed
     bool inflight = false;
@@ -96,7 +98,8 @@ struct Log::Impl {
     bool sync_file = false;  // the old file had bytes no finished fsync covered
     int error = 0;          // errno of a failed ring sync
     Status closed;          // what the destructor made of the waiting commits
-    std::vector<std::function<void(const Status&)>> waiting;  // WriteThen's, to run again
+    LogPos synced_after;    // the furthest completed sync of the new file, durable with them
+    std::vector<std::function<void(const Status&)>> waiting;  // SyncThen's, to run again
   };
   std::shared_ptr<RingRotation> ring_rotation = MakeRingRotation();
 
@@ -212,8 +215,19 @@ struct Log::Impl {
     const bool in_flight = rw.bytes && !rw.settled && rw.file_no == current_no;
     return LogPos{.offset = in_flight ? rw.offset : Current().size, .file_no = current_no};
   }
+  // Raises durable to `to`, a place a completed sync covers. A place past a file whose
+  // rotation's syncs are still out waits for them (synced_after); after a failure (a rotation's
+  // sync may be what failed) it stays where it is.
   void RaiseDurable(const LogPos& to) {
-    if (!EndsBy(to, durable)) durable = to;
+    if (!failure.ok()) return;
+    RingRotation& rr = *ring_rotation;
+    LogPos& raised = RotationPending() && to.file_no > rr.file_no ? rr.synced_after : durable;
+    if (!EndsBy(to, raised)) raised = to;
+  }
+  // The rotation's syncs are done: the old file is whole, and what the new one's syncs covered.
+  void RaiseDurableAfterRotation(const RingRotation& rr) {
+    RaiseDurable(LogPos{.offset = 0, .file_no = rr.file_no + 1});
+    RaiseDurable(rr.synced_after);
   }
 
   // Submits an fsync of the current file through ring for what was written so far.
@@ -265,7 +279,10 @@ struct Log::Impl {
     return st;
   }
 
+  // Makes everything written durable: a rotation's syncs still out (in place), then the
+  // current file.
   Status SyncCurrent() {
+    SLOTKV_RETURN_IF_ERROR(SettleRotation());
     const LogPos covers = WrittenEnd();
     Status st = Current().file->Sync();
     if (!st.ok()) return Fail(std::move(st));
@@ -307,11 +324,9 @@ struct Log::Impl {
                                 std::strerror(ring_sync->error)));
   }
 
-  // Settles the ring write in flight and a rotation's syncs, and writes the closed units of
-  // the buffer behind them.
+  // Settles the ring write in flight and writes the closed units of the buffer behind it.
   Status WriteBuffer() {
     SLOTKV_RETURN_IF_ERROR(Settle());
-    SLOTKV_RETURN_IF_ERROR(SettleRotation());
     const size_t n = closed_bytes();
     if (n == 0) return Status::OK();
     Status st = Current().file->Write(Current().size, std::string_view(buffer).substr(0, n));
@@ -336,12 +351,15 @@ struct Log::Impl {
 
   // Closes the current file (written out and synced) and starts the next one. Synced under
   // every policy, kNo included: one sync per file_bytes of log costs little, and it means a
-  // power cut can only tear the newest file, whose damaged tail replay truncates; a torn older
-  // file would stop Open with Corruption. On a worker the syncs go through its io_uring
-  // (RingRotation): done in place, they held it 5.4 ms per rotation on average and up to 78 ms
-  // during a 10M-key load, while the page cache was being written back.
+  // power cut can only tear the newest two files (the older one only while its rotation's
+  // syncs are out), whose damaged tail replay truncates; a torn older file would stop Open
+  // with Corruption. On a worker the syncs go through its io_uring (RingRotation): done in
+  // place, they held it 5.4 ms per rotation on average and up to 78 ms during a 10M-key load,
+  // while the page cache was being written back; and while commits waited for them, SET
+  // -P 16 over a 3M keyspace saw replies 150-365 ms late.
   Status Rotate() {
     SLOTKV_RETURN_IF_ERROR(WriteBuffer());
+    SLOTKV_RETURN_IF_ERROR(SettleRotation());  // the file before the current one: in place
     IoRing* ring = IoRing::Current();
     // (A rotation whose syncs a synchronous write settled may still await its completion.)
     const int dir_fd = ring != nullptr && Current().file->NativeHandle() >= 0 &&
@@ -358,6 +376,7 @@ struct Log::Impl {
     rr.inflight = true;
     rr.settled = false;
     rr.file_no = current_no;
+    rr.synced_after = LogPos{};
     rr.sync_file = unsynced || ring_sync->inflight;  // one in flight may predate the last bytes
     Status st = CreateFile(current_no + 1, /*sync_dir=*/false);
     if (!st.ok()) {
@@ -384,11 +403,11 @@ struct Log::Impl {
     if (st.ok()) st = options.fs->SyncDir(options.dir);
     if (!st.ok()) return Fail(std::move(st));
     rr.settled = true;
-    RaiseDurable(LogPos{.offset = 0, .file_no = rr.file_no + 1});
+    RaiseDurableAfterRotation(rr);
     return Status::OK();
   }
 
-  // The rotation's syncs completed: the commits that waited for them write now (or learn the
+  // The rotation's syncs completed: the commits that waited for them go on (or learn the
   // failure, or what the destructor made of them).
   static void OnRotationSynced(const std::shared_ptr<RingRotation>& rr, int error) {
     rr->inflight = false;
@@ -402,20 +421,15 @@ struct Log::Impl {
     if (error != 0 && !rr->settled) {
       log->Fail(Status::IOError(std::string("wal: fdatasync: ") + std::strerror(error)))
           .PermitUnchecked();  // sticky now
-    } else if (error == 0) {
-      log->RaiseDurable(LogPos{.offset = 0, .file_no = rr->file_no + 1});  // the old file whole
+    } else if (error == 0 && !rr->settled) {
+      log->RaiseDurableAfterRotation(*rr);
     }
-    IoRing* ring = IoRing::Current();
-    for (auto& done : waiting) {
-      if (ring == nullptr) {
-        done(log->failure.ok() ? log->WriteBuffer() : log->failure);
-      } else {
-        log->WriteThen(ring, std::move(done));
-      }
-    }
+    for (auto& done : waiting) done(log->failure);
   }
 
-  Status Replay(uint32_t file_no, bool newest, const Visitor& visit);
+  Status Replay(uint32_t file_no, bool may_tear, const Visitor& visit, bool* torn);
+  // Truncates file_no to off (a torn tail), logged and counted.
+  Status CutTail(uint32_t file_no, uint64_t off, std::string_view reason);
 };
 
 }  // namespace slotkv::wal

@@ -459,42 +459,55 @@ TEST_CASE("durable_end on a worker: a ring fsync covers what was written, not wh
   IoRing::SetCurrent(nullptr);
 }
 
-TEST_CASE("a rotation on a worker syncs through the ring; the new file waits for it") {
-  for (bool ring_writes : {false, true}) {
-    CAPTURE(ring_writes);
-    RingLogEnv env(FsyncPolicy::kEverySec);
-    env.options.ring_writes = ring_writes;
-    env.options.file_bytes = 200;
-    IoRing* ring = env.ring.get();
-    Answers answer;
-    {
-      std::unique_ptr<Log> log = OpenOnRing(env);
-      for (uint64_t seq = 1; seq <= 3; ++seq) {
-        REQUIRE(log->Append(Put(seq, "k", std::string(60, 'x'))).ok());
-        log->CommitThen(answer("c" + std::to_string(seq)));
+TEST_CASE("a rotation on a worker syncs through the ring; the new file takes writes meanwhile") {
+  // Only commits that must be durable (always) wait for the rotation's syncs; nothing of the
+  // new file counts as durable before them.
+  for (FsyncPolicy policy : {FsyncPolicy::kEverySec, FsyncPolicy::kAlways}) {
+    for (bool ring_writes : {false, true}) {
+      CAPTURE(policy);
+      CAPTURE(ring_writes);
+      RingLogEnv env(policy);
+      env.options.ring_writes = ring_writes;
+      env.options.file_bytes = 200;
+      IoRing* ring = env.ring.get();
+      Answers answer;
+      {
+        std::unique_ptr<Log> log = OpenOnRing(env);
+        for (uint64_t seq = 1; seq <= 3; ++seq) {
+          REQUIRE(log->Append(Put(seq, "k", std::string(60, 'x'))).ok());
+          log->CommitThen(answer("c" + std::to_string(seq)));
+          ring->DrainForTest();
+        }
+        REQUIRE(answer.got.size() == 3);
+        const uint32_t old_file = log->current_file_no();
+        // The next append starts a new file: its syncs go to the ring, nothing waits here.
+        auto pos = log->Append(Put(4, "k", "four"));
+        REQUIRE(pos.ok());
+        CHECK(pos->file_no == old_file + 1);
+        CHECK(ring->inflight() >= 1);
+        CHECK_FALSE(log->idle());
+        CHECK(log->rotating() == (policy == FsyncPolicy::kAlways));
+        log->CommitThen(answer("c4"));
+        const bool waits = policy == FsyncPolicy::kAlways || ring_writes;
+        CHECK(answer.got.size() == (waits ? 3 : 4));
+        // (A ring write may be done before it is reaped.)
+        if (policy == FsyncPolicy::kAlways) CHECK(FileBytes(env.options, pos->file_no) == 0);
+        if (!waits) CHECK(FileBytes(env.options, pos->file_no) == pos->size);
+        CHECK(log->durable_end().file_no == old_file);
+        CHECK(log->ReadAt(*pos)->value == "four");  // readable meanwhile
         ring->DrainForTest();
+        REQUIRE(answer.got.size() == 4);
+        CHECK(answer.got[3] == "c4:OK");
+        CHECK(FileBytes(env.options, pos->file_no) == pos->size);
+        CHECK(log->idle());
+        // The old file whole, by its rotation; always also synced the new one.
+        CHECK(log->durable_end() ==
+              LogPos{.offset = policy == FsyncPolicy::kAlways ? pos->size : 0,
+                     .file_no = pos->file_no});
       }
-      REQUIRE(answer.got.size() == 3);
-      const uint32_t old_file = log->current_file_no();
-      // The next append starts a new file: its syncs go to the ring, nothing waits here.
-      auto pos = log->Append(Put(4, "k", "four"));
-      REQUIRE(pos.ok());
-      CHECK(pos->file_no == old_file + 1);
-      CHECK(ring->inflight() >= 1);
-      CHECK_FALSE(log->idle());
-      log->CommitThen(answer("c4"));
-      CHECK(answer.got.size() == 3);  // waits for the rotation's syncs
-      CHECK(FileBytes(env.options, pos->file_no) == 0);  // nothing written to the new file yet
-      CHECK(log->ReadAt(*pos)->value == "four");      // readable meanwhile
-      ring->DrainForTest();
-      REQUIRE(answer.got.size() == 4);
-      CHECK(answer.got[3] == "c4:OK");
-      CHECK(FileBytes(env.options, pos->file_no) == pos->size);
-      CHECK(log->idle());
-      CHECK(log->durable_end().file_no == pos->file_no);  // the old file whole, by its rotation
+      IoRing::SetCurrent(nullptr);
+      CHECK(ReplayedSeqs(env.options) == std::vector<uint64_t>{1, 2, 3, 4});
     }
-    IoRing::SetCurrent(nullptr);
-    CHECK(ReplayedSeqs(env.options) == std::vector<uint64_t>{1, 2, 3, 4});
   }
 }
 
@@ -537,27 +550,34 @@ TEST_CASE("a rotation's syncs: done in place by a synchronous write, or when the
   }
 }
 
-TEST_CASE("a failed fsync of a rotation fails the log and the commits that waited") {
+TEST_CASE("a failed fsync of a rotation fails the log; nothing after it becomes durable") {
   RingLogEnv env(FsyncPolicy::kEverySec);
   FaultFs fault(env.fs.get());
   env.options.fs = &fault;
   env.options.file_bytes = 100;
+  env.options.ring_writes = false;  // commits write in place
   IoRing* ring = env.ring.get();
   Answers answer;
   {
     std::unique_ptr<Log> log = OpenOnRing(env);
     REQUIRE(log->Append(Put(1, "a", std::string(120, 'x'))).ok());
     log->CommitThen(answer("first"));  // written, not synced (everysec, no second passed)
-    ring->DrainForTest();
+    const uint32_t old_file = log->current_file_no();
     fault.FailNthSync(1);
     REQUIRE(log->Append(Put(2, "b", "2")).ok());  // rotates: the old file's fsync fails
-    log->CommitThen(answer("second"));
-    ring->DrainForTest();
+    log->CommitThen(answer("second"));            // into the new file, not waiting
     REQUIRE(answer.got.size() == 2);
+    REQUIRE(log->SyncSoon().ok());  // the new file's fsync succeeds
+    log->set_fsync(FsyncPolicy::kAlways);
+    REQUIRE(log->Append(Put(3, "c", "3")).ok());
+    log->CommitThen(answer("third"));  // waits for the rotation
+    ring->DrainForTest();
+    REQUIRE(answer.got.size() == 3);
     CHECK(answer.got[0] == "first:OK");
-    CHECK(answer.got[1] == "second:IO error: wal: fdatasync: Input/output error");
+    CHECK(answer.got[2] == "third:IO error: wal: fdatasync: Input/output error");
     CHECK_FALSE(log->failure().ok());
-    CHECK_FALSE(log->Append(Put(3, "c", "3")).ok());
+    CHECK(log->durable_end().file_no == old_file);
+    CHECK_FALSE(log->Append(Put(4, "d", "4")).ok());
   }
   IoRing::SetCurrent(nullptr);
 }

@@ -79,9 +79,9 @@ Result<uint64_t> NextWholeRecord(ChunkReader& reader, uint64_t from, uint64_t si
 
 }  // namespace
 
-// Replays one file. For the newest file a damaged tail is truncated; anything else damaged is
-// Corruption naming the file and offset.
-Status Log::Impl::Replay(uint32_t file_no, bool newest, const Visitor& visit) {
+// Replays one file. When it may be torn (one of the newest two) a damaged tail is truncated
+// and *torn set; anything else damaged is Corruption naming the file and offset.
+Status Log::Impl::Replay(uint32_t file_no, bool may_tear, const Visitor& visit, bool* torn) {
   LiveFile& live = files.at(file_no);
   const uint64_t size = live.file->Size();
   ChunkReader reader(live.file.get(), size);
@@ -130,7 +130,7 @@ Status Log::Impl::Replay(uint32_t file_no, bool newest, const Visitor& visit) {
       if (declared_end < size) return CorruptionAt(file_no, off, tail_reason);
       // A torn tail, or a damaged length in the middle of the file?
       SLOTKV_ASSIGN_OR_RETURN(uint64_t next,
-                              newest ? NextWholeRecord(reader, off + 1, size) : size);
+                              may_tear ? NextWholeRecord(reader, off + 1, size) : size);
       if (next < size) {
         return CorruptionAt(file_no, off,
                             std::string(tail_reason) + "; whole records follow from offset " +
@@ -144,19 +144,29 @@ Status Log::Impl::Replay(uint32_t file_no, bool newest, const Visitor& visit) {
     return Status::OK();
   }
   if (off == size) tail_reason = "unit cut short";
-  if (!newest) return CorruptionAt(file_no, unit_records.empty() ? off : unit_start, tail_reason);
+  if (!may_tear) {
+    return CorruptionAt(file_no, unit_records.empty() ? off : unit_start, tail_reason);
+  }
   // A unit cut short by the tail goes with it: none of its records was acknowledged.
   if (!unit_records.empty()) off = unit_start;
-  // A torn tail of the newest file: the write that made it was never acknowledged as durable.
+  // A torn tail: the write that made it was never acknowledged as durable.
+  *torn = true;
+  return CutTail(file_no, off, tail_reason);
+}
+
+Status Log::Impl::CutTail(uint32_t file_no, uint64_t off, std::string_view reason) {
+  LiveFile& live = files.at(file_no);
+  const uint64_t size = live.file->Size();
+  live.size = off;
+  if (size == off) return Status::OK();
   std::fprintf(stderr, "wal: %s: cutting a torn tail of %llu bytes at offset %llu (%.*s)\n",
                PathOf(file_no).c_str(), static_cast<unsigned long long>(size - off),
-               static_cast<unsigned long long>(off), static_cast<int>(tail_reason.size()),
-               tail_reason.data());
+               static_cast<unsigned long long>(off), static_cast<int>(reason.size()),
+               reason.data());
   SLOTKV_RETURN_IF_ERROR(live.file->Truncate(off));
   SLOTKV_RETURN_IF_ERROR(live.file->Sync());
   ++stats.syncs;
   truncated_tail_bytes += size - off;
-  live.size = off;
   return Status::OK();
 }
 
@@ -176,8 +186,16 @@ Result<std::unique_ptr<Log>> Log::Open(const Options& options, const Visitor& vi
     SLOTKV_ASSIGN_OR_RETURN(std::unique_ptr<File> file, options.fs->Open(impl->PathOf(n)));
     impl->files[n] = Impl::LiveFile{std::move(file), 0};
   }
-  for (uint32_t n : numbers) {
-    SLOTKV_RETURN_IF_ERROR(impl->Replay(n, n == numbers.back(), visit));
+  // A power cut may tear the newest two files: the new file takes writes while the old one's
+  // rotation syncs are out. When the older is torn, those syncs never completed, so nothing of
+  // the newer was durable (durable_end) or acknowledged as such: the log ends at the tear.
+  bool torn = false;
+  for (size_t i = 0; i < numbers.size(); ++i) {
+    if (torn) {
+      SLOTKV_RETURN_IF_ERROR(impl->CutTail(numbers[i], 0, "follows a torn file"));
+      continue;
+    }
+    SLOTKV_RETURN_IF_ERROR(impl->Replay(numbers[i], i + 2 >= numbers.size(), visit, &torn));
   }
   if (numbers.empty()) {
     SLOTKV_RETURN_IF_ERROR(impl->CreateFile(1));
@@ -185,9 +203,9 @@ Result<std::unique_ptr<Log>> Log::Open(const Options& options, const Visitor& vi
     impl->current_no = numbers.back();
   }
   // What was replayed may not be durable: a killed process leaves its writes in the page cache,
-  // and a rotation's sync may not have finished. A file took its first byte only after the
-  // file before it was synced, so syncing the newest two makes every replayed record durable
-  // (durable_end: a slot persists only durable records).
+  // and a rotation's sync may not have finished. A rotation completes the one before it first,
+  // so syncing the newest two makes every replayed record durable (durable_end: a slot
+  // persists only durable records).
   for (auto it = impl->files.rbegin(); it != impl->files.rend(); ++it) {
     if (it->first + 1 < impl->current_no) break;
     if (it->second.size == 0) continue;

@@ -301,10 +301,37 @@ TEST_CASE("a bad last record of an older file is corruption") {
   env.options.file_bytes = 100;
   std::vector<LogPos> pos;
   { pos = env.Write(*env.Open(), 1, 3, 120); }
-  env.FlipByte(2, pos[1].offset + pos[1].size - 1);
+  env.FlipByte(1, pos[0].offset + pos[0].size - 1);  // older than the newest two
   auto log = env.TryOpen();
   REQUIRE_FALSE(log.ok());
-  CHECK(log.status().message() == "wal-000002.log at offset 0: checksum mismatch");
+  CHECK(log.status().message() == "wal-000001.log at offset 0: checksum mismatch");
+}
+
+TEST_CASE("a torn tail of the file before the newest ends the log there") {
+  // Its rotation's syncs never completed (a power cut), so nothing of the newest file was
+  // durable: it is emptied, and the log goes on from there.
+  LogEnv env;
+  env.options.file_bytes = 100;
+  std::vector<LogPos> pos;
+  { pos = env.Write(*env.Open(), 1, 3, 120); }
+  REQUIRE(pos[2].file_no == 3);
+  const uint64_t end_of_2 = env.Contents(2).size();
+  const uint64_t size_of_3 = env.Contents(3).size();
+  env.AppendRaw(2, "\x07\x07\x07");
+  Replayed replayed;
+  auto log = env.Open(&replayed);
+  CHECK(Seqs(replayed) == Range(1, 2));
+  CHECK(log->truncated_tail_bytes() == 3 + size_of_3);
+  CHECK(env.Contents(2).size() == end_of_2);
+  CHECK(env.Contents(3).empty());
+  CHECK(log->current_file_no() == 3);
+  const LogPos ten = env.Write(*log, 10, 1)[0];
+  CHECK(ten.file_no == 3);
+  CHECK(ten.offset == 0);
+  log.reset();
+  Replayed again;
+  log = env.Open(&again);
+  CHECK(Seqs(again) == std::vector<uint64_t>{1, 2, 10});
 }
 
 TEST_CASE("files rotate at file_bytes and replay across files in order") {

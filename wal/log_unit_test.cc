@@ -94,6 +94,8 @@ TEST_CASE("a unit cut short in an older file is corruption") {
     pos = WriteUnit(*log, 1, 3);
     REQUIRE(log->StartNewFile().ok());
     env.Write(*log, 4, 1);
+    REQUIRE(log->StartNewFile().ok());  // file 1 older than the newest two
+    env.Write(*log, 5, 1);
   }
   const std::string first = env.Contents(1);
   REQUIRE(env.mem.WriteFileAtomic(Path(1), first.substr(0, pos[2].offset)).ok());
