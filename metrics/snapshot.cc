@@ -1,6 +1,7 @@
 #include "metrics/snapshot.h"
 
 #include <algorithm>
+#include <atomic>
 #include <latch>
 
 #include "core/command/blocking.h"
@@ -46,6 +47,29 @@ void OnEveryWorker(command::ServerState& state, Fn fn) {
   done.wait();
 }
 
+// Resolves the slots' key counts (Slot::ResolveKeyCount) for a slice of each worker's time a
+// visit, until none is left (or kKeyCountSlices visits), so that reading them does not hold a
+// worker. A failure is left to the read.
+void ResolveKeyCounts(command::ServerState& state) {
+  command::Keyspace& ks = *state.keyspace;
+  const auto workers = static_cast<uint32_t>(state.executor->workers());
+  for (int visit = 0; visit < slot::Slot::kKeyCountSlices; ++visit) {
+    std::atomic<bool> resolved{true};
+    OnEveryWorker(state, [&](int w) {
+      const int64_t until = ks.clock()->MonotonicUs() + slot::Slot::kKeyCountSliceUs;
+      for (uint32_t s = static_cast<uint32_t>(w); s < ks.slots(); s += workers) {
+        for (uint32_t db = 0; db < ks.databases(); ++db) {
+          Result<slot::Slot*> slot = ks.Get(s, db, /*create=*/false);
+          if (!slot.ok() || *slot == nullptr) continue;
+          Result<bool> done = (*slot)->ResolveKeyCount(until - ks.clock()->MonotonicUs());
+          if (done.ok() && !*done) resolved = false;
+        }
+      }
+    });
+    if (resolved) return;
+  }
+}
+
 }  // namespace
 
 ServerSnapshot Gather(command::ServerState& state) {
@@ -55,6 +79,7 @@ ServerSnapshot Gather(command::ServerState& state) {
   out.databases = ks.databases();
   out.slots.resize(ks.slots());
   std::vector<Status> failures(static_cast<size_t>(out.workers));
+  ResolveKeyCounts(state);
   OnEveryWorker(state, [&](int w) {
     for (uint32_t s = static_cast<uint32_t>(w); s < ks.slots();
          s += static_cast<uint32_t>(out.workers)) {

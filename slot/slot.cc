@@ -473,28 +473,43 @@ bool Slot::empty() const {
   return impl_->buckets->cell_count() == 0 && impl_->wal_entries == 0;
 }
 
+Status Slot::Impl::ResolveBases(Group& group) {
+  Status failure;
+  group.map.ForEach([&](std::string_view key, uint64_t hash, MapEntry& entry) {
+    if (!failure.ok() || entry.base != BaseState::kUnknown) return;
+    Result<bool> has = HasCell(hash, key);
+    if (!has.ok()) {
+      failure = has.status();
+      return;
+    }
+    CountEntry(group, entry, -1);
+    entry.base = *has ? BaseState::kPresent : BaseState::kAbsent;
+    CountEntry(group, entry, 1);
+  });
+  return failure;
+}
+
 Result<uint64_t> Slot::KeyCount() {
   Impl& s = *impl_;
   int64_t count = static_cast<int64_t>(s.buckets->cell_count());
-  Status failure;
   for (Group& group : s.groups) {
-    if (group.unknown_base > 0) {
-      group.map.ForEach([&](std::string_view key, uint64_t hash, MapEntry& entry) {
-        if (!failure.ok() || entry.base != BaseState::kUnknown) return;
-        Result<bool> has = s.HasCell(hash, key);
-        if (!has.ok()) {
-          failure = has.status();
-          return;
-        }
-        CountEntry(group, entry, -1);
-        entry.base = *has ? BaseState::kPresent : BaseState::kAbsent;
-        CountEntry(group, entry, 1);
-      });
-    }
+    if (group.unknown_base > 0) SLOTKV_RETURN_IF_ERROR(s.ResolveBases(group));
     count += group.key_delta;
   }
-  SLOTKV_RETURN_IF_ERROR(failure);
   return static_cast<uint64_t>(count);
+}
+
+Result<bool> Slot::ResolveKeyCount(int64_t slice_us) {
+  Impl& s = *impl_;
+  const int64_t until = s.clock->MonotonicUs() + slice_us;
+  bool resolved_one = false;  // each call makes progress, whatever the clock says
+  for (Group& group : s.groups) {
+    if (group.unknown_base == 0) continue;
+    if (resolved_one && s.clock->MonotonicUs() >= until) return false;
+    SLOTKV_RETURN_IF_ERROR(s.ResolveBases(group));
+    resolved_one = true;
+  }
+  return true;
 }
 
 void Slot::Impl::ResetGroup(Group& group) {

@@ -445,6 +445,9 @@ struct Slot::Impl {
   bool CacheHasRoom(size_t key_bytes, size_t value_bytes) const;
   // Whether key has a cell in the bucket pages (live or expired).
   Result<bool> HasCell(uint64_t hash, std::string_view key);
+  // Learns whether the buckets hold each key of the group's map whose base is unknown
+  // (KeyCount).
+  Status ResolveBases(Group& group);
 
   // Closes the log's open unit, then (flush) runs the flushes the writes of this unit and
   // earlier ones made due, up to kFlushesPerUnit (RunDueFlushes); !flush leaves them to

@@ -317,6 +317,23 @@ TEST_CASE("the expiry step passes buckets without an expiry time without reading
   CHECK(f.PageLooks() == before);
 }
 
+TEST_CASE("ResolveKeyCount reads what KeyCount would, a group or more a call") {
+  Fixture f;
+  for (int i = 0; i < 1000; ++i) f.Put("k" + std::to_string(i), "v");
+  REQUIRE(f.slot->Flush().ok());
+  // Overwrites and new keys: whether the buckets hold them is not known until read.
+  for (int i = 500; i < 1500; ++i) f.Put("k" + std::to_string(i), "w");
+  int calls = 1;
+  uint64_t before = f.PageLooks();
+  while (!*f.slot->ResolveKeyCount(0)) ++calls;  // the fixture's clock stands still
+  CHECK(calls > 10);
+  CHECK(f.PageLooks() > before);
+  before = f.PageLooks();
+  CHECK(*f.slot->KeyCount() == 1500);
+  CHECK(f.PageLooks() == before);
+  CHECK(*f.slot->ResolveKeyCount(0));
+}
+
 TEST_CASE("expiry steps look at a bucket again once a write sets an expiry time there") {
   Fixture f;
   for (int i = 0; i < 200; ++i) f.Put("k" + std::to_string(i), "v");

@@ -114,23 +114,43 @@ inline Task ForEachSlot(AsyncContext& ctx, std::function<bool(Store&)> fn, uint3
   co_await ctx.ToHome();
 }
 
+// Lets slot s of database db resolve its key count a slice at a time
+// (Slot::ResolveKeyCount), the worker serving what waits between slices, so that KeyCount
+// then reads (almost) nothing. A failure is left to KeyCount. REQUIRES: on s's owner; a visit
+// takes its slot again after it.
+inline Task ResolveKeyCount(AsyncContext& ctx, uint32_t s, uint32_t db) {
+  for (int slice = 0; slice < slot::Slot::kKeyCountSlices; ++slice) {
+    Result<slot::Slot*> slot = ctx.server.keyspace->Get(s, db, /*create=*/false);
+    if (!slot.ok() || *slot == nullptr) co_return;
+    Result<bool> done = (*slot)->ResolveKeyCount(slot::Slot::kKeyCountSliceUs);
+    if (!done.ok() || *done) co_return;
+    co_await ctx.Requeue();
+  }
+}
+
 // The key count of every slot of database db ((*counts)[slot], as Slot::KeyCount: expired keys
-// not yet reclaimed included), visiting each owner, then home. *failure is the first error.
+// not yet reclaimed included), visiting each owner in turn, then home. *failure is the first
+// error.
 inline Task CountKeys(AsyncContext& ctx, uint32_t db, std::vector<uint64_t>* counts,
                       Status* failure) {
-  counts->assign(ctx.server.keyspace->slots(), 0);
-  co_await ForEachSlot(
-      ctx,
-      [&](Store& store) {
-        Result<uint64_t> n = store.KeyCount();
-        if (!n.ok()) {
-          *failure = n.status();
-          return false;
-        }
-        (*counts)[store.slot()] = *n;
-        return true;
-      },
-      db);
+  const int workers = ctx.server.executor->workers();
+  const uint32_t slots = ctx.server.keyspace->slots();
+  counts->assign(slots, 0);
+  for (int w = 0; w < workers && failure->ok(); ++w) {
+    co_await ctx.ToWorker(w);
+    for (uint32_t s = static_cast<uint32_t>(w); s < slots && failure->ok();
+         s += static_cast<uint32_t>(workers)) {
+      co_await ResolveKeyCount(ctx, s, db);
+      co_await ctx.ToSlot(s);
+      Result<uint64_t> n = ctx.StoreOf(s, db).KeyCount();
+      if (n.ok()) {
+        (*counts)[s] = *n;
+      } else {
+        *failure = n.status();
+      }
+    }
+  }
+  co_await ctx.ToHome();
 }
 
 }  // namespace slotkv::command

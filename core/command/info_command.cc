@@ -20,6 +20,7 @@
 #include "core/command/blocking.h"
 #include "core/command/collection_pages.h"
 #include "core/command/command_table.h"
+#include "core/command/fanout.h"
 #include "core/command/replication.h"
 #include "core/command/server_family.h"
 
@@ -164,6 +165,7 @@ Task GatherEngine(AsyncContext& ctx, bool count_keys, EngineTotals* out) {
     for (uint32_t s = static_cast<uint32_t>(w); s < ks.slots();
          s += static_cast<uint32_t>(workers)) {
       for (uint32_t db = 0; db < ks.databases(); ++db) {
+        if (count_keys) co_await ResolveKeyCount(ctx, s, db);
         Result<slot::Slot*> slot = ks.Get(s, db, /*create=*/false);
         if (!slot.ok()) {
           if (out->failure.ok()) out->failure = slot.status();
