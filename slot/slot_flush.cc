@@ -479,7 +479,7 @@ bool Slot::Impl::StartPublish() {
   auto parts = JoinAnswers(files.size() + (dir_fd >= 0 ? 1 : 0), std::move(finish));
   for (size_t i = 0; i < files.size(); ++i) files[i]->RingSync(*ring, std::move(parts[i]));
   if (dir_fd >= 0) {
-    ring->Sync(dir_fd, std::move(parts.back()));
+    options.fs->RingSyncDir(*ring, dir_fd, options.dir, std::move(parts.back()));
     close(dir_fd);  // the ring syncs a duplicate
   }
   return true;

@@ -388,7 +388,7 @@ struct Log::Impl {
     auto parts = JoinAnswers(rr.sync_file ? 2 : 1, [rr = ring_rotation](int error) {
       OnRotationSynced(rr, error);
     });
-    ring->Sync(dir_fd, std::move(parts[0]));
+    options.fs->RingSyncDir(*ring, dir_fd, options.dir, std::move(parts[0]));
     close(dir_fd);  // the ring syncs a duplicate
     if (rr.sync_file) files.at(rr.file_no).file->RingSync(*ring, std::move(parts[1]));
     return Status::OK();

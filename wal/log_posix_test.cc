@@ -582,5 +582,39 @@ TEST_CASE("a failed fsync of a rotation fails the log; nothing after it becomes 
   IoRing::SetCurrent(nullptr);
 }
 
+TEST_CASE("a failed directory fsync of a rotation fails the log, through the ring or in place") {
+  for (bool on_ring : {true, false}) {
+    CAPTURE(on_ring);
+    RingLogEnv env(FsyncPolicy::kEverySec);
+    FaultFs fault(env.fs.get());
+    env.options.fs = &fault;
+    env.options.file_bytes = 100;
+    Answers answer;
+    {
+      std::unique_ptr<Log> log = OpenOnRing(env);
+      if (!on_ring) IoRing::SetCurrent(nullptr);
+      REQUIRE(log->Append(Put(1, "a", std::string(120, 'x'))).ok());
+      REQUIRE(log->Commit().ok());
+      const uint64_t dir_syncs = fault.dir_syncs();
+      fault.FailNthDirSync(1);
+      const auto rotated = log->Append(Put(2, "b", "2"));
+      CHECK(fault.dir_syncs() == dir_syncs + 1);
+      if (on_ring) {
+        REQUIRE(rotated.ok());
+        log->set_fsync(FsyncPolicy::kAlways);
+        log->CommitThen(answer("waits"));
+        env.ring->DrainForTest();
+        REQUIRE(answer.got.size() == 1);
+        CHECK(answer.got[0] == "waits:IO error: wal: fdatasync: Input/output error");
+      } else {
+        CHECK(rotated.status().ToString() == "IO error: injected directory fsync failure");
+      }
+      CHECK_FALSE(log->failure().ok());
+      CHECK(log->durable_end().file_no == 1);
+    }
+    IoRing::SetCurrent(nullptr);
+  }
+}
+
 }  // namespace
 }  // namespace slotkv::wal

@@ -18,6 +18,7 @@ struct FaultFs::State {
   size_t short_write_bytes = 0;
   int fail_sync_in = 0;
   int fail_remove_in = 0;
+  int fail_dir_sync_in = 0;
   int fail_punch_in = 0;
   int misses_left = 0;  // MissPageCache
   bool space_limited = false;
@@ -25,6 +26,7 @@ struct FaultFs::State {
   std::string only_paths;  // faults hit only files whose path contains it
   uint64_t writes = 0;
   uint64_t syncs = 0;
+  uint64_t dir_syncs = 0;
   uint64_t reads = 0;
 
   // What the next write of n bytes to path should do: write all, write `*partial` bytes then
@@ -66,6 +68,13 @@ struct FaultFs::State {
     return Status::OK();
   }
   Status OnRemove(const std::string& path) { return OnCounted(path, &fail_remove_in, "remove"); }
+  Status OnDirSync(const std::string& dir) {
+    {
+      std::lock_guard lock(mu);
+      ++dir_syncs;
+    }
+    return OnCounted(dir, &fail_dir_sync_in, "directory fsync");
+  }
   Status OnPunch(const std::string& path) { return OnCounted(path, &fail_punch_in, "punch"); }
 
   // Whether the next no-wait read of path misses the page cache (MissPageCache).
@@ -213,6 +222,11 @@ void FaultFs::FailNthSync(int n) {
   state_->fail_sync_in = n;
 }
 
+void FaultFs::FailNthDirSync(int n) {
+  std::lock_guard lock(state_->mu);
+  state_->fail_dir_sync_in = n;
+}
+
 void FaultFs::FailNthRemove(int n) {
   std::lock_guard lock(state_->mu);
   state_->fail_remove_in = n;
@@ -246,6 +260,7 @@ void FaultFs::Clear() {
   state_->short_write_in = 0;
   state_->fail_sync_in = 0;
   state_->fail_remove_in = 0;
+  state_->fail_dir_sync_in = 0;
   state_->fail_punch_in = 0;
   state_->misses_left = 0;
   state_->space_limited = false;
@@ -259,6 +274,11 @@ uint64_t FaultFs::writes() const {
 uint64_t FaultFs::syncs() const {
   std::lock_guard lock(state_->mu);
   return state_->syncs;
+}
+
+uint64_t FaultFs::dir_syncs() const {
+  std::lock_guard lock(state_->mu);
+  return state_->dir_syncs;
 }
 
 uint64_t FaultFs::reads() const {
@@ -283,7 +303,10 @@ Status FaultFs::Remove(const std::string& path) {
 Status FaultFs::Rename(const std::string& from, const std::string& to) {
   return base_->Rename(from, to);
 }
-Status FaultFs::SyncDir(const std::string& dir) { return base_->SyncDir(dir); }
+Status FaultFs::SyncDir(const std::string& dir) {
+  SLOTKV_RETURN_IF_ERROR(state_->OnDirSync(dir));
+  return base_->SyncDir(dir);
+}
 int FaultFs::OpenDir(const std::string& dir) { return base_->OpenDir(dir); }
 
 void FaultFs::RingUnlink(IoRing& ring, int dir_fd, const std::string& dir, std::string name,
@@ -293,6 +316,15 @@ void FaultFs::RingUnlink(IoRing& ring, int dir_fd, const std::string& dir, std::
     return;
   }
   base_->RingUnlink(ring, dir_fd, dir, std::move(name), std::move(done));
+}
+
+void FaultFs::RingSyncDir(IoRing& ring, int dir_fd, const std::string& dir,
+                          std::function<void(int error)> done) {
+  if (!state_->OnDirSync(dir).ok()) {
+    ring.Fail(EIO, std::move(done));
+    return;
+  }
+  base_->RingSyncDir(ring, dir_fd, dir, std::move(done));
 }
 
 }  // namespace slotkv

@@ -1,7 +1,8 @@
 // FaultFs: wraps another Fs and fails chosen calls, so tests can check that every layer turns an
 // I/O failure into the right Status. Counters cover all files opened through this Fs. Its files
 // and directories have the base's descriptors, so I/O through the io_uring (File::RingWrite,
-// RingSync, RingPunchHole, Fs::RingUnlink) is possible, and meets the same faults.
+// RingSync, RingPunchHole, Fs::RingUnlink, Fs::RingSyncDir) is possible, and meets the same
+// faults.
 // Thread-safe.
 #pragma once
 
@@ -25,6 +26,9 @@ class FaultFs : public Fs {
   void ShortNthWrite(int n, size_t bytes);
   // The n-th Sync (or ring fsync) from now fails with IOError (EIO).
   void FailNthSync(int n);
+  // The n-th SyncDir (or ring directory fsync) from now fails with IOError (EIO). Counted
+  // apart from file syncs (dir_syncs()).
+  void FailNthDirSync(int n);
   // The n-th Remove (or ring unlink) from now fails with IOError (EIO) and removes nothing.
   void FailNthRemove(int n);
   // The n-th PunchHole (or ring punch) from now fails with IOError (EIO) and punches nothing.
@@ -44,6 +48,7 @@ class FaultFs : public Fs {
 
   uint64_t writes() const;
   uint64_t syncs() const;
+  uint64_t dir_syncs() const;
   uint64_t reads() const;  // File::Read calls
 
   Result<std::unique_ptr<File>> Open(const std::string& path) override;
@@ -56,6 +61,8 @@ class FaultFs : public Fs {
   int OpenDir(const std::string& dir) override;
   void RingUnlink(IoRing& ring, int dir_fd, const std::string& dir, std::string name,
                   std::function<void(int error)> done) override;
+  void RingSyncDir(IoRing& ring, int dir_fd, const std::string& dir,
+                   std::function<void(int error)> done) override;
 
   struct State;
 

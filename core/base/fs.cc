@@ -27,6 +27,11 @@ void Fs::RingUnlink(IoRing& ring, int dir_fd, const std::string& dir, std::strin
   ring.Unlink(dir_fd, std::move(name), std::move(done));
 }
 
+void Fs::RingSyncDir(IoRing& ring, int dir_fd, const std::string& dir,
+                     std::function<void(int error)> done) {
+  ring.Sync(dir_fd, std::move(done));
+}
+
 std::string JoinPath(std::string_view dir, std::string_view name) {
   std::string path(dir);
   if (!path.empty() && path.back() != '/') path.push_back('/');

@@ -95,6 +95,10 @@ class Fs {
   // OpenDir(dir): done(0 or the errno) from a later IoRing::Reap.
   virtual void RingUnlink(IoRing& ring, int dir_fd, const std::string& dir, std::string name,
                           std::function<void(int error)> done);
+  // SyncDir(dir) through the calling worker's io_uring, dir_fd being OpenDir(dir) (a duplicate
+  // is taken): done(0 or the errno) from a later IoRing::Reap.
+  virtual void RingSyncDir(IoRing& ring, int dir_fd, const std::string& dir,
+                           std::function<void(int error)> done);
 
   // Reads a whole file; NotFound when it does not exist.
   [[nodiscard]] Result<std::string> ReadFile(const std::string& path);

@@ -198,6 +198,22 @@ TEST_CASE("fault fs fails the nth sync") {
   CHECK(fs.syncs() == 2);
 }
 
+TEST_CASE("fault fs fails the nth directory sync, counted apart from file syncs") {
+  MemFs base;
+  FaultFs fs(&base);
+  REQUIRE(fs.CreateDirs("/d").ok());
+  auto file = fs.Open("/d/f");
+  REQUIRE(file.ok());
+  fs.FailNthDirSync(2);
+  CHECK((*file)->Sync().ok());  // not counted
+  CHECK(fs.SyncDir("/d").ok());
+  Status failed = fs.SyncDir("/d");
+  CHECK(failed.ToString() == "IO error: injected directory fsync failure");
+  CHECK(fs.SyncDir("/d").ok());
+  CHECK(fs.dir_syncs() == 3);
+  CHECK(fs.syncs() == 1);
+}
+
 TEST_CASE("fault fs reports no space once the limit is reached") {
   MemFs base;
   FaultFs fs(&base);
