@@ -384,6 +384,10 @@ struct Log::Impl {
       close(dir_fd);
       return Fail(std::move(st));
     }
+    // The new file says so first: replay may end the log at a tear of the old one only then.
+    Record pending;
+    pending.kind = RecordKind::kRotationPending;
+    EncodeRecord(pending, &buffer);
     ++stats.syncs;
     auto parts = JoinAnswers(rr.sync_file ? 2 : 1, [rr = ring_rotation](int error) {
       OnRotationSynced(rr, error);
@@ -430,6 +434,10 @@ struct Log::Impl {
   Status Replay(uint32_t file_no, bool may_tear, const Visitor& visit, bool* torn);
   // Truncates file_no to off (a torn tail), logged and counted.
   Status CutTail(uint32_t file_no, uint64_t off, std::string_view reason);
+  // Whether file_no may follow a torn file: it is empty, or its first record is unreadable
+  // (never synced) or kRotationPending. One that starts with another record was created after
+  // the file before it was synced, so a tear there is damage, not a power cut.
+  Result<bool> MayFollowTear(uint32_t file_no);
 };
 
 }  // namespace slotkv::wal

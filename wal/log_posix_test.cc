@@ -492,17 +492,19 @@ TEST_CASE("a rotation on a worker syncs through the ring; the new file takes wri
         CHECK(answer.got.size() == (waits ? 3 : 4));
         // (A ring write may be done before it is reaped.)
         if (policy == FsyncPolicy::kAlways) CHECK(FileBytes(env.options, pos->file_no) == 0);
-        if (!waits) CHECK(FileBytes(env.options, pos->file_no) == pos->size);
+        // The new file starts with kRotationPending: it took writes before those syncs.
+        CHECK(pos->offset > 0);
+        if (!waits) CHECK(FileBytes(env.options, pos->file_no) == pos->offset + pos->size);
         CHECK(log->durable_end().file_no == old_file);
         CHECK(log->ReadAt(*pos)->value == "four");  // readable meanwhile
         ring->DrainForTest();
         REQUIRE(answer.got.size() == 4);
         CHECK(answer.got[3] == "c4:OK");
-        CHECK(FileBytes(env.options, pos->file_no) == pos->size);
+        CHECK(FileBytes(env.options, pos->file_no) == pos->offset + pos->size);
         CHECK(log->idle());
         // The old file whole, by its rotation; always also synced the new one.
         CHECK(log->durable_end() ==
-              LogPos{.offset = policy == FsyncPolicy::kAlways ? pos->size : 0,
+              LogPos{.offset = policy == FsyncPolicy::kAlways ? pos->offset + pos->size : 0,
                      .file_no = pos->file_no});
       }
       IoRing::SetCurrent(nullptr);

@@ -79,8 +79,9 @@ Result<uint64_t> NextWholeRecord(ChunkReader& reader, uint64_t from, uint64_t si
 
 }  // namespace
 
-// Replays one file. When it may be torn (one of the newest two) a damaged tail is truncated
-// and *torn set; anything else damaged is Corruption naming the file and offset.
+// Replays one file. When it may be torn (the newest, or the one before it when the newest may
+// follow a tear) a damaged tail is truncated and *torn set; anything else damaged is
+// Corruption naming the file and offset.
 Status Log::Impl::Replay(uint32_t file_no, bool may_tear, const Visitor& visit, bool* torn) {
   LiveFile& live = files.at(file_no);
   const uint64_t size = live.file->Size();
@@ -103,6 +104,10 @@ Status Log::Impl::Replay(uint32_t file_no, bool may_tear, const Visitor& visit, 
     size_t consumed = 0;
     const DecodeResult result = DecodeRecord(in, &record, &consumed);
     if (result == DecodeResult::kOk) {
+      if (record.kind == RecordKind::kRotationPending) {  // for Open, not the visitor
+        off += consumed;
+        continue;
+      }
       if (unit_records.empty()) unit_start = off;
       const bool more = record.more;
       unit_records.emplace_back(std::move(record),
@@ -154,6 +159,22 @@ Status Log::Impl::Replay(uint32_t file_no, bool may_tear, const Visitor& visit, 
   return CutTail(file_no, off, tail_reason);
 }
 
+Result<bool> Log::Impl::MayFollowTear(uint32_t file_no) {
+  LiveFile& live = files.at(file_no);
+  const uint64_t size = live.file->Size();
+  if (size == 0) return true;
+  ChunkReader reader(live.file.get(), size);
+  SLOTKV_ASSIGN_OR_RETURN(std::string_view in, reader.Peek(0, kRecordHeaderSize));
+  if (in.size() < kRecordHeaderSize) return true;
+  const uint64_t end = kRecordHeaderSize + uint64_t{DecodeFixed32(in.data() + 4)};
+  if (end > size || end > kRecordHeaderSize + kMaxRecordBody) return true;
+  SLOTKV_ASSIGN_OR_RETURN(in, reader.Peek(0, static_cast<size_t>(end)));
+  Record first;
+  size_t consumed = 0;
+  if (DecodeRecord(in, &first, &consumed) != DecodeResult::kOk) return true;
+  return first.kind == RecordKind::kRotationPending;
+}
+
 Status Log::Impl::CutTail(uint32_t file_no, uint64_t off, std::string_view reason) {
   LiveFile& live = files.at(file_no);
   const uint64_t size = live.file->Size();
@@ -187,15 +208,20 @@ Result<std::unique_ptr<Log>> Log::Open(const Options& options, const Visitor& vi
     impl->files[n] = Impl::LiveFile{std::move(file), 0};
   }
   // A power cut may tear the newest two files: the new file takes writes while the old one's
-  // rotation syncs are out. When the older is torn, those syncs never completed, so nothing of
-  // the newer was durable (durable_end) or acknowledged as such: the log ends at the tear.
+  // rotation syncs are out (and says so first: MayFollowTear). When the older is torn, those
+  // syncs never completed, so nothing of the newer was durable (durable_end) or acknowledged
+  // as such: the log ends at the tear.
   bool torn = false;
   for (size_t i = 0; i < numbers.size(); ++i) {
-    if (torn) {
-      SLOTKV_RETURN_IF_ERROR(impl->CutTail(numbers[i], 0, "follows a torn file"));
+    const bool second_newest = i + 2 == numbers.size();
+    if (second_newest) {
+      SLOTKV_ASSIGN_OR_RETURN(const bool may_tear, impl->MayFollowTear(numbers[i + 1]));
+      SLOTKV_RETURN_IF_ERROR(impl->Replay(numbers[i], may_tear, visit, &torn));
+      if (torn) SLOTKV_RETURN_IF_ERROR(impl->CutTail(numbers[i + 1], 0, "follows a torn file"));
+      if (torn) break;
       continue;
     }
-    SLOTKV_RETURN_IF_ERROR(impl->Replay(numbers[i], i + 2 >= numbers.size(), visit, &torn));
+    SLOTKV_RETURN_IF_ERROR(impl->Replay(numbers[i], i + 1 == numbers.size(), visit, &torn));
   }
   if (numbers.empty()) {
     SLOTKV_RETURN_IF_ERROR(impl->CreateFile(1));

@@ -307,6 +307,16 @@ TEST_CASE("a bad last record of an older file is corruption") {
   CHECK(log.status().message() == "wal-000001.log at offset 0: checksum mismatch");
 }
 
+// File 3 as a worker's rotation writes it: kRotationPending first (it took writes before the
+// syncs of file 2 completed), then its records.
+void MarkRotationPending(LogEnv& env) {
+  Record pending;
+  pending.kind = RecordKind::kRotationPending;
+  std::string bytes;
+  EncodeRecord(pending, &bytes);
+  REQUIRE(env.mem.WriteFileAtomic(Path(3), bytes + env.Contents(3)).ok());
+}
+
 TEST_CASE("a torn tail of the file before the newest ends the log there") {
   // Its rotation's syncs never completed (a power cut), so nothing of the newest file was
   // durable: it is emptied, and the log goes on from there.
@@ -315,6 +325,7 @@ TEST_CASE("a torn tail of the file before the newest ends the log there") {
   std::vector<LogPos> pos;
   { pos = env.Write(*env.Open(), 1, 3, 120); }
   REQUIRE(pos[2].file_no == 3);
+  MarkRotationPending(env);
   const uint64_t end_of_2 = env.Contents(2).size();
   const uint64_t size_of_3 = env.Contents(3).size();
   env.AppendRaw(2, "\x07\x07\x07");
@@ -332,6 +343,27 @@ TEST_CASE("a torn tail of the file before the newest ends the log there") {
   Replayed again;
   log = env.Open(&again);
   CHECK(Seqs(again) == std::vector<uint64_t>{1, 2, 10});
+}
+
+TEST_CASE("a torn tail of the file before the newest is damage when the newest came after") {
+  // A newest file that does not start with kRotationPending was created once the file before
+  // it was synced (or holds records the replay reads whole): that file cannot have been torn
+  // by a power cut.
+  for (bool marked : {false, true}) {
+    CAPTURE(marked);
+    LogEnv env;
+    env.options.file_bytes = 100;
+    { env.Write(*env.Open(), 1, 3, 120); }
+    if (marked) MarkRotationPending(env);
+    const uint64_t end_of_2 = env.Contents(2).size();
+    env.AppendRaw(2, "\x07\x07\x07");
+    auto log = env.TryOpen();
+    CHECK(log.ok() == marked);
+    if (!marked) {
+      CHECK(log.status().message() ==
+            "wal-000002.log at offset " + std::to_string(end_of_2) + ": incomplete record");
+    }
+  }
 }
 
 TEST_CASE("files rotate at file_bytes and replay across files in order") {

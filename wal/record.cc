@@ -10,6 +10,7 @@
 //             | (kind = 3 kGroupFlushed) group:fixed32
 //             | (kind = 4 kGroupFlushing) group:fixed32 [upto_file:fixed32 upto_offset:fixed64]
 //               (the place is stored when upto_file != 0; logs written before it have none)
+//             | (kind = 5 kRotationPending) (nothing; seq 0)
 //   lenprefixed := varint32 n, then n bytes
 //   crc32 = Checksum(length bytes ++ body)  (the 4 length bytes and the body are contiguous, so
 //           the checksum covers bytes [4, 8 + length) of the record)
@@ -94,6 +95,9 @@ bool ParseBody(std::string_view body, Record* record, std::string_view* key,
         }
       }
       break;
+    case static_cast<uint8_t>(RecordKind::kRotationPending):
+      r.kind = RecordKind::kRotationPending;
+      break;
     default:
       return false;
   }
@@ -125,6 +129,8 @@ void EncodeRecord(const Record& record, std::string* out) {
         PutFixed32(out, record.upto_file);
         PutFixed64(out, record.upto_offset);
       }
+      break;
+    case RecordKind::kRotationPending:
       break;
   }
   char* header = out->data() + start;

@@ -36,6 +36,10 @@ enum class RecordKind : uint8_t {
   // persists the group's records that end at or before (upto_file, upto_offset), the log's
   // durable end then; without that place (upto_file 0, older logs), those before this record.
   kGroupFlushing = 4,
+  // The first record of a file that took writes before the rotation's syncs of the file
+  // before it completed (on a worker): a power cut may tear that older file then, and replay
+  // ends the log at its tear. Never visited by replay.
+  kRotationPending = 5,
 };
 
 struct Record {

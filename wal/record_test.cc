@@ -87,6 +87,15 @@ TEST_CASE("delete record round trips") { CheckRoundTrip(DeleteRecord()); }
 TEST_CASE("group flushed record round trips") { CheckRoundTrip(GroupFlushedRecord()); }
 TEST_CASE("group flushing record round trips") { CheckRoundTrip(GroupFlushingRecord()); }
 
+TEST_CASE("rotation pending record round trips as kind and seq only") {
+  Record r;
+  r.kind = RecordKind::kRotationPending;
+  CheckRoundTrip(r);
+  CHECK(Encode(r).size() == kRecordHeaderSize + 1 + 8);
+  CHECK(Decode(Seal(std::string("\x05", 1) + std::string(8, '\0') + "x")) ==
+        DecodeResult::kCorrupt);  // no payload
+}
+
 TEST_CASE("group flushing record round trips with the place it persists up to") {
   Record r = GroupFlushingRecord();
   r.upto_file = 7;
