@@ -112,6 +112,7 @@ Result<LogPos> Log::Append(const Record& record) {
   Impl& m = *impl_;
   if (!m.failure.ok()) return m.failure;
   if (m.Full()) SLOTKV_RETURN_IF_ERROR(m.Rotate());
+  m.MarkSynced();  // one an open unit put off
   const size_t start = m.buffer.size();
   EncodeRecord(record, &m.buffer);
   const size_t encoded = m.buffer.size() - start;

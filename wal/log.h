@@ -83,8 +83,9 @@ class Log {
   // (a visitor error stops Open and is returned). A damaged tail of the newest file (incomplete
   // record, zero fill, or a bad record that reaches the end of the file) is truncated and
   // counted in truncated_tail_bytes(); so is one of the file before it when the newest took
-  // writes before that file's rotation syncs completed (its first record is kRotationPending,
-  // or unreadable), and then the newest file is emptied too (the log ends at the tear). Damage
+  // writes before that file's rotation syncs completed and does not say they did (its first
+  // record is kRotationPending and no kRotationSynced follows, or it is unreadable), and then
+  // the newest file is emptied too (the log ends at the tear). Damage
   // anywhere else returns Corruption naming the file and offset, e.g. "wal-000002.log at
   // offset 4096: checksum mismatch".
   static Result<std::unique_ptr<Log>> Open(const Options& options, const Visitor& visit);

@@ -99,6 +99,7 @@ struct Log::Impl {
     int error = 0;          // errno of a failed ring sync
     Status closed;          // what the destructor made of the waiting commits
     LogPos synced_after;    // the furthest completed sync of the new file, durable with them
+    bool mark_synced = false;  // completed: kRotationSynced goes into the buffer when it may
     std::vector<std::function<void(const Status&)>> waiting;  // SyncThen's, to run again
   };
   std::shared_ptr<RingRotation> ring_rotation = MakeRingRotation();
@@ -135,6 +136,7 @@ struct Log::Impl {
       SetMore(buffer.data() + (unit[i] - Current().size));
     }
     unit.clear();
+    MarkSynced();
   }
   void CloseUnitUnlessHeld() {
     if (!held && in_unit) EndUnit();
@@ -225,9 +227,23 @@ struct Log::Impl {
     if (!EndsBy(to, raised)) raised = to;
   }
   // The rotation's syncs are done: the old file is whole, and what the new one's syncs covered.
-  void RaiseDurableAfterRotation(const RingRotation& rr) {
+  // The new file says so (MarkSynced).
+  void AfterRotationSynced(RingRotation& rr) {
     RaiseDurable(LogPos{.offset = 0, .file_no = rr.file_no + 1});
     RaiseDurable(rr.synced_after);
+    rr.mark_synced = true;
+    MarkSynced();
+  }
+  // Appends kRotationSynced once a rotation's syncs completed, when no open unit has records
+  // in the buffer (a record between them would split the unit; EndUnit and Append call it
+  // again). Commits that waited for the syncs (kAlways) write and sync it with theirs.
+  void MarkSynced() {
+    RingRotation& rr = *ring_rotation;
+    if (!rr.mark_synced || !unit.empty()) return;
+    rr.mark_synced = false;
+    Record synced;
+    synced.kind = RecordKind::kRotationSynced;
+    EncodeRecord(synced, &buffer);
   }
 
   // Submits an fsync of the current file through ring for what was written so far.
@@ -358,8 +374,11 @@ struct Log::Impl {
   // while the page cache was being written back; and while commits waited for them, SET
   // -P 16 over a 3M keyspace saw replies 150-365 ms late.
   Status Rotate() {
+    // The syncs of the file before this one, in place, first: this file then says they
+    // completed (kRotationSynced, also one an open unit put off), before it is written out.
+    SLOTKV_RETURN_IF_ERROR(SettleRotation());
+    MarkSynced();
     SLOTKV_RETURN_IF_ERROR(WriteBuffer());
-    SLOTKV_RETURN_IF_ERROR(SettleRotation());  // the file before the current one: in place
     IoRing* ring = IoRing::Current();
     // (A rotation whose syncs a synchronous write settled may still await its completion.)
     const int dir_fd = ring != nullptr && Current().file->NativeHandle() >= 0 &&
@@ -377,6 +396,7 @@ struct Log::Impl {
     rr.settled = false;
     rr.file_no = current_no;
     rr.synced_after = LogPos{};
+    rr.mark_synced = false;
     rr.sync_file = unsynced || ring_sync->inflight;  // one in flight may predate the last bytes
     Status st = CreateFile(current_no + 1, /*sync_dir=*/false);
     if (!st.ok()) {
@@ -407,7 +427,7 @@ struct Log::Impl {
     if (st.ok()) st = options.fs->SyncDir(options.dir);
     if (!st.ok()) return Fail(std::move(st));
     rr.settled = true;
-    RaiseDurableAfterRotation(rr);
+    AfterRotationSynced(rr);
     return Status::OK();
   }
 
@@ -426,7 +446,7 @@ struct Log::Impl {
       log->Fail(Status::IOError(std::string("wal: fdatasync: ") + std::strerror(error)))
           .PermitUnchecked();  // sticky now
     } else if (error == 0 && !rr->settled) {
-      log->RaiseDurableAfterRotation(*rr);
+      log->AfterRotationSynced(*rr);
     }
     for (auto& done : waiting) done(log->failure);
   }
@@ -435,8 +455,9 @@ struct Log::Impl {
   // Truncates file_no to off (a torn tail), logged and counted.
   Status CutTail(uint32_t file_no, uint64_t off, std::string_view reason);
   // Whether file_no may follow a torn file: it is empty, or its first record is unreadable
-  // (never synced) or kRotationPending. One that starts with another record was created after
-  // the file before it was synced, so a tear there is damage, not a power cut.
+  // (never synced), or kRotationPending with no kRotationSynced after it. One that starts with
+  // another record was created after the file before it was synced, and one that says the
+  // syncs completed was too, so a tear there is damage, not a power cut.
   Result<bool> MayFollowTear(uint32_t file_no);
 };
 

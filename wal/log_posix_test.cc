@@ -500,17 +500,48 @@ TEST_CASE("a rotation on a worker syncs through the ring; the new file takes wri
         ring->DrainForTest();
         REQUIRE(answer.got.size() == 4);
         CHECK(answer.got[3] == "c4:OK");
-        CHECK(FileBytes(env.options, pos->file_no) == pos->offset + pos->size);
+        // The completion appended kRotationSynced: always's commit, which waited for it,
+        // wrote and synced it with its record; everysec's is in the buffer.
+        const uint64_t synced_mark = policy == FsyncPolicy::kAlways ? kRecordHeaderSize + 9 : 0;
+        CHECK(FileBytes(env.options, pos->file_no) == pos->offset + pos->size + synced_mark);
+        CHECK(log->total_bytes() > FileBytes(env.options, old_file) + pos->offset + pos->size);
         CHECK(log->idle());
         // The old file whole, by its rotation; always also synced the new one.
         CHECK(log->durable_end() ==
-              LogPos{.offset = policy == FsyncPolicy::kAlways ? pos->offset + pos->size : 0,
+              LogPos{.offset = policy == FsyncPolicy::kAlways
+                                   ? pos->offset + pos->size + synced_mark
+                                   : 0,
                      .file_no = pos->file_no});
       }
       IoRing::SetCurrent(nullptr);
       CHECK(ReplayedSeqs(env.options) == std::vector<uint64_t>{1, 2, 3, 4});
     }
   }
+}
+
+TEST_CASE("the mark that a rotation's syncs completed waits for an open unit to close") {
+  RingLogEnv env(FsyncPolicy::kEverySec);
+  env.options.ring_writes = false;  // commits write in place
+  env.options.file_bytes = 100;
+  IoRing* ring = env.ring.get();
+  Answers answer;
+  {
+    std::unique_ptr<Log> log = OpenOnRing(env);
+    REQUIRE(log->Append(Put(1, "a", std::string(120, 'x'))).ok());
+    REQUIRE(log->Commit().ok());
+    REQUIRE(log->Append(Put(2, "b", "2")).ok());  // rotates: the syncs go to the ring
+    log->CommitThen(answer("c2"));
+    log->BeginUnit();
+    REQUIRE(log->Append(Put(3, "c", "3")).ok());
+    const uint64_t open = log->total_bytes();
+    ring->DrainForTest();  // the syncs complete: no record may go between the unit's
+    CHECK(log->total_bytes() == open);
+    log->EndUnit();
+    CHECK(log->total_bytes() == open + kRecordHeaderSize + 9);
+    REQUIRE(log->Commit().ok());
+  }
+  IoRing::SetCurrent(nullptr);
+  CHECK(ReplayedSeqs(env.options) == std::vector<uint64_t>{1, 2, 3});  // marks not visited
 }
 
 TEST_CASE("a rotation's syncs: done in place by a synchronous write, or when the log goes") {

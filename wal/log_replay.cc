@@ -104,7 +104,8 @@ Status Log::Impl::Replay(uint32_t file_no, bool may_tear, const Visitor& visit, 
     size_t consumed = 0;
     const DecodeResult result = DecodeRecord(in, &record, &consumed);
     if (result == DecodeResult::kOk) {
-      if (record.kind == RecordKind::kRotationPending) {  // for Open, not the visitor
+      if (record.kind == RecordKind::kRotationPending ||
+          record.kind == RecordKind::kRotationSynced) {  // for Open, not the visitor
         off += consumed;
         continue;
       }
@@ -169,10 +170,20 @@ Result<bool> Log::Impl::MayFollowTear(uint32_t file_no) {
   const uint64_t end = kRecordHeaderSize + uint64_t{DecodeFixed32(in.data() + 4)};
   if (end > size || end > kRecordHeaderSize + kMaxRecordBody) return true;
   SLOTKV_ASSIGN_OR_RETURN(in, reader.Peek(0, static_cast<size_t>(end)));
-  Record first;
+  Record record;
   size_t consumed = 0;
-  if (DecodeRecord(in, &first, &consumed) != DecodeResult::kOk) return true;
-  return first.kind == RecordKind::kRotationPending;
+  if (DecodeRecord(in, &record, &consumed) != DecodeResult::kOk) return true;
+  if (record.kind != RecordKind::kRotationPending) return false;
+  // Unless it says, further on, that those syncs completed.
+  for (uint64_t off = consumed; off + kRecordHeaderSize <= size; off += consumed) {
+    SLOTKV_ASSIGN_OR_RETURN(in, reader.Peek(off, kRecordHeaderSize));
+    const uint64_t length = DecodeFixed32(in.data() + 4);
+    if (length > kMaxRecordBody || off + kRecordHeaderSize + length > size) break;
+    SLOTKV_ASSIGN_OR_RETURN(in, reader.Peek(off, static_cast<size_t>(kRecordHeaderSize + length)));
+    if (DecodeRecord(in, &record, &consumed) != DecodeResult::kOk) break;
+    if (record.kind == RecordKind::kRotationSynced) return false;
+  }
+  return true;
 }
 
 Status Log::Impl::CutTail(uint32_t file_no, uint64_t off, std::string_view reason) {

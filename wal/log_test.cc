@@ -308,13 +308,16 @@ TEST_CASE("a bad last record of an older file is corruption") {
 }
 
 // File 3 as a worker's rotation writes it: kRotationPending first (it took writes before the
-// syncs of file 2 completed), then its records.
-void MarkRotationPending(LogEnv& env) {
-  Record pending;
-  pending.kind = RecordKind::kRotationPending;
-  std::string bytes;
-  EncodeRecord(pending, &bytes);
-  REQUIRE(env.mem.WriteFileAtomic(Path(3), bytes + env.Contents(3)).ok());
+// syncs of file 2 completed), then its records, then kRotationSynced once they completed.
+void MarkRotationPending(LogEnv& env, bool synced = false) {
+  Record mark;
+  mark.kind = RecordKind::kRotationPending;
+  std::string pending;
+  EncodeRecord(mark, &pending);
+  mark.kind = RecordKind::kRotationSynced;
+  std::string completed;
+  if (synced) EncodeRecord(mark, &completed);
+  REQUIRE(env.mem.WriteFileAtomic(Path(3), pending + env.Contents(3) + completed).ok());
 }
 
 TEST_CASE("a torn tail of the file before the newest ends the log there") {
@@ -347,17 +350,18 @@ TEST_CASE("a torn tail of the file before the newest ends the log there") {
 
 TEST_CASE("a torn tail of the file before the newest is damage when the newest came after") {
   // A newest file that does not start with kRotationPending was created once the file before
-  // it was synced (or holds records the replay reads whole): that file cannot have been torn
-  // by a power cut.
-  for (bool marked : {false, true}) {
-    CAPTURE(marked);
+  // it was synced, and one that says kRotationSynced further on took records after those
+  // syncs: that file cannot have been torn by a power cut.
+  for (int marks = 0; marks < 3; ++marks) {
+    CAPTURE(marks);
     LogEnv env;
     env.options.file_bytes = 100;
     { env.Write(*env.Open(), 1, 3, 120); }
-    if (marked) MarkRotationPending(env);
+    if (marks > 0) MarkRotationPending(env, /*synced=*/marks == 2);
     const uint64_t end_of_2 = env.Contents(2).size();
     env.AppendRaw(2, "\x07\x07\x07");
     auto log = env.TryOpen();
+    const bool marked = marks == 1;
     CHECK(log.ok() == marked);
     if (!marked) {
       CHECK(log.status().message() ==

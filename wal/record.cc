@@ -11,6 +11,7 @@
 //             | (kind = 4 kGroupFlushing) group:fixed32 [upto_file:fixed32 upto_offset:fixed64]
 //               (the place is stored when upto_file != 0; logs written before it have none)
 //             | (kind = 5 kRotationPending) (nothing; seq 0)
+//             | (kind = 6 kRotationSynced)  (nothing; seq 0)
 //   lenprefixed := varint32 n, then n bytes
 //   crc32 = Checksum(length bytes ++ body)  (the 4 length bytes and the body are contiguous, so
 //           the checksum covers bytes [4, 8 + length) of the record)
@@ -96,7 +97,8 @@ bool ParseBody(std::string_view body, Record* record, std::string_view* key,
       }
       break;
     case static_cast<uint8_t>(RecordKind::kRotationPending):
-      r.kind = RecordKind::kRotationPending;
+    case static_cast<uint8_t>(RecordKind::kRotationSynced):
+      r.kind = static_cast<RecordKind>(kind);
       break;
     default:
       return false;
@@ -131,6 +133,7 @@ void EncodeRecord(const Record& record, std::string* out) {
       }
       break;
     case RecordKind::kRotationPending:
+    case RecordKind::kRotationSynced:
       break;
   }
   char* header = out->data() + start;

@@ -40,6 +40,9 @@ enum class RecordKind : uint8_t {
   // before it completed (on a worker): a power cut may tear that older file then, and replay
   // ends the log at its tear. Never visited by replay.
   kRotationPending = 5,
+  // In such a file: the rotation's syncs of the file before it completed, so a tear of that
+  // file is damage (replay stops with Corruption). Never visited by replay.
+  kRotationSynced = 6,
 };
 
 struct Record {

@@ -87,8 +87,10 @@ TEST_CASE("delete record round trips") { CheckRoundTrip(DeleteRecord()); }
 TEST_CASE("group flushed record round trips") { CheckRoundTrip(GroupFlushedRecord()); }
 TEST_CASE("group flushing record round trips") { CheckRoundTrip(GroupFlushingRecord()); }
 
-TEST_CASE("rotation pending record round trips as kind and seq only") {
+TEST_CASE("rotation pending and synced records round trip as kind and seq only") {
   Record r;
+  r.kind = RecordKind::kRotationSynced;
+  CheckRoundTrip(r);
   r.kind = RecordKind::kRotationPending;
   CheckRoundTrip(r);
   CHECK(Encode(r).size() == kRecordHeaderSize + 1 + 8);
