@@ -123,12 +123,20 @@ std::string CountedTree<Traits>::EncodeNode(const Node& node) {
     return out;
   }
   // Sized first, then written in place: appended a varint at a time, the encoding of a list's
-  // internal nodes (two varints a child) took 12% of the server's CPU under LPUSH.
+  // internal nodes (two varints a child) took 12% of the server's CPU under LPUSH. Sizing
+  // prefetches each entry's bytes (a heap block of its own past 15 bytes): copied one after
+  // the other, cold, they were 7.6% of the server's CPU under ZADD -P 1 on a 100k-member set.
   size_t bytes = 1 + static_cast<size_t>(VarintLength(node.size()));
-  for (const Entry& e : node.entries) bytes += Traits::Bytes(e);
+  for (const Entry& e : node.entries) {
+    Traits::Prefetch(e);
+    bytes += Traits::Bytes(e);
+  }
   for (const Child& c : node.children) {
     bytes += static_cast<size_t>(VarintLength(c.node) + VarintLength(c.count));
-    if constexpr (Traits::kKeyed) bytes += Traits::Bytes(c.first);
+    if constexpr (Traits::kKeyed) {
+      Traits::Prefetch(c.first);
+      bytes += Traits::Bytes(c.first);
+    }
   }
   out.resize(bytes);
   char* p = out.data();

@@ -73,6 +73,7 @@ struct ZSetTreeTraits {
   static char* Put(char* out, const Entry& e);
   static bool Get(std::string_view* in, Entry* e);
   static size_t HeapBytes(const Entry& e) { return e.member.capacity(); }
+  static void Prefetch(const Entry& e) { __builtin_prefetch(e.member.data()); }
 };
 
 // A list's elements: positions only.
@@ -87,6 +88,7 @@ struct ListTreeTraits {
   static char* Put(char* out, const Entry& e);
   static bool Get(std::string_view* in, Entry* e);
   static size_t HeapBytes(const Entry& e) { return e.capacity(); }
+  static void Prefetch(const Entry& e) { __builtin_prefetch(e.data()); }
 };
 
 template <class Traits>
