@@ -11,14 +11,12 @@
 
 namespace slotkv::command {
 
-std::string PageKey(uint64_t id, uint64_t index) {
-  std::string key;
-  key.reserve(18);
-  key.push_back(kEscapeByte);
-  key.push_back('p');
-  for (int shift = 56; shift >= 0; shift -= 8) key.push_back(static_cast<char>(id >> shift));
-  for (int shift = 56; shift >= 0; shift -= 8) key.push_back(static_cast<char>(index >> shift));
-  return key;
+PageKey::PageKey(uint64_t id, uint64_t index) {
+  char* p = bytes_;
+  *p++ = kEscapeByte;
+  *p++ = 'p';
+  for (int shift = 56; shift >= 0; shift -= 8) *p++ = static_cast<char>(id >> shift);
+  for (int shift = 56; shift >= 0; shift -= 8) *p++ = static_cast<char>(index >> shift);
 }
 
 Result<std::optional<std::string>> ReadCollection(Store& store, WorkerStats& stats, Lookup lookup,
