@@ -78,7 +78,7 @@ inline constexpr std::string_view kCopyKey = "\xFF" "k";
 class PageKey {
  public:
   PageKey(uint64_t id, uint64_t index);
-  operator std::string_view() const { return {bytes_, sizeof(bytes_)}; }  // NOLINT: a key
+  operator std::string_view() const { return {bytes_, sizeof(bytes_)}; }
 
  private:
   char bytes_[18];
