@@ -28,6 +28,10 @@ inline uint16_t DecodeFixed16(const char* p) {
   return v;
 }
 inline void EncodeFixed16(char* dst, uint16_t v) { std::memcpy(dst, &v, 2); }
+// Big-endian, for keys that must sort by the number (internal page keys) and for RDB.
+inline void EncodeBigEndian64(char* dst, uint64_t v) {
+  for (int shift = 56; shift >= 0; shift -= 8) *dst++ = static_cast<char>(v >> shift);
+}
 
 // Writes v as a varint at dst (VarintLength(v) bytes) and returns the byte after it.
 inline char* EncodeVarint64(char* dst, uint64_t v) {

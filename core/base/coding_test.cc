@@ -68,6 +68,16 @@ TEST_CASE("fixed and length-prefixed fields round trip") {
   CHECK(in.empty());
 }
 
+TEST_CASE("big-endian 64-bit numbers sort as their bytes") {
+  char a[8];
+  char b[8];
+  EncodeBigEndian64(a, 0x0123456789ABCDEFull);
+  CHECK(std::string_view(a, 8) == "\x01\x23\x45\x67\x89\xAB\xCD\xEF");
+  EncodeBigEndian64(a, 255);
+  EncodeBigEndian64(b, 256);
+  CHECK(std::string_view(a, 8) < std::string_view(b, 8));
+}
+
 TEST_CASE("length prefix longer than the input is rejected") {
   std::string buf;
   PutVarint32(&buf, 10);

@@ -6,6 +6,8 @@ extern "C" {
 #include <lzf.h>
 }
 
+#include "core/base/coding.h"
+
 namespace slotkv {
 namespace {
 
@@ -70,8 +72,9 @@ void PutRdbLength(std::string* out, uint64_t n) {
     out->push_back(static_cast<char>(0x80));
     for (int shift = 24; shift >= 0; shift -= 8) out->push_back(static_cast<char>(n >> shift));
   } else {
-    out->push_back(static_cast<char>(0x81));
-    for (int shift = 56; shift >= 0; shift -= 8) out->push_back(static_cast<char>(n >> shift));
+    char be[9] = {static_cast<char>(0x81)};
+    EncodeBigEndian64(be + 1, n);
+    out->append(be, sizeof(be));
   }
 }
 

@@ -12,11 +12,10 @@
 namespace slotkv::command {
 
 PageKey::PageKey(uint64_t id, uint64_t index) {
-  char* p = bytes_;
-  *p++ = kEscapeByte;
-  *p++ = 'p';
-  for (int shift = 56; shift >= 0; shift -= 8) *p++ = static_cast<char>(id >> shift);
-  for (int shift = 56; shift >= 0; shift -= 8) *p++ = static_cast<char>(index >> shift);
+  bytes_[0] = kEscapeByte;
+  bytes_[1] = 'p';
+  EncodeBigEndian64(bytes_ + 2, id);
+  EncodeBigEndian64(bytes_ + 10, index);
 }
 
 Result<std::optional<std::string>> ReadCollection(Store& store, WorkerStats& stats, Lookup lookup,
