@@ -20,60 +20,54 @@ namespace slotkv::wal {
 namespace {
 
 TEST_CASE("everysec syncs only once a second has passed since the last sync") {
-  LogEnv env;
-  FaultFs fault(&env.mem);
-  env.options.fs = &fault;
+  FaultLogEnv env;
   env.options.fsync = FsyncPolicy::kEverySec;
   auto log = env.Open();
   env.Write(*log, 1, 1);
-  CHECK(fault.syncs() == 0);
+  CHECK(env.fault.syncs() == 0);
   env.clock.AdvanceMs(999);
   env.Write(*log, 2, 1);
-  CHECK(fault.syncs() == 0);
+  CHECK(env.fault.syncs() == 0);
   env.clock.AdvanceMs(1);
   env.Write(*log, 3, 1);
-  CHECK(fault.syncs() == 1);
+  CHECK(env.fault.syncs() == 1);
   CHECK(log->stats().syncs == 1);
   env.clock.AdvanceMs(500);
   env.Write(*log, 4, 1);
-  CHECK(fault.syncs() == 1);
+  CHECK(env.fault.syncs() == 1);
   // A commit with nothing new still syncs bytes left unsynced once the second is up.
   env.clock.AdvanceMs(500);
   REQUIRE(log->Commit().ok());
-  CHECK(fault.syncs() == 2);
+  CHECK(env.fault.syncs() == 2);
   env.clock.AdvanceMs(5000);
   REQUIRE(log->Commit().ok());
-  CHECK(fault.syncs() == 2);
+  CHECK(env.fault.syncs() == 2);
 }
 
 TEST_CASE("policy no never syncs on commit") {
-  LogEnv env;
-  FaultFs fault(&env.mem);
-  env.options.fs = &fault;
+  FaultLogEnv env;
   env.options.fsync = FsyncPolicy::kNo;
   auto log = env.Open();
   for (int i = 0; i < 5; ++i) {
     env.Write(*log, 1 + i, 1);
     env.clock.AdvanceMs(2000);
   }
-  CHECK(fault.syncs() == 0);
+  CHECK(env.fault.syncs() == 0);
   CHECK(log->Sync().ok());
-  CHECK(fault.syncs() == 1);
+  CHECK(env.fault.syncs() == 1);
 }
 
 TEST_CASE("a failed write is sticky: later appends, commits and syncs are refused") {
-  LogEnv env;
-  FaultFs fault(&env.mem);
-  env.options.fs = &fault;
+  FaultLogEnv env;
   auto log = env.Open();
   env.Write(*log, 1, 1);
   REQUIRE(log->Append(Put(2, "k", "v")).ok());
-  fault.FailNthWrite(1);
+  env.fault.FailNthWrite(1);
   Status st = log->Commit();
   CHECK(st.IsIOError());
   CHECK(st.message() == "injected write failure");
   CHECK(!log->failure().ok());
-  fault.Clear();
+  env.fault.Clear();
   auto pos = log->Append(Put(3, "k", "v"));
   REQUIRE_FALSE(pos.ok());
   CHECK(pos.status().message() == "injected write failure");
@@ -87,12 +81,10 @@ TEST_CASE("a failed write is sticky: later appends, commits and syncs are refuse
 }
 
 TEST_CASE("a failed sync is sticky") {
-  LogEnv env;
-  FaultFs fault(&env.mem);
-  env.options.fs = &fault;
+  FaultLogEnv env;
   auto log = env.Open();
   REQUIRE(log->Append(Put(1, "k", "v")).ok());
-  fault.FailNthSync(1);
+  env.fault.FailNthSync(1);
   Status st = log->Commit();
   CHECK(st.IsIOError());
   CHECK(st.message() == "injected fsync failure");
@@ -100,13 +92,11 @@ TEST_CASE("a failed sync is sticky") {
   CHECK(log->Append(Put(2, "k", "v")).status().message() == "injected fsync failure");
   CHECK(log->Commit().IsIOError());
   CHECK(log->Sync().message() == "injected fsync failure");
-  CHECK(fault.syncs() == 1);  // no further sync was tried
+  CHECK(env.fault.syncs() == 1);  // no further sync was tried
 }
 
 TEST_CASE("a short write fails and reopen truncates the torn tail") {
-  LogEnv env;
-  FaultFs fault(&env.mem);
-  env.options.fs = &fault;
+  FaultLogEnv env;
   uint64_t good_end = 0;
   {
     auto log = env.Open();
@@ -114,13 +104,13 @@ TEST_CASE("a short write fails and reopen truncates the torn tail") {
     good_end = log->total_bytes();
     REQUIRE(log->Append(Put(6, "k6", "value six")).ok());
     REQUIRE(log->Append(Put(7, "k7", "value seven")).ok());
-    fault.ShortNthWrite(1, 21);
+    env.fault.ShortNthWrite(1, 21);
     Status st = log->Commit();
     CHECK(st.IsIOError());
     CHECK(!log->failure().ok());
     CHECK(log->Append(Put(8, "k", "v")).status().IsIOError());
   }
-  fault.Clear();
+  env.fault.Clear();
   CHECK(env.Contents(1).size() == good_end + 21);
   Replayed replayed;
   auto log = env.Open(&replayed);
@@ -130,11 +120,9 @@ TEST_CASE("a short write fails and reopen truncates the torn tail") {
 }
 
 TEST_CASE("a full disk reports No space left on device and is sticky") {
-  LogEnv env;
-  FaultFs fault(&env.mem);
-  env.options.fs = &fault;
+  FaultLogEnv env;
   auto log = env.Open();
-  fault.SetSpaceLimit(100);
+  env.fault.SetSpaceLimit(100);
   env.Write(*log, 1, 1);
   for (int i = 0; i < 10; ++i) REQUIRE(log->Append(Put(2 + i, "k", "value")).ok());
   Status st = log->Commit();

@@ -180,9 +180,7 @@ TEST_CASE("full() says when the next append starts a new file, never inside a un
 
 TEST_CASE("rotation writes out the buffer and syncs the old file whatever the policy") {
   for (FsyncPolicy policy : {FsyncPolicy::kAlways, FsyncPolicy::kEverySec, FsyncPolicy::kNo}) {
-    LogEnv env;
-    FaultFs fault(&env.mem);
-    env.options.fs = &fault;
+    FaultLogEnv env;
     env.options.fsync = policy;
     env.options.file_bytes = 100;
     auto log = env.Open();
@@ -191,7 +189,7 @@ TEST_CASE("rotation writes out the buffer and syncs the old file whatever the po
     REQUIRE(log->Append(Put(2, "b", "y")).ok());
     CHECK(log->current_file_no() == 2);
     CHECK(env.Contents(1).size() > 100);
-    CHECK(fault.syncs() == 1);
+    CHECK(env.fault.syncs() == 1);
     CHECK(env.Files() == std::vector<std::string>{"wal-000001.log", "wal-000002.log"});
   }
 }

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "core/base/clock.h"
+#include "core/base/fault_fs.h"
 #include "core/base/fs.h"
 #include "core/base/mem_fs.h"
 #include "wal/log.h"
@@ -108,6 +109,12 @@ struct LogEnv {
     std::sort(names->begin(), names->end());
     return *names;
   }
+};
+
+// A LogEnv whose log goes through a FaultFs over its MemFs (failures, counts of syncs).
+struct FaultLogEnv : LogEnv {
+  FaultFs fault{&mem};
+  FaultLogEnv() { options.fs = &fault; }
 };
 
 inline std::vector<uint64_t> Seqs(const Replayed& r) {

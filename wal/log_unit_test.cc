@@ -156,18 +156,16 @@ TEST_CASE("a unit does not start a new file half-way") {
 TEST_CASE("a write the file system cuts inside a unit loses the unit only") {
   for (size_t written : {size_t{1}, size_t{40}, size_t{80}}) {
     CAPTURE(written);
-    LogEnv env;
-    FaultFs fault(&env.mem);
-    env.options.fs = &fault;
+    FaultLogEnv env;
     {
       auto log = env.Open();
       env.Write(*log, 1, 1);
-      fault.ShortNthWrite(1, written);
+      env.fault.ShortNthWrite(1, written);
       log->BeginUnit();
       for (uint64_t seq = 2; seq <= 4; ++seq) REQUIRE(log->Append(Put(seq, "k", "v")).ok());
       CHECK(log->Commit().IsIOError());
     }
-    fault.Clear();
+    env.fault.Clear();
     Replayed replayed;
     auto log = env.Open(&replayed);
     CHECK(Seqs(replayed) == Range(1, 1));

@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <memory>
 
 #include "core/base/fault_fs.h"
 #include "core/base/fs.h"
@@ -159,53 +160,46 @@ TEST_CASE("power cut keeps the unsynced bytes of the files written back") {
   CHECK(ReadAll(**kept) == "durable+later");
 }
 
-TEST_CASE("fault fs fails exactly the nth write") {
+// A FaultFs over a MemFs, with /d/f open.
+struct FaultFile {
   MemFs base;
-  FaultFs fs(&base);
-  REQUIRE(fs.CreateDirs("/d").ok());
-  auto file = fs.Open("/d/f");
-  REQUIRE(file.ok());
+  FaultFs fs{&base};
+  std::unique_ptr<File> file;
+  FaultFile() {
+    REQUIRE(fs.CreateDirs("/d").ok());
+    auto opened = fs.Open("/d/f");
+    REQUIRE(opened.ok());
+    file = std::move(opened).value();
+  }
+};
+
+TEST_CASE_FIXTURE(FaultFile, "fault fs fails exactly the nth write") {
   fs.FailNthWrite(2);
-  CHECK((*file)->Append("a").ok());
-  Status s = (*file)->Append("b");
+  CHECK(file->Append("a").ok());
+  Status s = file->Append("b");
   CHECK(s.IsIOError());
-  CHECK((*file)->Append("c").ok());
-  CHECK(ReadAll(**file) == "ac");
+  CHECK(file->Append("c").ok());
+  CHECK(ReadAll(*file) == "ac");
   CHECK(fs.writes() == 3);
   CHECK(fs.reads() == 1);
 }
 
-TEST_CASE("fault fs short write keeps a prefix and fails") {
-  MemFs base;
-  FaultFs fs(&base);
-  REQUIRE(fs.CreateDirs("/d").ok());
-  auto file = fs.Open("/d/f");
-  REQUIRE(file.ok());
+TEST_CASE_FIXTURE(FaultFile, "fault fs short write keeps a prefix and fails") {
   fs.ShortNthWrite(1, 3);
-  CHECK((*file)->Append("abcdef").IsIOError());
-  CHECK(ReadAll(**file) == "abc");
+  CHECK(file->Append("abcdef").IsIOError());
+  CHECK(ReadAll(*file) == "abc");
 }
 
-TEST_CASE("fault fs fails the nth sync") {
-  MemFs base;
-  FaultFs fs(&base);
-  REQUIRE(fs.CreateDirs("/d").ok());
-  auto file = fs.Open("/d/f");
-  REQUIRE(file.ok());
+TEST_CASE_FIXTURE(FaultFile, "fault fs fails the nth sync") {
   fs.FailNthSync(1);
-  CHECK((*file)->Sync().IsIOError());
-  CHECK((*file)->Sync().ok());
+  CHECK(file->Sync().IsIOError());
+  CHECK(file->Sync().ok());
   CHECK(fs.syncs() == 2);
 }
 
-TEST_CASE("fault fs fails the nth directory sync, counted apart from file syncs") {
-  MemFs base;
-  FaultFs fs(&base);
-  REQUIRE(fs.CreateDirs("/d").ok());
-  auto file = fs.Open("/d/f");
-  REQUIRE(file.ok());
+TEST_CASE_FIXTURE(FaultFile, "fault fs fails the nth directory sync, counted apart from file syncs") {
   fs.FailNthDirSync(2);
-  CHECK((*file)->Sync().ok());  // not counted
+  CHECK(file->Sync().ok());  // not counted
   CHECK(fs.SyncDir("/d").ok());
   Status failed = fs.SyncDir("/d");
   CHECK(failed.ToString() == "IO error: injected directory fsync failure");
@@ -214,19 +208,14 @@ TEST_CASE("fault fs fails the nth directory sync, counted apart from file syncs"
   CHECK(fs.syncs() == 1);
 }
 
-TEST_CASE("fault fs reports no space once the limit is reached") {
-  MemFs base;
-  FaultFs fs(&base);
-  REQUIRE(fs.CreateDirs("/d").ok());
-  auto file = fs.Open("/d/f");
-  REQUIRE(file.ok());
+TEST_CASE_FIXTURE(FaultFile, "fault fs reports no space once the limit is reached") {
   fs.SetSpaceLimit(5);
-  CHECK((*file)->Append("abcd").ok());
-  Status s = (*file)->Append("ef");
+  CHECK(file->Append("abcd").ok());
+  Status s = file->Append("ef");
   CHECK(s.IsIOError());
   CHECK(s.message().find("No space left on device") != std::string_view::npos);
   fs.Clear();
-  CHECK((*file)->Append("ef").ok());
+  CHECK(file->Append("ef").ok());
 }
 
 TEST_CASE("DirVersion: unsure at first, creations since a sync are unsynced, late syncs count") {
