@@ -8,6 +8,7 @@
 #include <boost/asio/write.hpp>
 #include <chrono>
 #include <cstdio>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include "core/base/buffer.h"
@@ -119,6 +120,7 @@ void Connection::Read() {
       [self = shared_from_this()](const boost::system::error_code& ec, size_t n) {
         self->reading_ = false;
         if (self->closed_) return;
+        self->SettleDirect();
         if (ec || n == 0) {  // 0: the client left
           self->Close();
           return;
@@ -200,6 +202,7 @@ void Connection::MoveTo(int w, std::string input) {
 
 void Connection::Process() {
   if (closed_) return;
+  SettleDirect();
   RunParked();
   RunHeld();
   command::ServerState& state = server_->state();
@@ -210,8 +213,13 @@ void Connection::Process() {
   parser_.set_authenticated(!state.auth_required || client_.authenticated);
   Turn turn;
   bool turn_over = false;
+  bool paused = false;
   deferring_ = true;
-  while (!closed_ && !Paused() && !close_after_flush_) {
+  while (!closed_ && !close_after_flush_) {
+    if (Paused()) {
+      paused = true;
+      break;
+    }
     size_t consumed = 0;
     RespParser::State st =
         parser_.Parse(std::string_view(in_).substr(in_pos_), &args_, &consumed);
@@ -244,7 +252,10 @@ void Connection::Process() {
   CommitLocal();
   FetchParked();
   FlushReplies();
-  if (turn_over && !turn_posted_) {
+  // A pause on unsent replies that this write lifted (it sent them at once): what was read
+  // goes on in a handler of its own, as after a write that completes later.
+  const bool unpaused = paused && !in_.empty() && !closed_ && !Paused();
+  if ((turn_over || unpaused) && !turn_posted_) {
     // The rest of what was read runs after what is ready meanwhile (kTurnUs); reading waits.
     turn_posted_ = true;
     worker_->server()->Post(worker_->index(), [self = shared_from_this()] {
@@ -391,6 +402,7 @@ void Connection::Dispatch() {
 
 void Connection::RecheckPause() {
   if (closed_ || !pause_held_) return;
+  SettleDirect();
   pause_held_ = false;
   Dispatch();  // held again while the pause lasts
   Process();   // the requests after it
@@ -604,6 +616,7 @@ void Connection::MakeFeed(std::shared_ptr<std::atomic<int64_t>> unsent,
 
 void Connection::Push(std::string bytes) {
   if (closed_) return;
+  SettleDirect();
   Complete(AddPending(), std::move(bytes));
   NoteUnsent();
   // The messages that reach this worker meanwhile go out in the same write (Redis writes a
@@ -612,7 +625,7 @@ void Connection::Push(std::string bytes) {
   flush_posted_ = true;
   server_->Post(worker_->index(), [self = shared_from_this()] {
     self->flush_posted_ = false;
-    self->FlushReplies();
+    self->Process();  // writes what was pushed
   });
 }
 
@@ -625,6 +638,21 @@ void Connection::Write() {
   }
   out_.swap(out_next_);
   out_next_.clear();
+  // Most replies fit in the socket's buffer: sent now, with no completion handler to run (and
+  // writing_ stays false, so the next request's reply may go straight from its owner:
+  // DirectReply). The rest of a short write goes the asynchronous way.
+  const ssize_t sent = ::send(fd_, out_.data(), out_.size(), MSG_DONTWAIT | MSG_NOSIGNAL);
+  if (sent > 0) {
+    WorkerStats::Add((*server_->state().stats)[worker_->index()]->net_output_bytes,
+                     static_cast<uint64_t>(sent));
+    out_.erase(0, static_cast<size_t>(sent));
+  }
+  if (out_.empty()) {
+    ReleaseLargeBuffer(&out_);
+    NoteUnsent();
+    if (close_after_flush_) Close();
+    return;  // callers outside Process run it next, resuming a client paused on its output
+  }
   writing_ = true;
   boost::asio::async_write(
       socket_, boost::asio::buffer(out_),
@@ -642,7 +670,9 @@ void Connection::Write() {
         self->NoteUnsent();
         if (!self->out_next_.empty()) {
           self->Write();
-        } else if (self->close_after_flush_) {
+          if (self->writing_ || self->closed_) return;
+        }
+        if (self->close_after_flush_) {
           self->Close();
         } else {
           self->Process();  // resumes a client paused by its unsent replies
@@ -652,6 +682,7 @@ void Connection::Write() {
 
 void Connection::Close() {
   if (closed_) return;
+  SettleDirect();  // before the descriptor can be reused
   closed_ = true;
   // A blocking command waiting for a key is stopped; its task ends and its reply is dropped.
   if (async_ && async_->ctx.waiter) StopWait(command::Waiter::Stop::kCancelled);

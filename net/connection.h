@@ -57,6 +57,7 @@ namespace slotkv::net {
 
 class Server;
 class Worker;
+struct DirectReply;
 struct RemoteBatch;
 struct RemoteItem;
 struct AsyncCall;
@@ -148,6 +149,14 @@ class Connection : public std::enable_shared_from_this<Connection> {
   void RunDeferred();
   void QueueRemote(const command::CommandSpec& spec, uint32_t slot, int owner, uint64_t seq);
   void PostBatches();
+  // The owner of the client's one request in flight may write its reply (DirectReply, in
+  // net/remote_batch.h): armed by PostBatches when MayReplyDirect; settled (disarmed, and the
+  // request done if the owner wrote its reply) first by every handler that touches the
+  // replies or the socket.
+  bool MayReplyDirect() const;
+  void SettleDirect();
+  std::shared_ptr<DirectReply> direct_;
+  bool direct_armed_ = false;
   void CommitLocal();
   void FetchParked();
   void OnFetched();

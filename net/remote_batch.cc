@@ -1,5 +1,7 @@
 #include "net/remote_batch.h"
 
+#include <sys/socket.h>
+
 #include <algorithm>
 #include <utility>
 
@@ -125,6 +127,29 @@ Step StepBatch(Server* server, Worker& worker, const std::shared_ptr<RemoteBatch
   return waiting ? Step::kFetch : Step::kDone;
 }
 
+// Sends the reply of a batch of one request to its client from here, when its home armed that
+// (DirectReply) and the reply is within the client's output limits; true when all of it went.
+// What a short write sent is cut from the reply, whose rest goes home.
+bool SendDirect(Server* server, RemoteBatch& batch) {
+  std::string& reply = batch.items.front().reply;
+  const auto size = static_cast<int64_t>(reply.size());
+  const conf::OutputLimit limit = server->state().normal_output_limit.Get();
+  if ((limit.hard > 0 && size > limit.hard) || (limit.soft > 0 && size > limit.soft)) return false;
+  std::lock_guard<std::mutex> lock(batch.direct->mu);
+  if (!batch.direct->armed) return false;
+  const ssize_t n = ::send(batch.fd, reply.data(), reply.size(), MSG_DONTWAIT | MSG_NOSIGNAL);
+  if (n <= 0) return false;  // the home's write meets the error, or waits for room
+  command::WorkerStats::Add(
+      (*server->state().stats)[static_cast<size_t>(CurrentWorker())]->net_output_bytes,
+      static_cast<uint64_t>(n));
+  if (n < size) {
+    reply.erase(0, static_cast<size_t>(n));
+    return false;
+  }
+  batch.direct->written = true;
+  return true;
+}
+
 // The replies of the items run since the last part go home (all that are left when last):
 // those of writes once the owner's group commit is done (a write whose slot failed replies
 // the failure); those of reads at once, as a local read's reply is (waiting for the commit
@@ -140,21 +165,24 @@ void SendItems(Server* server, const std::shared_ptr<RemoteBatch>& batch, bool l
   auto deliver = [batch, begin, end, last] {
     batch->conn->OnRemoteItems(batch, begin, end, last);
   };
+  const bool direct = last && batch->direct && begin == 0 && end == 1;
   const bool writes = std::any_of(items.begin() + static_cast<ptrdiff_t>(begin),
                                   items.begin() + static_cast<ptrdiff_t>(end),
                                   [](const RemoteItem& i) {
                                     return (i.spec->flags & command::kWrite) != 0;
                                   });
   if (!writes) {
+    if (direct && SendDirect(server, *batch)) return;
     server->Post(batch->home, std::move(deliver));
     return;
   }
-  server->worker(CurrentWorker()).AfterCommit([server, batch, begin, end, deliver] {
+  server->worker(CurrentWorker()).AfterCommit([server, batch, begin, end, direct, deliver] {
     for (size_t i = begin; i < end; ++i) {
       RemoteItem& item = batch->items[i];
       Status st = server->state().write_failures.Outcome(item.trace);
       if (!st.ok()) item.reply = command::ErrorLine(command::StatusError(st));
     }
+    if (direct && SendDirect(server, *batch)) return;
     server->Post(batch->home, deliver);
   });
 }
@@ -230,11 +258,47 @@ void Connection::QueueRemote(const CommandSpec& spec, uint32_t slot, int owner, 
   args_ = {};
 }
 
+bool Connection::MayReplyDirect() const {
+  // One request pending (the batch's only item), and nothing read that waits to be parsed: the
+  // client's next bytes are what the home waits for.
+  return pending_.size() == 1 && in_.empty() && remote_inflight_ == 0 && !writing_ &&
+         out_next_.empty() && deferred_.empty() && local_writes_.empty() && async_ == nullptr &&
+         !held_ && !pause_held_ && parked_.empty() && to_fetch_.empty() && !fetching_ &&
+         !fetched_ && parts_taken_.empty() && !close_after_flush_ && !flush_posted_ && !closed_ &&
+         !client_.subscribed() && !feed_unsent_;
+}
+
+void Connection::SettleDirect() {
+  if (!direct_armed_) return;
+  direct_armed_ = false;
+  bool written = false;
+  {
+    std::lock_guard<std::mutex> lock(direct_->mu);
+    direct_->armed = false;
+    written = std::exchange(direct_->written, false);
+  }
+  if (!written) return;  // its reply comes home (OnRemoteItems)
+  // Answered. Nothing joined it while armed (every handler settles first): it is the only
+  // request pending.
+  --remote_inflight_;
+  pending_.pop_front();
+  ++pending_base_;
+}
+
 void Connection::PostBatches() {
+  const bool direct = MayReplyDirect();
   for (size_t w = 0; w < batches_.size(); ++w) {
     if (!batches_[w]) continue;
     std::shared_ptr<RemoteBatch> batch = std::move(batches_[w]);
     batches_[w] = nullptr;
+    if (direct && static_cast<int>(w) != worker_->index()) {
+      if (!direct_) direct_ = std::make_shared<DirectReply>();
+      std::lock_guard<std::mutex> lock(direct_->mu);
+      direct_->armed = true;
+      direct_armed_ = true;
+      batch->direct = direct_;
+      batch->fd = fd_;
+    }
     ++remote_inflight_;
     if (static_cast<int>(w) == worker_->index()) ++self_batches_;
     Server* server = server_;
@@ -244,6 +308,7 @@ void Connection::PostBatches() {
 
 void Connection::OnRemoteItems(const std::shared_ptr<RemoteBatch>& batch, size_t begin,
                                size_t end, bool last) {
+  SettleDirect();
   if (last) {
     --remote_inflight_;
     if (batch->owner == worker_->index()) --self_batches_;

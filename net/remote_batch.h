@@ -14,6 +14,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -76,6 +77,20 @@ struct RemoteItem {
   int tries = 0;      // no-wait runs that missed
 };
 
+// The reply of a connection's one request in flight, which its owner may write to the socket
+// itself rather than post it home: the home worker then runs no handler for it. The home arms
+// it when it posts a batch of one request while nothing else of the client is pending, being
+// written or read and not parsed (Connection::MayReplyDirect), and settles it before it next
+// touches the client's replies or socket: it disarms it, and learns whether the owner wrote the
+// reply (the request is done) or will post it home as usual. While armed, the home writes
+// nothing and keeps the socket open (Close settles first), so the owner's write cannot land out
+// of order or on a reused descriptor.
+struct DirectReply {
+  std::mutex mu;
+  bool armed = false;
+  bool written = false;  // the owner sent the whole reply
+};
+
 // Requests of one connection for one owner, run there in order and committed once.
 struct RemoteBatch {
   std::shared_ptr<Connection> conn;
@@ -91,6 +106,9 @@ struct RemoteBatch {
   size_t unsent_bytes = 0;
   // The connection closed while a part was on its way: what was not run is dropped.
   std::atomic<bool> abandoned{false};
+  // Set when the home armed it for this batch (one item): the owner may send its reply to fd.
+  std::shared_ptr<DirectReply> direct;
+  int fd = -1;
 };
 
 // Whether spec may run with no-wait reads and wait for a fetch (it changes no data).

@@ -624,6 +624,28 @@ def test_big_replies_from_another_worker_arrive_whole_and_in_order(make_server):
     assert c.execute_command("PING") == b"PONG"
 
 
+@pytest.mark.slotkv_only
+def test_no_reply_reaches_a_new_client_on_a_closed_ones_descriptor(make_server):
+    # The worker owning a request's slot may write its reply to the socket itself (DirectReply).
+    # A client that leaves while its write waits for the group commit (an fsync: appendfsync
+    # always) frees its descriptor number, which the next client is given: that reply must go
+    # nowhere, not to the next client.
+    s = make_server(["--workers", "2"])
+    for i in range(100):
+        with s.raw(timeout=10) as leaving:
+            leaving.send_command("SET", KEY_ON_WORKER[i % 2], "v%d" % i)
+        with s.raw(timeout=10) as next_client:
+            assert next_client.command("PING") == b"PONG"
+            assert next_client.command("ECHO", "e") == b"e"
+            assert next_client.read_available(wait=0.02) == b""
+    # Whole replies of one client, alternating workers, stay in order.
+    with s.raw(timeout=10) as c:
+        for i in range(200):
+            key = KEY_ON_WORKER[i % 2]
+            assert c.command("SET", key, "w%d" % i) == b"OK"
+            assert c.command("GET", key) == b"w%d" % i
+
+
 def _ping_ok(port):
     try:
         with socket.create_connection(("127.0.0.1", port), timeout=5) as c:
