@@ -112,6 +112,7 @@ ServerSnapshot Gather(command::ServerState& state) {
     out.read_waits += WorkerStats::Get(ws->read_waits);
     out.async_reads += WorkerStats::Get(ws->async_reads);
     out.client_moves += WorkerStats::Get(ws->client_moves);
+    out.direct_replies += WorkerStats::Get(ws->direct_replies);
     out.loop_lag_max_us = std::max(out.loop_lag_max_us, WorkerStats::Get(ws->loop_lag_max_us));
   }
   out.connected_clients = state.clients->connected();

@@ -64,6 +64,7 @@ struct ServerSnapshot {
   uint64_t read_waits = 0;
   uint64_t async_reads = 0;
   uint64_t client_moves = 0;
+  uint64_t direct_replies = 0;
   uint64_t loop_lag_max_us = 0;  // over workers
   int64_t connected_clients = 0;
   int64_t blocked_clients = 0;

@@ -139,13 +139,13 @@ bool SendDirect(Server* server, RemoteBatch& batch) {
   if (!batch.direct->armed) return false;
   const ssize_t n = ::send(batch.fd, reply.data(), reply.size(), MSG_DONTWAIT | MSG_NOSIGNAL);
   if (n <= 0) return false;  // the home's write meets the error, or waits for room
-  command::WorkerStats::Add(
-      (*server->state().stats)[static_cast<size_t>(CurrentWorker())]->net_output_bytes,
-      static_cast<uint64_t>(n));
+  command::WorkerStats& stats = *(*server->state().stats)[static_cast<size_t>(CurrentWorker())];
+  command::WorkerStats::Add(stats.net_output_bytes, static_cast<uint64_t>(n));
   if (n < size) {
     reply.erase(0, static_cast<size_t>(n));
     return false;
   }
+  command::WorkerStats::Add(stats.direct_replies);
   batch.direct->written = true;
   return true;
 }

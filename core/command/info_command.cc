@@ -379,6 +379,7 @@ void StatsSection(const ServerState& state, const EngineTotals& engine, std::str
   Field(out, "slotkv_read_waits", SumWorkers(state, &WorkerStats::read_waits));
   Field(out, "slotkv_async_reads", SumWorkers(state, &WorkerStats::async_reads));
   Field(out, "slotkv_client_moves", SumWorkers(state, &WorkerStats::client_moves));
+  Field(out, "slotkv_direct_replies", SumWorkers(state, &WorkerStats::direct_replies));
   Field(out, "slotkv_loop_lag_max_us", MaxWorkers(state, &WorkerStats::loop_lag_max_us));
   const slot::SlotStats& e = engine.stats;
   CacheFields(out, "value", e.value_cache_hits, e.value_cache_misses);

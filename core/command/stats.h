@@ -41,6 +41,9 @@ struct WorkerStats {
   // Connections this worker handed to the worker owning the keys they use (net/connection.h,
   // "Placement").
   std::atomic<uint64_t> client_moves{0};
+  // Replies this worker, the owner of a request's slot, wrote to the client's socket itself
+  // (net/remote_batch.h, DirectReply).
+  std::atomic<uint64_t> direct_replies{0};
   // How late the worker's 10 ms probe timer fired, at most (us): about the longest time a
   // request waited for the worker to be free (one long handler, or a queue of them).
   std::atomic<uint64_t> loop_lag_max_us{0};

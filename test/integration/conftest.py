@@ -538,6 +538,14 @@ def start_http_server(make_server, *args):
         return s
 
 
+def info_stat(r, name):
+    """The integer field `name` of INFO stats."""
+    for line in r.execute_command("INFO", "stats").decode().splitlines():
+        if line.startswith(name + ":"):
+            return int(line.split(":", 1)[1])
+    raise AssertionError("no %s in INFO stats" % name)
+
+
 def wait_until(predicate, timeout=2.0, interval=0.02):
     """Polls predicate until true or timeout; returns its last value."""
     deadline = time.monotonic() + timeout

@@ -7,6 +7,8 @@ import random
 
 import pytest
 
+from conftest import info_stat
+
 pytestmark = pytest.mark.slotkv_only
 
 KEYS = 3000
@@ -31,13 +33,6 @@ def evict(data_dir):
             finally:
                 os.close(fd)
     return missed
-
-
-def info_stat(r, name):
-    for line in r.execute_command("INFO", "stats").decode().splitlines():
-        if line.startswith(name + ":"):
-            return int(line.split(":", 1)[1])
-    raise AssertionError("no %s in INFO stats" % name)
 
 
 def loaded(make_server, *args):

@@ -8,14 +8,13 @@ import random
 
 import pytest
 
+from conftest import info_stat
+
 pytestmark = pytest.mark.slotkv_only
 
 
 def moves(r):
-    for line in r.execute_command("INFO", "stats").decode().splitlines():
-        if line.startswith("slotkv_client_moves:"):
-            return int(line.split(":", 1)[1])
-    raise AssertionError("no slotkv_client_moves in INFO stats")
+    return info_stat(r, "slotkv_client_moves")
 
 
 def two_clients(server, **kwargs):

@@ -10,7 +10,7 @@ import time
 import pytest
 import redis
 
-from conftest import RawConn, encode_command, wait_until
+from conftest import RawConn, encode_command, info_stat, wait_until
 
 
 def seeded_rng(name):
@@ -638,12 +638,15 @@ def test_no_reply_reaches_a_new_client_on_a_closed_ones_descriptor(make_server):
             assert next_client.command("PING") == b"PONG"
             assert next_client.command("ECHO", "e") == b"e"
             assert next_client.read_available(wait=0.02) == b""
-    # Whole replies of one client, alternating workers, stay in order.
+    # Whole replies of one client, alternating workers, stay in order; the owner writes those
+    # of the other worker's keys itself (one request pending each time).
+    before = info_stat(s.client(), "slotkv_direct_replies")
     with s.raw(timeout=10) as c:
         for i in range(200):
             key = KEY_ON_WORKER[i % 2]
             assert c.command("SET", key, "w%d" % i) == b"OK"
             assert c.command("GET", key) == b"w%d" % i
+    assert info_stat(s.client(), "slotkv_direct_replies") - before >= 150  # of 200
 
 
 def _ping_ok(port):
