@@ -8,7 +8,6 @@
 #include <boost/asio/write.hpp>
 #include <chrono>
 #include <cstdio>
-#include <sys/socket.h>
 #include <unistd.h>
 
 #include "core/base/buffer.h"
@@ -641,13 +640,7 @@ void Connection::Write() {
   // Most replies fit in the socket's buffer: sent now, with no completion handler to run (and
   // writing_ stays false, so the next request's reply may go straight from its owner:
   // DirectReply). The rest of a short write goes the asynchronous way.
-  const ssize_t sent = ::send(fd_, out_.data(), out_.size(), MSG_DONTWAIT | MSG_NOSIGNAL);
-  if (sent > 0) {
-    WorkerStats::Add((*server_->state().stats)[worker_->index()]->net_output_bytes,
-                     static_cast<uint64_t>(sent));
-    out_.erase(0, static_cast<size_t>(sent));
-  }
-  if (out_.empty()) {
+  if (SendNow(fd_, &out_, *(*server_->state().stats)[worker_->index()])) {
     ReleaseLargeBuffer(&out_);
     NoteUnsent();
     if (close_after_flush_) Close();

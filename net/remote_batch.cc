@@ -47,6 +47,15 @@ bool RunRead(command::ServerState& state, const CommandSpec& spec, std::vector<s
   return false;
 }
 
+bool SendNow(int fd, std::string* bytes, command::WorkerStats& stats) {
+  const ssize_t n = ::send(fd, bytes->data(), bytes->size(), MSG_DONTWAIT | MSG_NOSIGNAL);
+  if (n > 0) {
+    command::WorkerStats::Add(stats.net_output_bytes, static_cast<uint64_t>(n));
+    bytes->erase(0, static_cast<size_t>(n));
+  }
+  return bytes->empty();
+}
+
 namespace {
 
 void DriveBatches(Server* server, uint64_t client);
@@ -137,14 +146,8 @@ bool SendDirect(Server* server, RemoteBatch& batch) {
   if ((limit.hard > 0 && size > limit.hard) || (limit.soft > 0 && size > limit.soft)) return false;
   std::lock_guard<std::mutex> lock(batch.direct->mu);
   if (!batch.direct->armed) return false;
-  const ssize_t n = ::send(batch.fd, reply.data(), reply.size(), MSG_DONTWAIT | MSG_NOSIGNAL);
-  if (n <= 0) return false;  // the home's write meets the error, or waits for room
   command::WorkerStats& stats = *(*server->state().stats)[static_cast<size_t>(CurrentWorker())];
-  command::WorkerStats::Add(stats.net_output_bytes, static_cast<uint64_t>(n));
-  if (n < size) {
-    reply.erase(0, static_cast<size_t>(n));
-    return false;
-  }
+  if (!SendNow(batch.direct->fd, &reply, stats)) return false;
   command::WorkerStats::Add(stats.direct_replies);
   batch.direct->written = true;
   return true;
@@ -165,7 +168,7 @@ void SendItems(Server* server, const std::shared_ptr<RemoteBatch>& batch, bool l
   auto deliver = [batch, begin, end, last] {
     batch->conn->OnRemoteItems(batch, begin, end, last);
   };
-  const bool direct = last && batch->direct && begin == 0 && end == 1;
+  const bool direct = last && batch->direct != nullptr;  // armed: the batch has one item
   const bool writes = std::any_of(items.begin() + static_cast<ptrdiff_t>(begin),
                                   items.begin() + static_cast<ptrdiff_t>(end),
                                   [](const RemoteItem& i) {
@@ -292,12 +295,11 @@ void Connection::PostBatches() {
     std::shared_ptr<RemoteBatch> batch = std::move(batches_[w]);
     batches_[w] = nullptr;
     if (direct && static_cast<int>(w) != worker_->index()) {
-      if (!direct_) direct_ = std::make_shared<DirectReply>();
+      if (!direct_) direct_ = std::make_shared<DirectReply>(fd_);
       std::lock_guard<std::mutex> lock(direct_->mu);
       direct_->armed = true;
       direct_armed_ = true;
       batch->direct = direct_;
-      batch->fd = fd_;
     }
     ++remote_inflight_;
     if (static_cast<int>(w) == worker_->index()) ++self_batches_;

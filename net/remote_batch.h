@@ -86,10 +86,18 @@ struct RemoteItem {
 // nothing and keeps the socket open (Close settles first), so the owner's write cannot land out
 // of order or on a reused descriptor.
 struct DirectReply {
+  explicit DirectReply(int fd) : fd(fd) {}
+  const int fd;  // the connection's socket
   std::mutex mu;
   bool armed = false;
   bool written = false;  // the owner sent the whole reply
 };
+
+// Sends what socket fd takes of *bytes now, without waiting, counts it in stats'
+// net_output_bytes and cuts it from *bytes; true when all of it went. On an error nothing is
+// sent: the asynchronous write that follows meets it. Connection::Write and the owner's direct
+// reply.
+bool SendNow(int fd, std::string* bytes, command::WorkerStats& stats);
 
 // Requests of one connection for one owner, run there in order and committed once.
 struct RemoteBatch {
@@ -106,9 +114,8 @@ struct RemoteBatch {
   size_t unsent_bytes = 0;
   // The connection closed while a part was on its way: what was not run is dropped.
   std::atomic<bool> abandoned{false};
-  // Set when the home armed it for this batch (one item): the owner may send its reply to fd.
+  // Set when the home armed it for this batch (one item): the owner may send its reply.
   std::shared_ptr<DirectReply> direct;
-  int fd = -1;
 };
 
 // Whether spec may run with no-wait reads and wait for a fetch (it changes no data).
