@@ -418,7 +418,9 @@ def test_writes_stream_to_replicas(shared):
         assert cmd(rep, "HGETALL", "s:hash") == [b"b", b"2"]
         assert cmd(rep, "LRANGE", "s:list", 0, -1) == [b"c", b"b"]
         assert cmd(rep, "ZSCORE", "s:zset", "one") == b"2"
-        assert 990 <= cmd(rep, "TTL", "s:exp") <= 1000
+        # The expiry replicated as set (not dropped, not reset); the waits since the EXPIRE took
+        # over 10 s in a loaded ASan run, so the window is wide.
+        assert 900 <= cmd(rep, "TTL", "s:exp") <= 1000
         assert cmd(rep, "TTL", "s:persist") == -1
         assert cmd(rep, "MGET", "s:m:0", "s:m:63") == [b"m0", b"m63"]
         assert cmd(rep, "GET", "s:tx1") == b"a"
