@@ -111,6 +111,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
     bool done = false;
     bool close_after = false;
     std::string data;
+    int64_t read_us = 0;  // when its turn of Process began (command::LastNowUs)
   };
 
   // Stops the running blocking command's wait (blocking.h). REQUIRES: async_->ctx.waiter.
@@ -163,7 +164,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
   void StartAsync(const command::CommandSpec& spec, uint64_t seq);
   void FinishAsync(AsyncCall* call);
   void FlushReplies();
-  bool HoldReplies() const;
+  const Pending* HoldingRequest() const;
   bool OverOutputLimit();
   void Write();
 

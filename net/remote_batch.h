@@ -2,9 +2,11 @@
 // the requests for one owner's slots into a RemoteBatch and posts it there (RunBatch); the owner
 // runs each client's batches in order (reads that miss the page cache wait for a fetch, items
 // whose slot a transaction holds wait for their turn) and sends the replies home, writes after
-// their group commit. A batch holding more than kPauseOutputBytes of replies sends them home as
-// a part and runs the rest only once the client has taken them (ResumeBatch), so a client that
-// pipelines big reads to another worker's keys and reads nothing holds about one reply there.
+// their group commit. A batch holding more than kPauseOutputBytes of replies, or whose turn on
+// the owner is over (kTurnUs), sends what it ran home as a part and runs the rest only once the
+// client has taken them (ResumeBatch), so a client that pipelines big reads to another worker's
+// keys and reads nothing holds about one reply there, and one that pipelines slow commands
+// reads replies while the rest runs.
 //
 // Thread rule: a batch is filled and answered on its home worker, run on its owner; the two never
 // touch it at once (each hands it over with a post).

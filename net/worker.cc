@@ -11,9 +11,11 @@
 #include "conf/config.h"
 #include "core/command/client_pause.h"
 #include "core/command/collection_pages.h"
+#include "core/command/execute.h"
 #include "core/command/notify.h"
 #include "core/command/replication.h"
 #include "net/connection.h"
+#include "net/remote_batch.h"
 #include "net/server.h"
 
 namespace slotkv::net {
@@ -88,7 +90,12 @@ void Worker::AfterCommit(std::function<void()> fn) {
   after_commit_.push_back(std::move(fn));
   if (commit_posted_) return;
   commit_posted_ = true;
+  commit_posted_us_ = command::NowUs();
   boost::asio::post(io_, [this] { CommitNow(); });
+}
+
+bool Worker::CommitOverdue() const {
+  return commit_posted_ && command::NowUs() - commit_posted_us_ >= kTurnUs;
 }
 
 // The commit of one turn: its waiters run once every dirty slot's commit is durable, and

@@ -64,6 +64,10 @@ class Worker {
   // next fsync of each log (wal::Log::CommitThen).
   // REQUIRES: on this worker.
   void AfterCommit(std::function<void()> fn);
+  // Whether the commit AfterCommit posted has waited kTurnUs or more behind the handlers queued
+  // before it: a client's batches posted here then go behind it (DriveBatches), so that a
+  // flood of them does not hold every reply until the last has run.
+  bool CommitOverdue() const;
   // Whether read-only commands here run with no-wait reads (the ring is up).
   bool async_reads() const { return ring_ != nullptr; }
   // Fetches reads through the ring, then runs done on this worker. REQUIRES: async_reads(); on
@@ -135,6 +139,7 @@ class Worker {
   // Commit rounds whose waiters have not run, oldest first: they run in this order.
   std::deque<std::shared_ptr<CommitRound>> rounds_;
   bool commit_posted_ = false;
+  int64_t commit_posted_us_ = 0;  // when (command::NowUs)
   // Slots with flushes due, in turn; valid while Keyspace::slots_closed() is flushing_closed_.
   std::deque<slot::Slot*> flushing_;
   uint64_t flushing_closed_ = 0;
