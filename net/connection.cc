@@ -558,25 +558,23 @@ void Connection::FinishAsync(AsyncCall* call) {
 // group commit) wait for it, up to kHoldReplyBytes, so that the replies to one read leave in
 // one write as Redis's do: MULTI ... EXEC sent at once costs one send, not two. Never behind
 // a blocking command or a disk read, which may take long, nor behind a request read
-// kHoldReplyUs ago or more (FlushReplies): 100 slow HSETs (1000 fields each) sent at once
-// were all answered after the last, 23 s later under ASan. The request they wait for, or null.
-const Connection::Pending* Connection::HoldingRequest() const {
-  if ((async_ && async_->ctx.waiter) || !parked_.empty() || held_) return nullptr;
+// kHoldReplyUs ago or more: 100 slow HSETs (1000 fields each) sent at once were all
+// answered after the last, 23 s later under ASan.
+bool Connection::HoldReplies() const {
+  if ((async_ && async_->ctx.waiter) || !parked_.empty() || held_) return false;
   size_t bytes = out_next_.size();
   for (const Pending& p : pending_) {
-    if (!p.done) return &p;
+    if (!p.done) {  // the first request in flight: nothing is done ahead of it, or it is recent
+      return &p == &pending_.front() || command::NowUs() - p.read_us < kHoldReplyUs;
+    }
     bytes += p.data.size();
-    if (bytes > kHoldReplyBytes || p.close_after) return nullptr;
+    if (bytes > kHoldReplyBytes || p.close_after) return false;
   }
-  return nullptr;
+  return false;
 }
 
 void Connection::FlushReplies() {
-  if (const Pending* behind = HoldingRequest()) {
-    if (behind == &pending_.front() || command::NowUs() - behind->read_us < kHoldReplyUs) {
-      return;
-    }
-  }
+  if (HoldReplies()) return;
   while (!pending_.empty() && pending_.front().done) {
     Pending& p = pending_.front();
     pending_bytes_ -= p.data.size();

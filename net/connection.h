@@ -164,7 +164,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
   void StartAsync(const command::CommandSpec& spec, uint64_t seq);
   void FinishAsync(AsyncCall* call);
   void FlushReplies();
-  const Pending* HoldingRequest() const;
+  bool HoldReplies() const;
   bool OverOutputLimit();
   void Write();
 
