@@ -135,6 +135,9 @@ constexpr OptionDef kOptions[] = {
    .min = 0, .max = INT32_MAX},
   {.name = "tcp-keepalive", .type = T::kInt, .default_value = "300", .runtime = true,
    .doc = "no effect", .no_effect = true},
+  {.name = "hll-sparse-max-bytes", .type = T::kBytes, .default_value = "3000", .runtime = true,
+   .doc = "a HyperLogLog value stays sparse up to this many bytes", .min = 0,
+   .max = 1024 * kGb},
   {.name = "hash-max-listpack-entries", .type = T::kInt, .default_value = "128",
    .runtime = true, .doc = "no effect: encoding threshold of Redis", .no_effect = true},
   {.name = "hash-max-listpack-value", .type = T::kInt, .default_value = "64", .runtime = true,
@@ -277,8 +280,9 @@ Result<std::string> Normalize(const OptionDef& def, std::string_view value) {
     case T::kBytes: {
       int64_t n = 0;
       if (def.type == T::kBytes) {
+        // Redis reads memory values unsigned: "-1" is no memory value.
         Result<int64_t> parsed = ParseMemory(value);
-        if (!parsed.ok()) return bad("argument must be a memory value");
+        if (!parsed.ok() || *parsed < 0) return bad("argument must be a memory value");
         n = *parsed;
       } else {
         auto [ptr, ec] = std::from_chars(value.data(), value.data() + value.size(), n);

@@ -95,6 +95,7 @@ std::unique_ptr<CommandTable> BuildCommandTable() {
   RegisterStringCommands(*table);
   RegisterLcsCommand(*table);
   RegisterBitmapCommands(*table);
+  RegisterHyperLogLogCommands(*table);
   RegisterHashCommands(*table);
   RegisterSetCommands(*table);
   RegisterSetSetOpsCommands(*table);

@@ -117,6 +117,7 @@ void RegisterScanCommands(CommandTable& table);
 void RegisterStringCommands(CommandTable& table);
 void RegisterLcsCommand(CommandTable& table);
 void RegisterBitmapCommands(CommandTable& table);
+void RegisterHyperLogLogCommands(CommandTable& table);
 void RegisterHashCommands(CommandTable& table);
 void RegisterSetCommands(CommandTable& table);
 void RegisterSetSetOpsCommands(CommandTable& table);

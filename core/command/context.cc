@@ -29,6 +29,7 @@ void ServerState::RefreshLive() {
   idle_timeout_s = config->GetInt("timeout");
   maxclients = config->GetInt("maxclients");
   proto_max_bulk_len = config->GetInt("proto-max-bulk-len");
+  hll_sparse_max_bytes = config->GetInt("hll-sparse-max-bytes");
   query_buffer_limit = config->GetInt("client-query-buffer-limit");
   const std::string limits = config->Get("client-output-buffer-limit");
   normal_output_limit.Set(conf::ClientOutputLimit(limits, "normal"));

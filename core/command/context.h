@@ -184,6 +184,7 @@ struct ServerState {
   std::atomic<int64_t> idle_timeout_s{0};  // timeout: idle clients closed after it (0 never)
   std::atomic<int64_t> maxclients{0};
   std::atomic<int64_t> proto_max_bulk_len{0};
+  std::atomic<int64_t> hll_sparse_max_bytes{0};
   std::atomic<int64_t> query_buffer_limit{0};
   // client-output-buffer-limit of the normal, pubsub and replica classes.
   struct LiveOutputLimit {

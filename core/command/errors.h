@@ -16,6 +16,11 @@ inline constexpr std::string_view kErrOverflow = "ERR increment or decrement wou
 inline constexpr std::string_view kErrIncrFloatNaN = "ERR increment would produce NaN or Infinity";
 inline constexpr std::string_view kErrWrongType =
     "WRONGTYPE Operation against a key holding the wrong kind of value";
+// HyperLogLog (hyperloglog_commands.cc): a string that is not one, one whose registers do not
+// decode.
+inline constexpr std::string_view kErrNotHll =
+    "WRONGTYPE Key is not a valid HyperLogLog string value.";
+inline constexpr std::string_view kErrBadHll = "INVALIDOBJ Corrupted HLL object detected";
 inline constexpr std::string_view kErrNoSuchKey = "ERR no such key";
 inline constexpr std::string_view kErrDbIndex = "ERR DB index is out of range";
 inline constexpr std::string_view kErrNoAuth = "NOAUTH Authentication required.";

@@ -16,7 +16,9 @@ using Events = std::vector<CommandNotifier::Event>;
 
 // The class of a command's own event, by its family.
 uint32_t ClassOf(std::string_view group) {
-  if (group == "string" || group == "bitmap") return conf::kNotifyString;
+  if (group == "string" || group == "bitmap" || group == "hyperloglog") {
+    return conf::kNotifyString;
+  }
   if (group == "list") return conf::kNotifyList;
   if (group == "set") return conf::kNotifySet;
   if (group == "hash") return conf::kNotifyHash;
@@ -150,6 +152,8 @@ Events CommandNotifier::PutEvents(const CommandSpec& spec, const std::vector<std
     return {{conf::kNotifyZSet, Is(AfterKeys(spec, args), "MIN") ? "zpopmin" : "zpopmax"}};
   }
   if (name == "bitfield") return {{kS, "setbit"}};
+  if (name == "pfmerge") return {{kS, "pfadd"}};
+  if (name == "pfcount") return {};  // its cache: Redis tells nothing
   return {{ClassOf(spec.group), name}};
 }
 

@@ -588,3 +588,41 @@ def list_key(r):
             pytest.skip("server has no RPUSH yet")
         raise
     return b"list"
+
+
+# Keyspace notifications: a listener of every keyspace channel (the `listen` fixture turns
+# notify-keyspace-events KEA on around a test).
+MARK = "notifications-test-mark"
+
+
+class Listener:
+    """A connection subscribed to every keyspace channel and to MARK."""
+
+    def __init__(self, server):
+        self.conn = RawConn(server.port)
+        self.conn.command("PSUBSCRIBE", "__key*__:*")
+        self.conn.command("SUBSCRIBE", MARK)
+
+    def close(self):
+        self.conn.close()
+
+    def drain(self, r):
+        """The (channel, payload) pairs published before now, read up to a mark published
+        after them."""
+        r.execute_command("PUBLISH", MARK, "x")
+        got = []
+        while True:
+            msg = self.conn.read_reply()
+            if msg[0] == b"message" and msg[1] == MARK.encode():
+                return got
+            assert msg[0] == b"pmessage", msg
+            got.append((msg[2].decode(), msg[3].decode()))
+
+
+@pytest.fixture
+def listen(server, r):
+    r.execute_command("CONFIG", "SET", "notify-keyspace-events", "KEA")
+    lst = Listener(server)
+    yield lst
+    lst.close()
+    r.execute_command("CONFIG", "SET", "notify-keyspace-events", "")
