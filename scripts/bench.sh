@@ -4,7 +4,7 @@
 # Redis runs with appendonly yes + appendfsync everysec: the same durability as slotkv's default.
 #
 #   scripts/bench.sh [--requests N] [--clients C] [--pipeline P] [--keyspace K] [--value-size V]
-#                    [--tests set,get,incr,mset,lpush,lpop,sadd,hset,zadd,lrange_100,multi]
+#                    [--tests set,get,incr,mset,lpush,lpop,sadd,hset,zadd,lrange_100,pfadd,multi]
 #                    [--workers W] [--rounds K]
 #
 # Not in the default list: multi is a transaction, MULTI / SET key:<r> / INCR counter:<r> /
@@ -13,6 +13,9 @@
 # subscriber (redis-cli) reading every message; evalsha runs EVALSHA of
 # "return redis.call('set', KEYS[1], ARGV[1])" on key:<r>, loaded with SCRIPT LOAD first (a
 # script that cannot fail on what the other tests leave in the keys).
+#
+# pfadd (no redis-benchmark test of its own) is PFADD hll <r>: random elements over --keyspace
+# into one HyperLogLog (dense after the first few thousand).
 #
 # The collection tests of redis-benchmark (lpush lpop sadd hset zadd lrange_*) work on ONE key
 # that grows (members random over --keyspace; lists grow by every request); slotkv pages every
@@ -47,7 +50,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 requests=200000 clients=50 pipeline=1 keyspace=100000 value_size=200
-tests=set,get,incr,mset,lpush,lpop,sadd,hset,zadd,lrange_100
+tests=set,get,incr,mset,lpush,lpop,sadd,hset,zadd,lrange_100,pfadd
 workers=2 rounds=1
 for arg in "$@"; do
   [ "$arg" = --scale ] && exec scripts/bench-scale.sh "$@"
@@ -109,6 +112,11 @@ rps() {
     sha=$(redis-cli -p "$1" SCRIPT LOAD "return redis.call('set', KEYS[1], ARGV[1])")
     redis-benchmark -p "$1" -n "$n" -c "$clients" -P "$pipeline" -r "$keyspace" --csv -q \
       EVALSHA "$sha" 1 key:__rand_int__ v 2>/dev/null | awk -F'","' 'NR > 1 {v = $2} END {print v}'
+    return
+  fi
+  if [ "$2" = pfadd ]; then
+    redis-benchmark -p "$1" -n "$n" -c "$clients" -P "$pipeline" -r "$keyspace" --csv -q \
+      PFADD hll __rand_int__ 2>/dev/null | awk -F'","' 'NR > 1 {v = $2} END {print v}'
     return
   fi
   if [ "$2" = multi ]; then
