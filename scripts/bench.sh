@@ -4,7 +4,7 @@
 # Redis runs with appendonly yes + appendfsync everysec: the same durability as slotkv's default.
 #
 #   scripts/bench.sh [--requests N] [--clients C] [--pipeline P] [--keyspace K] [--value-size V]
-#                    [--tests set,get,incr,mset,lpush,lpop,sadd,hset,zadd,lrange_100,pfadd,multi]
+#                    [--tests set,get,incr,mset,lpush,lpop,sadd,hset,zadd,lrange_100,pfadd,geoadd,multi]
 #                    [--workers W] [--rounds K]
 #
 # Not in the default list: multi is a transaction, MULTI / SET key:<r> / INCR counter:<r> /
@@ -14,8 +14,9 @@
 # "return redis.call('set', KEYS[1], ARGV[1])" on key:<r>, loaded with SCRIPT LOAD first (a
 # script that cannot fail on what the other tests leave in the keys).
 #
-# pfadd (no redis-benchmark test of its own) is PFADD hll <r>: random elements over --keyspace
-# into one HyperLogLog (dense after the first few thousand).
+# pfadd and geoadd have no redis-benchmark test of their own: pfadd is PFADD hll <r> (random
+# elements over --keyspace into one HyperLogLog, dense after the first few thousand), geoadd is
+# GEOADD geo <lon> <lat> m:<r> (one sorted set growing like zadd's; one position for all).
 #
 # The collection tests of redis-benchmark (lpush lpop sadd hset zadd lrange_*) work on ONE key
 # that grows (members random over --keyspace; lists grow by every request); slotkv pages every
@@ -50,7 +51,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 requests=200000 clients=50 pipeline=1 keyspace=100000 value_size=200
-tests=set,get,incr,mset,lpush,lpop,sadd,hset,zadd,lrange_100,pfadd
+tests=set,get,incr,mset,lpush,lpop,sadd,hset,zadd,lrange_100,pfadd,geoadd
 workers=2 rounds=1
 for arg in "$@"; do
   [ "$arg" = --scale ] && exec scripts/bench-scale.sh "$@"
@@ -114,9 +115,11 @@ rps() {
       EVALSHA "$sha" 1 key:__rand_int__ v 2>/dev/null | awk -F'","' 'NR > 1 {v = $2} END {print v}'
     return
   fi
-  if [ "$2" = pfadd ]; then
+  if [ "$2" = pfadd ] || [ "$2" = geoadd ]; then
+    local cmd=(PFADD hll __rand_int__)
+    [ "$2" = geoadd ] && cmd=(GEOADD geo 13.361389 38.115556 m:__rand_int__)
     redis-benchmark -p "$1" -n "$n" -c "$clients" -P "$pipeline" -r "$keyspace" --csv -q \
-      PFADD hll __rand_int__ 2>/dev/null | awk -F'","' 'NR > 1 {v = $2} END {print v}'
+      "${cmd[@]}" 2>/dev/null | awk -F'","' 'NR > 1 {v = $2} END {print v}'
     return
   fi
   if [ "$2" = multi ]; then

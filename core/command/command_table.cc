@@ -96,6 +96,7 @@ std::unique_ptr<CommandTable> BuildCommandTable() {
   RegisterLcsCommand(*table);
   RegisterBitmapCommands(*table);
   RegisterHyperLogLogCommands(*table);
+  RegisterGeoCommands(*table);
   RegisterHashCommands(*table);
   RegisterSetCommands(*table);
   RegisterSetSetOpsCommands(*table);

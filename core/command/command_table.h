@@ -118,6 +118,7 @@ void RegisterStringCommands(CommandTable& table);
 void RegisterLcsCommand(CommandTable& table);
 void RegisterBitmapCommands(CommandTable& table);
 void RegisterHyperLogLogCommands(CommandTable& table);
+void RegisterGeoCommands(CommandTable& table);
 void RegisterHashCommands(CommandTable& table);
 void RegisterSetCommands(CommandTable& table);
 void RegisterSetSetOpsCommands(CommandTable& table);

@@ -47,7 +47,8 @@ std::string_view AfterKeys(const CommandSpec& spec, const std::vector<std::strin
 bool Stores(std::string_view name) {
   static constexpr std::string_view kStores[] = {
       "sinterstore", "sunionstore", "sdiffstore", "zunionstore", "zinterstore",
-      "zdiffstore",  "zrangestore", "bitop"};
+      "zdiffstore",  "zrangestore", "bitop", "georadius", "georadiusbymember",
+      "geosearchstore"};
   return std::find(std::begin(kStores), std::end(kStores), name) != std::end(kStores);
 }
 
@@ -153,6 +154,11 @@ Events CommandNotifier::PutEvents(const CommandSpec& spec, const std::vector<std
   }
   if (name == "bitfield") return {{kS, "setbit"}};
   if (name == "pfmerge") return {{kS, "pfadd"}};
+  if (name == "geoadd") return {{conf::kNotifyZSet, "zadd"}};
+  if (name == "georadius" || name == "georadiusbymember") {
+    return {{conf::kNotifyZSet, "georadiusstore"}};
+  }
+  if (name == "geosearchstore") return {{conf::kNotifyZSet, "geosearchstore"}};
   if (name == "pfcount") return {};  // its cache: Redis tells nothing
   return {{ClassOf(spec.group), name}};
 }

@@ -71,8 +71,9 @@ void Reply::Set(size_t n) { Header(protocol_ == 3 ? '~' : '*', static_cast<int64
 
 void Reply::Push(size_t n) { Header(protocol_ == 3 ? '>' : '*', static_cast<int64_t>(n)); }
 
-void Reply::Double(double v) {
-  std::string text = FormatDouble(v);
+void Reply::Double(double v) { FormattedDouble(FormatDouble(v)); }
+
+void Reply::FormattedDouble(std::string_view text) {
   if (protocol_ == 3) {
     out_.push_back(',');
     out_.append(text);

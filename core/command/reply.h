@@ -47,6 +47,9 @@ class Reply {
   void Push(size_t n);
   // A double: ",<v>" in RESP3, a bulk string of FormatDouble(v) in RESP2.
   void Double(double v);
+  // A double already written as text (Redis's addReplyHumanLongDouble: FormatLongDouble), in
+  // the same types as Double.
+  void FormattedDouble(std::string_view text);
   // A boolean: "#t"/"#f" in RESP3, the integer 1/0 in RESP2.
   void Bool(bool v);
   // Verbatim text ("=<n>\r\ntxt:..." in RESP3, a bulk string in RESP2), as INFO replies.

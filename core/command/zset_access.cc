@@ -1,5 +1,7 @@
 #include "core/command/zset_access.h"
 
+#include "core/command/zset_range.h"
+
 namespace slotkv::command {
 
 Result<std::optional<double>> ZSetAccess::Score(std::string_view member) {
@@ -55,6 +57,24 @@ Result<std::vector<ZSetValue::Entry>> ZSetAccess::Pop(ZEnd end, size_t count) {
   for (const ZSetValue::Entry& e : out) SLOTKV_RETURN_IF_ERROR(paged_->Remove(e.member).status());
   changed_ = changed_ || !out.empty();
   return out;
+}
+
+Status ZSetAccess::ForEachScoreIn(double min, double max,
+                                  const std::function<bool(const ZSetValue::Entry&)>& fn) {
+  const ScoreRange range{.min = min, .max = max, .max_exclusive = true};
+  if (range.AlwaysEmpty()) return Status::OK();
+  if (paged_) {
+    SLOTKV_ASSIGN_OR_RETURN(uint64_t first, paged_->CountBefore([&](const ZSetValue::Entry& e) {
+                              return range.AboveMin(e);
+                            }));
+    return paged_->Walk(first, false,
+                        [&](const ZSetValue::Entry& e) { return range.BelowMax(e) && fn(e); });
+  }
+  if (!small_) return Status::OK();
+  for (auto it = FirstInRange(*small_, range); it != small_->end() && range.BelowMax(*it); ++it) {
+    if (!fn(*it)) break;
+  }
+  return Status::OK();
 }
 
 std::vector<ZSetValue::Entry> PopEntries(ZSetValue& zset, ZEnd end, size_t count) {

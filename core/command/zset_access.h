@@ -9,6 +9,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -58,7 +59,15 @@ class ZSetAccess : public CollectionAccess<ZSetValue, ZSetPages, ZSetRoot> {
   Result<std::optional<uint64_t>> Rank(std::string_view member);
   // Removes up to count entries from `end` and returns them in pop order.
   Result<std::vector<ZSetValue::Entry>> Pop(ZEnd end, size_t count);
+  // Calls fn on the entries with min <= score < max, ascending, until fn returns false (the
+  // score ranges of GEO searches).
+  Status ForEachScoreIn(double min, double max,
+                        const std::function<bool(const ZSetValue::Entry&)>& fn);
 };
+
+// ZADD key [NX|XX] [GT|LT] [CH] [INCR] score member ...: also GEOADD's work, which calls it
+// with its coordinates made scores, as Redis's geoaddCommand.
+void ZAdd(CommandContext& ctx);
 
 // Entries as ZRANGE ... WITHSCORES replies them: RESP2 a flat array member, score, ...;
 // RESP3 an array of [member, score] pairs with double scores. Without scores, the members.

@@ -195,7 +195,6 @@ void ZAddGeneric(CommandContext& ctx, bool incr) {
   }
 }
 
-void ZAdd(CommandContext& ctx) { ZAddGeneric(ctx, false); }
 void ZIncrBy(CommandContext& ctx) { ZAddGeneric(ctx, true); }
 
 // ZREM key member [member ...]: the number removed; the key goes with its last member.
@@ -522,6 +521,8 @@ void ZScan(CommandContext& ctx) {
 }
 
 }  // namespace
+
+void ZAdd(CommandContext& ctx) { ZAddGeneric(ctx, false); }
 
 // Arity, flags, ACL categories, summaries and since as redis-server 7.0.15's COMMAND INFO and
 // COMMAND DOCS.
