@@ -23,7 +23,7 @@ std::array<uint64_t, 256> MakeTable() {
   return t;
 }
 
-bool GetRdbLength(std::string_view* in, uint64_t* n, bool* special) {
+bool GetLength(std::string_view* in, uint64_t* n, bool* special) {
   if (in->empty()) return false;
   const auto b = static_cast<uint8_t>((*in)[0]);
   *special = false;
@@ -86,7 +86,7 @@ void PutRdbString(std::string* out, std::string_view s) {
 bool GetRdbString(std::string_view* in, std::string* out) {
   uint64_t n = 0;
   bool special = false;
-  if (!GetRdbLength(in, &n, &special)) return false;
+  if (!GetLength(in, &n, &special)) return false;
   if (!special) {
     if (in->size() < n) return false;
     out->assign(in->substr(0, n));
@@ -106,7 +106,7 @@ bool GetRdbString(std::string_view* in, std::string* out) {
   if (n != 3) return false;
   uint64_t clen = 0, len = 0;
   bool sp = false;
-  if (!GetRdbLength(in, &clen, &sp) || sp || !GetRdbLength(in, &len, &sp) || sp) return false;
+  if (!GetLength(in, &clen, &sp) || sp || !GetLength(in, &len, &sp) || sp) return false;
   if (in->size() < clen || len > (uint64_t{1} << 32)) return false;
   out->assign(len, '\0');
   const unsigned got = lzf_decompress(in->data(), static_cast<unsigned>(clen), out->data(),
@@ -114,6 +114,31 @@ bool GetRdbString(std::string_view* in, std::string* out) {
   if (got != len) return false;
   in->remove_prefix(clen);
   return true;
+}
+
+bool GetRdbLength(std::string_view* in, uint64_t* n) {
+  bool special = false;
+  return GetLength(in, n, &special) && !special;
+}
+
+void PutRdbTrailer(std::string* out) {
+  out->push_back(static_cast<char>(kRdbVersion & 0xff));
+  out->push_back(static_cast<char>(kRdbVersion >> 8));
+  const uint64_t crc = Crc64(0, *out);
+  for (int i = 0; i < 8; ++i) out->push_back(static_cast<char>(crc >> (8 * i)));
+}
+
+std::optional<std::string_view> RdbPayloadBody(std::string_view payload) {
+  if (payload.size() < 10) return std::nullopt;
+  const std::string_view body = payload.substr(0, payload.size() - 8);
+  uint64_t crc = 0;
+  for (int i = 0; i < 8; ++i) {
+    crc |= uint64_t{static_cast<uint8_t>(payload[payload.size() - 8 + i])} << (8 * i);
+  }
+  const auto version = static_cast<uint16_t>(static_cast<uint8_t>(body[body.size() - 2]) |
+                                             (static_cast<uint8_t>(body[body.size() - 1]) << 8));
+  if (version > kRdbVersion || Crc64(0, body) != crc) return std::nullopt;
+  return body.substr(0, body.size() - 2);
 }
 
 }  // namespace slotkv

@@ -119,6 +119,7 @@ void RegisterLcsCommand(CommandTable& table);
 void RegisterBitmapCommands(CommandTable& table);
 void RegisterHyperLogLogCommands(CommandTable& table);
 void RegisterGeoCommands(CommandTable& table);
+void RegisterDumpCommands(CommandTable& table);
 void RegisterHashCommands(CommandTable& table);
 void RegisterSetCommands(CommandTable& table);
 void RegisterSetSetOpsCommands(CommandTable& table);

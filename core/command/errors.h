@@ -21,6 +21,11 @@ inline constexpr std::string_view kErrWrongType =
 inline constexpr std::string_view kErrNotHll =
     "WRONGTYPE Key is not a valid HyperLogLog string value.";
 inline constexpr std::string_view kErrBadHll = "INVALIDOBJ Corrupted HLL object detected";
+// A RESTORE / FUNCTION RESTORE payload whose trailer does not check, and one whose value does
+// not parse.
+inline constexpr std::string_view kErrBadPayload = "ERR DUMP payload version or checksum are wrong";
+inline constexpr std::string_view kErrBadDataFormat = "ERR Bad data format";
+inline constexpr std::string_view kErrBusyKey = "BUSYKEY Target key name already exists.";
 inline constexpr std::string_view kErrNoSuchKey = "ERR no such key";
 inline constexpr std::string_view kErrDbIndex = "ERR DB index is out of range";
 inline constexpr std::string_view kErrNoAuth = "NOAUTH Authentication required.";

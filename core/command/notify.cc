@@ -176,7 +176,8 @@ Events CommandNotifier::DeleteEvents(const CommandSpec& spec,
   if (name == "copy") return {};
   if (name == "del" || name == "unlink" || name == "getdel" || Stores(name) ||
       name == "expire" || name == "pexpire" || name == "expireat" || name == "pexpireat" ||
-      name == "getex" || name == "set" || name == "setex" || name == "psetex") {
+      name == "getex" || name == "set" || name == "setex" || name == "psetex" ||
+      name == "restore") {
     return {{kG, "del"}};
   }
   // A collection its command emptied: the command's event, then "del".

@@ -9,12 +9,12 @@
 
 #include "core/base/ascii.h"
 #include "core/base/rdb.h"
+#include "core/command/errors.h"
 
 namespace slotkv::script {
 namespace {
 
 constexpr uint8_t kOpFunction2 = 0xF5;
-constexpr uint16_t kRdbVersion = 10;
 
 bool ValidLibraryName(std::string_view name) {
   return !name.empty() && std::all_of(name.begin(), name.end(), [](char c) {
@@ -159,10 +159,7 @@ std::string Functions::DumpOf(const std::vector<Library>& libraries) {
     out.push_back(static_cast<char>(kOpFunction2));
     PutRdbString(&out, lib.code);
   }
-  out.push_back(static_cast<char>(kRdbVersion & 0xff));
-  out.push_back(static_cast<char>(kRdbVersion >> 8));
-  uint64_t crc = Crc64(0, out);
-  for (int i = 0; i < 8; ++i) out.push_back(static_cast<char>(crc >> (8 * i)));
+  PutRdbTrailer(&out);
   return out;
 }
 
@@ -172,18 +169,9 @@ std::string Functions::Dump() const {
 }
 
 Status Functions::Restore(std::string_view payload, const std::string& policy) {
-  constexpr std::string_view kBad = "ERR DUMP payload version or checksum are wrong";
-  if (payload.size() < 10) return Status::InvalidArgument(kBad);
-  const std::string_view body = payload.substr(0, payload.size() - 8);
-  uint64_t crc = 0;
-  for (int i = 0; i < 8; ++i) {
-    crc |= uint64_t{static_cast<uint8_t>(payload[payload.size() - 8 + i])} << (8 * i);
-  }
-  const uint16_t version = static_cast<uint16_t>(
-      static_cast<uint8_t>(body[body.size() - 2]) |
-      (static_cast<uint8_t>(body[body.size() - 1]) << 8));
-  if (version > kRdbVersion || Crc64(0, body) != crc) return Status::InvalidArgument(kBad);
-  std::string_view in = body.substr(0, body.size() - 2);
+  std::optional<std::string_view> body = RdbPayloadBody(payload);
+  if (!body) return Status::InvalidArgument(command::kErrBadPayload);
+  std::string_view in = *body;
   std::vector<Library> set;
   while (!in.empty()) {
     if (static_cast<uint8_t>(in[0]) != kOpFunction2) {
@@ -191,7 +179,7 @@ Status Functions::Restore(std::string_view payload, const std::string& policy) {
     }
     in.remove_prefix(1);
     std::string code;
-    if (!GetRdbString(&in, &code)) return Status::InvalidArgument(kBad);
+    if (!GetRdbString(&in, &code)) return Status::InvalidArgument(command::kErrBadPayload);
     SLOTKV_ASSIGN_OR_RETURN(Library lib, Check(code));
     set.push_back(std::move(lib));
   }

@@ -1,0 +1,313 @@
+#include "core/types/rdb_value.h"
+
+#include <cmath>
+#include <cstring>
+#include <optional>
+#include <vector>
+
+#include "core/base/number.h"
+#include "core/base/rdb.h"
+
+namespace slotkv::rdb {
+namespace {
+
+enum : uint8_t {
+  kTypeString = 0,
+  kTypeList = 1,
+  kTypeSet = 2,
+  kTypeZSet = 3,
+  kTypeHash = 4,
+  kTypeZSet2 = 5,
+  kTypeSetIntset = 11,
+  kTypeHashListpack = 16,
+  kTypeZSetListpack = 17,
+  kTypeListQuicklist2 = 18,
+};
+constexpr uint64_t kNodePlain = 1;
+constexpr uint64_t kNodePacked = 2;
+
+Status Bad() { return Status::InvalidArgument("bad RDB object"); }
+
+uint64_t LittleEndian(const char* p, size_t n) {
+  uint64_t v = 0;
+  for (size_t i = 0; i < n; ++i) v |= uint64_t{static_cast<uint8_t>(p[i])} << (8 * i);
+  return v;
+}
+
+// v, the n low bytes of a two's complement integer, sign-extended.
+int64_t Signed(uint64_t v, size_t n) {
+  if (n < 8 && ((v >> (8 * n - 1)) & 1)) v |= ~uint64_t{0} << (8 * n);
+  return static_cast<int64_t>(v);
+}
+
+// The bytes a listpack entry's back-length takes for an entry of l bytes.
+size_t BacklenBytes(size_t l) {
+  if (l <= 127) return 1;
+  if (l < 16383) return 2;
+  if (l < 2097151) return 3;
+  if (l < 268435455) return 4;
+  return 5;
+}
+
+// The elements of a listpack (Redis's listpack.c encoding), as text (integers in decimal);
+// nullopt when it does not parse whole.
+std::optional<std::vector<std::string>> Listpack(std::string_view lp) {
+  if (lp.size() < 7 || LittleEndian(lp.data(), 4) != lp.size() ||
+      static_cast<uint8_t>(lp.back()) != 0xFF) {
+    return std::nullopt;
+  }
+  std::vector<std::string> out;
+  size_t p = 6;
+  const size_t end = lp.size() - 1;
+  while (p < end) {
+    const auto b = static_cast<uint8_t>(lp[p]);
+    size_t head = 1, len = 0;
+    std::optional<int64_t> num;
+    if ((b & 0x80) == 0) {
+      num = b & 0x7f;
+    } else if ((b & 0xC0) == 0x80) {
+      len = b & 0x3f;
+    } else if ((b & 0xE0) == 0xC0) {
+      if (p + 2 > end) return std::nullopt;
+      head = 2;
+      int64_t v = ((b & 0x1f) << 8) | static_cast<uint8_t>(lp[p + 1]);
+      if (v >= (1 << 12)) v -= (1 << 13);
+      num = v;
+    } else if ((b & 0xF0) == 0xE0) {
+      if (p + 2 > end) return std::nullopt;
+      head = 2;
+      len = ((b & 0x0f) << 8) | static_cast<uint8_t>(lp[p + 1]);
+    } else if (b == 0xF0) {
+      if (p + 5 > end) return std::nullopt;
+      head = 5;
+      len = LittleEndian(lp.data() + p + 1, 4);
+    } else if (b >= 0xF1 && b <= 0xF4) {
+      const size_t width = b == 0xF1 ? 2 : b == 0xF2 ? 3 : b == 0xF3 ? 4 : 8;
+      if (p + 1 + width > end) return std::nullopt;
+      head = 1 + width;
+      num = Signed(LittleEndian(lp.data() + p + 1, width), width);
+    } else {
+      return std::nullopt;
+    }
+    const size_t entry = head + len;
+    if (len > end - p || p + entry + BacklenBytes(entry) > end) return std::nullopt;
+    out.push_back(num ? std::to_string(*num) : std::string(lp.substr(p + head, len)));
+    p += entry + BacklenBytes(entry);
+  }
+  const uint64_t count = LittleEndian(lp.data() + 4, 2);
+  if (p != end || (count != 65535 && count != out.size())) return std::nullopt;
+  return out;
+}
+
+// The members of an intset (encoding:u32le length:u32le values), in decimal.
+std::optional<std::vector<std::string>> Intset(std::string_view is) {
+  if (is.size() < 8) return std::nullopt;
+  const uint64_t width = LittleEndian(is.data(), 4);
+  const uint64_t n = LittleEndian(is.data() + 4, 4);
+  if ((width != 2 && width != 4 && width != 8) || is.size() != 8 + n * width) return std::nullopt;
+  std::vector<std::string> out;
+  for (uint64_t i = 0; i < n; ++i) {
+    out.push_back(std::to_string(Signed(LittleEndian(is.data() + 8 + i * width, width), width)));
+  }
+  return out;
+}
+
+// A score written as text by RDB_TYPE_ZSET: len:u8 (253 NaN, 254 +inf, 255 -inf) then text.
+bool GetTextScore(std::string_view* in, double* score) {
+  if (in->empty()) return false;
+  const auto len = static_cast<uint8_t>((*in)[0]);
+  in->remove_prefix(1);
+  if (len == 253) return false;  // NaN: never a score
+  if (len == 254 || len == 255) {
+    *score = len == 254 ? INFINITY : -INFINITY;
+    return true;
+  }
+  if (in->size() < len) return false;
+  std::optional<double> v = ParseDouble(in->substr(0, len));
+  in->remove_prefix(len);
+  if (!v) return false;
+  *score = *v;
+  return true;
+}
+
+// Reads n strings of a plain collection.
+bool GetStrings(std::string_view* in, uint64_t n, std::vector<std::string>* out) {
+  for (uint64_t i = 0; i < n; ++i) {
+    std::string s;
+    if (!GetRdbString(in, &s)) return false;
+    out->push_back(std::move(s));
+  }
+  return true;
+}
+
+void PutDouble(std::string* out, double v) {
+  char b[8];
+  std::memcpy(b, &v, 8);  // little-endian host, as Redis writes it
+  out->append(b, 8);
+}
+
+Status FillSet(const std::vector<std::string>& members, Object* o) {
+  o->type = ValueType::kSet;
+  for (const std::string& m : members) {
+    if (!o->set.Add(m)) return Bad();  // a duplicate member
+  }
+  return o->set.empty() ? Bad() : Status::OK();
+}
+
+Status FillHash(const std::vector<std::string>& flat, Object* o) {
+  if (flat.size() % 2 != 0) return Bad();
+  o->type = ValueType::kHash;
+  for (size_t i = 0; i < flat.size(); i += 2) {
+    if (!o->hash.Set(flat[i], flat[i + 1])) return Bad();  // a duplicate field
+  }
+  return o->hash.size() == 0 ? Bad() : Status::OK();
+}
+
+Status AddScore(std::string_view member, double score, Object* o) {
+  if (std::isnan(score)) return Bad();
+  o->type = ValueType::kZSet;
+  if (o->zset.Set(member, score) != ZSetValue::Change::kAdded) return Bad();  // a duplicate
+  return Status::OK();
+}
+
+}  // namespace
+
+std::string DumpString(std::string_view s) {
+  std::string out(1, static_cast<char>(kTypeString));
+  PutRdbString(&out, s);
+  return out;
+}
+
+std::string DumpList(const ListValue& list) {
+  std::string out(1, static_cast<char>(kTypeList));
+  PutRdbLength(&out, list.size());
+  for (size_t i = 0; i < list.size(); ++i) PutRdbString(&out, list.at(i));
+  return out;
+}
+
+std::string DumpSet(const SetValue& set) {
+  std::string out(1, static_cast<char>(kTypeSet));
+  PutRdbLength(&out, set.size());
+  for (const std::string& m : set.members()) PutRdbString(&out, m);
+  return out;
+}
+
+std::string DumpHash(const HashValue& hash) {
+  std::string out(1, static_cast<char>(kTypeHash));
+  PutRdbLength(&out, hash.size());
+  hash.ForEach([&](std::string_view f, std::string_view v) {
+    PutRdbString(&out, f);
+    PutRdbString(&out, v);
+  });
+  return out;
+}
+
+std::string DumpZSet(const ZSetValue& zset) {
+  std::string out(1, static_cast<char>(kTypeZSet2));
+  PutRdbLength(&out, zset.size());
+  for (const ZSetValue::Entry& e : zset) {
+    PutRdbString(&out, e.member);
+    PutDouble(&out, e.score);
+  }
+  return out;
+}
+
+Result<Object> Load(std::string_view body) {
+  if (body.empty()) return Bad();
+  const auto type = static_cast<uint8_t>(body[0]);
+  std::string_view in = body.substr(1);
+  Object o;
+  uint64_t n = 0;
+  std::vector<std::string> items;
+  switch (type) {
+    case kTypeString:
+      if (!GetRdbString(&in, &o.str)) return Bad();
+      o.type = ValueType::kString;
+      break;
+    case kTypeList:
+      if (!GetRdbLength(&in, &n) || n == 0 || !GetStrings(&in, n, &items)) return Bad();
+      o.type = ValueType::kList;
+      for (const std::string& v : items) o.list.PushBack(v);
+      break;
+    case kTypeListQuicklist2: {
+      if (!GetRdbLength(&in, &n)) return Bad();
+      o.type = ValueType::kList;
+      for (uint64_t i = 0; i < n; ++i) {
+        uint64_t container = 0;
+        std::string node;
+        if (!GetRdbLength(&in, &container) || !GetRdbString(&in, &node)) return Bad();
+        if (container == kNodePlain && !node.empty()) {  // Redis refuses an empty one
+          o.list.PushBack(node);
+        } else if (container == kNodePacked) {
+          std::optional<std::vector<std::string>> lp = Listpack(node);
+          if (!lp) return Bad();
+          for (const std::string& v : *lp) o.list.PushBack(v);  // an empty node is skipped
+        } else {
+          return Bad();
+        }
+      }
+      if (o.list.size() == 0) return Bad();
+      break;
+    }
+    case kTypeSet:
+      if (!GetRdbLength(&in, &n) || !GetStrings(&in, n, &items)) return Bad();
+      SLOTKV_RETURN_IF_ERROR(FillSet(items, &o));
+      break;
+    case kTypeSetIntset: {
+      std::string blob;
+      if (!GetRdbString(&in, &blob)) return Bad();
+      std::optional<std::vector<std::string>> members = Intset(blob);
+      if (!members) return Bad();
+      SLOTKV_RETURN_IF_ERROR(FillSet(*members, &o));
+      break;
+    }
+    case kTypeHash:
+      if (!GetRdbLength(&in, &n) || !GetStrings(&in, 2 * n, &items)) return Bad();
+      SLOTKV_RETURN_IF_ERROR(FillHash(items, &o));
+      break;
+    case kTypeHashListpack: {
+      std::string blob;
+      if (!GetRdbString(&in, &blob)) return Bad();
+      std::optional<std::vector<std::string>> flat = Listpack(blob);
+      if (!flat) return Bad();
+      SLOTKV_RETURN_IF_ERROR(FillHash(*flat, &o));
+      break;
+    }
+    case kTypeZSet:
+    case kTypeZSet2: {
+      if (!GetRdbLength(&in, &n) || n == 0) return Bad();
+      for (uint64_t i = 0; i < n; ++i) {
+        std::string member;
+        double score = 0;
+        if (!GetRdbString(&in, &member)) return Bad();
+        if (type == kTypeZSet2) {
+          if (in.size() < 8) return Bad();
+          std::memcpy(&score, in.data(), 8);
+          in.remove_prefix(8);
+        } else if (!GetTextScore(&in, &score)) {
+          return Bad();
+        }
+        SLOTKV_RETURN_IF_ERROR(AddScore(member, score, &o));
+      }
+      break;
+    }
+    case kTypeZSetListpack: {
+      std::string blob;
+      if (!GetRdbString(&in, &blob)) return Bad();
+      std::optional<std::vector<std::string>> flat = Listpack(blob);
+      if (!flat || flat->empty() || flat->size() % 2 != 0) return Bad();
+      for (size_t i = 0; i < flat->size(); i += 2) {
+        std::optional<double> score = ParseDouble((*flat)[i + 1]);
+        if (!score) return Bad();
+        SLOTKV_RETURN_IF_ERROR(AddScore((*flat)[i], *score, &o));
+      }
+      break;
+    }
+    default:
+      return Bad();
+  }
+  if (!in.empty()) return Bad();
+  return o;
+}
+
+}  // namespace slotkv::rdb

@@ -1,0 +1,114 @@
+#include "core/types/rdb_value.h"
+
+#include <doctest/doctest.h>
+
+#include <string>
+
+#include "core/base/rdb.h"
+
+namespace slotkv::rdb {
+namespace {
+
+std::string Unhex(std::string_view hex) {
+  std::string out;
+  for (size_t i = 0; i + 1 < hex.size(); i += 2) {
+    out.push_back(static_cast<char>(std::stoi(std::string(hex.substr(i, 2)), nullptr, 16)));
+  }
+  return out;
+}
+
+// The object of a payload DUMP made.
+Object Restored(std::string_view hex) {
+  const std::string payload = Unhex(hex);
+  std::optional<std::string_view> body = RdbPayloadBody(payload);
+  REQUIRE(body.has_value());
+  Result<Object> o = Load(*body);
+  REQUIRE(o.ok());
+  return std::move(*o);
+}
+
+// The payloads are redis-server 7.0.15's DUMP replies.
+TEST_CASE("rdb: RESTORE reads Redis 7.0's DUMPs of every type and encoding") {
+  CHECK(Restored("000568656c6c6f0a006372df766534200a").str == "hello");
+  CHECK(Restored("00c07b0a0048e253e1007a67b9").str == "123");           // 8-bit integer
+  CHECK(Restored("00c290eefeff0a002875de7b13eb2800").str == "-70000");  // 32-bit integer
+  // A quicklist of one listpack node: a, bb, 12, -5000.
+  const Object l = Restored("12010214140000000400816102826262030c01f178ec03ff0a00871b3f57631c0145");
+  REQUIRE(l.type == ValueType::kList);
+  REQUIRE(l.list.size() == 4);
+  CHECK(l.list.at(0) == "a");
+  CHECK(l.list.at(1) == "bb");
+  CHECK(l.list.at(2) == "12");
+  CHECK(l.list.at(3) == "-5000");
+  const Object si = Restored("0b0e0200000003000000010002002c010a00e510b28e7b9529aa");  // intset
+  REQUIRE(si.type == ValueType::kSet);
+  CHECK(si.set.size() == 3);
+  CHECK(si.set.Contains("300"));
+  const Object ss = Restored("0202017901780a000cdf6b3db330bcf0");  // a plain set
+  CHECK(ss.set.size() == 2);
+  CHECK(ss.set.Contains("x"));
+  const Object h = Restored("1012120000000400816602817602816e020701ff0a00b82adea8407ffaa8");
+  REQUIRE(h.type == ValueType::kHash);
+  CHECK(h.hash.Get("f") == std::optional<std::string_view>("v"));
+  CHECK(h.hash.Get("n") == std::optional<std::string_view>("7"));
+  const Object z = Restored("111414000000040081610283312e35048162020201ff0a00fa02b425af188763");
+  REQUIRE(z.type == ValueType::kZSet);
+  CHECK(z.zset.Score("a") == std::optional<double>(1.5));
+  CHECK(z.zset.Score("b") == std::optional<double>(2));
+}
+
+TEST_CASE("rdb: what DUMP writes loads back") {
+  ListValue list;
+  list.PushBack("x");
+  list.PushBack(std::string(300, 'y'));
+  SetValue set;
+  set.Add("m");
+  HashValue hash;
+  hash.Set("f", "v");
+  ZSetValue zset;
+  zset.Set("a", -0.5);
+  zset.Set("b", 1e300);
+  for (const std::string& object :
+       {DumpString("s"), DumpList(list), DumpSet(set), DumpHash(hash), DumpZSet(zset)}) {
+    std::string payload = object;
+    PutRdbTrailer(&payload);
+    std::optional<std::string_view> body = RdbPayloadBody(payload);
+    REQUIRE(body.has_value());
+    Result<Object> o = Load(*body);
+    REQUIRE(o.ok());
+    switch (o->type) {
+      case ValueType::kString:
+        CHECK(o->str == "s");
+        break;
+      case ValueType::kList:
+        CHECK(o->list.at(1) == list.at(1));
+        break;
+      case ValueType::kSet:
+        CHECK(o->set.Contains("m"));
+        break;
+      case ValueType::kHash:
+        CHECK(o->hash.Get("f") == std::optional<std::string_view>("v"));
+        break;
+      case ValueType::kZSet:
+        CHECK(o->zset.Score("b") == std::optional<double>(1e300));
+        break;
+    }
+  }
+}
+
+TEST_CASE("rdb: bad objects are refused") {
+  CHECK_FALSE(Load("").ok());
+  CHECK_FALSE(Load(std::string("\x02\x00", 2)).ok());            // an empty set
+  CHECK_FALSE(Load(std::string("\x02\x02\x01x\x01x", 6)).ok());  // a duplicate member
+  CHECK_FALSE(Load(std::string("\x00\x01xy", 4)).ok());          // bytes after the value
+  CHECK_FALSE(Load(std::string("\x0a\x01x", 3)).ok());           // a ziplist list (Redis 6)
+  CHECK_FALSE(Load(std::string("\x10\x07xxxxxxx", 9)).ok());     // a listpack that is not one
+  CHECK_FALSE(Load(std::string("\x12\x01\x01\x00", 4)).ok());    // an empty PLAIN node
+  std::string payload = DumpString("v");
+  PutRdbTrailer(&payload);
+  payload[1] ^= 1;
+  CHECK_FALSE(RdbPayloadBody(payload).has_value());  // the CRC no longer checks
+}
+
+}  // namespace
+}  // namespace slotkv::rdb
