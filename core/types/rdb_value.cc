@@ -18,7 +18,11 @@ enum : uint8_t {
   kTypeZSet = 3,
   kTypeHash = 4,
   kTypeZSet2 = 5,
+  kTypeListZiplist = 10,
   kTypeSetIntset = 11,
+  kTypeZSetZiplist = 12,
+  kTypeHashZiplist = 13,
+  kTypeListQuicklist = 14,
   kTypeHashListpack = 16,
   kTypeZSetListpack = 17,
   kTypeListQuicklist2 = 18,
@@ -95,6 +99,66 @@ std::optional<std::vector<std::string>> Listpack(std::string_view lp) {
     p += entry + BacklenBytes(entry);
   }
   const uint64_t count = LittleEndian(lp.data() + 4, 2);
+  if (p != end || (count != 65535 && count != out.size())) return std::nullopt;
+  return out;
+}
+
+// The elements of a ziplist (Redis 6.2 and older: zlbytes:u32le zltail:u32le zllen:u16le
+// entries 0xFF; an entry is prevlen (1 byte, or 0xFE then u32le), an encoding, the data), as
+// text; nullopt when it does not parse whole.
+std::optional<std::vector<std::string>> Ziplist(std::string_view zl) {
+  if (zl.size() < 11 || LittleEndian(zl.data(), 4) != zl.size() ||
+      static_cast<uint8_t>(zl.back()) != 0xFF) {
+    return std::nullopt;
+  }
+  std::vector<std::string> out;
+  size_t p = 10;
+  const size_t end = zl.size() - 1;
+  while (p < end) {
+    p += static_cast<uint8_t>(zl[p]) == 0xFE ? 5 : 1;  // prevlen
+    if (p >= end) return std::nullopt;
+    const auto b = static_cast<uint8_t>(zl[p]);
+    size_t head = 1, len = 0, width = 0;
+    std::optional<int64_t> num;
+    switch (b >> 6) {
+      case 0:
+        len = b & 0x3f;
+        break;
+      case 1:
+        if (p + 2 > end) return std::nullopt;
+        head = 2;
+        len = (size_t{b & 0x3fu} << 8) | static_cast<uint8_t>(zl[p + 1]);
+        break;
+      case 2:
+        if (b != 0x80 || p + 5 > end) return std::nullopt;
+        head = 5;
+        for (size_t i = 1; i <= 4; ++i) len = (len << 8) | static_cast<uint8_t>(zl[p + i]);
+        break;
+      default:
+        if (b == 0xC0) {
+          width = 2;
+        } else if (b == 0xD0) {
+          width = 4;
+        } else if (b == 0xE0) {
+          width = 8;
+        } else if (b == 0xF0) {
+          width = 3;
+        } else if (b == 0xFE) {
+          width = 1;
+        } else if (b >= 0xF1 && b <= 0xFD) {
+          num = (b & 0x0f) - 1;
+        } else {
+          return std::nullopt;
+        }
+        if (p + 1 + width > end) return std::nullopt;
+        if (width > 0) num = Signed(LittleEndian(zl.data() + p + 1, width), width);
+        head = 1 + width;
+    }
+    if (len > end - p - head) return std::nullopt;
+    out.push_back(num ? std::to_string(*num) : std::string(zl.substr(p + head, len)));
+    p += head + len;
+  }
+  const uint64_t count = LittleEndian(zl.data() + 8, 2);
   if (p != end || (count != 65535 && count != out.size())) return std::nullopt;
   return out;
 }
@@ -229,6 +293,22 @@ Result<Object> Load(std::string_view body) {
       o.type = ValueType::kList;
       for (const std::string& v : items) o.list.PushBack(v);
       break;
+    case kTypeListZiplist:
+    case kTypeListQuicklist: {
+      // One ziplist, or a quicklist of ziplist nodes (Redis 6.2 and older).
+      n = 1;
+      if (type == kTypeListQuicklist && !GetRdbLength(&in, &n)) return Bad();
+      o.type = ValueType::kList;
+      for (uint64_t i = 0; i < n; ++i) {
+        std::string blob;
+        if (!GetRdbString(&in, &blob)) return Bad();
+        std::optional<std::vector<std::string>> zl = Ziplist(blob);
+        if (!zl) return Bad();
+        for (const std::string& v : *zl) o.list.PushBack(v);
+      }
+      if (o.list.size() == 0) return Bad();
+      break;
+    }
     case kTypeListQuicklist2: {
       if (!GetRdbLength(&in, &n)) return Bad();
       o.type = ValueType::kList;
@@ -265,10 +345,12 @@ Result<Object> Load(std::string_view body) {
       if (!GetRdbLength(&in, &n) || !GetStrings(&in, 2 * n, &items)) return Bad();
       SLOTKV_RETURN_IF_ERROR(FillHash(items, &o));
       break;
-    case kTypeHashListpack: {
+    case kTypeHashListpack:
+    case kTypeHashZiplist: {
       std::string blob;
       if (!GetRdbString(&in, &blob)) return Bad();
-      std::optional<std::vector<std::string>> flat = Listpack(blob);
+      std::optional<std::vector<std::string>> flat =
+          type == kTypeHashListpack ? Listpack(blob) : Ziplist(blob);
       if (!flat) return Bad();
       SLOTKV_RETURN_IF_ERROR(FillHash(*flat, &o));
       break;
@@ -291,10 +373,12 @@ Result<Object> Load(std::string_view body) {
       }
       break;
     }
-    case kTypeZSetListpack: {
+    case kTypeZSetListpack:
+    case kTypeZSetZiplist: {
       std::string blob;
       if (!GetRdbString(&in, &blob)) return Bad();
-      std::optional<std::vector<std::string>> flat = Listpack(blob);
+      std::optional<std::vector<std::string>> flat =
+          type == kTypeZSetListpack ? Listpack(blob) : Ziplist(blob);
       if (!flat || flat->empty() || flat->size() % 2 != 0) return Bad();
       for (size_t i = 0; i < flat->size(); i += 2) {
         std::optional<double> score = ParseDouble((*flat)[i + 1]);

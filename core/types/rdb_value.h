@@ -6,8 +6,9 @@
 // double scores): plain forms every Redis since 4.0 loads.
 // Read (RESTORE): those, and the compact forms Redis 7.0 writes for small values: RDB_TYPE_ZSET
 // (3: scores as text), RDB_TYPE_SET_INTSET (11), RDB_TYPE_HASH_LISTPACK (16),
-// RDB_TYPE_ZSET_LISTPACK (17), RDB_TYPE_LIST_QUICKLIST_2 (18: plain and listpack nodes).
-// Ziplist forms (Redis 6 and older: 10, 12, 13, 14), zipmaps, streams and modules are refused.
+// RDB_TYPE_ZSET_LISTPACK (17), RDB_TYPE_LIST_QUICKLIST_2 (18: plain and listpack nodes), and the
+// ziplist forms of Redis 6.2 and older (10, 12, 13, 14). Zipmaps (Redis 2.4), streams and
+// modules are refused.
 // A value that does not parse whole, or an empty collection, is refused (Redis: "Bad data
 // format").
 //
