@@ -52,5 +52,21 @@ TEST_CASE("RESTORE checks in Redis's order") {
   CHECK(f.Run({"EXISTS", "t"}) == ":0\r\n");
 }
 
+TEST_CASE("MIGRATE's keys, and what it refuses before connecting") {
+  CommandFixture f;
+  const CommandSpec& migrate = *f.state().table->Find("migrate");
+  CHECK(CommandTable::Keys(migrate, {"migrate", "h", "1", "k", "0", "10"}) ==
+        std::vector<size_t>{3});
+  CHECK(CommandTable::Keys(migrate, {"migrate", "h", "1", "", "0", "10", "COPY", "KEYS", "a",
+                                     "b"}) == std::vector<size_t>{8, 9});
+  CHECK(f.Run({"MIGRATE", "127.0.0.1", "1", "k", "0", "10", "KEYS", "a"}) ==
+        "-ERR When using MIGRATE KEYS option, the key argument must be set to the empty "
+        "string\r\n");
+  CHECK(f.Run({"MIGRATE", "127.0.0.1", "1", "k", "0", "10", "AUTH"}) == "-ERR syntax error\r\n");
+  CHECK(f.Run({"MIGRATE", "127.0.0.1", "1", "k", "x", "10"}) ==
+        "-ERR value is not an integer or out of range\r\n");
+  CHECK(f.Run({"MIGRATE", "127.0.0.1", "1", "k", "0", "10"}) == "+NOKEY\r\n");
+}
+
 }  // namespace
 }  // namespace slotkv::command

@@ -177,7 +177,7 @@ Events CommandNotifier::DeleteEvents(const CommandSpec& spec,
   if (name == "del" || name == "unlink" || name == "getdel" || Stores(name) ||
       name == "expire" || name == "pexpire" || name == "expireat" || name == "pexpireat" ||
       name == "getex" || name == "set" || name == "setex" || name == "psetex" ||
-      name == "restore") {
+      name == "restore" || name == "migrate") {
     return {{kG, "del"}};
   }
   // A collection its command emptied: the command's event, then "del".

@@ -626,3 +626,55 @@ def listen(server, r):
     yield lst
     lst.close()
     r.execute_command("CONFIG", "SET", "notify-keyspace-events", "")
+
+
+# A redis-server a test starts itself: the other side of the tests that move data between
+# servers (DUMP/RESTORE, MIGRATE).
+class OwnRedis:
+    """redis-server on a free loopback port, no persistence, extra_args added; stopped by its
+    pid (cleanup). `client` is a raw-reply client of it."""
+
+    def __init__(self, extra_args=()):
+        self.dir = tempfile.mkdtemp(prefix="slotkv-own-redis-")
+        self.proc = None
+        self.client = None
+        for _ in range(3):
+            self.port = free_port()
+            self.proc = subprocess.Popen(
+                [REDIS_BIN, "--port", str(self.port), "--bind", "127.0.0.1", "--save", "",
+                 "--appendonly", "no", "--dir", self.dir] + list(extra_args),
+                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            wait_until(self._ready, timeout=10, interval=0.05)
+            if self.proc.poll() is None and self._ready():
+                pool = redis.ConnectionPool(host="127.0.0.1", port=self.port, socket_timeout=30,
+                                            parser_class=ExactErrorParser)
+                self.client = RawRedis(connection_pool=pool)
+                return
+            self.stop()  # exited: the port was taken before redis-server listened on it
+        shutil.rmtree(self.dir, ignore_errors=True)
+        raise AssertionError("redis-server did not answer PING")
+
+    def _ready(self):
+        if self.proc.poll() is not None:
+            return True  # exited: no use waiting
+        try:
+            with RawConn(self.port, timeout=1.0) as c:
+                reply = c.command("PING")
+            return reply == b"PONG" or reply.startswith(b"NOAUTH")
+        except (OSError, ConnectionError):
+            return False
+
+    def stop(self):
+        if self.client is not None:
+            self.client.connection_pool.disconnect()
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait(10)
+
+    def cleanup(self):
+        self.stop()
+        shutil.rmtree(self.dir, ignore_errors=True)

@@ -9,17 +9,12 @@ and the CRC-64 (Jones polynomial, reflected, little endian) of everything before
 reply and error text below is Redis 7.0.15's for the same commands.
 """
 
-import shutil
 import struct
-import subprocess
-import tempfile
 import time
 
 import pytest
-import redis
 
-from conftest import (NOT_INT, REDIS_BIN, SYNTAX, ExactErrorParser, RawRedis, arity, err,
-                      free_port, is_redis, wait_until)
+from conftest import NOT_INT, SYNTAX, OwnRedis, arity, err, is_redis, wait_until
 
 BUSYKEY = "BUSYKEY Target key name already exists."
 BAD_TTL = "ERR Invalid TTL value, must be >= 0"
@@ -203,49 +198,6 @@ def test_dump_of_a_value_changed_after_the_dump_restores_the_old_value(r):
 
 # ---- between redis-server and the server under test -------------------------------------------
 
-class OwnRedis:
-    """A redis-server 7.0.15 this module starts itself (DEBUG enabled, no persistence)."""
-
-    def __init__(self):
-        self.dir = tempfile.mkdtemp(prefix="slotkv-dump-redis-")
-        self.proc = None
-        self.client = None
-        for _ in range(3):
-            self.port = free_port()
-            self.proc = subprocess.Popen(
-                [REDIS_BIN, "--port", str(self.port), "--bind", "127.0.0.1", "--save", "",
-                 "--appendonly", "no", "--dir", self.dir, "--enable-debug-command", "yes"],
-                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-            pool = redis.ConnectionPool(host="127.0.0.1", port=self.port, socket_timeout=30,
-                                        parser_class=ExactErrorParser)
-            self.client = RawRedis(connection_pool=pool)
-            wait_until(self._ready, timeout=10, interval=0.05)
-            if self.proc.poll() is None and self._ready():
-                return
-            self.stop()  # exited: the port was taken before redis-server listened on it
-        shutil.rmtree(self.dir, ignore_errors=True)
-        raise AssertionError("redis-server did not answer PING")
-
-    def _ready(self):
-        if self.proc.poll() is not None:
-            return True  # exited: no use waiting
-        try:
-            return self.client.execute_command("PING") == b"PONG"
-        except redis.ConnectionError:
-            return False
-
-    def stop(self):
-        if self.client is not None:
-            self.client.connection_pool.disconnect()
-        if self.proc is not None and self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(10)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait(10)
-
-
 # Keys made in redis-server on top of VALUES, for the encodings VALUES does not reach.
 EXTRA = [
     # 5000 items of 100 bytes: a quicklist of several packed (LZF-compressed) nodes
@@ -319,7 +271,7 @@ def quicklist_containers(payload):
 
 @pytest.mark.skipif(is_redis(), reason="moves payloads between redis-server and slotkv")
 def test_payloads_move_between_redis_server_and_slotkv_both_ways(r):
-    own = OwnRedis()
+    own = OwnRedis(["--enable-debug-command", "yes"])
     try:
         rs = own.client
         keys = VALUES + EXTRA
@@ -367,8 +319,7 @@ def test_payloads_move_between_redis_server_and_slotkv_both_ways(r):
             check(rs, name + ":back", kind, data)
             assert contents(rs, name + ":back") == contents(rs, name), name
     finally:
-        own.stop()
-        shutil.rmtree(own.dir, ignore_errors=True)
+        own.cleanup()
 
 
 # ---- RESTORE: an existing key, REPLACE --------------------------------------------------------
