@@ -38,6 +38,8 @@ targets=(
   "dict_frame 16384"
   "paged_root 4096"
   "value_delta 8192"
+  "rdb_object 16384"
+  "hll 16384"
 )
 selected=()
 for t in "${targets[@]}"; do

@@ -107,7 +107,8 @@ bool GetRdbString(std::string_view* in, std::string* out) {
   uint64_t clen = 0, len = 0;
   bool sp = false;
   if (!GetLength(in, &clen, &sp) || sp || !GetLength(in, &len, &sp) || sp) return false;
-  if (in->size() < clen || len > (uint64_t{1} << 32)) return false;
+  // LZF makes at most 264 bytes of 3: a longer length is a lie, not a reason to allocate it.
+  if (in->size() < clen || len > clen * 88 + 64) return false;
   out->assign(len, '\0');
   const unsigned got = lzf_decompress(in->data(), static_cast<unsigned>(clen), out->data(),
                                       static_cast<unsigned>(len));

@@ -18,8 +18,10 @@
 #include "core/base/coding.h"
 #include "core/base/hash.h"
 #include "core/base/mem_fs.h"
+#include "core/types/hyperloglog.h"
 #include "core/types/list_pages.h"
 #include "core/types/member_pages.h"
+#include "core/types/rdb_value.h"
 #include "core/types/zset_pages.h"
 #include "keybucket/page.h"
 #include "slot/dictionaries.h"
@@ -334,6 +336,59 @@ void DeltaSeeds() {
   Write("value_delta", "insert-next", input(next));
 }
 
+// ---- rdb_object: what DUMP writes of each type, and Redis 7.0's compact forms (its DUMP bytes
+// of a quicklist of one listpack, an intset, a hash and a sorted set listpack, trailers cut).
+std::string Unhex(std::string_view hex) {
+  std::string out;
+  for (size_t i = 0; i + 1 < hex.size(); i += 2) {
+    out.push_back(static_cast<char>(std::stoi(std::string(hex.substr(i, 2)), nullptr, 16)));
+  }
+  return out;
+}
+
+void RdbSeeds() {
+  ListValue list;
+  list.PushBack("a");
+  list.PushBack("-5000");
+  SetValue set;
+  set.Add("x");
+  HashValue hash;
+  hash.Set("f", "v");
+  ZSetValue zset;
+  zset.Set("m", 1.5);
+  Write("rdb_object", "string", rdb::DumpString("hello"));
+  Write("rdb_object", "list", rdb::DumpList(list));
+  Write("rdb_object", "set", rdb::DumpSet(set));
+  Write("rdb_object", "hash", rdb::DumpHash(hash));
+  Write("rdb_object", "zset", rdb::DumpZSet(zset));
+  Write("rdb_object", "quicklist-listpack",
+        Unhex("12010214140000000400816102826262030c01f178ec03ff"));
+  Write("rdb_object", "intset", Unhex("0b0e0200000003000000010002002c01"));
+  Write("rdb_object", "hash-listpack", Unhex("1012120000000400816602817602816e020701ff"));
+  Write("rdb_object", "zset-listpack", Unhex("111414000000040081610283312e35048162020201ff"));
+  Write("rdb_object", "hash-ziplist", Unhex("0d161600000013000000040000016603017603016e03f8ff"));
+}
+
+// ---- hll: an empty value, a sparse one and a dense one, with a few elements to add.
+void HllSeeds() {
+  auto input = [](uint16_t sparse_max, const std::string& value, std::string_view elements) {
+    std::string in;
+    PutFixed16(&in, sparse_max);
+    PutFixed16(&in, static_cast<uint16_t>(value.size()));
+    return in + value + std::string(elements);
+  };
+  std::string sparse = hll::Empty();
+  std::string dense = hll::Empty();
+  for (int i = 0; i < 50; ++i) {
+    FUZZ_CHECK(hll::Add(&sparse, "e" + std::to_string(i), hll::kDefaultSparseMaxBytes).ok());
+    FUZZ_CHECK(hll::Add(&dense, "e" + std::to_string(i), 0).ok());
+  }
+  Write("hll", "empty", input(3000, hll::Empty(), "a\nb\nc"));
+  Write("hll", "sparse", input(3000, sparse, "x\ny"));
+  Write("hll", "sparse-small-max", input(60, sparse, "x\ny\nz"));
+  Write("hll", "dense", input(3000, dense, "x"));
+}
+
 }  // namespace
 }  // namespace slotkv::fuzz
 
@@ -352,5 +407,7 @@ int main(int argc, char** argv) {
   slotkv::fuzz::DictSeeds();
   slotkv::fuzz::PagedSeeds();
   slotkv::fuzz::DeltaSeeds();
+  slotkv::fuzz::RdbSeeds();
+  slotkv::fuzz::HllSeeds();
   return 0;
 }
