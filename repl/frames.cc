@@ -4,17 +4,9 @@
 
 namespace slotkv::repl {
 
-void AppendBulk(std::string* out, std::string_view arg) {
-  *out += '$';
-  *out += std::to_string(arg.size());
-  *out += "\r\n";
-  out->append(arg);
-  *out += "\r\n";
-}
-
 std::string EncodeFrame(std::initializer_list<std::string_view> args) {
-  std::string out = "*" + std::to_string(args.size()) + "\r\n";
-  for (std::string_view a : args) AppendBulk(&out, a);
+  std::string out;
+  AppendRequest(&out, args);
   return out;
 }
 

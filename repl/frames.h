@@ -45,12 +45,13 @@
 #include <string_view>
 #include <vector>
 
+#include "core/base/resp_request.h"
+
 namespace slotkv::repl {
 
-// The frame (or command) of these arguments: a RESP array of bulk strings.
+// The frame (or command) of these arguments: a RESP array of bulk strings (AppendRequest). A
+// frame built by hand is "*<n>\r\n" then AppendBulk (core/base/resp_request.h) n times.
 std::string EncodeFrame(std::initializer_list<std::string_view> args);
-// Appends one more bulk to a frame being built by hand: "*<n>\r\n" then AppendBulk n times.
-void AppendBulk(std::string* out, std::string_view arg);
 
 // The frame with a stream's slot, db and offset as decimal arguments after name.
 std::string StreamFrame(std::string_view name, uint32_t slot, uint32_t db, uint64_t offset);

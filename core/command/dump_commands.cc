@@ -21,6 +21,7 @@
 
 #include "core/base/number.h"
 #include "core/base/rdb.h"
+#include "core/base/resp_request.h"
 #include "core/base/sync_client.h"
 #include "core/command/args.h"
 #include "core/command/collection_pages.h"
@@ -141,16 +142,6 @@ void Restore(CommandContext& ctx) {
   }
   if (Failed(StoreObject(ctx.store, key, *o, expire_at), ctx.reply)) return;
   ctx.reply.Ok();
-}
-
-// One RESP request of args.
-void AppendRequest(std::string* out, std::initializer_list<std::string_view> args) {
-  out->append("*" + std::to_string(args.size()) + "\r\n");
-  for (std::string_view a : args) {
-    out->append("$" + std::to_string(a.size()) + "\r\n");
-    out->append(a);
-    out->append("\r\n");
-  }
 }
 
 // A key on its way: its argument position, remaining TTL (ms, 0 = none) and payload.

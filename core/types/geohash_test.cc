@@ -3,21 +3,15 @@
 #include <doctest/doctest.h>
 
 #include <cstdio>
-#include <set>
 #include <string>
+
+#include "core/base/number.h"
 
 namespace slotkv::geo {
 namespace {
 
-// The text Redis replies for a coordinate ("%.17Lf", trailing zeros dropped).
-std::string Human(double v) {
-  char buf[64];
-  std::snprintf(buf, sizeof(buf), "%.17Lf", static_cast<long double>(v));
-  std::string s = buf;
-  while (s.back() == '0') s.pop_back();
-  if (s.back() == '.') s.pop_back();
-  return s;
-}
+// The text Redis replies for a coordinate (its addReplyHumanLongDouble).
+std::string Human(double v) { return FormatLongDouble(v); }
 
 // Expected values are redis-server 7.0.15's (ZSCORE, GEOPOS, GEODIST, GEOHASH).
 TEST_CASE("geo: scores, positions, hashes and distances are Redis's") {
