@@ -97,6 +97,7 @@ std::unique_ptr<CommandTable> BuildCommandTable() {
   RegisterBitmapCommands(*table);
   RegisterHyperLogLogCommands(*table);
   RegisterGeoCommands(*table);
+  RegisterSortCommands(*table);
   RegisterDumpCommands(*table);
   RegisterHashCommands(*table);
   RegisterSetCommands(*table);

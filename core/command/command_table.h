@@ -23,6 +23,7 @@ using AsyncHandler = Task (*)(AsyncContext&);
 // The positions of the keys in args (name included), for commands whose keys move with their
 // arguments (a numkeys count): Redis's getkeys_proc. Bad input gives the keys it can find.
 using KeysFn = std::vector<size_t> (*)(const std::vector<std::string>& args);
+using ReachFn = bool (*)(const std::vector<std::string>& args);
 
 // Flags, as COMMAND INFO names them.
 enum CommandFlag : uint32_t {
@@ -40,6 +41,10 @@ enum CommandFlag : uint32_t {
   kPubSub = 1 << 11,
   kNoMulti = 1 << 12,    // refused inside MULTI ("Command not allowed inside a transaction")
   kMayReplicate = 1 << 17,  // may reach replicas without kWrite (PUBLISH, EVAL): CLIENT PAUSE
+  kSkipMonitor = 1 << 18,   // MONITOR does not show it (EVAL, FCALL: their commands are shown)
+  kNoMandatoryKeys = 1 << 19,  // may name no key (EVAL ... 0): COMMAND GETKEYS replies []
+  kAllowBusy = 1 << 20,     // runs while a script is busy (dispatch's AllowedWhileBusy)
+  kNoAsyncLoading = 1 << 21,  // COMMAND INFO only: Redis refuses it during a diskless load
   // slotkv's own, not in COMMAND INFO:
   // Reads or changes every slot of the database (KEYS, SCAN, FLUSHDB ...): a transaction
   // holding it takes every slot.
@@ -63,6 +68,9 @@ struct CommandSpec {
   Handler run = nullptr;
   AsyncHandler run_async = nullptr;
   KeysFn keys = nullptr;    // set for movable keys: overrides first_key / last_key / step
+  // Set when some calls read keys that no argument names (SORT's BY and GET patterns): true
+  // for such a call, which then takes every slot as a kAllSlots command does (AllSlots).
+  ReachFn reaches_all = nullptr;
   std::string_view group = {};    // COMMAND DOCS group: "string", "generic", "connection", "server"
   std::string_view summary = {};
   std::string_view since = {};
@@ -91,6 +99,10 @@ class CommandTable {
   static std::vector<size_t> KeyPositions(const CommandSpec& spec, size_t argc);
   // Positions of every key of this call: spec.keys(args) for movable keys, else KeyPositions.
   static std::vector<size_t> Keys(const CommandSpec& spec, const std::vector<std::string>& args);
+  // Whether this call reaches every slot: kAllSlots, or spec.reaches_all(args).
+  static bool AllSlots(const CommandSpec& spec, const std::vector<std::string>& args) {
+    return (spec.flags & kAllSlots) || (spec.reaches_all && spec.reaches_all(args));
+  }
   // Keys of commands shaped `numkeys key...` at numkeys_at (ZUNION, SINTERCARD, LMPOP ...),
   // after the fixed keys before it (ZUNIONSTORE's destination).
   static std::vector<size_t> NumKeys(const std::vector<std::string>& args, size_t numkeys_at,
@@ -119,6 +131,7 @@ void RegisterLcsCommand(CommandTable& table);
 void RegisterBitmapCommands(CommandTable& table);
 void RegisterHyperLogLogCommands(CommandTable& table);
 void RegisterGeoCommands(CommandTable& table);
+void RegisterSortCommands(CommandTable& table);
 void RegisterDumpCommands(CommandTable& table);
 void RegisterHashCommands(CommandTable& table);
 void RegisterSetCommands(CommandTable& table);

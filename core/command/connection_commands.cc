@@ -522,19 +522,19 @@ void RegisterConnectionCommands(CommandTable& t) {
   t.Add({.name = "echo", .arity = 2, .flags = kFast | kStale | kLoading, .run_async = Echo,
          .group = "connection", .summary = "Returns the given string.", .since = "1.0.0",
          .acl = "fast connection"});
-  t.Add({.name = "quit", .arity = -1, .flags = kConn | kNoAuth, .run_async = Quit,
+  t.Add({.name = "quit", .arity = -1, .flags = kConn | kNoAuth | kAllowBusy, .run_async = Quit,
          .group = "connection", .summary = "Closes the connection.", .since = "1.0.0",
          .acl = "fast connection"});
-  t.Add({.name = "auth", .arity = -2, .flags = kConn | kNoAuth, .run_async = Auth,
+  t.Add({.name = "auth", .arity = -2, .flags = kConn | kNoAuth | kAllowBusy, .run_async = Auth,
          .group = "connection", .summary = "Authenticates the connection.", .since = "1.0.0",
          .acl = "fast connection"});
-  t.Add({.name = "hello", .arity = -1, .flags = kConn | kNoAuth, .run_async = Hello,
+  t.Add({.name = "hello", .arity = -1, .flags = kConn | kNoAuth | kAllowBusy, .run_async = Hello,
          .group = "connection", .summary = "Handshakes with the Redis server.",
          .since = "6.0.0", .acl = "fast connection"});
   t.Add({.name = "select", .arity = 2, .flags = kLoading | kStale | kFast, .run_async = Select,
          .group = "connection", .summary = "Changes the selected database.", .since = "1.0.0",
          .acl = "fast connection"});
-  t.Add({.name = "reset", .arity = 1, .flags = kConn | kNoAuth, .run_async = Reset,
+  t.Add({.name = "reset", .arity = 1, .flags = kConn | kNoAuth | kAllowBusy, .run_async = Reset,
          .group = "connection", .summary = "Resets the connection.", .since = "6.2.0",
          .acl = "fast connection"});
   t.Add({.name = "client", .arity = -2, .flags = kNoScript | kLoading | kStale,

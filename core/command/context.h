@@ -72,6 +72,7 @@ struct ClientState {
   bool authenticated = false;
   bool close_after_reply = false;  // QUIT: close once this reply is written
   bool replica = false;  // a replica's link (SLOTKV.SYNC): carries the replication streams
+  bool script = false;   // a script's own client (Redis's CLIENT_SCRIPT): SORT sorts sets
   std::string name;
   std::string lib_name;
   std::string lib_ver;

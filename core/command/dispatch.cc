@@ -20,15 +20,16 @@ bool RunsSubscribed(std::string_view name) {
          name == "ping" || name == "quit" || name == "reset";
 }
 
-// Commands a client may run while a script is busy (Redis's allow_busy flag).
+// Commands a client may run while a script is busy: kAllowBusy rows, and the subcommands
+// SCRIPT KILL, FUNCTION KILL and FUNCTION STATS (Redis's allow_busy flag).
 bool AllowedWhileBusy(const CommandSpec& spec, const std::vector<std::string>& args) {
+  if (spec.flags & kAllowBusy) return true;
   const std::string_view n = spec.name;
   if (n == "script" || n == "function") {
     return args.size() >= 2 && (Is(args[1], "kill") ||
                                 (n == "function" && Is(args[1], "stats")));
   }
-  return n == "auth" || n == "discard" || n == "hello" || n == "multi" || n == "quit" ||
-         n == "replconf" || n == "reset" || n == "shutdown" || n == "unwatch" || n == "watch";
+  return false;
 }
 
 // Commands that run at once inside MULTI instead of being queued (multi.c's list).

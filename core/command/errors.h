@@ -27,6 +27,9 @@ inline constexpr std::string_view kErrBadPayload = "ERR DUMP payload version or 
 inline constexpr std::string_view kErrBadDataFormat = "ERR Bad data format";
 inline constexpr std::string_view kErrBusyKey = "BUSYKEY Target key name already exists.";
 inline constexpr std::string_view kErrNoSuchKey = "ERR no such key";
+// SORT of an element (or BY value) that is not a number, without ALPHA.
+inline constexpr std::string_view kErrSortNotDouble =
+    "ERR One or more scores can't be converted into double";
 inline constexpr std::string_view kErrDbIndex = "ERR DB index is out of range";
 inline constexpr std::string_view kErrNoAuth = "NOAUTH Authentication required.";
 // Replication (repl/): a write on a read-only replica, on a master short of good replicas.

@@ -69,13 +69,13 @@ bool TryExecute(ServerState& state, const CommandSpec& spec, std::vector<std::st
 
 bool HoldsSlots(const CommandSpec& spec, const std::vector<std::string>& args) {
   if (spec.flags & (kBlocking | kVisits | kOwnTransaction)) return false;
-  if ((spec.flags & kAllSlots) && (spec.flags & kWrite)) return true;
+  if (CommandTable::AllSlots(spec, args) && (spec.flags & kWrite)) return true;
   return !CommandTable::Keys(spec, args).empty();
 }
 
 void AddSlots(const Keyspace& keyspace, const CommandSpec& spec,
               const std::vector<std::string>& args, std::vector<uint32_t>* slots) {
-  if (spec.flags & kAllSlots) {
+  if (CommandTable::AllSlots(spec, args)) {
     for (uint32_t s = 0; s < keyspace.slots(); ++s) slots->push_back(s);
     return;
   }
@@ -84,7 +84,7 @@ void AddSlots(const Keyspace& keyspace, const CommandSpec& spec,
 
 Task RunTask(const CommandSpec& spec, AsyncContext& ctx) {
   if (HoldsSlots(spec, ctx.args)) {
-    if (spec.flags & kAllSlots) {
+    if (CommandTable::AllSlots(spec, ctx.args)) {
       ctx.Hold(/*units=*/false);
     } else {
       ctx.HoldKeys(CommandTable::Keys(spec, ctx.args));

@@ -52,10 +52,10 @@ bool RunWithoutWaiting(ServerState& state, std::vector<BlockedRead>* blocked, Ru
 }
 
 // Whether spec, run with args as a task, holds its slots to the end (txn/slot_locks.h): it
-// has keys, or writes every slot (kAllSlots), and does not visit them one at a time
+// has keys, or writes every slot (CommandTable::AllSlots), and does not visit them one at a time
 // (kBlocking, kVisits), and runs no transaction of its own (kOwnTransaction).
 bool HoldsSlots(const CommandSpec& spec, const std::vector<std::string>& args);
-// Appends the slots spec run with args reaches: those of its keys, or every slot (kAllSlots).
+// Appends the slots spec run with args reaches: those of its keys, or every slot (AllSlots).
 void AddSlots(const Keyspace& keyspace, const CommandSpec& spec,
               const std::vector<std::string>& args, std::vector<uint32_t>* slots);
 // Runs a coroutine command to its end. One that HoldsSlots becomes a holder, and takes all its

@@ -12,11 +12,13 @@
 
 namespace slotkv::command {
 
-// The keys at args[positions] by (owner, slot): one hop per owner, slots of an owner in order;
-// positions keep their order within a slot.
-inline std::map<std::pair<int, uint32_t>, std::vector<size_t>> KeySlots(
-    AsyncContext& ctx, const std::vector<size_t>& positions) {
-  std::map<std::pair<int, uint32_t>, std::vector<size_t>> groups;
+// Keys by (owner, slot), each group a list of indexes: one hop per owner, slots of an owner in
+// order.
+using SlotGroups = std::map<std::pair<int, uint32_t>, std::vector<size_t>>;
+
+// The keys at args[positions] by (owner, slot); positions keep their order within a slot.
+inline SlotGroups KeySlots(AsyncContext& ctx, const std::vector<size_t>& positions) {
+  SlotGroups groups;
   for (size_t p : positions) {
     uint32_t s = ctx.server.keyspace->SlotOfKey(ctx.args[p]);
     groups[{ctx.server.executor->OwnerOf(s), s}].push_back(p);
@@ -56,16 +58,15 @@ inline Task ForEachKeySlot(AsyncContext& ctx, const std::vector<size_t>& positio
   co_await ctx.ToHome();
 }
 
-// ForEachKeySlot for steps that only read. Where the worker's ring is up, a step runs with
-// no-wait reads (RunWithoutWaiting); when a read would wait for the disk, the ring reads what
+// ForEachKeySlot's walk over groups, for steps that only read. Where the worker's ring is up, a
+// step runs with no-wait reads (RunWithoutWaiting); when a read would wait for the disk, the ring reads what
 // it missed while the worker serves other requests, and the step runs again: kNoWaitTries
 // times, then reading waiting. So a step must change nothing before a read that may miss. The
 // first error ends the walk, in *failure.
-inline Task ForEachKeySlotReading(AsyncContext& ctx, const std::vector<size_t>& positions,
-                                  std::function<Status(Store&, const std::vector<size_t>&)> fn,
-                                  Status* failure) {
+inline Task ReadEachGroup(AsyncContext& ctx, const SlotGroups& groups,
+                          std::function<Status(Store&, const std::vector<size_t>&)> fn,
+                          Status* failure) {
   Executor& executor = *ctx.server.executor;
-  const auto groups = KeySlots(ctx, positions);
   for (auto& [owner_slot, group] : groups) {
     co_await ctx.ToSlot(owner_slot.second);
     for (int tries = 0;; ++tries) {
@@ -81,6 +82,27 @@ inline Task ForEachKeySlotReading(AsyncContext& ctx, const std::vector<size_t>& 
     if (!failure->ok()) break;
   }
   co_await ctx.ToHome();
+}
+
+// ReadEachGroup over the keys at args[positions]; fn gets positions.
+inline Task ForEachKeySlotReading(AsyncContext& ctx, const std::vector<size_t>& positions,
+                                  std::function<Status(Store&, const std::vector<size_t>&)> fn,
+                                  Status* failure) {
+  const SlotGroups groups = KeySlots(ctx, positions);
+  co_await ReadEachGroup(ctx, groups, std::move(fn), failure);
+}
+
+// ReadEachGroup over keys that no argument names (SORT's BY and GET patterns); fn gets
+// indexes into keys. REQUIRES: the task holds every slot (CommandTable::AllSlots).
+inline Task ForEachKeyReading(AsyncContext& ctx, const std::vector<std::string>& keys,
+                              std::function<Status(Store&, const std::vector<size_t>&)> fn,
+                              Status* failure) {
+  SlotGroups groups;
+  for (size_t i = 0; i < keys.size(); ++i) {
+    uint32_t s = ctx.server.keyspace->SlotOfKey(keys[i]);
+    groups[{ctx.server.executor->OwnerOf(s), s}].push_back(i);
+  }
+  co_await ReadEachGroup(ctx, groups, std::move(fn), failure);
 }
 
 // Calls fn(store, begin, end) on slot s's owner for the items [0, n), in runs of at most

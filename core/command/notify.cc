@@ -48,7 +48,7 @@ bool Stores(std::string_view name) {
   static constexpr std::string_view kStores[] = {
       "sinterstore", "sunionstore", "sdiffstore", "zunionstore", "zinterstore",
       "zdiffstore",  "zrangestore", "bitop", "georadius", "georadiusbymember",
-      "geosearchstore"};
+      "geosearchstore", "sort"};
   return std::find(std::begin(kStores), std::end(kStores), name) != std::end(kStores);
 }
 
@@ -159,6 +159,7 @@ Events CommandNotifier::PutEvents(const CommandSpec& spec, const std::vector<std
     return {{conf::kNotifyZSet, "georadiusstore"}};
   }
   if (name == "geosearchstore") return {{conf::kNotifyZSet, "geosearchstore"}};
+  if (name == "sort") return {{kL, "sortstore"}};
   if (name == "pfcount") return {};  // its cache: Redis tells nothing
   return {{ClassOf(spec.group), name}};
 }

@@ -56,11 +56,11 @@ Task Sentinel(AsyncContext& ctx) {
 }  // namespace
 
 void RegisterReplicationCommands(CommandTable& t) {
-  t.Add({.name = "replicaof", .arity = 3, .flags = kAdmin | kNoScript | kStale,
+  t.Add({.name = "replicaof", .arity = 3, .flags = kAdmin | kNoScript | kStale | kNoAsyncLoading,
          .run_async = Forward<&Replication::ReplicaOf>, .group = "server",
          .summary = "Configures a server as replica of another, or promotes it to a master.",
          .since = "5.0.0", .acl = "admin slow dangerous"});
-  t.Add({.name = "slaveof", .arity = 3, .flags = kAdmin | kNoScript | kStale,
+  t.Add({.name = "slaveof", .arity = 3, .flags = kAdmin | kNoScript | kStale | kNoAsyncLoading,
          .run_async = Forward<&Replication::ReplicaOf>, .group = "server",
          .summary = "Sets a Redis server as a replica of another, or promotes it to being a "
                     "master.",

@@ -51,6 +51,7 @@ class ScriptRun : public script::Host {
     client_.id = ctx.client ? ctx.client->id : 0;
     client_.db = ctx.db;
     client_.authenticated = true;
+    client_.script = true;
     if (ctx.client) {
       client_.addr = ctx.client->addr;
       client_.name = ctx.client->name;
@@ -145,7 +146,7 @@ std::string ScriptRun::Call(std::vector<std::string> args, int resp) {
     return "-ERR Write commands are not allowed from read-only scripts.\r\n";
   }
   if (spec->flags & kWrite) running_->wrote.store(true);
-  if (spec->flags & kAllSlots) {
+  if (CommandTable::AllSlots(*spec, args)) {
     for (uint32_t s = 0; s < server.keyspace->slots(); ++s) {
       if (ctx_.HoldsSlot(s)) continue;
       slot_ = s;
@@ -460,7 +461,8 @@ Task ScriptCommand(AsyncContext& ctx) {
 }  // namespace
 
 void RegisterScriptCommands(CommandTable& t) {
-  constexpr uint32_t kEval = kNoScript | kMayReplicate | kOwnTransaction;
+  constexpr uint32_t kEval =
+      kNoScript | kSkipMonitor | kNoMandatoryKeys | kMayReplicate | kOwnTransaction;
   // clang-format off
   t.Add({.name = "eval", .arity = -3, .flags = kEval, .run_async = Eval,
          .keys = KeysAfterTimeoutNumKeys, .group = "scripting",

@@ -263,16 +263,22 @@ Task Slowlog(AsyncContext& ctx) {
 
 // ---- COMMAND -------------------------------------------------------------------------------
 
-// Flags in the order Redis 7.0 lists them.
+// Flags in the order Redis 7.0 lists them (it hides may_replicate); "movablekeys"
+// (MovableKeys) and "allow_busy" follow.
 constexpr std::pair<uint32_t, std::string_view> kFlagNames[] = {
     {kWrite, "write"},       {kReadOnly, "readonly"},
     {kDenyOom, "denyoom"},   {kAdmin, "admin"},
     {kPubSub, "pubsub"},     {kNoScript, "noscript"},
     {kBlocking, "blocking"}, {kLoading, "loading"},
-    {kStale, "stale"},       {kSkipSlowlog, "skip_slowlog"},
-    {kFast, "fast"},         {kNoAuth, "no_auth"},
-    {kMayReplicate, "may_replicate"}, {kNoMulti, "no_multi"},
+    {kStale, "stale"},       {kSkipMonitor, "skip_monitor"},
+    {kSkipSlowlog, "skip_slowlog"}, {kFast, "fast"},
+    {kNoAuth, "no_auth"},    {kNoMandatoryKeys, "no_mandatory_keys"},
+    {kNoAsyncLoading, "no_async_loading"}, {kNoMulti, "no_multi"},
 };
+
+// Whether a row's keys move with its arguments (a KeysFn; a container's are its
+// subcommands').
+bool MovableKeys(const CommandSpec& spec) { return spec.keys != nullptr && !spec.container; }
 
 // ACL categories in the order Redis 7.0 lists them.
 constexpr std::string_view kAclOrder[] = {
@@ -304,12 +310,14 @@ void WriteCommandInfo(Reply& reply, const CommandSpec& spec) {
   reply.Array(10);
   reply.Bulk(spec.name);
   reply.Integer(spec.arity);
-  size_t nflags = 0;
+  size_t nflags = (MovableKeys(spec) ? 1 : 0) + ((spec.flags & kAllowBusy) ? 1 : 0);
   for (const auto& [flag, name] : kFlagNames) nflags += (spec.flags & flag) ? 1 : 0;
   reply.Set(nflags);
   for (const auto& [flag, name] : kFlagNames) {
     if (spec.flags & flag) reply.SimpleString(name);
   }
+  if (MovableKeys(spec)) reply.SimpleString("movablekeys");
+  if (spec.flags & kAllowBusy) reply.SimpleString("allow_busy");
   reply.Integer(spec.first_key);
   reply.Integer(spec.last_key);
   reply.Integer(spec.step);
@@ -388,7 +396,7 @@ void CommandList(AsyncContext& ctx) {
   for (std::string_view name : names) ctx.reply.Bulk(name);
 }
 
-// COMMAND GETKEYS command arg...: the keys the row's first/last/step pick.
+// COMMAND GETKEYS command arg...: the keys of that call (CommandTable::Keys).
 void CommandGetKeys(AsyncContext& ctx) {
   const CommandSpec* spec = ctx.server.table->Find(ctx.args[2]);
   if (!spec) {
@@ -400,9 +408,14 @@ void CommandGetKeys(AsyncContext& ctx) {
     ctx.reply.Error("ERR Invalid number of arguments specified for command");
     return;
   }
-  std::vector<size_t> keys = CommandTable::KeyPositions(*spec, argc);
-  if (keys.empty()) {
+  if (spec->first_key == 0 && !MovableKeys(*spec)) {
     ctx.reply.Error("ERR The command has no key arguments");
+    return;
+  }
+  const std::vector<std::string> call(ctx.args.begin() + 2, ctx.args.end());
+  std::vector<size_t> keys = CommandTable::Keys(*spec, call);
+  if (keys.empty() && !(spec->flags & kNoMandatoryKeys)) {
+    ctx.reply.Error("ERR Invalid arguments specified for command");
     return;
   }
   ctx.reply.Array(keys.size());
@@ -511,17 +524,17 @@ void RegisterServerCommands(CommandTable& t) {
          .summary = "Returns the Unix timestamp of the last successful save to disk.",
          .since = "1.0.0", .acl = "admin fast dangerous"});
   t.Add({.name = "save",
-         .arity = 1, .flags = kNoMulti | kAdmin | kNoScript,
+         .arity = 1, .flags = kNoMulti | kAdmin | kNoScript | kNoAsyncLoading,
          .run_async = Save, .group = "server",
          .summary = "Synchronously saves the database(s) to disk.",
          .since = "1.0.0", .acl = "admin slow dangerous"});
   t.Add({.name = "bgsave",
-         .arity = -1, .flags = kAdmin | kNoScript,
+         .arity = -1, .flags = kAdmin | kNoScript | kNoAsyncLoading,
          .run_async = BgSaveCommand, .group = "server",
          .summary = "Asynchronously saves the database(s) to disk.",
          .since = "1.0.0", .acl = "admin slow dangerous"});
   t.Add({.name = "shutdown",
-         .arity = -1, .flags = kNoMulti | kAdmin | kNoScript | kLoadingStale,
+         .arity = -1, .flags = kNoMulti | kAdmin | kNoScript | kLoadingStale | kAllowBusy,
          .run_async = Shutdown, .group = "server",
          .summary = "Synchronously saves the database(s) to disk and shuts down the Redis "
                     "server.",

@@ -474,6 +474,27 @@ TEST_CASE("COMMAND GETKEYS picks keys by first, last and step") {
   CHECK(f.Run({"COMMAND", "GETKEYS", "get"}) == Arity("command|getkeys"));
 }
 
+// Replies and flags are redis-server 7.0.15's.
+TEST_CASE("COMMAND GETKEYS of movable keys; flags movablekeys, allow_busy, no_mandatory_keys") {
+  CommandFixture f;
+  CHECK(f.Run({"COMMAND", "GETKEYS", "zunionstore", "d", "2", "a", "b"}) ==
+        "*3\r\n$1\r\nd\r\n$1\r\na\r\n$1\r\nb\r\n");
+  CHECK(f.Run({"COMMAND", "GETKEYS", "zunion", "0", "a"}) ==
+        "-ERR Invalid arguments specified for command\r\n");
+  CHECK(f.Run({"COMMAND", "GETKEYS", "eval", "return 1", "0"}) == "*0\r\n");
+  auto flags = [&](const char* name) {
+    std::string info = f.Run({"COMMAND", "INFO", name});
+    const size_t at = info.find("\r\n*", info.find(name));  // the flags after the arity
+    return info.substr(at + 2, info.find(":", at) - at - 2);
+  };
+  CHECK(flags("sort") == "*3\r\n+write\r\n+denyoom\r\n+movablekeys\r\n");
+  CHECK(flags("publish") == "*4\r\n+pubsub\r\n+loading\r\n+stale\r\n+fast\r\n");
+  CHECK(flags("multi") ==
+        "*5\r\n+noscript\r\n+loading\r\n+stale\r\n+fast\r\n+allow_busy\r\n");
+  CHECK(flags("eval") ==
+        "*4\r\n+noscript\r\n+skip_monitor\r\n+no_mandatory_keys\r\n+movablekeys\r\n");
+}
+
 TEST_CASE("COMMAND HELP and unknown subcommands") {
   CommandFixture f;
   CHECK(f.Run({"COMMAND", "HELP"})

@@ -259,7 +259,8 @@ Task Exec(AsyncContext& ctx) {
 
 void RegisterTransactionCommands(CommandTable& t) {
   // clang-format off
-  t.Add({.name = "multi", .arity = 1, .flags = kNoScript | kLoading | kStale | kFast,
+  t.Add({.name = "multi", .arity = 1,
+         .flags = kNoScript | kLoading | kStale | kFast | kAllowBusy,
          .run_async = Multi, .group = "transactions",
          .summary = "Mark the start of a transaction block", .since = "1.2.0",
          .acl = "fast transaction"});
@@ -267,16 +268,19 @@ void RegisterTransactionCommands(CommandTable& t) {
          .run_async = Exec, .group = "transactions",
          .summary = "Execute all commands issued after MULTI", .since = "1.2.0",
          .acl = "slow transaction"});
-  t.Add({.name = "discard", .arity = 1, .flags = kNoScript | kLoading | kStale | kFast,
+  t.Add({.name = "discard", .arity = 1,
+         .flags = kNoScript | kLoading | kStale | kFast | kAllowBusy,
          .run_async = Discard, .group = "transactions",
          .summary = "Discard all commands issued after MULTI", .since = "2.0.0",
          .acl = "fast transaction"});
-  t.Add({.name = "watch", .arity = -2, .flags = kVisits | kNoScript | kLoading | kStale | kFast,
+  t.Add({.name = "watch", .arity = -2,
+         .flags = kVisits | kNoScript | kLoading | kStale | kFast | kAllowBusy,
          .first_key = 1, .last_key = -1, .step = 1, .run_async = Watch,
          .group = "transactions",
          .summary = "Watch the given keys to determine execution of the MULTI/EXEC block",
          .since = "2.2.0", .acl = "fast transaction"});
-  t.Add({.name = "unwatch", .arity = 1, .flags = kNoScript | kLoading | kStale | kFast,
+  t.Add({.name = "unwatch", .arity = 1,
+         .flags = kNoScript | kLoading | kStale | kFast | kAllowBusy,
          .run_async = Unwatch, .group = "transactions",
          .summary = "Forget about all watched keys", .since = "2.2.0",
          .acl = "fast transaction"});
