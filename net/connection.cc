@@ -13,6 +13,7 @@
 #include "core/base/buffer.h"
 #include "core/command/args.h"
 #include "core/command/dispatch.h"
+#include "core/command/monitor.h"
 #include "core/command/errors.h"
 #include "core/command/execute.h"
 #include "core/command/pubsub.h"
@@ -413,6 +414,9 @@ void Connection::RecheckPause() {
 void Connection::Run(const CommandSpec& spec) {
   command::ServerState& state = server_->state();
   uint64_t seq = AddPending();
+  // A one-key request's line goes now, in the connection's order (monitor.h); RunAsync feeds
+  // the others.
+  if (spec.run != nullptr) command::FeedMonitors(state, spec, args_, client_.db, addr_);
   if (spec.run == nullptr) {
     // Keys spread over workers, or none: only the former tells where the client belongs.
     if (spec.first_key > 0 || spec.keys != nullptr) NotePlacement(-1);
@@ -545,7 +549,7 @@ void Connection::FinishAsync(AsyncCall* call) {
                           ? std::move(call->ctx.reply.buffer())
                           : command::ErrorLine(command::StatusError(call->ctx.commit_status));
   command::RecordCall(state, *call->spec, call->ctx.args, command::NowUs() - call->start_us,
-             call->ctx.reply.errors() > 0 || !call->ctx.commit_status.ok(), addr_,
+                      call->ctx.reply.errors() > 0 || !call->ctx.commit_status.ok(), addr_,
                       client_.name);
   if (client_.close_after_reply) {
     pending_[call->seq - pending_base_].close_after = true;
@@ -748,6 +752,7 @@ command::ClientInfo Connection::Info() const {
   info.watch_dirty = client_.watch && client_.watch->dirty.load();
   info.lib_ver = client_.lib_ver;
   info.replica = client_.replica;
+  info.monitor = client_.monitor;
   return info;
 }
 

@@ -98,6 +98,7 @@ std::unique_ptr<CommandTable> BuildCommandTable() {
   RegisterHyperLogLogCommands(*table);
   RegisterGeoCommands(*table);
   RegisterSortCommands(*table);
+  RegisterMonitorCommand(*table);
   RegisterDumpCommands(*table);
   RegisterHashCommands(*table);
   RegisterSetCommands(*table);

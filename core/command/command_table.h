@@ -132,6 +132,7 @@ void RegisterBitmapCommands(CommandTable& table);
 void RegisterHyperLogLogCommands(CommandTable& table);
 void RegisterGeoCommands(CommandTable& table);
 void RegisterSortCommands(CommandTable& table);
+void RegisterMonitorCommand(CommandTable& table);
 void RegisterDumpCommands(CommandTable& table);
 void RegisterHashCommands(CommandTable& table);
 void RegisterSetCommands(CommandTable& table);

@@ -165,10 +165,11 @@ Task Reset(AsyncContext& ctx) {
   co_return;
 }
 
-// CLIENT LIST's flags, in Redis's order (networking.c): S a replica's link, P pubsub, x MULTI,
-// b blocked, d a watched key changed; N none.
+// CLIENT LIST's flags, in Redis's order (networking.c): S a replica's link (O a monitor), P
+// pubsub, x MULTI, b blocked, d a watched key changed; N none.
 std::string Flags(const ClientInfo& c) {
   std::string f;
+  if (c.monitor) f += 'O';
   if (c.replica) f += 'S';
   if (c.pubsub()) f += 'P';
   if (c.multi >= 0) f += 'x';

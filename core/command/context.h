@@ -73,6 +73,7 @@ struct ClientState {
   bool close_after_reply = false;  // QUIT: close once this reply is written
   bool replica = false;  // a replica's link (SLOTKV.SYNC): carries the replication streams
   bool script = false;   // a script's own client (Redis's CLIENT_SCRIPT): SORT sorts sets
+  bool monitor = false;  // gets MONITOR's feed (monitor.h)
   std::string name;
   std::string lib_name;
   std::string lib_ver;
@@ -119,6 +120,7 @@ struct ClientInfo {
   int64_t multi = -1;     // commands queued in MULTI (-1: not in MULTI)
   bool watch_dirty = false;  // a watched key changed (flags=d)
   bool replica = false;   // a replica's link (flags=S): carries the replication streams
+  bool monitor = false;   // gets MONITOR's feed (flags=O)
   bool pubsub() const { return subs + psubs + ssubs > 0; }  // CLIENT KILL TYPE pubsub
 };
 

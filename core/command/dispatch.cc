@@ -86,6 +86,10 @@ Admission Admit(ServerState& server, ClientState& client, std::vector<std::strin
                       "allowed in this context",
                   args);
   }
+  // A monitor is a replica to Redis (CLIENT_SLAVE): it may not read, write or publish.
+  if (client.monitor && (spec->flags & (kWrite | kReadOnly | kMayReplicate))) {
+    return Refuse(server, client, spec, kErrReplicaKeyspace, args);
+  }
   // As Redis's MISCONF check: a write to a slot that refuses writes after an I/O failure is
   // refused before it runs (also in MULTI: EXEC then aborts), so no multi-key write is applied
   // in part to its healthy slots.
@@ -159,6 +163,8 @@ void UnsubscribeAll(ServerState& server, ClientState& client, int home) {
   drop(pubsub::Kind::kChannel, client.channels);
   drop(pubsub::Kind::kPattern, client.patterns);
   drop(pubsub::Kind::kShard, client.shard_channels);
+  if (client.monitor) server.pubsub->RemoveMonitor({home, client.id});
+  client.monitor = false;
 }
 
 }  // namespace slotkv::command

@@ -40,7 +40,8 @@ inline void Unwatch(ServerState& server, ClientState& client) {
 }
 // Leaves MULTI: the queue, the error flag and the WATCH go (DISCARD, RESET, a closing client).
 void DiscardTransaction(ServerState& server, ClientState& client);
-// Drops every subscription of the client, whose worker is home (RESET, a closing client).
+// Drops every subscription of the client, and its MONITOR feed; its worker is home (RESET, a
+// closing client).
 void UnsubscribeAll(ServerState& server, ClientState& client, int home);
 
 }  // namespace slotkv::command

@@ -27,6 +27,11 @@ inline constexpr std::string_view kErrBadPayload = "ERR DUMP payload version or 
 inline constexpr std::string_view kErrBadDataFormat = "ERR Bad data format";
 inline constexpr std::string_view kErrBusyKey = "BUSYKEY Target key name already exists.";
 inline constexpr std::string_view kErrNoSuchKey = "ERR no such key";
+// MONITOR inside MULTI; any command but a few on a monitoring connection (Redis's replica rule).
+inline constexpr std::string_view kErrMonitorDenyBlocking =
+    "ERR MONITOR isn't allowed for DENY BLOCKING client";
+inline constexpr std::string_view kErrReplicaKeyspace =
+    "ERR Replica can't interact with the keyspace";
 // SORT of an element (or BY value) that is not a number, without ALPHA.
 inline constexpr std::string_view kErrSortNotDouble =
     "ERR One or more scores can't be converted into double";

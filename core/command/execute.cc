@@ -3,6 +3,7 @@
 #include <chrono>
 
 #include "core/command/blocking.h"
+#include "core/command/monitor.h"
 #include "core/command/notify.h"
 
 
@@ -102,7 +103,11 @@ Task RunTask(const CommandSpec& spec, AsyncContext& ctx) {
 Task RunAsync(const CommandSpec& spec, AsyncContext& ctx) {
   CommandNotifier notifier(ctx.server, &spec, &ctx.args);
   ctx.observer = &notifier;
+  // The address is fixed at accept: read from any worker (a task may start off its home).
+  const std::string_view addr = ctx.client ? std::string_view(ctx.client->addr) : "";
+  FeedCall(ctx.server, spec, ctx.args, ctx.db, addr, /*starting=*/true);
   co_await spec.run_async(ctx);
+  FeedCall(ctx.server, spec, ctx.args, ctx.db, addr, /*starting=*/false);
   ctx.observer = nullptr;
 }
 

@@ -62,8 +62,9 @@ void AddSlots(const Keyspace& keyspace, const CommandSpec& spec,
 // slots first unless it reaches them in the global order itself (kOrderedVisits); it ends
 // with Finish (its units committed, its slots given back) on the home worker.
 Task RunTask(const CommandSpec& spec, AsyncContext& ctx);
-// Runs spec's coroutine with ctx, its writes told to keyspace notifications (notify.h): every
-// run of a coroutine command goes through it (RunTask, EXEC, scripts).
+// Runs spec's coroutine with ctx, its writes told to keyspace notifications (notify.h), the
+// call fed to MONITOR (FeedCall): every run of a coroutine command goes through it (RunTask,
+// EXEC, scripts).
 Task RunAsync(const CommandSpec& spec, AsyncContext& ctx);
 
 // Counts one finished call in the calling worker's stats and the slow log.

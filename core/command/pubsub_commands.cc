@@ -15,6 +15,7 @@
 namespace slotkv::command {
 
 std::string EncodeMessage(const pubsub::Message& m, int protocol) {
+  if (m.kind == pubsub::Kind::kMonitor) return m.payload;
   Reply reply(protocol);
   switch (m.kind) {
     case pubsub::Kind::kChannel:
@@ -29,6 +30,8 @@ std::string EncodeMessage(const pubsub::Message& m, int protocol) {
     case pubsub::Kind::kShard:
       reply.Push(3);
       reply.Bulk("smessage");
+      break;
+    case pubsub::Kind::kMonitor:
       break;
   }
   reply.Bulk(m.channel);
@@ -55,6 +58,8 @@ KindInfo InfoOf(Kind kind) {
       return {"psubscribe", "punsubscribe", &ClientState::patterns};
     case Kind::kShard:
       return {"ssubscribe", "sunsubscribe", &ClientState::shard_channels};
+    case Kind::kMonitor:  // a feed, not a subscription by name
+      break;
   }
   return {};
 }

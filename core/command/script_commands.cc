@@ -21,6 +21,7 @@
 #include "core/command/command_table.h"
 #include "core/command/errors.h"
 #include "core/command/execute.h"
+#include "core/command/monitor.h"
 #include "core/command/scripting.h"
 #include "core/script/fiber.h"
 #include "core/script/functions.h"
@@ -52,8 +53,8 @@ class ScriptRun : public script::Host {
     client_.db = ctx.db;
     client_.authenticated = true;
     client_.script = true;
+    client_.addr = "lua";  // as MONITOR shows a script's calls
     if (ctx.client) {
-      client_.addr = ctx.client->addr;
       client_.name = ctx.client->name;
     }
   }
@@ -161,8 +162,10 @@ std::string ScriptRun::Call(std::vector<std::string> args, int resp) {
   if (spec->run) {
     const uint32_t s = server.keyspace->SlotOfKey(args[static_cast<size_t>(spec->first_key)]);
     if (server.executor->OwnerOf(s) == worker_) {
-      return Execute(server, *spec, args, s, client_.db, resp, client_.addr, client_.name,
-                     &ctx_.trace);
+      std::string reply = Execute(server, *spec, args, s, client_.db, resp, client_.addr,
+                                  client_.name, &ctx_.trace);
+      FeedMonitors(server, *spec, args, client_.db, client_.addr);
+      return reply;
     }
     slot_ = s;
   }
@@ -180,13 +183,17 @@ Task RunForScript(AsyncContext& ctx, ScriptRun& run, std::string* reply) {
     co_await ctx.ToSlot(run.slot());  // held
     *reply = Execute(ctx.server, spec, run.args(), run.slot(), run.client().db, run.resp(),
                      run.client().addr, run.client().name, &ctx.trace);
+    FeedMonitors(ctx.server, spec, run.args(), run.client().db, run.client().addr);
     co_return;
   }
   AsyncContext sub(std::move(run.args()), run.resp(), &ctx.server, &run.client(), run.worker());
   sub.db = run.client().db;
   sub.holder = ctx.holder;
   sub.no_block = true;
+  const int64_t start = NowUs();
   co_await RunAsync(spec, sub);
+  RecordCall(ctx.server, spec, sub.args, NowUs() - start, sub.reply.errors() > 0,
+             run.client().addr, run.client().name);
   ctx.Absorb(sub);
   *reply = std::move(sub.reply.buffer());
 }

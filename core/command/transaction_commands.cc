@@ -25,6 +25,7 @@
 #include "core/command/dispatch.h"
 #include "core/command/errors.h"
 #include "core/command/execute.h"
+#include "core/command/monitor.h"
 #include "core/command/fanout.h"
 
 namespace slotkv::command {
@@ -130,6 +131,7 @@ Task RunQueued(AsyncContext& ctx, ExecState& st, QueuedCommand& cmd) {
     ctx.reply.buffer() +=
         Execute(ctx.server, spec, cmd.args, slot, st.db, st.protocol, st.addr, st.name,
                 &ctx.trace);
+    FeedMonitors(ctx.server, spec, cmd.args, st.db, st.addr);
     co_return;
   }
   // A coroutine command starts on the client's worker, as it would alone; it shares the
@@ -174,6 +176,7 @@ void RunOwnedHere(AsyncContext& ctx, ExecState& st, const std::vector<uint32_t>&
     (*replies)[i] =
         Execute(ctx.server, *cmd.spec, cmd.args, slots[i], st.db, st.protocol, st.addr, st.name,
                 &ctx.trace);
+    FeedMonitors(ctx.server, *cmd.spec, cmd.args, st.db, st.addr);
   }
 }
 

@@ -76,4 +76,32 @@ int64_t Registry::NumPat() const {
   return static_cast<int64_t>(patterns_.size());
 }
 
+bool Registry::AddMonitor(Subscriber s) {
+  std::unique_lock lock(mu_);
+  if (std::find(monitors_.begin(), monitors_.end(), s) != monitors_.end()) return false;
+  monitors_.push_back(s);
+  monitors_count_.store(monitors_.size(), std::memory_order_relaxed);
+  return true;
+}
+
+bool Registry::RemoveMonitor(Subscriber s) {
+  std::unique_lock lock(mu_);
+  auto at = std::find(monitors_.begin(), monitors_.end(), s);
+  if (at == monitors_.end()) return false;
+  monitors_.erase(at);
+  monitors_count_.store(monitors_.size(), std::memory_order_relaxed);
+  return true;
+}
+
+void Registry::FeedMonitors(std::string line) {
+  std::map<int, Batch> by_worker;
+  {
+    std::shared_lock lock(mu_);
+    if (monitors_.empty()) return;
+    auto msg = std::make_shared<Message>(Message{Kind::kMonitor, "", "", std::move(line)});
+    for (const Subscriber& s : monitors_) by_worker[s.worker].emplace_back(s.client, msg);
+  }
+  for (auto& [worker, batch] : by_worker) deliver_(worker, std::move(batch));
+}
+
 }  // namespace slotkv::pubsub

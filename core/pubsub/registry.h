@@ -1,5 +1,5 @@
-// Registry: who subscribes to what (channels, patterns, shard channels), server-wide, and the
-// fan-out of a published message to the subscribers on every worker.
+// Registry: who subscribes to what (channels, patterns, shard channels, the MONITOR feed),
+// server-wide, and the fan-out of a published message to the subscribers on every worker.
 //
 // Design. Subscribers are connections, each owned by one worker; the registry knows each
 // subscription's (worker, client id). PUBLISH, on any worker, looks the channel and the
@@ -8,11 +8,13 @@
 // order its worker receives them, so a publisher's messages keep their order at every
 // subscriber (posts from one worker to another are FIFO). Subscribing takes the lock
 // exclusively; it is rare next to publishing. This is the only lock on a request path: the
-// subscriptions are the one state shared by all workers (Redis keeps them in one dict).
+// subscriptions are the one state shared by all workers (Redis keeps them in one dict). The
+// MONITOR feed costs a request one relaxed atomic load while nobody monitors (monitored()).
 //
 // Thread rule: every method may be called from any thread.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -24,10 +26,11 @@
 
 namespace slotkv::pubsub {
 
-enum class Kind { kChannel, kPattern, kShard };
+enum class Kind { kChannel, kPattern, kShard, kMonitor };
 
 // One message as a subscriber receives it: "message" (kChannel), "pmessage" (kPattern, with
-// the pattern that matched) or "smessage" (kShard).
+// the pattern that matched), "smessage" (kShard), or a MONITOR line, the payload as is
+// (kMonitor).
 struct Message {
   Kind kind = Kind::kChannel;
   std::string pattern;
@@ -66,6 +69,15 @@ class Registry {
   // Patterns with a subscriber (Redis 7.0's PUBSUB NUMPAT).
   int64_t NumPat() const;
 
+  // MONITOR: s gets every line fed from now on; false when it did already.
+  bool AddMonitor(Subscriber s);
+  // Stops s's feed; false when it had none.
+  bool RemoveMonitor(Subscriber s);
+  // Whether anyone monitors (a hint: a feed may still find nobody).
+  bool monitored() const { return monitors_count_.load(std::memory_order_relaxed) > 0; }
+  // Sends line (a whole RESP line) to every monitor.
+  void FeedMonitors(std::string line);
+
  private:
   using Map = std::unordered_map<std::string, std::vector<Subscriber>>;
   Map& MapOf(Kind kind) {
@@ -80,6 +92,8 @@ class Registry {
   Map channels_;  // guarded by mu_
   Map patterns_;  // guarded by mu_
   Map shard_;     // guarded by mu_
+  std::vector<Subscriber> monitors_;  // guarded by mu_
+  std::atomic<size_t> monitors_count_{0};
 };
 
 }  // namespace slotkv::pubsub
