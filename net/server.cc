@@ -12,6 +12,7 @@
 #include <mutex>
 
 #include "core/base/hash.h"
+#include "core/command/process_memory.h"
 #include "net/connection.h"
 #include "net/open_files.h"
 #include "net/worker.h"
@@ -153,6 +154,7 @@ Result<std::unique_ptr<Server>> Server::Start(conf::Config* config, std::string 
   st.stats = &s.stats_;
   st.dirty = &s.dirty_;
   st.start_ms = st.keyspace->clock()->NowMs();
+  st.startup_allocated = command::ReadProcessMemory().used();
   st.last_save_s = st.start_ms / 1000;
   st.run_id = RandomHexId();
   st.executable = std::move(executable);

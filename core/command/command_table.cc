@@ -99,6 +99,7 @@ std::unique_ptr<CommandTable> BuildCommandTable() {
   RegisterGeoCommands(*table);
   RegisterSortCommands(*table);
   RegisterMonitorCommand(*table);
+  RegisterMemoryCommand(*table);
   RegisterDumpCommands(*table);
   RegisterHashCommands(*table);
   RegisterSetCommands(*table);

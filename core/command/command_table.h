@@ -133,6 +133,7 @@ void RegisterHyperLogLogCommands(CommandTable& table);
 void RegisterGeoCommands(CommandTable& table);
 void RegisterSortCommands(CommandTable& table);
 void RegisterMonitorCommand(CommandTable& table);
+void RegisterMemoryCommand(CommandTable& table);
 void RegisterDumpCommands(CommandTable& table);
 void RegisterHashCommands(CommandTable& table);
 void RegisterSetCommands(CommandTable& table);

@@ -168,6 +168,7 @@ struct ServerState {
   // [worker]: slots written by that worker's commands and not yet committed.
   std::vector<std::vector<slot::Slot*>>* dirty = nullptr;
   int64_t start_ms = 0;
+  uint64_t startup_allocated = 0;  // the allocator's bytes once started (MEMORY STATS)
   std::string run_id;
   std::string executable;
   int tcp_port = 0;

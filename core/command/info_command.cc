@@ -3,7 +3,6 @@
 // slotkv can fill truthfully. Fields about Redis machinery slotkv does not have (fork, RDB child,
 // listpacks, replication backlog) are left out rather than faked; slotkv's own engine figures
 // are added as slotkv_* fields.
-#include <dlfcn.h>
 #include <sys/resource.h>
 #include <sys/utsname.h>
 #include <unistd.h>
@@ -12,7 +11,6 @@
 #include <cinttypes>
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
 #include <string>
 #include <vector>
 
@@ -21,6 +19,7 @@
 #include "core/command/collection_pages.h"
 #include "core/command/command_table.h"
 #include "core/command/fanout.h"
+#include "core/command/process_memory.h"
 #include "core/command/replication.h"
 #include "core/command/server_family.h"
 
@@ -88,55 +87,11 @@ std::string AbsolutePath(const std::string& path) {
   return ec ? path : abs.string();
 }
 
-// jemalloc's figures, as Redis's zmalloc_get_allocator_info reads them: bytes allocated,
-// in active pages, and resident. All 0 when jemalloc is not the allocator (the sanitizer
-// build), so mallctl is looked up rather than linked.
-struct AllocatorBytes {
-  uint64_t allocated = 0;
-  uint64_t active = 0;
-  uint64_t resident = 0;
-};
-using Mallctl = int (*)(const char*, void*, size_t*, void*, size_t);
-// jemalloc's mallctl, or null when jemalloc is not the allocator.
-Mallctl FindMallctl() {
-  static const auto mallctl = reinterpret_cast<Mallctl>(dlsym(RTLD_DEFAULT, "mallctl"));
-  return mallctl;
-}
-AllocatorBytes ReadAllocatorBytes() {
-  const Mallctl mallctl = FindMallctl();
-  AllocatorBytes out;
-  if (mallctl == nullptr) return out;
-  uint64_t epoch = 1;
-  size_t len = sizeof(epoch);
-  mallctl("epoch", &epoch, &len, &epoch, len);  // the stats are a snapshot taken at an epoch
-  auto read = [&](const char* name) -> uint64_t {
-    size_t v = 0;
-    size_t n = sizeof(v);
-    return mallctl(name, &v, &n, nullptr, 0) == 0 ? v : 0;
-  };
-  out.allocated = read("stats.allocated");
-  out.active = read("stats.active");
-  out.resident = read("stats.resident");
-  return out;
-}
-
 // a / b with two decimals, as Redis prints its memory ratios (0 when b is).
 std::string Ratio(uint64_t a, uint64_t b) {
   char buf[32];
-  std::snprintf(buf, sizeof(buf), "%.2f", b == 0 ? 0.0 : static_cast<double>(a) / b);
+  std::snprintf(buf, sizeof(buf), "%.2f", MemRatio(a, b));
   return buf;
-}
-
-// a - b, signed as Redis's *_bytes fields are.
-int64_t Diff(uint64_t a, uint64_t b) { return static_cast<int64_t>(a) - static_cast<int64_t>(b); }
-
-// Resident set size from /proc/self/statm (0 when unreadable).
-uint64_t RssBytes() {
-  std::ifstream statm("/proc/self/statm");
-  uint64_t size_pages = 0;
-  uint64_t resident_pages = 0;
-  if (!(statm >> size_pages >> resident_pages)) return 0;
-  return resident_pages * static_cast<uint64_t>(sysconf(_SC_PAGESIZE));
 }
 
 std::string CpuSeconds(const timeval& tv) {
@@ -144,47 +99,6 @@ std::string CpuSeconds(const timeval& tv) {
   std::snprintf(buf, sizeof buf, "%ld.%06ld", static_cast<long>(tv.tv_sec),
                 static_cast<long>(tv.tv_usec));
   return buf;
-}
-
-// What INFO needs from the engine slots, gathered on their owners.
-struct EngineTotals {
-  std::vector<uint64_t> keys;   // [db]
-  uint64_t internal_keys = 0;   // pages of paged collections and their bookkeeping keys
-  slot::SlotStats stats;        // summed over every database of every slot
-  Status failure;
-};
-
-// Visits each worker once and reads the slots it owns (every database); counts keys only when
-// asked (KeyCount may read bucket pages).
-Task GatherEngine(AsyncContext& ctx, bool count_keys, EngineTotals* out) {
-  Keyspace& ks = *ctx.server.keyspace;
-  const int workers = ctx.server.executor->workers();
-  out->keys.assign(ks.databases(), 0);
-  for (int w = 0; w < workers; ++w) {
-    co_await ctx.ToWorker(w);
-    for (uint32_t s = static_cast<uint32_t>(w); s < ks.slots();
-         s += static_cast<uint32_t>(workers)) {
-      for (uint32_t db = 0; db < ks.databases(); ++db) {
-        if (count_keys) co_await ResolveKeyCount(ctx, s, db);
-        Result<slot::Slot*> slot = ks.Get(s, db, /*create=*/false);
-        if (!slot.ok()) {
-          if (out->failure.ok()) out->failure = slot.status();
-          continue;
-        }
-        if (*slot == nullptr) continue;
-        out->stats.Add((*slot)->Stats());
-        if (!count_keys) continue;
-        Result<uint64_t> n = UserKeyCount(ks, s, db, **slot);
-        if (!n.ok()) {
-          if (out->failure.ok()) out->failure = n.status();
-          continue;
-        }
-        out->keys[db] += *n;
-        out->internal_keys += ks.internal_keys(s, db).value_or(0);
-      }
-    }
-  }
-  co_await ctx.ToHome();
 }
 
 uint64_t SumWorkers(const ServerState& state, std::atomic<uint64_t> WorkerStats::*counter) {
@@ -239,41 +153,35 @@ void ClientsSection(const ServerState& state, const EngineTotals&, std::string& 
 void MemorySection(const ServerState& state, const EngineTotals& engine, std::string& out) {
   // used_memory is what the allocator handed out, as in Redis; without jemalloc (the sanitizer
   // build) the process RSS stands in. The peak is the process's RSS peak (the kernel keeps it).
-  const uint64_t rss = RssBytes();
-  const AllocatorBytes alloc = ReadAllocatorBytes();
-  const uint64_t used = alloc.allocated != 0 ? alloc.allocated : rss;
-  rusage self{};
-  getrusage(RUSAGE_SELF, &self);
-  const uint64_t peak = std::max<uint64_t>(static_cast<uint64_t>(self.ru_maxrss) * 1024, rss);
-  const uint64_t system =
-      static_cast<uint64_t>(sysconf(_SC_PHYS_PAGES)) * static_cast<uint64_t>(sysconf(_SC_PAGESIZE));
+  const ProcessMemory m = ReadProcessMemory();
+  const uint64_t used = m.used();
+  const uint64_t rss = m.rss;
   const uint64_t maxmemory = static_cast<uint64_t>(state.config->GetInt("maxmemory"));
   Field(out, "used_memory", used);
   Field(out, "used_memory_human", Human(used));
   Field(out, "used_memory_rss", rss);
   Field(out, "used_memory_rss_human", Human(rss));
-  Field(out, "used_memory_peak", peak);
-  Field(out, "used_memory_peak_human", Human(peak));
-  Field(out, "allocator_allocated", alloc.allocated);
-  Field(out, "allocator_active", alloc.active);
-  Field(out, "allocator_resident", alloc.resident);
-  Field(out, "total_system_memory", system);
-  Field(out, "total_system_memory_human", Human(system));
+  Field(out, "used_memory_peak", m.peak);
+  Field(out, "used_memory_peak_human", Human(m.peak));
+  Field(out, "allocator_allocated", m.allocated);
+  Field(out, "allocator_active", m.active);
+  Field(out, "allocator_resident", m.resident);
+  Field(out, "total_system_memory", m.system);
+  Field(out, "total_system_memory_human", Human(m.system));
   Field(out, "maxmemory", maxmemory);
   Field(out, "maxmemory_human", Human(maxmemory));
   Field(out, "maxmemory_policy", state.config->Get("maxmemory-policy"));
   // Where the RSS goes, as Redis splits it: pages the allocator holds beyond its allocations
   // (fragmentation), resident pages it has not returned, the rest of the process.
-  Field(out, "allocator_frag_ratio", Ratio(alloc.active, alloc.allocated));
-  Field(out, "allocator_frag_bytes", Diff(alloc.active, alloc.allocated));
-  Field(out, "allocator_rss_ratio", Ratio(alloc.resident, alloc.active));
-  Field(out, "allocator_rss_bytes", Diff(alloc.resident, alloc.active));
-  Field(out, "rss_overhead_ratio", Ratio(rss, alloc.resident));
-  Field(out, "rss_overhead_bytes", Diff(rss, alloc.resident));
+  Field(out, "allocator_frag_ratio", Ratio(m.active, m.allocated));
+  Field(out, "allocator_frag_bytes", MemDiff(m.active, m.allocated));
+  Field(out, "allocator_rss_ratio", Ratio(m.resident, m.active));
+  Field(out, "allocator_rss_bytes", MemDiff(m.resident, m.active));
+  Field(out, "rss_overhead_ratio", Ratio(rss, m.resident));
+  Field(out, "rss_overhead_bytes", MemDiff(rss, m.resident));
   Field(out, "mem_fragmentation_ratio", Ratio(rss, used));
-  Field(out, "mem_fragmentation_bytes", Diff(rss, used));
-  // Programs link jemalloc, except sanitizer builds: look for its symbol rather than assume.
-  Field(out, "mem_allocator", FindMallctl() != nullptr ? "jemalloc" : "libc");
+  Field(out, "mem_fragmentation_bytes", MemDiff(rss, used));
+  Field(out, "mem_allocator", HasJemalloc() ? "jemalloc" : "libc");
   // The caches of every slot share maxmemory-cache with the group maps of unpersisted writes.
   const slot::SlotStats& e = engine.stats;
   Field(out, "slotkv_maxmemory_cache", state.keyspace->cache_budget());
@@ -506,6 +414,37 @@ uint32_t SelectSections(const std::vector<std::string>& args) {
 }
 
 }  // namespace
+
+Task GatherEngine(AsyncContext& ctx, bool count_keys, EngineTotals* out) {
+  Keyspace& ks = *ctx.server.keyspace;
+  const int workers = ctx.server.executor->workers();
+  out->keys.assign(ks.databases(), 0);
+  for (int w = 0; w < workers; ++w) {
+    co_await ctx.ToWorker(w);
+    for (uint32_t s = static_cast<uint32_t>(w); s < ks.slots();
+         s += static_cast<uint32_t>(workers)) {
+      for (uint32_t db = 0; db < ks.databases(); ++db) {
+        if (count_keys) co_await ResolveKeyCount(ctx, s, db);
+        Result<slot::Slot*> slot = ks.Get(s, db, /*create=*/false);
+        if (!slot.ok()) {
+          if (out->failure.ok()) out->failure = slot.status();
+          continue;
+        }
+        if (*slot == nullptr) continue;
+        out->stats.Add((*slot)->Stats());
+        if (!count_keys) continue;
+        Result<uint64_t> n = UserKeyCount(ks, s, db, **slot);
+        if (!n.ok()) {
+          if (out->failure.ok()) out->failure = n.status();
+          continue;
+        }
+        out->keys[db] += *n;
+        out->internal_keys += ks.internal_keys(s, db).value_or(0);
+      }
+    }
+  }
+  co_await ctx.ToHome();
+}
 
 Task InfoCommand(AsyncContext& ctx) {
   const uint32_t selected = SelectSections(ctx.args);

@@ -32,8 +32,8 @@ std::string MonitorLine(int64_t unix_us, uint32_t db, std::string_view addr,
                         const CommandSpec& spec, const std::vector<std::string>& args);
 
 // Feeds a call to the monitors, if anyone monitors and the row is shown.
-void FeedMonitors(ServerState& state, const CommandSpec& spec,
-                  const std::vector<std::string>& args, uint32_t db, std::string_view addr);
+void FeedMonitors(ServerState& state, const CommandSpec& spec, const std::vector<std::string>& args,
+                  uint32_t db, std::string_view addr);
 // FeedMonitors for a call starting (starting) or ending (!starting): fed once, when it starts
 // for kSkipMonitor and kBlocking rows, when it ends for the others.
 void FeedCall(ServerState& state, const CommandSpec& spec, const std::vector<std::string>& args,

@@ -14,13 +14,27 @@ void AppendRepr(std::string* out, std::string_view s) {
   out->push_back('"');
   for (unsigned char c : s) {
     switch (c) {
-      case '\\': out->append("\\\\"); break;
-      case '"': out->append("\\\""); break;
-      case '\n': out->append("\\n"); break;
-      case '\r': out->append("\\r"); break;
-      case '\t': out->append("\\t"); break;
-      case '\a': out->append("\\a"); break;
-      case '\b': out->append("\\b"); break;
+      case '\\':
+        out->append("\\\\");
+        break;
+      case '"':
+        out->append("\\\"");
+        break;
+      case '\n':
+        out->append("\\n");
+        break;
+      case '\r':
+        out->append("\\r");
+        break;
+      case '\t':
+        out->append("\\t");
+        break;
+      case '\a':
+        out->append("\\a");
+        break;
+      case '\b':
+        out->append("\\b");
+        break;
       default:
         if (c >= 0x20 && c < 0x7f) {
           out->push_back(static_cast<char>(c));
@@ -76,9 +90,8 @@ bool Admin(const CommandSpec& spec, const std::vector<std::string>& args) {
   if (!spec.container || args.size() < 2) return false;
   const std::string& sub = args[1];
   if (spec.name == "config" || spec.name == "slowlog") return !Is(sub, "HELP");
-  return spec.name == "client" &&
-         (Is(sub, "KILL") || Is(sub, "LIST") || Is(sub, "PAUSE") || Is(sub, "UNPAUSE") ||
-          Is(sub, "NO-EVICT") || Is(sub, "UNBLOCK"));
+  return spec.name == "client" && (Is(sub, "KILL") || Is(sub, "LIST") || Is(sub, "PAUSE") ||
+                                   Is(sub, "UNPAUSE") || Is(sub, "NO-EVICT") || Is(sub, "UNBLOCK"));
 }
 
 // MONITOR: this connection gets every call's line from now on. Again: no reply (Redis ignores
@@ -113,8 +126,8 @@ std::string MonitorLine(int64_t unix_us, uint32_t db, std::string_view addr,
   return line;
 }
 
-void FeedMonitors(ServerState& state, const CommandSpec& spec,
-                  const std::vector<std::string>& args, uint32_t db, std::string_view addr) {
+void FeedMonitors(ServerState& state, const CommandSpec& spec, const std::vector<std::string>& args,
+                  uint32_t db, std::string_view addr) {
   if (state.pubsub == nullptr || !state.pubsub->monitored() || Admin(spec, args)) return;
   const int64_t now_us = std::chrono::duration_cast<std::chrono::microseconds>(
                              std::chrono::system_clock::now().time_since_epoch())

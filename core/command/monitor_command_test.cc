@@ -18,10 +18,10 @@ TEST_CASE("MonitorLine quotes as sdscatrepr and redacts credentials") {
         "\"\\x01\\xff\\t\\r\\a\\b ~\"\r\n");
   CHECK(MonitorLine(1000000, 0, "lua", *t.Find("auth"), {"auth", "u", "p"}) ==
         "+1.000000 [0 lua] \"auth\" \"(redacted)\" \"(redacted)\"\r\n");
-  CHECK(MonitorLine(0, 0, "a", *t.Find("hello"), {"HELLO", "3", "AUTH", "u", "p", "SETNAME",
-                                                   "n"}) ==
-        "+0.000000 [0 a] \"HELLO\" \"3\" \"AUTH\" \"(redacted)\" \"(redacted)\" \"SETNAME\" "
-        "\"n\"\r\n");
+  CHECK(
+      MonitorLine(0, 0, "a", *t.Find("hello"), {"HELLO", "3", "AUTH", "u", "p", "SETNAME", "n"}) ==
+      "+0.000000 [0 a] \"HELLO\" \"3\" \"AUTH\" \"(redacted)\" \"(redacted)\" \"SETNAME\" "
+      "\"n\"\r\n");
   CHECK(MonitorLine(0, 0, "a", *t.Find("migrate"),
                     {"MIGRATE", "h", "1", "k", "0", "5", "AUTH", "p", "AUTH2", "u", "q"}) ==
         "+0.000000 [0 a] \"MIGRATE\" \"h\" \"1\" \"k\" \"0\" \"5\" \"AUTH\" \"(redacted)\" "

@@ -408,12 +408,13 @@ void CommandGetKeys(AsyncContext& ctx) {
     ctx.reply.Error("ERR Invalid number of arguments specified for command");
     return;
   }
-  if (spec->first_key == 0 && !MovableKeys(*spec)) {
+  const std::vector<std::string> call(ctx.args.begin() + 2, ctx.args.end());
+  std::vector<size_t> keys = CommandTable::Keys(*spec, call);
+  // A container's subcommand without keys (MEMORY STATS) has none, as a row without any.
+  if ((spec->first_key == 0 && spec->keys == nullptr) || (keys.empty() && spec->container)) {
     ctx.reply.Error("ERR The command has no key arguments");
     return;
   }
-  const std::vector<std::string> call(ctx.args.begin() + 2, ctx.args.end());
-  std::vector<size_t> keys = CommandTable::Keys(*spec, call);
   if (keys.empty() && !(spec->flags & kNoMandatoryKeys)) {
     ctx.reply.Error("ERR Invalid arguments specified for command");
     return;

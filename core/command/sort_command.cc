@@ -89,9 +89,7 @@ bool ParseSort(const std::vector<std::string>& a, bool read_only, SortArgs* out,
 }
 
 // A pattern's '*' as a C string finds it (Redis's strchr, stopping at a NUL).
-size_t StarOf(std::string_view pattern) {
-  return pattern.substr(0, pattern.find('\0')).find('*');
-}
+size_t StarOf(std::string_view pattern) { return pattern.substr(0, pattern.find('\0')).find('*'); }
 
 // Whether a pattern names keys: it has a '*' and is not `#`.
 bool NamesKeys(std::string_view pattern) {

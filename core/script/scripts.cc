@@ -31,6 +31,13 @@ void Scripts::Flush() {
   generation_.fetch_add(1);
 }
 
+std::pair<size_t, size_t> Scripts::CacheSize() const {
+  std::lock_guard lock(mu_);
+  size_t bytes = 0;
+  for (const auto& [sha, body] : bodies_) bytes += sha.size() + body.size();
+  return {bodies_.size(), bytes};
+}
+
 Result<Scripts::Lease> Scripts::Take(int w) {
   auto& idle = idle_[static_cast<size_t>(w)];
   const uint64_t now = generation_.load();

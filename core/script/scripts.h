@@ -13,6 +13,7 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <utility>
 #include <unordered_map>
 #include <vector>
 
@@ -32,6 +33,8 @@ class Scripts {
   bool Exists(std::string_view sha) const { return Body(sha).has_value(); }
   // Empties the cache (SCRIPT FLUSH).
   void Flush();
+  // The cache's scripts and the bytes of their SHA-1s and bodies (MEMORY STATS lua.caches).
+  std::pair<size_t, size_t> CacheSize() const;
 
   // An interpreter and a fiber lent to one script run, and the cache generation it compiles
   // for.
