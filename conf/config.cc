@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <charconv>
+#include <cmath>
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
@@ -19,6 +20,8 @@ constexpr int64_t kGb = 1ll << 30;
 
 // notify-keyspace-events' grammar (below): checked, and written as Redis writes it.
 Result<std::string> ParseNotifyOption(std::string_view value, std::string_view current);
+// latency-tracking-info-percentiles (below): checked, and written as Redis writes it.
+Result<std::string> ParsePercentilesOption(std::string_view value, std::string_view current);
 
 // clang-format off
 constexpr OptionDef kOptions[] = {
@@ -169,6 +172,14 @@ constexpr OptionDef kOptions[] = {
   {.name = "notify-keyspace-events", .type = T::kString, .default_value = "", .runtime = true,
    .doc = "keyspace notification classes, Redis's letters (K E g $ l s h z x e t m d n A)",
    .parse = ParseNotifyOption},
+  {.name = "latency-monitor-threshold", .type = T::kInt, .default_value = "0", .runtime = true,
+   .doc = "ms: events at least this long enter LATENCY LATEST / HISTORY (0: off)"},
+  {.name = "latency-tracking", .type = T::kBool, .default_value = "yes", .runtime = true,
+   .doc = "keep per-command latency histograms (LATENCY HISTOGRAM, INFO latencystats)"},
+  {.name = "latency-tracking-info-percentiles", .type = T::kString,
+   .default_value = "50 99 99.9", .runtime = true,
+   .doc = "the percentiles INFO latencystats prints, each in [0, 100]",
+   .parse = ParsePercentilesOption},
   {.name = "busy-reply-threshold", .type = T::kInt, .default_value = "5000", .runtime = true,
    .doc = "ms a script runs before other clients get -BUSY and SCRIPT KILL may stop it "
           "(0: never)"},
@@ -355,6 +366,16 @@ constexpr std::pair<char, uint32_t> kNotifyLetters[] = {
 Result<std::string> ParseNotifyOption(std::string_view value, std::string_view) {
   SLOTKV_ASSIGN_OR_RETURN(uint32_t classes, ParseNotifyClasses(value));
   return NotifyClassesString(classes);
+}
+
+Result<std::string> ParsePercentilesOption(std::string_view value, std::string_view) {
+  SLOTKV_ASSIGN_OR_RETURN(std::vector<double> percentiles, ParsePercentiles(value));
+  std::string out;
+  for (double p : percentiles) {
+    if (!out.empty()) out.push_back(' ');
+    out += TrimmedDouble(p);
+  }
+  return out;
 }
 
 }  // namespace
@@ -641,6 +662,34 @@ Status Config::Rewrite() const {
   // A temporary file, synced, renamed over the old one, then the directory synced: a crash
   // leaves the old file or the new one, whole.
   return NewPosixFs()->WriteFileAtomic(path, text);
+}
+
+Result<std::vector<double>> ParsePercentiles(std::string_view value) {
+  std::vector<double> out;
+  for (size_t begin = 0; begin < value.size();) {
+    const size_t end = std::min(value.find(' ', begin), value.size());
+    const std::string word(value.substr(begin, end - begin));
+    begin = end + 1;
+    if (word.empty()) continue;
+    char* stop = nullptr;
+    const double p = std::strtod(word.c_str(), &stop);
+    if (*stop != '\0' || std::isnan(p)) {
+      return Status::InvalidArgument("Invalid latency-tracking-info-percentiles parameters");
+    }
+    if (p < 0 || p > 100) {
+      return Status::InvalidArgument(
+          "latency-tracking-info-percentiles parameters should sit between [0.0,100.0]");
+    }
+    out.push_back(p);
+  }
+  return out;
+}
+
+std::string TrimmedDouble(double v) {
+  std::string s = std::to_string(v);
+  s.erase(s.find_last_not_of('0') + 1);
+  if (!s.empty() && s.back() == '.') s.pop_back();
+  return s;
 }
 
 }  // namespace slotkv::conf

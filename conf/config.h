@@ -124,6 +124,12 @@ enum NotifyClass : uint32_t {
 };
 // The classes of a notify-keyspace-events value; InvalidArgument for an unknown letter.
 Result<uint32_t> ParseNotifyClasses(std::string_view value);
+
+// latency-tracking-info-percentiles: space-separated numbers in [0, 100] (Redis's errors
+// otherwise).
+Result<std::vector<double>> ParsePercentiles(std::string_view value);
+// A double as Redis's "%f" with trailing zeros and dot dropped: 99.9, 50, 0.
+std::string TrimmedDouble(double v);
 // The value as Redis shows it ("AKE", "glE"), with `n` when set (Redis 7.0 leaves it out,
 // so its CONFIG GET loses the class; 7.2 shows it).
 std::string NotifyClassesString(uint32_t classes);

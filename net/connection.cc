@@ -351,6 +351,8 @@ void Connection::Reject(const CommandSpec* spec, std::string reply) {
   WorkerStats& stats = *(*state.stats)[worker_->index()];
   if (spec) WorkerStats::Add(stats.per_command[spec->id].rejected_calls);
   WorkerStats::Add(stats.error_replies);
+  const std::string_view line(reply);  // "-CODE message\r\n"
+  state.error_stats.Add(command::ErrorCode(line.substr(1, line.size() - 3)));
   uint64_t seq = AddPending();
   Complete(seq, std::move(reply));
 }
@@ -545,12 +547,15 @@ void Connection::FinishAsync(AsyncCall* call) {
   std::unique_ptr<AsyncCall> owned(call);
   if (closed_) return;
   command::ServerState& state = server_->state();
-  std::string reply = call->ctx.commit_status.ok()
-                          ? std::move(call->ctx.reply.buffer())
-                          : command::ErrorLine(command::StatusError(call->ctx.commit_status));
+  std::string error_code = call->ctx.reply.error_code();
+  std::string reply = std::move(call->ctx.reply.buffer());
+  if (!call->ctx.commit_status.ok()) {
+    const std::string message = command::StatusError(call->ctx.commit_status);
+    error_code = command::ErrorCode(message);
+    reply = command::ErrorLine(message);
+  }
   command::RecordCall(state, *call->spec, call->ctx.args, command::NowUs() - call->start_us,
-                      call->ctx.reply.errors() > 0 || !call->ctx.commit_status.ok(), addr_,
-                      client_.name);
+                      error_code, addr_, client_.name);
   if (client_.close_after_reply) {
     pending_[call->seq - pending_base_].close_after = true;
     client_.close_after_reply = false;

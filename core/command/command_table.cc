@@ -100,6 +100,7 @@ std::unique_ptr<CommandTable> BuildCommandTable() {
   RegisterSortCommands(*table);
   RegisterMonitorCommand(*table);
   RegisterMemoryCommand(*table);
+  RegisterLatencyCommand(*table);
   RegisterDumpCommands(*table);
   RegisterHashCommands(*table);
   RegisterSetCommands(*table);

@@ -134,6 +134,7 @@ void RegisterGeoCommands(CommandTable& table);
 void RegisterSortCommands(CommandTable& table);
 void RegisterMonitorCommand(CommandTable& table);
 void RegisterMemoryCommand(CommandTable& table);
+void RegisterLatencyCommand(CommandTable& table);
 void RegisterDumpCommands(CommandTable& table);
 void RegisterHashCommands(CommandTable& table);
 void RegisterSetCommands(CommandTable& table);

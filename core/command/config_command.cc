@@ -120,6 +120,7 @@ void ZeroLocalStats(ServerState& state) {
     zero(cs.usec);
     zero(cs.failed_calls);
     zero(cs.rejected_calls);
+    cs.latency.Reset();
   }
   zero(s.commands_processed);
   zero(s.connections_received);
@@ -132,9 +133,10 @@ void ZeroLocalStats(ServerState& state) {
   zero(s.loop_lag_max_us);
 }
 
-// CONFIG RESETSTAT: the INFO stats and commandstats of every worker, and SLOWLOG. The engine's
+// CONFIG RESETSTAT: the INFO stats, errorstats and commandstats of every worker, and SLOWLOG. The engine's
 // own counters (expired_keys, the slotkv_* fields) are cumulative per slot and stay.
 Task ResetStat(AsyncContext& ctx) {
+  ctx.server.error_stats.Reset();
   for (int w = 0; w < ctx.server.executor->workers(); ++w) {
     co_await ctx.ToWorker(w);
     ZeroLocalStats(ctx.server);

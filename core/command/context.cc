@@ -30,6 +30,8 @@ void ServerState::RefreshLive() {
   maxclients = config->GetInt("maxclients");
   proto_max_bulk_len = config->GetInt("proto-max-bulk-len");
   hll_sparse_max_bytes = config->GetInt("hll-sparse-max-bytes");
+  latency_tracking = config->GetBool("latency-tracking");
+  latency_monitor_threshold_ms = config->GetInt("latency-monitor-threshold");
   query_buffer_limit = config->GetInt("client-query-buffer-limit");
   const std::string limits = config->Get("client-output-buffer-limit");
   normal_output_limit.Set(conf::ClientOutputLimit(limits, "normal"));

@@ -24,6 +24,7 @@
 #include "conf/config.h"
 #include "core/command/executor.h"
 #include "core/command/keyspace.h"
+#include "core/command/latency_events.h"
 #include "core/command/reply.h"
 #include "core/command/slowlog.h"
 #include "core/command/stats.h"
@@ -178,6 +179,8 @@ struct ServerState {
   std::atomic<bool> bgsave_in_progress{false};
   std::atomic<bool> last_bgsave_ok{true};
   std::atomic<int64_t> saves{0};  // successful SAVE and BGSAVE runs since start
+  ErrorStats error_stats;         // INFO errorstats
+  LatencyEvents latency_events;   // LATENCY LATEST, HISTORY ...
   // Asks the server to persist everything and exit (SHUTDOWN, SIGTERM).
   std::function<void()> shutdown;
 
@@ -189,6 +192,8 @@ struct ServerState {
   std::atomic<int64_t> maxclients{0};
   std::atomic<int64_t> proto_max_bulk_len{0};
   std::atomic<int64_t> hll_sparse_max_bytes{0};
+  std::atomic<bool> latency_tracking{true};
+  std::atomic<int64_t> latency_monitor_threshold_ms{0};
   std::atomic<int64_t> query_buffer_limit{0};
   // client-output-buffer-limit of the normal, pubsub and replica classes.
   struct LiveOutputLimit {

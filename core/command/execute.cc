@@ -3,6 +3,7 @@
 #include <chrono>
 
 #include "core/command/blocking.h"
+#include "core/command/latency.h"
 #include "core/command/monitor.h"
 #include "core/command/notify.h"
 
@@ -39,8 +40,7 @@ bool Run(ServerState& state, const CommandSpec& spec, std::vector<std::string>& 
                      *(*state.stats)[static_cast<size_t>(state.executor->current())]};
   spec.run(ctx);
   if (no_wait != nullptr && !no_wait->blocked().empty()) return false;
-  RecordCall(state, spec, args, NowUs() - start, reply.errors() > 0, client_addr,
-             client_name);
+  RecordCall(state, spec, args, NowUs() - start, reply.error_code(), client_addr, client_name);
   // Clients blocked on a key this command filled are served before anything else runs here.
   if (state.blocking) state.blocking->ServeReady();
   *out = std::move(reply.buffer());
@@ -112,16 +112,18 @@ Task RunAsync(const CommandSpec& spec, AsyncContext& ctx) {
 }
 
 void RecordCall(ServerState& state, const CommandSpec& spec,
-                const std::vector<std::string>& args, int64_t usec, bool failed,
+                const std::vector<std::string>& args, int64_t usec, std::string_view error_code,
                 const std::string& client_addr, const std::string& client_name) {
   WorkerStats& stats = *(*state.stats)[static_cast<size_t>(state.executor->current())];
   CommandStat& cs = stats.per_command[spec.id];
+  RecordLatency(state, spec, cs, usec);
   WorkerStats::Add(cs.calls);
   WorkerStats::Add(cs.usec, static_cast<uint64_t>(usec));
   WorkerStats::Add(stats.commands_processed);
-  if (failed) {
+  if (!error_code.empty()) {
     WorkerStats::Add(cs.failed_calls);
     WorkerStats::Add(stats.error_replies);
+    state.error_stats.Add(error_code);
   }
   int64_t slower_than = state.slowlog_slower_than.load(std::memory_order_relaxed);
   if (slower_than >= 0 && usec >= slower_than && !(spec.flags & kSkipSlowlog)) {

@@ -67,9 +67,10 @@ Task RunTask(const CommandSpec& spec, AsyncContext& ctx);
 // EXEC, scripts).
 Task RunAsync(const CommandSpec& spec, AsyncContext& ctx);
 
-// Counts one finished call in the calling worker's stats and the slow log.
+// Counts one finished call in the calling worker's stats and the slow log; error_code: its
+// error reply's (Reply::error_code), empty when it did not fail.
 void RecordCall(ServerState& state, const CommandSpec& spec,
-                const std::vector<std::string>& args, int64_t usec, bool failed,
+                const std::vector<std::string>& args, int64_t usec, std::string_view error_code,
                 const std::string& client_addr, const std::string& client_name);
 
 }  // namespace slotkv::command

@@ -19,6 +19,7 @@
 #include "core/command/collection_pages.h"
 #include "core/command/command_table.h"
 #include "core/command/fanout.h"
+#include "core/command/latency.h"
 #include "core/command/process_memory.h"
 #include "core/command/replication.h"
 #include "core/command/server_family.h"
@@ -40,6 +41,8 @@ enum Section : uint32_t {
   kCommandStats = 1 << 8,
   kCluster = 1 << 9,
   kKeyspace = 1 << 10,
+  kErrorStats = 1 << 11,
+  kLatencyStats = 1 << 12,
 };
 
 // Appends "name:value\r\n".
@@ -359,6 +362,36 @@ void KeyspaceSection(const ServerState&, const EngineTotals& engine, std::string
 
 void ModulesSection(const ServerState&, const EngineTotals&, std::string&) {}  // no modules
 
+// latency_percentiles_usec_<command>:p50=..,p99=..,p99.9=.. for every command called, at the
+// percentiles of latency-tracking-info-percentiles (nothing while latency-tracking is off).
+void LatencyStatsSection(const ServerState& state, const EngineTotals&, std::string& out) {
+  if (!state.latency_tracking.load()) return;
+  // The value was checked when set.
+  Result<std::vector<double>> percentiles =
+      conf::ParsePercentiles(state.config->Get("latency-tracking-info-percentiles"));
+  if (!percentiles.ok()) return;
+  for (const CommandSpec& spec : state.table->all()) {
+    const LatencyHistogram h = CommandLatency(state, spec);
+    if (h.total() == 0) continue;
+    std::string line;
+    for (double p : *percentiles) {
+      if (!line.empty()) line.push_back(',');
+      char value[64];
+      std::snprintf(value, sizeof(value), "%.3f",
+                    static_cast<double>(h.ValueAtPercentile(p)) / 1000.0);
+      line += "p" + conf::TrimmedDouble(p) + "=" + value;
+    }
+    Field(out, "latency_percentiles_usec_" + std::string(spec.name), line);
+  }
+}
+
+// errorstat_<code>:count=<n> per error code (stats.h ErrorStats), in code order.
+void ErrorStatsSection(const ServerState& state, const EngineTotals&, std::string& out) {
+  for (const auto& [code, count] : state.error_stats.Snapshot()) {
+    Field(out, "errorstat_" + code, "count=" + std::to_string(count));
+  }
+}
+
 void ClusterSection(const ServerState&, const EngineTotals&, std::string& out) {
   Field(out, "cluster_enabled", 0);
 }
@@ -384,6 +417,8 @@ constexpr SectionDef kSections[] = {
     {kCpu, "cpu", "CPU", true, CpuSection},
     {kModules, "modules", "Modules", true, ModulesSection},
     {kCommandStats, "commandstats", "Commandstats", false, CommandStatsSection},
+    {kErrorStats, "errorstats", "Errorstats", true, ErrorStatsSection},
+    {kLatencyStats, "latencystats", "Latencystats", false, LatencyStatsSection},
     {kCluster, "cluster", "Cluster", true, ClusterSection},
     {kKeyspace, "keyspace", "Keyspace", true, KeyspaceSection},
 };

@@ -83,13 +83,15 @@ std::vector<bool> Redactions(const CommandSpec& spec, const std::vector<std::str
 }
 
 // Whether a call is an admin command's: the row's flag, or the subcommands Redis 7.0 flags
-// admin inside the containers slotkv keeps as one row (CONFIG and SLOWLOG but HELP, CLIENT
-// KILL / LIST / PAUSE / UNPAUSE / NO-EVICT / UNBLOCK).
+// admin inside the containers slotkv keeps as one row (CONFIG, SLOWLOG and LATENCY but HELP,
+// CLIENT KILL / LIST / PAUSE / UNPAUSE / NO-EVICT / UNBLOCK).
 bool Admin(const CommandSpec& spec, const std::vector<std::string>& args) {
   if (spec.flags & kAdmin) return true;
   if (!spec.container || args.size() < 2) return false;
   const std::string& sub = args[1];
-  if (spec.name == "config" || spec.name == "slowlog") return !Is(sub, "HELP");
+  if (spec.name == "config" || spec.name == "slowlog" || spec.name == "latency") {
+    return !Is(sub, "HELP");
+  }
   return spec.name == "client" && (Is(sub, "KILL") || Is(sub, "LIST") || Is(sub, "PAUSE") ||
                                    Is(sub, "UNPAUSE") || Is(sub, "NO-EVICT") || Is(sub, "UNBLOCK"));
 }

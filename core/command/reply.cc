@@ -41,8 +41,13 @@ std::string ErrorLine(std::string_view msg) {
 }
 
 void Reply::Error(std::string_view msg) {
-  ++errors_;
+  if (errors_++ == 0) error_code_ = ErrorCode(msg);
   AppendErrorLine(&out_, msg);
+}
+
+std::string_view ErrorCode(std::string_view msg) {
+  const size_t space = msg.substr(0, 31).find(' ');
+  return space == std::string_view::npos ? std::string_view("ERR") : msg.substr(0, space);
 }
 
 void Reply::Integer(int64_t v) { Header(':', v); }

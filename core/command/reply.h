@@ -23,8 +23,10 @@ class Reply {
   int protocol() const { return protocol_; }
   // The bytes written so far; the caller moves them out when the command is done.
   std::string& buffer() { return out_; }
-  // Errors written so far (for the errorstats of INFO and per-command error counters).
+  // Errors written so far (for the errorstats of INFO and per-command error counters), and
+  // the code of the first (ErrorCode; empty when none).
   int errors() const { return errors_; }
+  const std::string& error_code() const { return error_code_; }
 
   void Ok() { SimpleString("OK"); }
   void SimpleString(std::string_view s);
@@ -62,6 +64,12 @@ class Reply {
   std::string out_;
   int protocol_;
   int errors_ = 0;
+  std::string error_code_;
 };
+
+// The code INFO errorstats counts an error under, as Redis's afterErrorReply takes it: the
+// message's first word when a space ends it within 32 bytes of the '-', else "ERR". msg is the
+// text after '-'.
+std::string_view ErrorCode(std::string_view msg);
 
 }  // namespace slotkv::command

@@ -192,7 +192,7 @@ Task RunForScript(AsyncContext& ctx, ScriptRun& run, std::string* reply) {
   sub.no_block = true;
   const int64_t start = NowUs();
   co_await RunAsync(spec, sub);
-  RecordCall(ctx.server, spec, sub.args, NowUs() - start, sub.reply.errors() > 0,
+  RecordCall(ctx.server, spec, sub.args, NowUs() - start, sub.reply.error_code(),
              run.client().addr, run.client().name);
   ctx.Absorb(sub);
   *reply = std::move(sub.reply.buffer());

@@ -5,11 +5,20 @@
 
 #include <atomic>
 #include <cstdint>
+#include <map>
 #include <memory>
+#include <mutex>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "core/command/latency_histogram.h"
 
 namespace slotkv::command {
 
 struct CommandStat {
+  LatencyCounts latency;  // LATENCY HISTOGRAM, INFO latencystats
   std::atomic<uint64_t> calls{0};
   std::atomic<uint64_t> usec{0};
   std::atomic<uint64_t> failed_calls{0};    // replied with an error
@@ -47,6 +56,23 @@ struct WorkerStats {
   // How late the worker's 10 ms probe timer fired, at most (us): about the longest time a
   // request waited for the worker to be free (one long handler, or a queue of them).
   std::atomic<uint64_t> loop_lag_max_us{0};
+};
+
+// INFO errorstats: error replies by code ("ERR", "WRONGTYPE" ...), server-wide. As Redis: at
+// kMaxCodes distinct codes it stops, keeping only ERRORSTATS_DISABLED, until Reset.
+//
+// Thread rule: any thread (a mutex; taken only by error replies and INFO).
+class ErrorStats {
+ public:
+  static constexpr size_t kMaxCodes = 128;
+  void Add(std::string_view code);
+  std::vector<std::pair<std::string, uint64_t>> Snapshot() const;  // by code
+  void Reset();
+
+ private:
+  mutable std::mutex mu_;
+  std::map<std::string, uint64_t, std::less<>> counts_;  // guarded by mu_
+  bool disabled_ = false;                                // guarded by mu_
 };
 
 }  // namespace slotkv::command

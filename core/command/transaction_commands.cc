@@ -144,7 +144,7 @@ Task RunQueued(AsyncContext& ctx, ExecState& st, QueuedCommand& cmd) {
   const int64_t start = NowUs();
   co_await RunAsync(spec, sub);
   ctx.Absorb(sub);
-  RecordCall(ctx.server, spec, sub.args, NowUs() - start, sub.reply.errors() > 0, st.addr,
+  RecordCall(ctx.server, spec, sub.args, NowUs() - start, sub.reply.error_code(), st.addr,
              st.name);
   ctx.reply.buffer() += sub.reply.buffer();
   // Only commands that never leave the client's worker change its state (SELECT, HELLO ...).
