@@ -127,7 +127,9 @@ void Connection::Read() {
           return;
         }
         command::ServerState& state = self->server_->state();
-        WorkerStats::Add((*state.stats)[self->worker_->index()]->net_input_bytes, n);
+        WorkerStats& stats = *(*state.stats)[self->worker_->index()];
+        WorkerStats::Add(stats.net_input_bytes, n);
+        WorkerStats::Add(stats.reads_processed);
         self->last_active_ms_ = state.keyspace->clock()->NowMs();
         if (self->Movable()) {
           self->MoveTo(self->move_to_, std::string(self->read_buf_.data(), n));
@@ -682,8 +684,9 @@ void Connection::Write() {
           self->Close();
           return;
         }
-        WorkerStats::Add((*self->server_->state().stats)[self->worker_->index()]->net_output_bytes,
-                         n);
+        WorkerStats& stats = *(*self->server_->state().stats)[self->worker_->index()];
+        WorkerStats::Add(stats.net_output_bytes, n);
+        WorkerStats::Add(stats.writes_processed);
         self->NoteUnsent();
         if (!self->out_next_.empty()) {
           self->Write();

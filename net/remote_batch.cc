@@ -51,6 +51,7 @@ bool SendNow(int fd, std::string* bytes, command::WorkerStats& stats) {
   const ssize_t n = ::send(fd, bytes->data(), bytes->size(), MSG_DONTWAIT | MSG_NOSIGNAL);
   if (n > 0) {
     command::WorkerStats::Add(stats.net_output_bytes, static_cast<uint64_t>(n));
+    command::WorkerStats::Add(stats.writes_processed);
     bytes->erase(0, static_cast<size_t>(n));
   }
   return bytes->empty();

@@ -281,6 +281,7 @@ bool Worker::BackgroundWritesWait() {
 void Worker::ExpireStep() {
   constexpr size_t kBucketsPerStep = 16;
   command::ServerState& state = server_->state();
+  if (index_ == 0) state.SampleMetrics();
   // A replica's pages go by its master's deletes: the roots its slots discard are dropped.
   const bool replica = state.replication != nullptr && state.replication->is_replica();
   if (!replica && BackgroundWritesWait()) return;

@@ -403,6 +403,9 @@ std::string Replication::Info() {
         master_->has_second() ? static_cast<int64_t>(master_->second_offset()) : -1);
   Field(out, "repl_backlog_active", master_->backlog_active() ? 1 : 0);
   Field(out, "repl_backlog_size", state_->config->GetInt("repl-backlog-size"));
+  // Each slot stream has its own backlog and offsets: no one first byte exists (0, Redis's
+  // value without a backlog).
+  Field(out, "repl_backlog_first_byte_offset", 0);
   Field(out, "repl_backlog_histlen", static_cast<int64_t>(master_->backlog_bytes()));
   return out;
 }

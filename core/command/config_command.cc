@@ -127,6 +127,8 @@ void ZeroLocalStats(ServerState& state) {
   zero(s.rejected_connections);
   zero(s.net_input_bytes);
   zero(s.net_output_bytes);
+  zero(s.reads_processed);
+  zero(s.writes_processed);
   zero(s.keyspace_hits);
   zero(s.keyspace_misses);
   zero(s.error_replies);

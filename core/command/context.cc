@@ -22,6 +22,16 @@ Status ServerState::CommitDirty() {
   return first;
 }
 
+void ServerState::SampleMetrics() {
+  uint64_t totals[InstantaneousMetrics::kMetrics] = {};
+  for (const auto& w : *stats) {
+    totals[InstantaneousMetrics::kOps] += WorkerStats::Get(w->commands_processed);
+    totals[InstantaneousMetrics::kNetInput] += WorkerStats::Get(w->net_input_bytes);
+    totals[InstantaneousMetrics::kNetOutput] += WorkerStats::Get(w->net_output_bytes);
+  }
+  instantaneous.Sample(keyspace->clock()->MonotonicUs() / 1000, totals);
+}
+
 void ServerState::RefreshLive() {
   if (replication != nullptr) replication->Refresh();
   auth_required = !config->Get("requirepass").empty();

@@ -180,9 +180,13 @@ struct ServerState {
   std::atomic<bool> last_bgsave_ok{true};
   std::atomic<int64_t> saves{0};  // successful SAVE and BGSAVE runs since start
   ErrorStats error_stats;         // INFO errorstats
+  InstantaneousMetrics instantaneous;  // INFO instantaneous_*: SampleMetrics
   LatencyEvents latency_events;   // LATENCY LATEST, HISTORY ...
   // Asks the server to persist everything and exit (SHUTDOWN, SIGTERM).
   std::function<void()> shutdown;
+
+  // Samples instantaneous's rates from every worker's totals (worker 0's expiry step).
+  void SampleMetrics();
 
   // Hot copies of options read on every request, refreshed from config by RefreshLive (at
   // start and after each CONFIG SET).

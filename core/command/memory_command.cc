@@ -14,17 +14,13 @@
 #include <numeric>
 #include <optional>
 #include <string>
-#include <tuple>
 #include <type_traits>
 #include <vector>
 
 #include "core/command/args.h"
 #include "core/command/collection_pages.h"
 #include "core/command/command_table.h"
-#include "core/command/process_memory.h"
 #include "core/command/server_family.h"
-#include "core/script/functions.h"
-#include "core/script/scripts.h"
 
 namespace slotkv::command {
 namespace {
@@ -107,60 +103,7 @@ Task Usage(AsyncContext& ctx) {
   ctx.reply.Integer(static_cast<int64_t>(key.size() + kCellFixedBytes + *bytes));
 }
 
-// What STATS and DOCTOR read.
-struct Overhead {
-  ProcessMemory process;
-  uint64_t startup = 0;
-  uint64_t clients_normal = 0;  // query and output buffers
-  uint64_t clients_replicas = 0;
-  uint64_t replicas = 0;
-  uint64_t clients = 0;
-  uint64_t scripts = 0;
-  uint64_t lua_caches = 0;
-  uint64_t functions_caches = 0;
-  uint64_t caches = 0;    // slotkv's value, bucket and chunk caches
-  uint64_t wal_maps = 0;  // slotkv's maps of writes not yet persisted
-  uint64_t keys = 0;
-
-  uint64_t total() const {
-    return startup + clients_normal + clients_replicas + lua_caches + functions_caches + caches +
-           wal_maps;
-  }
-  uint64_t used() const { return process.used(); }
-  uint64_t dataset() const { return used() > total() ? used() - total() : 0; }
-  uint64_t net() const { return used() > startup ? used() - startup : 1; }
-};
-
-Task Gather(AsyncContext& ctx, bool count_keys, Overhead* out, Status* failure) {
-  EngineTotals engine;
-  co_await GatherEngine(ctx, count_keys, &engine);
-  *failure = engine.failure;
-  const slot::SlotStats& e = engine.stats;
-  out->caches = e.value_cache_bytes + e.bucket_cache_bytes + e.chunk_cache_bytes;
-  out->wal_maps = e.wal_map_bytes;
-  out->keys = std::accumulate(engine.keys.begin(), engine.keys.end(), uint64_t{0});
-  for (int w = 0; w < ctx.server.executor->workers(); ++w) {
-    co_await ctx.ToWorker(w);
-    for (const ClientInfo& c : ctx.server.clients->ListLocal()) {
-      const uint64_t bytes = c.query_buffer + c.output_buffer;
-      (c.replica ? out->clients_replicas : out->clients_normal) += bytes;
-      ++(c.replica ? out->replicas : out->clients);
-    }
-  }
-  co_await ctx.ToHome();
-  if (ctx.server.scripts) {
-    std::tie(out->scripts, out->lua_caches) = ctx.server.scripts->CacheSize();
-  }
-  if (ctx.server.functions) {
-    for (const script::Functions::Library& l : ctx.server.functions->List()) {
-      out->functions_caches += l.name.size() + l.code.size();
-    }
-  }
-  out->startup = ctx.server.startup_allocated;
-  out->process = ReadProcessMemory();
-}
-
-void ReplyStats(const Overhead& o, Reply& reply) {
+void ReplyStats(const ServerFigures& o, Reply& reply) {
   const ProcessMemory& m = o.process;
   const uint64_t used = o.used();
   const std::pair<std::string_view, uint64_t> counts[] = {
@@ -168,17 +111,17 @@ void ReplyStats(const Overhead& o, Reply& reply) {
       {"total.allocated", used},
       {"startup.allocated", o.startup},
       {"replication.backlog", 0},
-      {"clients.slaves", o.clients_replicas},
-      {"clients.normal", o.clients_normal},
+      {"clients.slaves", o.clients_replica_bytes},
+      {"clients.normal", o.clients_normal_bytes},
       {"cluster.links", 0},
       {"aof.buffer", 0},
-      {"lua.caches", o.lua_caches},
-      {"functions.caches", o.functions_caches},
-      {"slotkv.caches", o.caches},
-      {"slotkv.wal-maps", o.wal_maps},
-      {"overhead.total", o.total()},
-      {"keys.count", o.keys},
-      {"keys.bytes-per-key", o.keys == 0 ? 0 : o.net() / o.keys},
+      {"lua.caches", o.scripts_bytes},
+      {"functions.caches", o.functions_bytes},
+      {"slotkv.caches", o.caches()},
+      {"slotkv.wal-maps", o.wal_maps()},
+      {"overhead.total", o.overhead()},
+      {"keys.count", o.key_count()},
+      {"keys.bytes-per-key", o.key_count() == 0 ? 0 : o.net() / o.key_count()},
       {"dataset.bytes", o.dataset()},
   };
   reply.Map(std::size(counts) + 13);
@@ -210,7 +153,7 @@ void ReplyStats(const Overhead& o, Reply& reply) {
 }
 
 // Redis's getMemoryDoctorReport over o.
-std::string DoctorReport(const Overhead& o) {
+std::string DoctorReport(const ServerFigures& o) {
   const ProcessMemory& m = o.process;
   const uint64_t used = o.used();
   constexpr int64_t k10M = 10 << 20;
@@ -221,8 +164,8 @@ std::string DoctorReport(const Overhead& o) {
            "finished rebooting.\n";
   }
   // Redis's checks, in its order: each that holds adds its paragraph.
-  const bool big_client_buf = o.clients > 0 && o.clients_normal / o.clients > (200u << 10);
-  const bool big_replica_buf = o.replicas > 0 && o.clients_replicas / o.replicas > (10u << 20);
+  const bool big_client_buf = o.clients > 0 && o.clients_normal_bytes / o.clients > (200u << 10);
+  const bool big_replica_buf = o.replicas > 0 && o.clients_replica_bytes / o.replicas > (10u << 20);
   const std::pair<bool, std::string> checks[] = {
       {MemRatio(m.peak, used) > 1.5,
        " * Peak memory: In the past this instance used more than 150% the memory that is "
@@ -319,10 +262,9 @@ Task Memory(AsyncContext& ctx) {
   } else if (name == "usage") {
     co_await Usage(ctx);
   } else if (name == "stats" || name == "doctor") {
-    Overhead o;
-    Status failure;
-    co_await Gather(ctx, name == "stats", &o, &failure);
-    if (Failed(failure, ctx.reply)) co_return;
+    ServerFigures o;
+    co_await GatherFigures(ctx, name == "stats", &o);
+    if (Failed(o.failure, ctx.reply)) co_return;
     if (name == "stats") {
       ReplyStats(o, ctx.reply);
     } else {

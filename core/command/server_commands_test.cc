@@ -87,6 +87,7 @@ TEST_CASE("INFO with several sections keeps Redis's order, unknown ones are igno
   CommandFixture f;
   CHECK(Body(f.Run({"INFO", "cluster", "CLIENTS", "nosuch"})) ==
         "# Clients\r\nconnected_clients:1\r\ncluster_connections:0\r\nmaxclients:10000\r\n"
+        "client_recent_max_input_buffer:0\r\nclient_recent_max_output_buffer:0\r\n"
         "blocked_clients:0\r\ntracking_clients:0\r\nclients_in_timeout_table:0\r\n"
         "\r\n# Cluster\r\ncluster_enabled:0\r\n");
   CHECK(f.Run({"INFO", "nosuch"}) == "$0\r\n\r\n");
@@ -177,7 +178,8 @@ TEST_CASE("INFO persistence: unsaved writes, SAVE and LASTSAVE") {
   CHECK(text.rfind("# Persistence\r\nloading:0\r\n", 0) == 0);
   CHECK(Has(text,
             "\r\nrdb_changes_since_last_save:2\r\nrdb_bgsave_in_progress:0\r\n"
-            "rdb_last_save_time:0\r\nrdb_last_bgsave_status:ok\r\nrdb_saves:0\r\n"));
+            "rdb_last_save_time:0\r\nrdb_last_bgsave_status:ok\r\n"
+            "rdb_last_bgsave_time_sec:-1\r\nrdb_current_bgsave_time_sec:-1\r\nrdb_saves:0\r\n"));
   f.clock().AdvanceMs(5000);
   CHECK(f.Run({"SAVE"}) == "+OK\r\n");
   CHECK(f.Run({"LASTSAVE"}) == ":1700000005\r\n");

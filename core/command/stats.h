@@ -40,6 +40,9 @@ struct WorkerStats {
   std::atomic<uint64_t> rejected_connections{0};
   std::atomic<uint64_t> net_input_bytes{0};
   std::atomic<uint64_t> net_output_bytes{0};
+  // Socket reads and writes that moved bytes (INFO total_reads_processed, ..._writes_...).
+  std::atomic<uint64_t> reads_processed{0};
+  std::atomic<uint64_t> writes_processed{0};
   std::atomic<uint64_t> keyspace_hits{0};
   std::atomic<uint64_t> keyspace_misses{0};
   std::atomic<uint64_t> error_replies{0};
@@ -56,6 +59,25 @@ struct WorkerStats {
   // How late the worker's 10 ms probe timer fired, at most (us): about the longest time a
   // request waited for the worker to be free (one long handler, or a queue of them).
   std::atomic<uint64_t> loop_lag_max_us{0};
+};
+
+// INFO's instantaneous_* figures, as Redis's trackInstantaneousMetric: at most every 100 ms a
+// rate per second of a total is sampled (Sample, from one thread); Rate is the mean of the last
+// kSamples.
+//
+// Thread rule: Sample from one thread (worker 0's expiry step); Rate from any.
+class InstantaneousMetrics {
+ public:
+  enum Metric { kOps, kNetInput, kNetOutput, kMetrics };
+  static constexpr size_t kSamples = 16;
+  void Sample(int64_t now_ms, const uint64_t (&totals)[kMetrics]);
+  uint64_t Rate(Metric m) const;
+
+ private:
+  int64_t last_ms_ = 0;
+  uint64_t last_[kMetrics] = {};
+  size_t next_ = 0;
+  std::atomic<uint64_t> samples_[kMetrics][kSamples] = {};
 };
 
 // INFO errorstats: error replies by code ("ERR", "WRONGTYPE" ...), server-wide. As Redis: at
