@@ -751,14 +751,12 @@ command::ClientInfo Connection::Info() const {
   info.query_buffer = in_.size() - in_pos_;
   info.output_buffer = out_.size() + out_next_.size() + pending_bytes_;
   info.last_command = last_command_;
-  info.lib_name = client_.lib_name;
   info.blocked = async_ && async_->ctx.waiter && async_->ctx.waiter->blocked();
   info.subs = client_.channels.size();
   info.psubs = client_.patterns.size();
   info.ssubs = client_.shard_channels.size();
   info.multi = client_.in_multi ? static_cast<int64_t>(client_.queued.size()) : -1;
   info.watch_dirty = client_.watch && client_.watch->dirty.load();
-  info.lib_ver = client_.lib_ver;
   info.replica = client_.replica;
   info.monitor = client_.monitor;
   return info;

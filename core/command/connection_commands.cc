@@ -200,8 +200,7 @@ std::string FormatClient(const ClientInfo& c) {
          " multi=" + std::to_string(c.multi) + " qbuf=" + std::to_string(c.query_buffer) +
          " qbuf-free=0 argv-mem=0 multi-mem=0 rbs=16384 rbp=0 obl=0 oll=0 omem=" +
          std::to_string(c.output_buffer) + " tot-mem=0 events=r cmd=" + c.last_command +
-         " user=default redir=-1 resp=" + std::to_string(c.protocol) +
-         " lib-name=" + c.lib_name + " lib-ver=" + c.lib_ver + "\n";
+         " user=default redir=-1 resp=" + std::to_string(c.protocol) + "\n";
 }
 
 // Every client of every worker, by id.
@@ -379,28 +378,6 @@ Task ClientKill(AsyncContext& ctx) {
   }
 }
 
-Task ClientSetInfo(AsyncContext& ctx) {
-  if (ctx.args.size() != 4) {
-    ctx.reply.Error(WrongArgs("client|setinfo"));
-    co_return;
-  }
-  const std::string& attr = ctx.args[2];
-  const std::string& value = ctx.args[3];
-  if (!ValidClientName(value) && !value.empty()) {
-    ctx.reply.Error("ERR " + attr + " cannot contain spaces, newlines or special characters.");
-    co_return;
-  }
-  if (Is(attr, "LIB-NAME")) {
-    ctx.client->lib_name = value;
-  } else if (Is(attr, "LIB-VER")) {
-    ctx.client->lib_ver = value;
-  } else {
-    ctx.reply.Error("ERR Unrecognized option '" + attr + "'");
-    co_return;
-  }
-  ctx.reply.Ok();
-}
-
 // CLIENT PAUSE timeout [WRITE|ALL] (client_pause.h).
 void ClientPauseCommand(AsyncContext& ctx) {
   PauseMode mode = PauseMode::kAll;
@@ -442,8 +419,6 @@ constexpr std::string_view kClientHelp[] = {
     "    Suspend all, or just write, clients for <timeout> milliseconds.",
     "UNPAUSE",
     "    Stop the current client pause, resuming traffic.",
-    "SETINFO <option> <value>",
-    "    Set client meta attr. Options are: LIB-NAME, LIB-VER.",
     "SETNAME <name>",
     "    Assign the name <name> to the current connection.",
     "HELP",
@@ -504,8 +479,6 @@ Task Client(AsyncContext& ctx) {
     if (!arity(2, "client|unpause")) co_return;
     ctx.server.pause->Unpause(PausePurpose::kClient);
     ctx.reply.Ok();
-  } else if (Is(sub, "SETINFO")) {
-    co_await ClientSetInfo(ctx);
   } else if (Is(sub, "HELP")) {
     ctx.reply.Help(kClientHelp);
   } else {

@@ -76,8 +76,6 @@ struct ClientState {
   bool script = false;   // a script's own client (Redis's CLIENT_SCRIPT): SORT sorts sets
   bool monitor = false;  // gets MONITOR's feed (monitor.h)
   std::string name;
-  std::string lib_name;
-  std::string lib_ver;
   std::string addr;  // "ip:port" of the peer (fixed at accept)
 
   // MULTI: commands are queued until EXEC; a refused one makes EXEC fail (multi_error).
@@ -112,8 +110,6 @@ struct ClientInfo {
   uint64_t query_buffer = 0;
   uint64_t output_buffer = 0;
   std::string last_command;
-  std::string lib_name;
-  std::string lib_ver;
   bool blocked = false;  // waiting in a blocking command (flags=b)
   size_t subs = 0;        // channels, patterns, shard channels subscribed to
   size_t psubs = 0;
