@@ -332,18 +332,21 @@ void Connection::RunHeld() {
   Run(*held_spec_);  // admitted already; its arguments are in args_
 }
 
-uint64_t Connection::AddPending() {
+uint64_t Connection::AddPending(bool request) {
   pending_.emplace_back();
   pending_.back().read_us = command::LastNowUs();
+  if (request) pending_.back().quiet = std::exchange(quiet_next_, false);
   return next_seq_++;
 }
 
 void Connection::Complete(uint64_t seq, std::string data) {
-  SetReply(pending_[seq - pending_base_], std::move(data));
-  pending_[seq - pending_base_].done = true;
+  Pending& p = pending_[seq - pending_base_];
+  SetReply(p, std::move(data));
+  p.done = true;
 }
 
 void Connection::SetReply(Pending& p, std::string data) {
+  if (p.quiet) data.clear();  // CLIENT REPLY OFF / SKIP
   pending_bytes_ = pending_bytes_ - p.data.size() + data.size();
   p.data = std::move(data);
 }
@@ -385,6 +388,7 @@ void Connection::Dispatch() {
   // Neither is a command: looked at only on the unknown-command path, not for every request.
   if (a.spec == nullptr && CrossProtocolAttack()) return;
   last_command_ = a.spec ? std::move(a.full_name) : "NULL";
+  quiet_next_ = a.quiet;
   if (a.paused) {
     pause_held_ = true;
     worker_->RunAfter(kPauseRecheckMs, [self = shared_from_this()] { self->RecheckPause(); });
@@ -640,9 +644,9 @@ void Connection::MakeFeed(std::shared_ptr<std::atomic<int64_t>> unsent,
 }
 
 void Connection::Push(std::string bytes) {
-  if (closed_) return;
+  if (closed_) return;  // CLIENT REPLY OFF keeps pushes, as Redis 7.0 (CLIENT_PUSHING)
   SettleDirect();
-  Complete(AddPending(), std::move(bytes));
+  Complete(AddPending(/*request=*/false), std::move(bytes));
   NoteUnsent();
   // The messages that reach this worker meanwhile go out in the same write (Redis writes a
   // subscriber's buffer once per event loop turn): one send for many publishes.
@@ -759,6 +763,7 @@ command::ClientInfo Connection::Info() const {
   info.watch_dirty = client_.watch && client_.watch->dirty.load();
   info.replica = client_.replica;
   info.monitor = client_.monitor;
+  info.no_evict = client_.no_evict;
   return info;
 }
 

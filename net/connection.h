@@ -109,6 +109,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
  private:
   struct Pending {
     bool done = false;
+    bool quiet = false;  // CLIENT REPLY OFF / SKIP: its reply is dropped
     bool close_after = false;
     std::string data;
     int64_t read_us = 0;  // when its turn of Process began (command::LastNowUs)
@@ -133,7 +134,8 @@ class Connection : public std::enable_shared_from_this<Connection> {
   // Runs an admitted request (args_): here, on its owner, or as a coroutine.
   void Run(const command::CommandSpec& spec);
   void Reject(const command::CommandSpec* spec, std::string reply);
-  uint64_t AddPending();
+  // A place for a reply; a request's (not a push's) is quiet when its admission said so.
+  uint64_t AddPending(bool request = true);
   void Complete(uint64_t seq, std::string data);
   // Sets a pending reply's bytes, keeping pending_bytes_ right.
   void SetReply(Pending& p, std::string data);
@@ -235,6 +237,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
   void RunHeld();
   bool held_ = false;
   const command::CommandSpec* held_spec_ = nullptr;  // the held request's row
+  bool quiet_next_ = false;  // the admitted request's reply is dropped (Admission::quiet)
   // A pause holds the request parsed into args_ (command/client_pause.h): it is admitted
   // again every kPauseRecheckMs (RecheckPause) until it runs.
   static constexpr int64_t kPauseRecheckMs = 10;

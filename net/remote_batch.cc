@@ -280,7 +280,8 @@ void Connection::QueueRemote(const CommandSpec& spec, uint32_t slot, int owner, 
 bool Connection::MayReplyDirect() const {
   // One request pending (the batch's only item), and nothing read that waits to be parsed: the
   // client's next bytes are what the home waits for.
-  return pending_.size() == 1 && in_.empty() && remote_inflight_ == 0 && !writing_ &&
+  return pending_.size() == 1 && !pending_.front().quiet && in_.empty() &&
+         remote_inflight_ == 0 && !writing_ &&
          out_next_.empty() && deferred_.empty() && local_writes_.empty() && async_ == nullptr &&
          !held_ && !pause_held_ && parked_.empty() && to_fetch_.empty() && !fetching_ &&
          !fetched_ && parts_taken_.empty() && !close_after_flush_ && !flush_posted_ && !closed_ &&

@@ -165,6 +165,23 @@ Task Reset(AsyncContext& ctx) {
   co_return;
 }
 
+// CLIENT REPLY ON|OFF|SKIP: replies on (answered OK), off until ON, or off for the next
+// request only (Admission::quiet); OFF and SKIP answer nothing, nor does an error while off.
+void ClientReply(AsyncContext& ctx) {
+  ClientState& c = *ctx.client;
+  const std::string& mode = ctx.args[2];
+  if (Is(mode, "ON")) {
+    c.reply_off = c.reply_skip = false;
+    ctx.reply.Ok();
+  } else if (Is(mode, "OFF")) {
+    c.reply_off = true;
+  } else if (Is(mode, "SKIP")) {
+    if (!c.reply_off) c.reply_skip = true;
+  } else if (!c.reply_off) {
+    ctx.reply.Error(kErrSyntax);
+  }
+}
+
 // CLIENT LIST's flags, in Redis's order (networking.c): S a replica's link (O a monitor), P
 // pubsub, x MULTI, b blocked, d a watched key changed; N none.
 std::string Flags(const ClientInfo& c) {
@@ -175,6 +192,7 @@ std::string Flags(const ClientInfo& c) {
   if (c.multi >= 0) f += 'x';
   if (c.blocked) f += 'b';
   if (c.watch_dirty) f += 'd';
+  if (c.no_evict) f += 'e';
   return f.empty() ? "N" : f;
 }
 
@@ -419,8 +437,12 @@ constexpr std::string_view kClientHelp[] = {
     "    Suspend all, or just write, clients for <timeout> milliseconds.",
     "UNPAUSE",
     "    Stop the current client pause, resuming traffic.",
+    "REPLY (ON|OFF|SKIP)",
+    "    Control the replies sent to the current connection.",
     "SETNAME <name>",
     "    Assign the name <name> to the current connection.",
+    "NO-EVICT (ON|OFF)",
+    "    Protect current client connection from eviction.",
     "HELP",
     "    Print this help.",
 };
@@ -479,6 +501,17 @@ Task Client(AsyncContext& ctx) {
     if (!arity(2, "client|unpause")) co_return;
     ctx.server.pause->Unpause(PausePurpose::kClient);
     ctx.reply.Ok();
+  } else if (Is(sub, "REPLY")) {
+    if (!arity(3, "client|reply")) co_return;
+    ClientReply(ctx);
+  } else if (Is(sub, "NO-EVICT")) {
+    if (!arity(3, "client|no-evict")) co_return;
+    if (Is(ctx.args[2], "ON") || Is(ctx.args[2], "OFF")) {
+      ctx.client->no_evict = Is(ctx.args[2], "ON");
+      ctx.reply.Ok();
+    } else {
+      ctx.reply.Error(kErrSyntax);
+    }
   } else if (Is(sub, "HELP")) {
     ctx.reply.Help(kClientHelp);
   } else {

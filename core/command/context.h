@@ -75,6 +75,9 @@ struct ClientState {
   bool replica = false;  // a replica's link (SLOTKV.SYNC): carries the replication streams
   bool script = false;   // a script's own client (Redis's CLIENT_SCRIPT): SORT sorts sets
   bool monitor = false;  // gets MONITOR's feed (monitor.h)
+  bool reply_off = false;   // CLIENT REPLY OFF: replies are dropped (Admission::quiet)
+  bool reply_skip = false;  // CLIENT REPLY SKIP: the next request's reply is dropped
+  bool no_evict = false;    // CLIENT NO-EVICT ON (flags=e; slotkv evicts no client anyway)
   std::string name;
   std::string addr;  // "ip:port" of the peer (fixed at accept)
 
@@ -118,6 +121,7 @@ struct ClientInfo {
   bool watch_dirty = false;  // a watched key changed (flags=d)
   bool replica = false;   // a replica's link (flags=S): carries the replication streams
   bool monitor = false;   // gets MONITOR's feed (flags=O)
+  bool no_evict = false;  // CLIENT NO-EVICT ON (flags=e)
   bool pubsub() const { return subs + psubs + ssubs > 0; }  // CLIENT KILL TYPE pubsub
 };
 

@@ -59,9 +59,8 @@ Admission Refuse(ServerState& server, ClientState& client, const CommandSpec* sp
   return a;
 }
 
-}  // namespace
-
-Admission Admit(ServerState& server, ClientState& client, std::vector<std::string>& args) {
+// Admit without CLIENT REPLY's rule.
+Admission AdmitRequest(ServerState& server, ClientState& client, std::vector<std::string>& args) {
   const CommandSpec* spec = server.table->Find(args[0]);
   if (!spec) {
     return Refuse(server, client, nullptr,
@@ -132,6 +131,26 @@ Admission Admit(ServerState& server, ClientState& client, std::vector<std::strin
     return a;
   }
   a.run = true;
+  return a;
+}
+
+}  // namespace
+
+Admission Admit(ServerState& server, ClientState& client, std::vector<std::string>& args) {
+  // CLIENT REPLY ON answers even while replies are off; SKIP drops the next request's reply.
+  // (Un)subscribe confirmations are pushes in Redis 7.0, which CLIENT REPLY keeps.
+  const bool reply_control = args.size() >= 2 && Is(args[0], "CLIENT") && Is(args[1], "REPLY");
+  const std::string_view name = args[0];
+  const bool confirms_by_push = Is(name, "SUBSCRIBE") || Is(name, "PSUBSCRIBE") ||
+                                Is(name, "SSUBSCRIBE") || Is(name, "UNSUBSCRIBE") ||
+                                Is(name, "PUNSUBSCRIBE") || Is(name, "SUNSUBSCRIBE");
+  const bool quiet =
+      !reply_control && !confirms_by_push && (client.reply_off || client.reply_skip);
+  Admission a = AdmitRequest(server, client, args);
+  if (!a.paused) {
+    a.quiet = quiet;
+    if (!reply_control) client.reply_skip = false;
+  }
   return a;
 }
 

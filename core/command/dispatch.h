@@ -24,6 +24,9 @@ struct Admission {
   bool refused = false;  // reply is an error refusing the request (rejected_calls)
   // A pause holds it (command/client_pause.h): admit it again once the pause ends.
   bool paused = false;
+  // CLIENT REPLY OFF or SKIP is in effect: the request's reply is dropped (CLIENT REPLY itself
+  // decides its own).
+  bool quiet = false;
 };
 
 // Decides what to do with args (the name first). A queued request's args are moved into

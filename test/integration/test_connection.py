@@ -5,7 +5,7 @@ import socket
 
 import pytest
 
-from conftest import Error, Simple, encode_command, err, is_redis
+from conftest import Error, Simple, encode_command, err, is_redis, wait_until
 
 NOAUTH_HELLO = ("NOAUTH HELLO must be called with the client already authenticated, otherwise the "
                 "HELLO AUTH <user> <pass> option can be used to authenticate the client and select "
@@ -405,6 +405,44 @@ def test_client_kill_by_addr(server, r):
 
 def test_client_unknown_subcommand(r):
     assert err(r, "CLIENT", "FOO") == "ERR unknown subcommand 'FOO'. Try CLIENT HELP."
+
+
+def test_client_reply_off_skip_on(server):
+    with server.raw() as c:
+        c.send(encode_command("CLIENT", "REPLY", "SKIP") + encode_command("SET", "rk", "1") +
+               encode_command("GET", "rk"))
+        assert c.read_reply() == b"1"  # SKIP and the SET answered nothing
+        c.send(encode_command("CLIENT", "REPLY", "OFF") + encode_command("SET", "rk", "2") +
+               encode_command("NOSUCH") + encode_command("CLIENT", "REPLY", "SKIP") +
+               encode_command("CLIENT", "REPLY", "bad") + encode_command("CLIENT", "REPLY", "ON") +
+               encode_command("GET", "rk"))
+        assert c.read_reply() == Simple(b"OK")  # only ON answers while off
+        assert c.read_reply() == b"2"
+        c.send(encode_command("CLIENT", "REPLY", "SKIP") + encode_command("CLIENT", "REPLY", "ON") +
+               encode_command("PING"))
+        assert c.read_reply() == Simple(b"OK")  # ON clears a pending SKIP and answers
+        assert c.read_reply() == Simple(b"PONG")
+        assert c.command("CLIENT", "REPLY", "bad") == Error(b"ERR syntax error")
+        assert c.read_available(wait=0.2) == b""
+
+
+def test_client_reply_off_keeps_pushes(server):
+    with server.raw() as c, server.raw() as p:
+        c.send(encode_command("CLIENT", "REPLY", "OFF") + encode_command("SUBSCRIBE", "rch"))
+        assert wait_until(lambda: p.command("PUBLISH", "rch", "hi") == 1)
+        # The confirmation and the message are pushes, which CLIENT REPLY OFF keeps.
+        assert c.read_available(wait=0.3) == (b"*3\r\n$9\r\nsubscribe\r\n$3\r\nrch\r\n:1\r\n"
+                                              b"*3\r\n$7\r\nmessage\r\n$3\r\nrch\r\n$2\r\nhi\r\n")
+
+
+def test_client_no_evict(r):
+    assert r.execute_command("CLIENT", "NO-EVICT", "on") == b"OK"
+    assert b" flags=e " in r.execute_command("CLIENT", "INFO")
+    assert err(r, "CLIENT", "NO-EVICT", "maybe") == "ERR syntax error"
+    assert err(r, "CLIENT", "NO-EVICT") == (
+        "ERR wrong number of arguments for 'client|no-evict' command")
+    assert r.execute_command("CLIENT", "NO-EVICT", "OFF") == b"OK"
+    assert b" flags=N " in r.execute_command("CLIENT", "INFO")
 
 
 def test_client_setinfo_is_unknown_as_in_redis_7_0(r):
