@@ -101,6 +101,7 @@ std::unique_ptr<CommandTable> BuildCommandTable() {
   RegisterMonitorCommand(*table);
   RegisterMemoryCommand(*table);
   RegisterLatencyCommand(*table);
+  RegisterLolwutCommand(*table);
   RegisterDumpCommands(*table);
   RegisterHashCommands(*table);
   RegisterSetCommands(*table);

@@ -135,6 +135,7 @@ void RegisterSortCommands(CommandTable& table);
 void RegisterMonitorCommand(CommandTable& table);
 void RegisterMemoryCommand(CommandTable& table);
 void RegisterLatencyCommand(CommandTable& table);
+void RegisterLolwutCommand(CommandTable& table);
 void RegisterDumpCommands(CommandTable& table);
 void RegisterHashCommands(CommandTable& table);
 void RegisterSetCommands(CommandTable& table);

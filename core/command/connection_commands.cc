@@ -3,6 +3,7 @@
 // visit every worker.
 #include <algorithm>
 
+#include "core/base/redis_version.h"
 #include "core/base/secure_compare.h"
 #include "core/command/args.h"
 #include "core/command/client_pause.h"
@@ -13,7 +14,6 @@
 namespace slotkv::command {
 namespace {
 
-constexpr std::string_view kRedisVersion = "7.0.15";
 
 Task Ping(AsyncContext& ctx) {
   if (ctx.args.size() > 2) {

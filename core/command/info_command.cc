@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "core/base/redis_version.h"
 #include "core/command/args.h"
 #include "core/command/blocking.h"
 #include "core/command/collection_pages.h"
@@ -28,7 +29,6 @@
 namespace slotkv::command {
 namespace {
 
-constexpr std::string_view kRedisVersion = "7.0.15";
 
 enum Section : uint32_t {
   kServer = 1 << 0,

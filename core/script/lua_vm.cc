@@ -1,3 +1,4 @@
+#include "core/base/redis_version.h"
 #include "core/script/lua_vm.h"
 
 #include <nettle/sha1.h>
@@ -273,7 +274,7 @@ void SetLogAndVersion(lua_State* L) {
   SetNumber(L, "LOG_VERBOSE", 1);
   SetNumber(L, "LOG_NOTICE", 2);
   SetNumber(L, "LOG_WARNING", 3);
-  lua_pushstring(L, "7.0.15");
+  lua_pushlstring(L, kRedisVersion.data(), kRedisVersion.size());
   lua_setfield(L, -2, "REDIS_VERSION");
   SetNumber(L, "REDIS_VERSION_NUM", 0x07000f);
 }
