@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cerrno>
 #include <charconv>
 #include <cmath>
 #include <cstdlib>
@@ -22,6 +23,200 @@ constexpr int64_t kGb = 1ll << 30;
 Result<std::string> ParseNotifyOption(std::string_view value, std::string_view current);
 // latency-tracking-info-percentiles (below): checked, and written as Redis writes it.
 Result<std::string> ParsePercentilesOption(std::string_view value, std::string_view current);
+
+// The checks of Redis 7.0.15's own options of these grammars, with its error texts, so that a
+// value Redis refuses is refused here too (the options change nothing in slotkv).
+
+// The words of a multi-word value as Redis's CONFIG SET splits it: at every single space (two
+// spaces make an empty word; "" has no word).
+std::vector<std::string_view> SplitAtSpaces(std::string_view value) {
+  std::vector<std::string_view> words;
+  if (value.empty()) return words;
+  for (size_t begin = 0;;) {
+    const size_t end = value.find(' ', begin);
+    words.push_back(value.substr(begin, end - begin));
+    if (end == std::string_view::npos) return words;
+    begin = end + 1;
+  }
+}
+
+// maxmemory-clients: a memory value, or a percentage of maxmemory up to 100 ("10%").
+Result<std::string> ParseMemoryOrPercent(std::string_view value, std::string_view) {
+  if (!value.empty() && value.back() == '%') {
+    int64_t pct = 0;
+    const std::string_view digits = value.substr(0, value.size() - 1);
+    auto [ptr, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), pct);
+    if (ec != std::errc() || ptr != digits.data() + digits.size() || digits.empty() || pct < 0) {
+      return Status::InvalidArgument("argument must be a memory or percent value");
+    }
+    if (pct > 100) {
+      return Status::InvalidArgument("percentage argument must be less or equal to 100");
+    }
+    return pct == 0 ? std::string("0") : std::to_string(pct) + "%";  // Redis shows 0% as 0
+  }
+  Result<int64_t> bytes = ParseMemory(value);
+  if (!bytes.ok() || *bytes < 0) {
+    return Status::InvalidArgument("argument must be a memory or percent value");
+  }
+  return std::to_string(*bytes);
+}
+
+// shutdown-on-sigint / shutdown-on-sigterm: flags (default is none of them), shown in this
+// order whatever order they came in.
+Result<std::string> ParseShutdownFlags(std::string_view value, std::string_view) {
+  static constexpr std::string_view kFlags[] = {"save", "nosave", "now", "force"};
+  const std::vector<std::string_view> words = SplitAtSpaces(value);
+  bool set[std::size(kFlags)] = {};
+  for (std::string_view word : words) {
+    const std::string w = AsciiLower(word);
+    const auto* flag = std::find(std::begin(kFlags), std::end(kFlags), w);
+    if (flag != std::end(kFlags)) {
+      set[flag - std::begin(kFlags)] = true;
+    } else if (w != "default") {
+      return Status::InvalidArgument(
+          "argument(s) must be one of the following: default, save, nosave, now, force");
+    }
+  }
+  if (words.empty()) {
+    return Status::InvalidArgument(
+        "argument(s) must be one of the following: default, save, nosave, now, force");
+  }
+  if (set[0] && set[1]) {
+    return Status::InvalidArgument(
+        "shutdown options SAVE and NOSAVE can't be used simultaneously");
+  }
+  std::string out;
+  for (size_t i = 0; i < std::size(kFlags); ++i) {
+    if (!set[i]) continue;
+    if (!out.empty()) out += ' ';
+    out += kFlags[i];
+  }
+  return out.empty() ? std::string("default") : out;
+}
+
+// oom-score-adj: relative is another name of yes, and Redis shows it as yes.
+Result<std::string> ParseOomScoreAdj(std::string_view value, std::string_view) {
+  const std::string v = AsciiLower(value);
+  if (v == "no" || v == "yes" || v == "absolute") return v;
+  if (v == "relative") return std::string("yes");
+  return Status::InvalidArgument(
+      "argument(s) must be one of the following: no, yes, relative, absolute");
+}
+
+// oom-score-adj-values: three integers in [-2000, 2000] (strtoll's grammar: "+5", and an
+// empty word reads as 0, as in Redis).
+Result<std::string> ParseOomScoreValues(std::string_view value, std::string_view) {
+  const std::vector<std::string_view> words = SplitAtSpaces(value);
+  if (words.size() != 3) return Status::InvalidArgument("wrong number of arguments");
+  std::string out;
+  for (std::string_view word : words) {
+    const std::string w(word);
+    char* end = nullptr;
+    errno = 0;
+    const long long n = std::strtoll(w.c_str(), &end, 10);
+    if (*end != '\0' || errno == ERANGE || n < -2000 || n > 2000) {
+      return Status::InvalidArgument(
+          "Invalid oom-score-adj-values, elements must be between -2000 and 2000.");
+    }
+    if (!out.empty()) out += ' ';
+    out += std::to_string(n);
+  }
+  return out;
+}
+
+// proc-title-template: Redis's template ({name} variables, "{{" a literal brace) must know
+// every variable and expand to something besides spaces, the title being "". The variables
+// that are empty in slotkv's case (no cluster or sentinel mode, no Unix socket) count as empty.
+Result<std::string> ParseProcTitleTemplate(std::string_view value, std::string_view) {
+  static constexpr std::pair<std::string_view, bool> kVariables[] = {
+      {"title", false},     {"listen-addr", true}, {"server-mode", false}, {"port", true},
+      {"tls-port", true},   {"unixsocket", false}, {"config-file", true}};
+  auto invalid = [] {
+    return Status::InvalidArgument("template format is invalid or contains unknown variables");
+  };
+  bool shows_something = false;
+  for (size_t i = 0; i < value.size();) {
+    if (value[i] != '{') {
+      shows_something = shows_something || value[i] != ' ';
+      ++i;
+      continue;
+    }
+    if (i + 1 == value.size()) return invalid();
+    if (value[i + 1] == '{') {
+      shows_something = true;
+      i += 2;
+      continue;
+    }
+    const size_t close = value.find('}', i + 1);
+    if (close == std::string_view::npos) return invalid();
+    const std::string_view name = value.substr(i + 1, close - i - 1);
+    const auto* var = std::find_if(std::begin(kVariables), std::end(kVariables),
+                                   [&](const auto& v) { return v.first == name; });
+    if (var == std::end(kVariables)) return invalid();
+    shows_something = shows_something || var->second;
+    i = close + 1;
+  }
+  if (!shows_something) return invalid();
+  return std::string(value);
+}
+
+// cluster-announce-hostname: letters, digits, '-' and '.', shorter than 256 bytes.
+Result<std::string> ParseHostname(std::string_view value, std::string_view) {
+  if (value.size() >= 256) {
+    return Status::InvalidArgument("Hostnames must be less than 256 characters");
+  }
+  for (char c : value) {
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '-' && c != '.') {
+      return Status::InvalidArgument(
+          "Hostnames may only contain alphanumeric characters, hyphens or dots");
+    }
+  }
+  return std::string(value);
+}
+
+bool IsBaseName(std::string_view value) {
+  return value.find_first_of("/\\") == std::string_view::npos;
+}
+
+Result<std::string> ParseDbFilename(std::string_view value, std::string_view) {
+  if (!IsBaseName(value)) {
+    return Status::InvalidArgument("dbfilename can't be a path, just a filename");
+  }
+  return std::string(value);
+}
+
+Result<std::string> ParseAppendFilename(std::string_view value, std::string_view) {
+  if (value.empty()) return Status::InvalidArgument("appendfilename can't be empty");
+  if (!IsBaseName(value)) {
+    return Status::InvalidArgument("appendfilename can't be a path, just a filename");
+  }
+  return std::string(value);
+}
+
+Result<std::string> ParseAppendDirname(std::string_view value, std::string_view) {
+  if (value.empty()) return Status::InvalidArgument("appenddirname can't be empty");
+  if (!IsBaseName(value)) {
+    return Status::InvalidArgument("appenddirname can't be a path, just a dirname");
+  }
+  return std::string(value);
+}
+
+// unixsocketperm: octal (strtoll base 8, "" reads as 0), 0 to 0777, shown in octal unprefixed.
+Result<std::string> ParseOctalPerm(std::string_view value, std::string_view) {
+  const std::string v(value);
+  char* end = nullptr;
+  errno = 0;
+  const long long n = std::strtoll(v.c_str(), &end, 8);
+  if (*end != '\0') {
+    return Status::InvalidArgument("argument couldn't be parsed as an octal number");
+  }
+  if (errno == ERANGE || n < 0 || n > 0777) {
+    return Status::InvalidArgument("argument must be between 0 and 777 inclusive");
+  }
+  std::ostringstream out;
+  out << std::oct << n;
+  return out.str();
+}
 
 // clang-format off
 constexpr OptionDef kOptions[] = {
@@ -131,42 +326,55 @@ constexpr OptionDef kOptions[] = {
    .doc = "no effect: the WAL is always on", .no_effect = true},
   {.name = "maxmemory", .type = T::kBytes, .default_value = "0", .runtime = true,
    .doc = "no effect: data lives on disk", .no_effect = true},
-  {.name = "maxmemory-policy", .type = T::kString, .default_value = "noeviction",
-   .runtime = true, .doc = "no effect: nothing is evicted", .no_effect = true},
+  {.name = "maxmemory-policy", .type = T::kEnum, .default_value = "noeviction",
+   .runtime = true, .doc = "no effect: nothing is evicted",
+   .choices = "volatile-lru|volatile-lfu|volatile-random|volatile-ttl|allkeys-lru|allkeys-lfu|"
+              "allkeys-random|noeviction",
+   .no_effect = true},
   {.name = "timeout", .type = T::kInt, .default_value = "0", .runtime = true,
    .doc = "close a client idle this many seconds (not subscribers or blocked ones); 0 = never",
    .min = 0, .max = INT32_MAX},
   {.name = "tcp-keepalive", .type = T::kInt, .default_value = "300", .runtime = true,
-   .doc = "no effect", .no_effect = true},
+   .doc = "no effect", .max = INT32_MAX, .no_effect = true},
   {.name = "hll-sparse-max-bytes", .type = T::kBytes, .default_value = "3000", .runtime = true,
    .doc = "a HyperLogLog value stays sparse up to this many bytes", .min = 0,
    .max = 1024 * kGb},
-  {.name = "hash-max-listpack-entries", .type = T::kInt, .default_value = "128",
+  // Redis 7.0.15's encoding thresholds, at its defaults and bounds (the *-value ones are memory
+  // values); the ziplist names are its old names of the listpack ones. OBJECT ENCODING follows
+  // these defaults (core/command/key_commands.cc), not the values set.
+  {.name = "hash-max-listpack-entries", .type = T::kInt, .default_value = "512",
    .runtime = true, .doc = "no effect: encoding threshold of Redis", .no_effect = true},
-  {.name = "hash-max-listpack-value", .type = T::kInt, .default_value = "64", .runtime = true,
+  {.name = "hash-max-listpack-value", .type = T::kBytes, .default_value = "64", .runtime = true,
    .doc = "no effect: encoding threshold of Redis", .no_effect = true},
-  {.name = "hash-max-ziplist-entries", .type = T::kInt, .default_value = "128",
-   .runtime = true, .doc = "no effect: encoding threshold of Redis", .no_effect = true},
-  {.name = "hash-max-ziplist-value", .type = T::kInt, .default_value = "64", .runtime = true,
-   .doc = "no effect: encoding threshold of Redis", .no_effect = true},
+  {.name = "hash-max-ziplist-entries", .type = T::kInt, .default_value = "512",
+   .runtime = true, .doc = "old name of hash-max-listpack-entries", .no_effect = true,
+   .alias_of = "hash-max-listpack-entries"},
+  {.name = "hash-max-ziplist-value", .type = T::kBytes, .default_value = "64", .runtime = true,
+   .doc = "old name of hash-max-listpack-value", .no_effect = true,
+   .alias_of = "hash-max-listpack-value"},
   {.name = "list-max-listpack-size", .type = T::kInt, .default_value = "-2", .runtime = true,
-   .doc = "no effect: encoding threshold of Redis", .min = -5, .no_effect = true},
+   .doc = "no effect: encoding threshold of Redis", .min = INT32_MIN, .max = INT32_MAX,
+   .no_effect = true},
   {.name = "list-max-ziplist-size", .type = T::kInt, .default_value = "-2", .runtime = true,
-   .doc = "no effect: encoding threshold of Redis", .min = -5, .no_effect = true},
+   .doc = "old name of list-max-listpack-size", .min = INT32_MIN, .max = INT32_MAX,
+   .no_effect = true, .alias_of = "list-max-listpack-size"},
   {.name = "list-compress-depth", .type = T::kInt, .default_value = "0", .runtime = true,
-   .doc = "no effect: encoding setting of Redis", .no_effect = true},
+   .doc = "no effect: encoding setting of Redis", .max = INT32_MAX, .no_effect = true},
   {.name = "set-max-intset-entries", .type = T::kInt, .default_value = "512", .runtime = true,
    .doc = "no effect: encoding threshold of Redis", .no_effect = true},
+  // Redis 7.2's (7.0 has no such option); kept for the tools that set it.
   {.name = "set-max-listpack-entries", .type = T::kInt, .default_value = "128",
    .runtime = true, .doc = "no effect: encoding threshold of Redis", .no_effect = true},
   {.name = "zset-max-listpack-entries", .type = T::kInt, .default_value = "128",
    .runtime = true, .doc = "no effect: encoding threshold of Redis", .no_effect = true},
-  {.name = "zset-max-listpack-value", .type = T::kInt, .default_value = "64", .runtime = true,
+  {.name = "zset-max-listpack-value", .type = T::kBytes, .default_value = "64", .runtime = true,
    .doc = "no effect: encoding threshold of Redis", .no_effect = true},
   {.name = "zset-max-ziplist-entries", .type = T::kInt, .default_value = "128",
-   .runtime = true, .doc = "no effect: encoding threshold of Redis", .no_effect = true},
-  {.name = "zset-max-ziplist-value", .type = T::kInt, .default_value = "64", .runtime = true,
-   .doc = "no effect: encoding threshold of Redis", .no_effect = true},
+   .runtime = true, .doc = "old name of zset-max-listpack-entries", .no_effect = true,
+   .alias_of = "zset-max-listpack-entries"},
+  {.name = "zset-max-ziplist-value", .type = T::kBytes, .default_value = "64", .runtime = true,
+   .doc = "old name of zset-max-listpack-value", .no_effect = true,
+   .alias_of = "zset-max-listpack-value"},
   {.name = "activerehashing", .type = T::kBool, .default_value = "yes", .runtime = true,
    .doc = "no effect", .no_effect = true},
   {.name = "notify-keyspace-events", .type = T::kString, .default_value = "", .runtime = true,
@@ -257,6 +465,341 @@ constexpr OptionDef kOptions[] = {
    .max = INT32_MAX},
   {.name = "repl-ping-replica-period", .type = T::kInt, .default_value = "10", .runtime = true,
    .doc = "seconds between a master's pings to its replicas", .min = 1, .max = INT32_MAX},
+  {.name = "repl-ping-slave-period", .type = T::kInt, .default_value = "10", .runtime = true,
+   .doc = "old name of repl-ping-replica-period", .min = 1, .max = INT32_MAX,
+   .alias_of = "repl-ping-replica-period"},
+
+  // The rest of what Redis 7.0.15 lists in CONFIG GET *, at its defaults, with its types,
+  // bounds and choices (a value Redis refuses is refused), and immutable where Redis's are:
+  // redis.conf files and tools set them, and a client that reads one back gets Redis's answer.
+  // None changes anything in slotkv; each doc says why.
+
+  // Cluster mode.
+  {.name = "cluster-enabled", .type = T::kBool, .default_value = "no",
+   .doc = "no effect: slotkv has no cluster mode", .no_effect = true},
+  {.name = "cluster-config-file", .type = T::kString, .default_value = "nodes.conf",
+   .doc = "no effect: slotkv has no cluster mode", .no_effect = true},
+  {.name = "cluster-port", .type = T::kInt, .default_value = "0",
+   .doc = "no effect: slotkv has no cluster mode", .max = 65535, .no_effect = true},
+  {.name = "cluster-node-timeout", .type = T::kInt, .default_value = "15000", .runtime = true,
+   .doc = "no effect: slotkv has no cluster mode", .no_effect = true},
+  {.name = "cluster-announce-ip", .type = T::kString, .default_value = "", .runtime = true,
+   .doc = "no effect: slotkv has no cluster mode", .no_effect = true},
+  {.name = "cluster-announce-hostname", .type = T::kString, .default_value = "",
+   .runtime = true, .doc = "no effect: slotkv has no cluster mode", .no_effect = true,
+   .parse = ParseHostname},
+  {.name = "cluster-announce-port", .type = T::kInt, .default_value = "0", .runtime = true,
+   .doc = "no effect: slotkv has no cluster mode", .max = 65535, .no_effect = true},
+  {.name = "cluster-announce-bus-port", .type = T::kInt, .default_value = "0", .runtime = true,
+   .doc = "no effect: slotkv has no cluster mode", .max = 65535, .no_effect = true},
+  {.name = "cluster-announce-tls-port", .type = T::kInt, .default_value = "0", .runtime = true,
+   .doc = "no effect: slotkv has no cluster mode", .max = 65535, .no_effect = true},
+  {.name = "cluster-preferred-endpoint-type", .type = T::kEnum, .default_value = "ip",
+   .runtime = true, .doc = "no effect: slotkv has no cluster mode",
+   .choices = "ip|hostname|unknown-endpoint", .no_effect = true},
+  {.name = "cluster-require-full-coverage", .type = T::kBool, .default_value = "yes",
+   .runtime = true, .doc = "no effect: slotkv has no cluster mode", .no_effect = true},
+  {.name = "cluster-allow-reads-when-down", .type = T::kBool, .default_value = "no",
+   .runtime = true, .doc = "no effect: slotkv has no cluster mode", .no_effect = true},
+  {.name = "cluster-allow-pubsubshard-when-down", .type = T::kBool, .default_value = "yes",
+   .runtime = true, .doc = "no effect: slotkv has no cluster mode", .no_effect = true},
+  {.name = "cluster-allow-replica-migration", .type = T::kBool, .default_value = "yes",
+   .runtime = true, .doc = "no effect: slotkv has no cluster mode", .no_effect = true},
+  {.name = "cluster-migration-barrier", .type = T::kInt, .default_value = "1", .runtime = true,
+   .doc = "no effect: slotkv has no cluster mode", .max = INT32_MAX, .no_effect = true},
+  {.name = "cluster-replica-no-failover", .type = T::kBool, .default_value = "no",
+   .runtime = true, .doc = "no effect: slotkv has no cluster mode", .no_effect = true},
+  {.name = "cluster-slave-no-failover", .type = T::kBool, .default_value = "no",
+   .runtime = true, .doc = "old name of cluster-replica-no-failover", .no_effect = true,
+   .alias_of = "cluster-replica-no-failover"},
+  {.name = "cluster-replica-validity-factor", .type = T::kInt, .default_value = "10",
+   .runtime = true, .doc = "no effect: slotkv has no cluster mode", .max = INT32_MAX,
+   .no_effect = true},
+  {.name = "cluster-slave-validity-factor", .type = T::kInt, .default_value = "10",
+   .runtime = true, .doc = "old name of cluster-replica-validity-factor", .max = INT32_MAX,
+   .no_effect = true, .alias_of = "cluster-replica-validity-factor"},
+  {.name = "cluster-link-sendbuf-limit", .type = T::kBytes, .default_value = "0",
+   .runtime = true, .doc = "no effect: slotkv has no cluster mode", .no_effect = true},
+
+  // TLS.
+  {.name = "tls-port", .type = T::kInt, .default_value = "0", .runtime = true,
+   .doc = "no effect: no TLS listener", .max = 65535, .no_effect = true},
+  {.name = "tls-cert-file", .type = T::kString, .default_value = "", .runtime = true,
+   .doc = "no effect: no TLS listener", .no_effect = true},
+  {.name = "tls-key-file", .type = T::kString, .default_value = "", .runtime = true,
+   .doc = "no effect: no TLS listener", .no_effect = true},
+  {.name = "tls-key-file-pass", .type = T::kString, .default_value = "", .runtime = true,
+   .doc = "no effect: no TLS listener", .no_effect = true},
+  {.name = "tls-client-cert-file", .type = T::kString, .default_value = "", .runtime = true,
+   .doc = "no effect: no TLS listener", .no_effect = true},
+  {.name = "tls-client-key-file", .type = T::kString, .default_value = "", .runtime = true,
+   .doc = "no effect: no TLS listener", .no_effect = true},
+  {.name = "tls-client-key-file-pass", .type = T::kString, .default_value = "",
+   .runtime = true, .doc = "no effect: no TLS listener", .no_effect = true},
+  {.name = "tls-dh-params-file", .type = T::kString, .default_value = "", .runtime = true,
+   .doc = "no effect: no TLS listener", .no_effect = true},
+  {.name = "tls-ca-cert-file", .type = T::kString, .default_value = "", .runtime = true,
+   .doc = "no effect: no TLS listener", .no_effect = true},
+  {.name = "tls-ca-cert-dir", .type = T::kString, .default_value = "", .runtime = true,
+   .doc = "no effect: no TLS listener", .no_effect = true},
+  {.name = "tls-protocols", .type = T::kString, .default_value = "", .runtime = true,
+   .doc = "no effect: no TLS listener", .no_effect = true},
+  {.name = "tls-ciphers", .type = T::kString, .default_value = "", .runtime = true,
+   .doc = "no effect: no TLS listener", .no_effect = true},
+  {.name = "tls-ciphersuites", .type = T::kString, .default_value = "", .runtime = true,
+   .doc = "no effect: no TLS listener", .no_effect = true},
+  {.name = "tls-prefer-server-ciphers", .type = T::kBool, .default_value = "no",
+   .runtime = true, .doc = "no effect: no TLS listener", .no_effect = true},
+  {.name = "tls-session-caching", .type = T::kBool, .default_value = "yes", .runtime = true,
+   .doc = "no effect: no TLS listener", .no_effect = true},
+  {.name = "tls-session-cache-size", .type = T::kInt, .default_value = "20480",
+   .runtime = true, .doc = "no effect: no TLS listener", .max = INT32_MAX, .no_effect = true},
+  {.name = "tls-session-cache-timeout", .type = T::kInt, .default_value = "300",
+   .runtime = true, .doc = "no effect: no TLS listener", .max = INT32_MAX, .no_effect = true},
+  {.name = "tls-auth-clients", .type = T::kEnum, .default_value = "yes", .runtime = true,
+   .doc = "no effect: no TLS listener", .choices = "no|yes|optional", .no_effect = true},
+  {.name = "tls-cluster", .type = T::kBool, .default_value = "no", .runtime = true,
+   .doc = "no effect: no TLS listener", .no_effect = true},
+  {.name = "tls-replication", .type = T::kBool, .default_value = "no", .runtime = true,
+   .doc = "no effect: no TLS listener", .no_effect = true},
+
+  // RDB snapshots: slotkv persists continuously and never forks a child to write a file.
+  {.name = "dbfilename", .type = T::kString, .default_value = "dump.rdb",
+   .doc = "no effect: no fork/RDB child (Redis refuses CONFIG SET of it too, as a protected "
+          "config)", .no_effect = true, .parse = ParseDbFilename},
+  {.name = "rdbcompression", .type = T::kBool, .default_value = "yes", .runtime = true,
+   .doc = "no effect: no fork/RDB child", .no_effect = true},
+  {.name = "rdbchecksum", .type = T::kBool, .default_value = "yes",
+   .doc = "no effect: no fork/RDB child", .no_effect = true},
+  {.name = "rdb-del-sync-files", .type = T::kBool, .default_value = "no", .runtime = true,
+   .doc = "no effect: no fork/RDB child", .no_effect = true},
+  {.name = "rdb-save-incremental-fsync", .type = T::kBool, .default_value = "yes",
+   .runtime = true, .doc = "no effect: no fork/RDB child", .no_effect = true},
+  {.name = "stop-writes-on-bgsave-error", .type = T::kBool, .default_value = "yes",
+   .runtime = true, .doc = "no effect: no fork/RDB child", .no_effect = true},
+  {.name = "bgsave_cpulist", .type = T::kString, .default_value = "",
+   .doc = "no effect: no fork/RDB child", .no_effect = true},
+  {.name = "aof_rewrite_cpulist", .type = T::kString, .default_value = "",
+   .doc = "no effect: no fork/AOF rewrite child", .no_effect = true},
+
+  // The append-only file: slotkv's log is its WAL (appendonly, appendfsync).
+  {.name = "appendfilename", .type = T::kString, .default_value = "appendonly.aof",
+   .doc = "no effect: no AOF (the WAL is slotkv's log)", .no_effect = true,
+   .parse = ParseAppendFilename},
+  {.name = "appenddirname", .type = T::kString, .default_value = "appendonlydir",
+   .doc = "no effect: no AOF (the WAL is slotkv's log)", .no_effect = true,
+   .parse = ParseAppendDirname},
+  {.name = "auto-aof-rewrite-percentage", .type = T::kInt, .default_value = "100",
+   .runtime = true, .doc = "no effect: no AOF (the WAL is slotkv's log)", .max = INT32_MAX,
+   .no_effect = true},
+  {.name = "auto-aof-rewrite-min-size", .type = T::kBytes, .default_value = "67108864",
+   .runtime = true, .doc = "no effect: no AOF (the WAL is slotkv's log)", .no_effect = true},
+  {.name = "no-appendfsync-on-rewrite", .type = T::kBool, .default_value = "no",
+   .runtime = true, .doc = "no effect: no AOF (the WAL is slotkv's log)", .no_effect = true},
+  {.name = "aof-rewrite-incremental-fsync", .type = T::kBool, .default_value = "yes",
+   .runtime = true, .doc = "no effect: no AOF (the WAL is slotkv's log)", .no_effect = true},
+  {.name = "aof-load-truncated", .type = T::kBool, .default_value = "yes", .runtime = true,
+   .doc = "no effect: no AOF (the WAL is slotkv's log)", .no_effect = true},
+  {.name = "aof-use-rdb-preamble", .type = T::kBool, .default_value = "yes", .runtime = true,
+   .doc = "no effect: no AOF (the WAL is slotkv's log)", .no_effect = true},
+  {.name = "aof-timestamp-enabled", .type = T::kBool, .default_value = "no", .runtime = true,
+   .doc = "no effect: no AOF (the WAL is slotkv's log)", .no_effect = true},
+  {.name = "aof-disable-auto-gc", .type = T::kBool, .default_value = "no", .runtime = true,
+   .doc = "no effect: no AOF (the WAL is slotkv's log)", .no_effect = true},
+
+  // ACL.
+  {.name = "aclfile", .type = T::kString, .default_value = "",
+   .doc = "no effect: no ACL yet (only the default user)", .no_effect = true},
+  {.name = "acllog-max-len", .type = T::kInt, .default_value = "128", .runtime = true,
+   .doc = "no effect: no ACL yet (only the default user)", .no_effect = true},
+  {.name = "acl-pubsub-default", .type = T::kEnum, .default_value = "resetchannels",
+   .runtime = true, .doc = "no effect: no ACL yet (only the default user)",
+   .choices = "allchannels|resetchannels", .no_effect = true},
+
+  // Eviction and memory management.
+  {.name = "maxmemory-clients", .type = T::kString, .default_value = "0", .runtime = true,
+   .doc = "no effect: no client is evicted (a memory value or a percentage of maxmemory)",
+   .no_effect = true, .parse = ParseMemoryOrPercent},
+  {.name = "maxmemory-samples", .type = T::kInt, .default_value = "5", .runtime = true,
+   .doc = "no effect: nothing is evicted", .min = 1, .max = INT32_MAX, .no_effect = true},
+  {.name = "maxmemory-eviction-tenacity", .type = T::kInt, .default_value = "10",
+   .runtime = true, .doc = "no effect: nothing is evicted", .max = 100, .no_effect = true},
+  {.name = "lfu-log-factor", .type = T::kInt, .default_value = "10", .runtime = true,
+   .doc = "no effect: nothing is evicted (no LFU counters)", .max = INT32_MAX,
+   .no_effect = true},
+  {.name = "lfu-decay-time", .type = T::kInt, .default_value = "1", .runtime = true,
+   .doc = "no effect: nothing is evicted (no LFU counters)", .max = INT32_MAX,
+   .no_effect = true},
+  {.name = "replica-ignore-maxmemory", .type = T::kBool, .default_value = "yes",
+   .runtime = true, .doc = "no effect: nothing is evicted", .no_effect = true},
+  {.name = "slave-ignore-maxmemory", .type = T::kBool, .default_value = "yes", .runtime = true,
+   .doc = "old name of replica-ignore-maxmemory", .no_effect = true,
+   .alias_of = "replica-ignore-maxmemory"},
+  {.name = "activedefrag", .type = T::kBool, .default_value = "no", .runtime = true,
+   .doc = "no effect: no active defragmentation", .no_effect = true},
+  {.name = "active-defrag-ignore-bytes", .type = T::kBytes, .default_value = "104857600",
+   .runtime = true, .doc = "no effect: no active defragmentation", .min = 1,
+   .no_effect = true},
+  {.name = "active-defrag-threshold-lower", .type = T::kInt, .default_value = "10",
+   .runtime = true, .doc = "no effect: no active defragmentation", .max = 1000,
+   .no_effect = true},
+  {.name = "active-defrag-threshold-upper", .type = T::kInt, .default_value = "100",
+   .runtime = true, .doc = "no effect: no active defragmentation", .max = 1000,
+   .no_effect = true},
+  {.name = "active-defrag-cycle-min", .type = T::kInt, .default_value = "1", .runtime = true,
+   .doc = "no effect: no active defragmentation", .min = 1, .max = 99, .no_effect = true},
+  {.name = "active-defrag-cycle-max", .type = T::kInt, .default_value = "25", .runtime = true,
+   .doc = "no effect: no active defragmentation", .min = 1, .max = 99, .no_effect = true},
+  {.name = "active-defrag-max-scan-fields", .type = T::kInt, .default_value = "1000",
+   .runtime = true, .doc = "no effect: no active defragmentation", .min = 1,
+   .no_effect = true},
+  {.name = "jemalloc-bg-thread", .type = T::kBool, .default_value = "yes", .runtime = true,
+   .doc = "no effect: jemalloc's settings are built in (core/base/malloc_conf.cc)",
+   .no_effect = true},
+  // A large collection is always freed in the background (its pages), a small one at once.
+  {.name = "lazyfree-lazy-eviction", .type = T::kBool, .default_value = "no", .runtime = true,
+   .doc = "no effect: nothing is evicted", .no_effect = true},
+  {.name = "lazyfree-lazy-expire", .type = T::kBool, .default_value = "no", .runtime = true,
+   .doc = "no effect: large collections are always freed in the background",
+   .no_effect = true},
+  {.name = "lazyfree-lazy-server-del", .type = T::kBool, .default_value = "no",
+   .runtime = true, .doc = "no effect: large collections are always freed in the background",
+   .no_effect = true},
+  {.name = "lazyfree-lazy-user-del", .type = T::kBool, .default_value = "no", .runtime = true,
+   .doc = "no effect: large collections are always freed in the background",
+   .no_effect = true},
+  {.name = "lazyfree-lazy-user-flush", .type = T::kBool, .default_value = "no",
+   .runtime = true, .doc = "no effect: large collections are always freed in the background",
+   .no_effect = true},
+
+  // Replication: slotkv's replicas sync per slot stream, keys and values, no RDB file
+  // (docs/server.md, "Replication").
+  {.name = "repl-diskless-sync", .type = T::kBool, .default_value = "yes", .runtime = true,
+   .doc = "no effect: a full sync sends keys, never an RDB file", .no_effect = true},
+  {.name = "repl-diskless-sync-delay", .type = T::kInt, .default_value = "5", .runtime = true,
+   .doc = "no effect: a full sync sends keys, never an RDB file", .max = INT32_MAX,
+   .no_effect = true},
+  {.name = "repl-diskless-sync-max-replicas", .type = T::kInt, .default_value = "0",
+   .runtime = true, .doc = "no effect: a full sync sends keys, never an RDB file",
+   .max = INT32_MAX, .no_effect = true},
+  {.name = "repl-diskless-load", .type = T::kEnum, .default_value = "disabled",
+   .runtime = true, .doc = "no effect: a full sync sends keys, never an RDB file",
+   .choices = "disabled|on-empty-db|swapdb", .no_effect = true},
+  {.name = "repl-backlog-ttl", .type = T::kInt, .default_value = "3600", .runtime = true,
+   .doc = "no effect: a backlog per slot stream, sized by repl-backlog-size",
+   .no_effect = true},
+  {.name = "repl-disable-tcp-nodelay", .type = T::kBool, .default_value = "no",
+   .runtime = true, .doc = "no effect: replication links keep TCP_NODELAY",
+   .no_effect = true},
+  {.name = "replica-lazy-flush", .type = T::kBool, .default_value = "no", .runtime = true,
+   .doc = "no effect: a full sync fills a staging slot, then swaps it in", .no_effect = true},
+  {.name = "slave-lazy-flush", .type = T::kBool, .default_value = "no", .runtime = true,
+   .doc = "old name of replica-lazy-flush", .no_effect = true,
+   .alias_of = "replica-lazy-flush"},
+  {.name = "replica-announced", .type = T::kBool, .default_value = "yes", .runtime = true,
+   .doc = "no effect: a replica is always announced to Sentinel", .no_effect = true},
+  {.name = "replica-ignore-disk-write-errors", .type = T::kBool, .default_value = "no",
+   .runtime = true, .doc = "no effect: a replica writes no RDB or AOF file",
+   .no_effect = true},
+  {.name = "propagation-error-behavior", .type = T::kEnum, .default_value = "ignore",
+   .runtime = true, .doc = "no effect: replication applies writes, not commands",
+   .choices = "ignore|panic|panic-on-replicas", .no_effect = true},
+
+  // The process: slotkv-server runs in the foreground and logs to logfile or standard error.
+  {.name = "daemonize", .type = T::kBool, .default_value = "no",
+   .doc = "no effect: slotkv-server stays in the foreground", .no_effect = true},
+  {.name = "supervised", .type = T::kEnum, .default_value = "no",
+   .doc = "no effect: no upstart or systemd notification", .choices = "upstart|systemd|auto|no",
+   .no_effect = true},
+  {.name = "pidfile", .type = T::kString, .default_value = "",
+   .doc = "no effect: no pid file", .no_effect = true},
+  {.name = "syslog-enabled", .type = T::kBool, .default_value = "no",
+   .doc = "no effect: no syslog (logfile)", .no_effect = true},
+  {.name = "syslog-ident", .type = T::kString, .default_value = "redis",
+   .doc = "no effect: no syslog (logfile)", .no_effect = true},
+  {.name = "syslog-facility", .type = T::kEnum, .default_value = "local0",
+   .doc = "no effect: no syslog (logfile)",
+   .choices = "user|local0|local1|local2|local3|local4|local5|local6|local7",
+   .no_effect = true},
+  {.name = "always-show-logo", .type = T::kBool, .default_value = "no",
+   .doc = "no effect: no logo", .no_effect = true},
+  {.name = "set-proc-title", .type = T::kBool, .default_value = "yes",
+   .doc = "no effect: the process title is left as it is", .no_effect = true},
+  {.name = "proc-title-template", .type = T::kString,
+   .default_value = "{title} {listen-addr} {server-mode}", .runtime = true,
+   .doc = "no effect: the process title is left as it is", .no_effect = true,
+   .parse = ParseProcTitleTemplate},
+  {.name = "crash-log-enabled", .type = T::kBool, .default_value = "yes", .runtime = true,
+   .doc = "no effect: no crash report", .no_effect = true},
+  {.name = "crash-memcheck-enabled", .type = T::kBool, .default_value = "yes",
+   .runtime = true, .doc = "no effect: no crash report", .no_effect = true},
+  {.name = "disable-thp", .type = T::kBool, .default_value = "yes",
+   .doc = "no effect: transparent huge pages are left as the system sets them",
+   .no_effect = true},
+  {.name = "oom-score-adj", .type = T::kEnum, .default_value = "no", .runtime = true,
+   .doc = "no effect: oom_score_adj is left as it is", .choices = "no|yes|relative|absolute",
+   .no_effect = true, .parse = ParseOomScoreAdj},
+  {.name = "oom-score-adj-values", .type = T::kString, .default_value = "0 200 800",
+   .runtime = true, .doc = "no effect: oom_score_adj is left as it is", .no_effect = true,
+   .parse = ParseOomScoreValues},
+  {.name = "server_cpulist", .type = T::kString, .default_value = "",
+   .doc = "no effect: no CPU affinity", .no_effect = true},
+  {.name = "bio_cpulist", .type = T::kString, .default_value = "",
+   .doc = "no effect: no CPU affinity", .no_effect = true},
+  {.name = "ignore-warnings", .type = T::kString, .default_value = "", .runtime = true,
+   .doc = "no effect: slotkv logs none of Redis's start warnings", .no_effect = true},
+  {.name = "shutdown-on-sigint", .type = T::kString, .default_value = "default",
+   .runtime = true, .doc = "no effect: SIGINT persists every slot and exits, as SHUTDOWN",
+   .no_effect = true, .parse = ParseShutdownFlags},
+  {.name = "shutdown-on-sigterm", .type = T::kString, .default_value = "default",
+   .runtime = true, .doc = "no effect: SIGTERM persists every slot and exits, as SHUTDOWN",
+   .no_effect = true, .parse = ParseShutdownFlags},
+  {.name = "shutdown-timeout", .type = T::kInt, .default_value = "10", .runtime = true,
+   .doc = "no effect: SHUTDOWN never waits for replicas", .max = INT32_MAX,
+   .no_effect = true},
+  {.name = "enable-protected-configs", .type = T::kEnum, .default_value = "no",
+   .doc = "no effect: dir and dbfilename are immutable", .choices = "no|yes|local",
+   .no_effect = true},
+  {.name = "enable-debug-command", .type = T::kEnum, .default_value = "no",
+   .doc = "no effect: no DEBUG command", .choices = "no|yes|local", .no_effect = true},
+  {.name = "enable-module-command", .type = T::kEnum, .default_value = "no",
+   .doc = "no effect: no modules", .choices = "no|yes|local", .no_effect = true},
+
+  // Networking.
+  {.name = "unixsocket", .type = T::kString, .default_value = "",
+   .doc = "no effect: no Unix socket listener", .no_effect = true},
+  {.name = "unixsocketperm", .type = T::kString, .default_value = "0",
+   .doc = "no effect: no Unix socket listener (octal, as Redis reads it)", .no_effect = true,
+   .parse = ParseOctalPerm},
+  {.name = "tcp-backlog", .type = T::kInt, .default_value = "511",
+   .doc = "no effect: the listen backlog is 511", .max = INT32_MAX, .no_effect = true},
+  {.name = "bind-source-addr", .type = T::kString, .default_value = "", .runtime = true,
+   .doc = "no effect: outgoing connections are not bound", .no_effect = true},
+  {.name = "socket-mark-id", .type = T::kInt, .default_value = "0",
+   .doc = "no effect: sockets are not marked", .max = UINT32_MAX, .no_effect = true},
+  {.name = "io-threads", .type = T::kInt, .default_value = "1",
+   .doc = "no effect: see workers", .min = 1, .max = 128, .no_effect = true},
+  {.name = "io-threads-do-reads", .type = T::kBool, .default_value = "no",
+   .doc = "no effect: see workers", .no_effect = true},
+
+  // The rest.
+  {.name = "dynamic-hz", .type = T::kBool, .default_value = "yes", .runtime = true,
+   .doc = "no effect: hz stays as set", .no_effect = true},
+  {.name = "active-expire-effort", .type = T::kInt, .default_value = "1", .runtime = true,
+   .doc = "no effect: active expiry walks the buckets flagged as holding TTLs",
+   .min = 1, .max = 10, .no_effect = true},
+  {.name = "stream-node-max-bytes", .type = T::kBytes, .default_value = "4096",
+   .runtime = true, .doc = "no effect: encoding setting of Redis (no streams yet)",
+   .no_effect = true},
+  {.name = "stream-node-max-entries", .type = T::kInt, .default_value = "100",
+   .runtime = true, .doc = "no effect: encoding setting of Redis (no streams yet)",
+   .no_effect = true},
+  {.name = "tracking-table-max-keys", .type = T::kInt, .default_value = "1000000",
+   .runtime = true, .doc = "no effect: no client-side caching (CLIENT TRACKING)",
+   .no_effect = true},
+  {.name = "sanitize-dump-payload", .type = T::kEnum, .default_value = "no", .runtime = true,
+   .doc = "no effect: RESTORE decodes every payload whole (a bad one is refused)",
+   .choices = "no|yes|clients", .no_effect = true},
 };
 // clang-format on
 

@@ -4,9 +4,10 @@
 // CONFIG SET may change it while running, and a one-line doc (`slotkv-server --help` prints the
 // table). Values come from the defaults, then the config file (redis.conf syntax: `name value`
 // per line, `#` comments, quoted values), then `--name value` arguments. An unknown name or a
-// bad value stops the start with a message naming it. Some Redis options that tools set but that
-// mean nothing to this engine (encoding thresholds, RDB settings) are accepted and listed by
-// CONFIG GET with no effect; their doc says so.
+// bad value stops the start with a message naming it. Every parameter of Redis 7.0.15 is a row,
+// at Redis's default and with its checks, so redis.conf files and tools that set them work; those
+// that mean nothing to this engine (cluster, TLS, RDB/AOF files, encoding thresholds ...) are
+// listed by CONFIG GET with no effect, and their doc says so.
 //
 // Thread rule: all methods may be called from any thread (a mutex guards the values).
 #pragma once

@@ -55,9 +55,140 @@ TEST_CASE("match takes glob patterns") {
   std::set<std::string> names;
   for (const auto& [name, value] : m) names.insert(name);
   CHECK(names == std::set<std::string>{"maxclients", "maxmemory", "maxmemory-cache",
-                                       "maxmemory-policy"});
+                                       "maxmemory-policy", "maxmemory-clients",
+                                       "maxmemory-samples", "maxmemory-eviction-tenacity"});
   CHECK(c.Match("port")[0].second == "7379");
   CHECK(c.Match("nomatch*").empty());
+}
+
+TEST_CASE("every default passes its own checks; an old name shows its option's default") {
+  for (const OptionDef& def : Options()) {
+    CAPTURE(def.name);
+    Config c;
+    CHECK(c.Set(def.name, def.default_value).ok());
+    CHECK(c.Get(def.name) == def.default_value);  // defaults are stored as CONFIG GET shows them
+    if (!def.alias_of.empty()) {
+      REQUIRE(FindOption(def.alias_of) != nullptr);
+      CHECK(FindOption(def.alias_of)->default_value == def.default_value);
+      CHECK(FindOption(def.alias_of)->runtime == def.runtime);
+    }
+  }
+}
+
+TEST_CASE("an old name sets its option") {
+  Config c;
+  CHECK(c.Get("hash-max-ziplist-entries") == "512");
+  REQUIRE(c.Set("hash-max-ziplist-entries", "7", true).ok());
+  CHECK(c.Get("hash-max-listpack-entries") == "7");
+  REQUIRE(c.Set("hash-max-listpack-value", "1kb", true).ok());
+  CHECK(c.Get("hash-max-ziplist-value") == "1024");
+}
+
+// The message of a refused Set, past its "argument 'v' for 'name': " prefix.
+std::string Why(Config& c, std::string_view name, std::string_view value) {
+  Status st = c.Set(name, value, /*runtime=*/true);
+  REQUIRE(st.IsInvalidArgument());
+  std::string m(st.message());
+  return m.substr(m.find("': ") + 3);
+}
+
+TEST_CASE("Redis's special grammars: memory or percent, flags, three scores") {
+  Config c;
+  for (auto [in, out] : std::vector<std::pair<std::string, std::string>>{
+           {"10%", "10%"}, {"0%", "0"}, {"100%", "100%"}, {"1mb", "1048576"}, {"1k", "1000"}}) {
+    CAPTURE(in);
+    REQUIRE(c.Set("maxmemory-clients", in, true).ok());
+    CHECK(c.Get("maxmemory-clients") == out);
+  }
+  CHECK(Why(c, "maxmemory-clients", "150%") ==
+        "percentage argument must be less or equal to 100");
+  for (const char* bad : {"-5%", "abc", "%", "-1", "1.5%"}) {
+    CAPTURE(bad);
+    CHECK(Why(c, "maxmemory-clients", bad) == "argument must be a memory or percent value");
+  }
+
+  for (auto [in, out] : std::vector<std::pair<std::string, std::string>>{
+           {"nosave now", "nosave now"}, {"now nosave", "nosave now"}, {"SAVE", "save"},
+           {"force save now", "save now force"}, {"default now", "now"}, {"default", "default"}}) {
+    CAPTURE(in);
+    REQUIRE(c.Set("shutdown-on-sigterm", in, true).ok());
+    CHECK(c.Get("shutdown-on-sigterm") == out);
+  }
+  const std::string choices =
+      "argument(s) must be one of the following: default, save, nosave, now, force";
+  CHECK(Why(c, "shutdown-on-sigint", "") == choices);
+  CHECK(Why(c, "shutdown-on-sigint", "now  force") == choices);  // two spaces: an empty word
+  CHECK(Why(c, "shutdown-on-sigint", "later") == choices);
+  CHECK(Why(c, "shutdown-on-sigint", "save nosave") ==
+        "shutdown options SAVE and NOSAVE can't be used simultaneously");
+
+  REQUIRE(c.Set("oom-score-adj", "relative", true).ok());
+  CHECK(c.Get("oom-score-adj") == "yes");  // Redis shows relative by its first name
+  REQUIRE(c.Set("oom-score-adj", "ABSOLUTE", true).ok());
+  CHECK(c.Get("oom-score-adj") == "absolute");
+  CHECK(Why(c, "oom-score-adj", "maybe") ==
+        "argument(s) must be one of the following: no, yes, relative, absolute");
+
+  REQUIRE(c.Set("oom-score-adj-values", "-2000 +5 2000", true).ok());
+  CHECK(c.Get("oom-score-adj-values") == "-2000 5 2000");
+  REQUIRE(c.Set("oom-score-adj-values", "1 2 ", true).ok());  // strtoll reads "" as 0
+  CHECK(c.Get("oom-score-adj-values") == "1 2 0");
+  CHECK(Why(c, "oom-score-adj-values", "1 2") == "wrong number of arguments");
+  CHECK(Why(c, "oom-score-adj-values", " 1 2 3") == "wrong number of arguments");
+  for (const char* bad : {"-2001 0 0", "1.5 2 3", "0x10 1 1", "a b c"}) {
+    CAPTURE(bad);
+    CHECK(Why(c, "oom-score-adj-values", bad) ==
+          "Invalid oom-score-adj-values, elements must be between -2000 and 2000.");
+  }
+}
+
+TEST_CASE("Redis's special grammars: title template, hostname, file names, octal") {
+  Config c;
+  for (const char* good : {"{port} {tls-port} {config-file} {listen-addr}", "{{title}}",
+                           "title}", "a b", "x{title}", "{port}"}) {
+    CAPTURE(good);
+    CHECK(c.Set("proc-title-template", good, true).ok());
+    CHECK(c.Get("proc-title-template") == good);
+  }
+  // unknown variables, unclosed braces, or nothing but spaces once {title} is ""
+  for (const char* bad : {"{title}", "x{title", "{}", " {title}", "{Title}", "{", "",
+                          "{server-mode} {unixsocket}"}) {
+    CAPTURE(bad);
+    CHECK(Why(c, "proc-title-template", bad) ==
+          "template format is invalid or contains unknown variables");
+  }
+
+  REQUIRE(c.Set("cluster-announce-hostname", "a-b.C9", true).ok());
+  REQUIRE(c.Set("cluster-announce-hostname", "", true).ok());
+  CHECK(Why(c, "cluster-announce-hostname", "a_b") ==
+        "Hostnames may only contain alphanumeric characters, hyphens or dots");
+  CHECK(Why(c, "cluster-announce-hostname", std::string(256, 'a')) ==
+        "Hostnames must be less than 256 characters");
+
+  // immutable ones: checked when the file or the arguments are read
+  CHECK(c.Set("dbfilename", "").ok());
+  CHECK(c.Set("dbfilename", "my.rdb").ok());
+  CHECK(c.Set("dbfilename", "a/b").message().find("dbfilename can't be a path, just a filename") !=
+        std::string::npos);
+  CHECK(c.Set("dbfilename", "a\\b").IsInvalidArgument());
+  CHECK(c.Set("appendfilename", "").message().find("appendfilename can't be empty") !=
+        std::string::npos);
+  CHECK(c.Set("appendfilename", "x/y").IsInvalidArgument());
+  CHECK(c.Set("appenddirname", "x/y").message().find(
+            "appenddirname can't be a path, just a dirname") != std::string::npos);
+  CHECK(c.Set("dbfilename", "x.rdb", /*runtime=*/true).IsNotSupported());
+
+  for (auto [in, out] : std::vector<std::pair<std::string, std::string>>{
+           {"700", "700"}, {"0777", "777"}, {"0", "0"}, {"", "0"}, {"17", "17"}}) {
+    CAPTURE(in);
+    REQUIRE(c.Set("unixsocketperm", in).ok());
+    CHECK(c.Get("unixsocketperm") == out);
+  }
+  CHECK(c.Set("unixsocketperm", "800").message().find(
+            "argument couldn't be parsed as an octal number") != std::string::npos);
+  CHECK(c.Set("unixsocketperm", "1000").message().find(
+            "argument must be between 0 and 777 inclusive") != std::string::npos);
+  CHECK(c.Set("unixsocketperm", "-1").IsInvalidArgument());
 }
 
 TEST_CASE("config lines split like redis.conf") {

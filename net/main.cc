@@ -14,7 +14,7 @@ namespace {
 void PrintHelp() {
   std::printf("Usage: slotkv-server [/path/to/slotkv.conf] [--option value ...]\n\nOptions:\n");
   for (const slotkv::conf::OptionDef& def : slotkv::conf::Options()) {
-    std::printf("  --%-34s %s (default \"%.*s\")\n", std::string(def.name).c_str(),
+    std::printf("  --%-35s %s (default \"%.*s\")\n", std::string(def.name).c_str(),
                 std::string(def.doc).c_str(), static_cast<int>(def.default_value.size()),
                 def.default_value.data());
   }

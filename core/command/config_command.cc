@@ -1,9 +1,9 @@
 // CONFIG GET / SET / RESETSTAT / REWRITE / HELP over the option table (conf/config.h), with
 // Redis 7.0's replies and error texts.
-#include <algorithm>
 #include <cassert>
 #include <set>
 
+#include "core/base/ascii.h"
 #include "core/command/args.h"
 #include "core/command/command_table.h"
 #include "core/command/server_family.h"
@@ -61,7 +61,8 @@ std::string SetError(std::string_view arg, std::string_view why) {
 
 // CONFIG SET name value [name value ...]: all or nothing, as Redis 7.0. Every name is checked
 // first (unknown, immutable, twice); then the values are set in order and, when one is refused,
-// the ones already set get their old values back.
+// the ones already set get their old values back. A name and its old name (alias) are not the
+// same name twice: Redis sets both, in order.
 void ConfigSet(AsyncContext& ctx) {
   const size_t n = ctx.args.size();
   if (n % 2 != 0) {
@@ -70,6 +71,7 @@ void ConfigSet(AsyncContext& ctx) {
   }
   conf::Config& config = *ctx.server.config;
   std::vector<const conf::OptionDef*> defs;
+  std::set<std::string> names;  // lowercased, as given
   std::string error;
   for (size_t i = 2; i < n; i += 2) {
     const std::string& name = ctx.args[i];
@@ -83,7 +85,7 @@ void ConfigSet(AsyncContext& ctx) {
     if (!error.empty()) continue;
     if (!def->runtime) {
       error = SetError(name, "can't set immutable config");
-    } else if (std::find(defs.begin(), defs.end(), def) != defs.end()) {
+    } else if (!names.insert(AsciiLower(name)).second) {
       error = SetError(name, "duplicate parameter");
     }
     defs.push_back(def);

@@ -547,9 +547,11 @@ std::string_view EncodingOf(ValueType type, std::string_view value) {
     case ValueType::kList:
       return "quicklist";
     case ValueType::kHash: {
-      // Redis 7.0 keeps a hash in a listpack up to 128 fields of at most 64 bytes each.
+      // Redis 7.0 keeps a hash in a listpack up to 512 fields of at most 64 bytes each (its
+      // hash-max-listpack-entries and -value defaults). A larger hash is paged here (at the
+      // default paged-collection-threshold, 512), and its root decodes as no hash.
       Result<HashValue> hash = HashValue::Decode(value);
-      if (!hash.ok() || hash->size() > 128) return "hashtable";
+      if (!hash.ok() || hash->size() > 512) return "hashtable";
       bool small = true;
       hash->ForEach([&](std::string_view f, std::string_view v) {
         small = small && f.size() <= 64 && v.size() <= 64;

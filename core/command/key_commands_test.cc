@@ -447,12 +447,15 @@ TEST_CASE("OBJECT ENCODING of values of other types, by Redis 7.0's thresholds")
   CHECK(f.Run({"OBJECT", "ENCODING", "h"}) == Bulk("listpack"));
   f.Run({"HSET", "h", "long", std::string(65, 'x')});
   CHECK(f.Run({"OBJECT", "ENCODING", "h"}) == Bulk("hashtable"));
+  // hash-max-listpack-entries is 512 in Redis 7.0.15
   std::vector<std::string> many = {"HSET", "big"};
-  for (int i = 0; i < 129; ++i) {
+  for (int i = 0; i < 512; ++i) {
     many.push_back("f" + std::to_string(i));
     many.push_back("v");
   }
   f.Run(many);
+  CHECK(f.Run({"OBJECT", "ENCODING", "big"}) == Bulk("listpack"));
+  f.Run({"HSET", "big", "f512", "v"});
   CHECK(f.Run({"OBJECT", "ENCODING", "big"}) == Bulk("hashtable"));
   f.Run({"SADD", "ints", "1", "-2", "30"});
   CHECK(f.Run({"OBJECT", "ENCODING", "ints"}) == Bulk("intset"));

@@ -379,6 +379,18 @@ def test_object_encoding_type_del(r):
     assert r.execute_command("HLEN", "h") == 0
 
 
+@pytest.mark.one_value
+def test_object_encoding_at_hash_max_listpack_entries(r):
+    # Redis 7.0.15's hash-max-listpack-entries is 512: a listpack up to 512 fields
+    fields = []
+    for i in range(512):
+        fields += ["f%d" % i, "v"]
+    r.execute_command("HSET", "h", *fields)
+    assert r.execute_command("OBJECT", "ENCODING", "h") == b"listpack"
+    r.execute_command("HSET", "h", "f512", "v")
+    assert r.execute_command("OBJECT", "ENCODING", "h") == b"hashtable"
+
+
 def test_rename_copy_expire(r):
     r.execute_command("HSET", "h", "a", "1", "b", "2")
     assert r.execute_command("RENAME", "h", "h2") == b"OK"
