@@ -547,7 +547,7 @@ void RegisterConnectionCommands(CommandTable& t) {
   t.Add({.name = "client", .arity = -2, .flags = kNoScript | kLoading | kStale,
          .run_async = Client, .group = "connection",
          .summary = "A container for client connection commands.", .since = "2.4.0",
-         .acl = "slow connection"});
+         .acl = "slow"});
 }
 
 }  // namespace slotkv::command

@@ -310,14 +310,17 @@ void WriteCommandInfo(Reply& reply, const CommandSpec& spec) {
   reply.Array(10);
   reply.Bulk(spec.name);
   reply.Integer(spec.arity);
-  size_t nflags = (MovableKeys(spec) ? 1 : 0) + ((spec.flags & kAllowBusy) ? 1 : 0);
-  for (const auto& [flag, name] : kFlagNames) nflags += (spec.flags & flag) ? 1 : 0;
+  // A container's flags stand for its subcommands' here (CLIENT's noscript ...); Redis shows a
+  // container that needs a subcommand with none (COMMAND, which runs alone, keeps its own).
+  const uint32_t flags = spec.container && spec.arity <= -2 ? 0 : spec.flags;
+  size_t nflags = (MovableKeys(spec) ? 1 : 0) + ((flags & kAllowBusy) ? 1 : 0);
+  for (const auto& [flag, name] : kFlagNames) nflags += (flags & flag) ? 1 : 0;
   reply.Set(nflags);
   for (const auto& [flag, name] : kFlagNames) {
-    if (spec.flags & flag) reply.SimpleString(name);
+    if (flags & flag) reply.SimpleString(name);
   }
   if (MovableKeys(spec)) reply.SimpleString("movablekeys");
-  if (spec.flags & kAllowBusy) reply.SimpleString("allow_busy");
+  if (flags & kAllowBusy) reply.SimpleString("allow_busy");
   reply.Integer(spec.first_key);
   reply.Integer(spec.last_key);
   reply.Integer(spec.step);

@@ -495,6 +495,7 @@ TEST_CASE("COMMAND GETKEYS of movable keys; flags movablekeys, allow_busy, no_ma
         "*5\r\n+noscript\r\n+loading\r\n+stale\r\n+fast\r\n+allow_busy\r\n");
   CHECK(flags("eval") ==
         "*4\r\n+noscript\r\n+skip_monitor\r\n+no_mandatory_keys\r\n+movablekeys\r\n");
+  CHECK(flags("client") == "*0\r\n");  // a container shows none, as in Redis
 }
 
 TEST_CASE("COMMAND HELP and unknown subcommands") {
