@@ -137,6 +137,7 @@ Admission AdmitRequest(ServerState& server, ClientState& client, std::vector<std
 }  // namespace
 
 Admission Admit(ServerState& server, ClientState& client, std::vector<std::string>& args) {
+  if (!client.reply_off && !client.reply_skip) return AdmitRequest(server, client, args);
   // CLIENT REPLY ON answers even while replies are off; SKIP drops the next request's reply.
   // (Un)subscribe confirmations are pushes in Redis 7.0, which CLIENT REPLY keeps.
   const bool reply_control = args.size() >= 2 && Is(args[0], "CLIENT") && Is(args[1], "REPLY");
@@ -144,11 +145,9 @@ Admission Admit(ServerState& server, ClientState& client, std::vector<std::strin
   const bool confirms_by_push = Is(name, "SUBSCRIBE") || Is(name, "PSUBSCRIBE") ||
                                 Is(name, "SSUBSCRIBE") || Is(name, "UNSUBSCRIBE") ||
                                 Is(name, "PUNSUBSCRIBE") || Is(name, "SUNSUBSCRIBE");
-  const bool quiet =
-      !reply_control && !confirms_by_push && (client.reply_off || client.reply_skip);
   Admission a = AdmitRequest(server, client, args);
   if (!a.paused) {
-    a.quiet = quiet;
+    a.quiet = !reply_control && !confirms_by_push;
     if (!reply_control) client.reply_skip = false;
   }
   return a;
