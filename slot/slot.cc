@@ -214,7 +214,7 @@ Status Slot::Put(std::string_view key, std::string_view value, ValueType type,
   if (key.size() > kMaxKeyBytes) return Status::InvalidArgument("key too long");
   s.counters.user_bytes_written += key.size() + value.size();
   const uint64_t hash = KeyHash(key);
-  if (s.Holdable(key, type, value.size())) {
+  if (s.Holdable(key, type, value)) {
     SLOTKV_ASSIGN_OR_RETURN(bool held, s.PutHeld(key, hash, value, type, expire_at_ms, group_key,
                                                  std::nullopt, std::move(decoded)));
     if (held) return Status::OK();
@@ -277,7 +277,7 @@ Status Slot::Apply(const wal::Record& record) {
     SLOTKV_RETURN_IF_ERROR(ApplyDelta(*base, record.value, &spliced));
     value = spliced;
   }
-  if ((record.type_tag & kCompressedTag) == 0 && s.Holdable(record.key, type, value.size())) {
+  if ((record.type_tag & kCompressedTag) == 0 && s.Holdable(record.key, type, value)) {
     SLOTKV_ASSIGN_OR_RETURN(
         bool held, s.PutHeld(record.key, hash, value, type, record.expire_at_ms, {}, record.seq));
     if (held) return Status::OK();

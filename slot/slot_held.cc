@@ -26,10 +26,12 @@ void FitCapacity(std::string* s) {
 
 }  // namespace
 
-bool Slot::Impl::Holdable(std::string_view key, ValueType type, size_t value_bytes) const {
+bool Slot::Impl::Holdable(std::string_view key, ValueType type, std::string_view value) const {
   if (!IsCollection(type)) return false;
-  return value_bytes >= kHoldMinBytes ||
-         (options.may_hold_root != nullptr && !options.may_hold_root(key));
+  if (options.may_hold_root != nullptr && !options.may_hold_root(key)) return true;  // a page
+  // Never a paged root (a stream's carries its groups, past kHoldMinBytes): a replaced root
+  // must be seen whole to hand its pages over (NoteReplaced), which a delta is not.
+  return value.size() >= kHoldMinBytes && (options.root_id == nullptr || !options.root_id(value));
 }
 
 size_t Slot::Impl::HeldLimit() const {

@@ -32,7 +32,8 @@ namespace slotkv::slot {
 
 // A collection value held in memory while its group map names it (MapEntry::held; "held
 // values" in slot.h): the log has it as a full record and deltas, so this copy serves reads
-// and the flush. Held values are pages, or at least kHoldMinBytes: more than any paged root.
+// and the flush. Held values are pages, or one-value collections of at least kHoldMinBytes,
+// never paged roots.
 struct HeldValue {
   std::string value;      // raw, never compressed; empty once released
   std::string group_key;  // the compression group of a page ("" = the key's own)
@@ -339,9 +340,9 @@ struct Slot::Impl {
   Status LogRecord(wal::RecordKind kind, std::string_view key, uint64_t hash,
                    std::string_view value, ValueType type, int64_t expire_at_ms,
                    std::optional<uint64_t> seq = std::nullopt);
-  // Whether a value of key with this type and size is held (and its next versions logged as
-  // deltas): a collection value of at least kHoldMinBytes, or a page of any size.
-  bool Holdable(std::string_view key, ValueType type, size_t value_bytes) const;
+  // Whether value, of key with this type, is held (and its next versions logged as deltas): a
+  // page of any size, or a one-value collection of at least kHoldMinBytes (never a paged root).
+  bool Holdable(std::string_view key, ValueType type, std::string_view value) const;
   // Bytes the held values may take: half the cache budget (8 MiB without one).
   size_t HeldLimit() const;
   // After a unit's close logged keys: drops their decoded forms, which PutDecoded keeps past
