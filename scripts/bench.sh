@@ -4,7 +4,8 @@
 # Redis runs with appendonly yes + appendfsync everysec: the same durability as slotkv's default.
 #
 #   scripts/bench.sh [--requests N] [--clients C] [--pipeline P] [--keyspace K] [--value-size V]
-#                    [--tests set,get,incr,mset,lpush,lpop,sadd,hset,zadd,lrange_100,pfadd,geoadd,multi]
+#                    [--tests set,get,incr,mset,lpush,lpop,sadd,hset,zadd,lrange_100,pfadd,geoadd,
+#                             xadd,multi]
 #                    [--workers W] [--rounds K]
 #
 # Not in the default list: multi is a transaction, MULTI / SET key:<r> / INCR counter:<r> /
@@ -16,7 +17,9 @@
 #
 # pfadd and geoadd have no redis-benchmark test of their own: pfadd is PFADD hll <r> (random
 # elements over --keyspace into one HyperLogLog, dense after the first few thousand), geoadd is
-# GEOADD geo <lon> <lat> m:<r> (one sorted set growing like zadd's; one position for all).
+# GEOADD geo <lon> <lat> m:<r> (one sorted set growing like zadd's; one position for all);
+# xadd is XADD stream * field <r> (one stream growing by every request, paged past
+# paged-collection-threshold entries).
 #
 # The collection tests of redis-benchmark (lpush lpop sadd hset zadd lrange_*) work on ONE key
 # that grows (members random over --keyspace; lists grow by every request); slotkv pages every
@@ -51,7 +54,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 requests=200000 clients=50 pipeline=1 keyspace=100000 value_size=200
-tests=set,get,incr,mset,lpush,lpop,sadd,hset,zadd,lrange_100,pfadd,geoadd
+tests=set,get,incr,mset,lpush,lpop,sadd,hset,zadd,lrange_100,pfadd,geoadd,xadd
 workers=2 rounds=1
 for arg in "$@"; do
   [ "$arg" = --scale ] && exec scripts/bench-scale.sh "$@"
@@ -115,9 +118,10 @@ rps() {
       EVALSHA "$sha" 1 key:__rand_int__ v 2>/dev/null | awk -F'","' 'NR > 1 {v = $2} END {print v}'
     return
   fi
-  if [ "$2" = pfadd ] || [ "$2" = geoadd ]; then
+  if [ "$2" = pfadd ] || [ "$2" = geoadd ] || [ "$2" = xadd ]; then
     local cmd=(PFADD hll __rand_int__)
     [ "$2" = geoadd ] && cmd=(GEOADD geo 13.361389 38.115556 m:__rand_int__)
+    [ "$2" = xadd ] && cmd=(XADD stream '*' field __rand_int__)
     redis-benchmark -p "$1" -n "$n" -c "$clients" -P "$pipeline" -r "$keyspace" --csv -q \
       "${cmd[@]}" 2>/dev/null | awk -F'","' 'NR > 1 {v = $2} END {print v}'
     return

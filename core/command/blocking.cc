@@ -72,7 +72,7 @@ Blocking::Table& Blocking::Here() {
   return tables_[static_cast<size_t>(server_->executor->current())];
 }
 
-void Blocking::OnCollectionWrite(uint32_t db, std::string_view key) {
+void Blocking::OnKeyChange(uint32_t db, std::string_view key) {
   Table& t = Here();
   if (t.waiting.empty()) return;
   KeyId id{db, std::string(key)};
@@ -82,10 +82,19 @@ void Blocking::OnCollectionWrite(uint32_t db, std::string_view key) {
   }
 }
 
+void Blocking::OnClear(uint32_t db, uint32_t slot) {
+  Table& t = Here();
+  for (const auto& [id, entries] : t.waiting) {
+    if (id.db != db || server_->keyspace->SlotOfKey(id.key) != slot) continue;
+    if (std::find(t.ready.begin(), t.ready.end(), id) == t.ready.end()) t.ready.push_back(id);
+  }
+}
+
 void Blocking::Add(const std::shared_ptr<Waiter>& waiter, uint32_t gen, size_t key_index,
                    std::string_view key) {
-  Here().waiting[KeyId{waiter->db(), std::string(key)}].push_back(
-      Entry{waiter, gen, key_index});
+  Table& t = Here();
+  t.waiting[KeyId{waiter->db(), std::string(key)}].push_back(
+      Entry{waiter, gen, key_index, t.next_seq++});
 }
 
 void Blocking::Remove(const Waiter* waiter, std::string_view key) {
@@ -99,7 +108,7 @@ void Blocking::Remove(const Waiter* waiter, std::string_view key) {
 void Blocking::HandBack(uint32_t db, std::string key) {
   const uint32_t slot = server_->keyspace->SlotOfKey(key);
   server_->executor->Post(server_->executor->OwnerOf(slot), [this, db, key = std::move(key)] {
-    OnCollectionWrite(db, key);
+    OnKeyChange(db, key);
     ServeReady();
   });
 }
@@ -128,6 +137,7 @@ void Blocking::ServeReady() {
 void Blocking::ServeKey(const KeyId& id) {
   Table& t = Here();
   const uint32_t slot = server_->keyspace->SlotOfKey(id.key);
+  const uint64_t pass = t.next_seq;
   while (true) {
     // Looked up again each time: a resumed task may have queued itself anew.
     auto q = t.waiting.find(id);
@@ -135,14 +145,19 @@ void Blocking::ServeKey(const KeyId& id) {
     Store store(server_->keyspace, slot, id.db,
                 &(*server_->dirty)[static_cast<size_t>(server_->executor->current())]);
     Result<std::optional<slot::KeyMeta>> meta = store.GetMeta(id.key);
-    if (!meta.ok() || !meta->has_value()) return;
-    const ValueType type = (*meta)->type;
-    // Claim the first live entry waiting for this type; stale entries are dropped on the way.
+    if (!meta.ok()) return;
+    const bool present = meta->has_value();
+    const ValueType type = present ? (*meta)->type : ValueType::kString;
+    // Claim the first live entry waiting for this type (a stream waiter for any change: it
+    // decides itself, and answers XREADGROUP's error when the stream went), queued before this
+    // pass (a waiter that looked and queued again waits for the next change); stale entries
+    // are dropped on the way.
     std::deque<Entry>& entries = q->second;
     bool claimed = false;
     std::shared_ptr<Waiter> parked;
     for (auto it = entries.begin(); it != entries.end() && !claimed;) {
-      if (it->waiter->type() != type) {
+      const ValueType wants = it->waiter->type();
+      if (it->seq >= pass || (wants != ValueType::kStream && (!present || wants != type))) {
         ++it;
         continue;
       }

@@ -7,8 +7,8 @@
 // empty, joins that key's queue in the same step, so a write between the try and the queueing
 // cannot be missed. With every key tried, the task parks (suspends without a worker).
 //
-// A write of a list or a sorted set (Store::Put) on a key with waiters marks the key ready on
-// its owner. After each command (Execute, AsyncContext::CommitHere), the owner serves its ready
+// A write or delete of a key with waiters (Store::Put, Store::Delete, a flush) marks the key
+// ready on its owner. After each command (Execute, AsyncContext::CommitHere), the owner serves its ready
 // keys: while the key holds data of the waiter's type, the first waiter in the queue is claimed
 // and its task resumed right there, on the owner, where it pops in the same step, before any
 // other client's command runs. So waiters are served in arrival order and a push from a client
@@ -112,8 +112,9 @@ class Blocking : public KeyWatcher {
  public:
   Blocking(ServerState* server, int workers);
 
-  // KeyWatcher: key of db was written as a list or sorted set by the calling worker.
-  void OnCollectionWrite(uint32_t db, std::string_view key) override;
+  // KeyWatcher: key of db was written or deleted by the calling worker.
+  void OnKeyChange(uint32_t db, std::string_view key) override;
+  void OnClear(uint32_t db, uint32_t slot) override;
 
   // Queues waiter on key (its argument key_index) for round gen. REQUIRES: on key's owner.
   void Add(const std::shared_ptr<Waiter>& waiter, uint32_t gen, size_t key_index,
@@ -144,10 +145,12 @@ class Blocking : public KeyWatcher {
     std::shared_ptr<Waiter> waiter;
     uint32_t gen;
     size_t key_index;
+    uint64_t seq;  // Table::next_seq when queued
   };
   struct Table {
     std::unordered_map<KeyId, std::deque<Entry>, KeyIdHash> waiting;
     std::vector<KeyId> ready;
+    uint64_t next_seq = 0;
     bool serving = false;
   };
   Table& Here();

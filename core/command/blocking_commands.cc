@@ -19,6 +19,7 @@
 #include <optional>
 
 #include "core/command/blocking.h"
+#include "core/command/blocking_call.h"
 #include "core/command/command_table.h"
 #include "core/command/list_access.h"
 #include "core/command/zset_access.h"
@@ -57,30 +58,7 @@ std::optional<int64_t> ParseTimeoutMs(std::string_view arg, int64_t now_ms, Repl
 
 int64_t WallMs(ServerState& server) { return server.keyspace->clock()->NowMs(); }
 
-// What trying one key gave.
-enum class Try {
-  kEmpty,    // no data: wait on the key
-  kReplied,  // served (or an error was replied): done
-  kMove,     // BLMOVE across slots: the source has data, run the two-step move
-};
-
-// One blocking call: its keys (a run of arguments), the type it waits for, and how to serve
-// itself from one key on that key's owner.
-struct BlockCall {
-  ValueType type = ValueType::kList;
-  size_t first_key = 1;
-  size_t num_keys = 1;
-  int64_t timeout_ms = 0;  // 0 = forever
-  End list_end = End::kLeft;
-  End list_to = End::kLeft;  // BLMOVE's destination end
-  ZEnd zset_end = ZEnd::kMin;
-  int64_t count = 1;
-  // BLMOVE / BRPOPLPUSH: inside EXEC they reply as LMOVE does, a null bulk (a timeout is a null
-  // array, as Redis's replyToBlockedClientTimedOut).
-  bool moves = false;
-  Try (*try_key)(AsyncContext& ctx, const BlockCall& call, Store& store,
-                 const std::string& key) = nullptr;
-};
+}  // namespace
 
 // The blocking loop (blocking.h): try every key on its owner, queueing on the empty ones; park;
 // on a claim, serve from the claimed key on its owner or queue again. Ends on the home worker.
@@ -173,6 +151,8 @@ Task BlockOn(AsyncContext& ctx, BlockCall call) {
                   [&blocking, waiter, key] { blocking.Remove(waiter.get(), key); });
   }
 }
+
+namespace {
 
 // ---- serving from one key -------------------------------------------------------------------
 

@@ -232,6 +232,10 @@ uint64_t PagedRootId(std::string_view stored) {
     Result<ZSetRoot> root = ZSetRoot::Decode(stored);
     return root.ok() ? root->index.id : 0;
   }
+  if (kind == kStreamKind) {
+    Result<StreamRoot> root = StreamRoot::Decode(stored);
+    return root.ok() ? root->id : 0;
+  }
   Result<HashedRoot> root = HashedRoot::Decode(stored);
   return root.ok() ? root->id : 0;
 }
@@ -246,6 +250,9 @@ Result<std::vector<PageRange>> PageRanges(std::string_view stored) {
     SLOTKV_ASSIGN_OR_RETURN(ZSetRoot root, ZSetRoot::Decode(stored));
     ranges.push_back({root.index.id, 0, root.index.pages()});
     ranges.push_back({root.index.id, kTreePageBit, root.nodes});
+  } else if (stored.size() >= 2 && static_cast<uint8_t>(stored[1]) == kStreamKind) {
+    SLOTKV_ASSIGN_OR_RETURN(StreamRoot root, StreamRoot::Decode(stored));
+    ranges.push_back({root.id, kTreePageBit, root.nodes});
   } else {
     SLOTKV_ASSIGN_OR_RETURN(HashedRoot root, HashedRoot::Decode(stored));
     // An emptied hash or set deleted its last pages itself (MemberPages::Finish).
@@ -263,6 +270,11 @@ Result<std::string> WithCollectionId(std::string_view stored, uint64_t id) {
   if (stored.size() >= 2 && static_cast<uint8_t>(stored[1]) == kZSetKind) {
     SLOTKV_ASSIGN_OR_RETURN(ZSetRoot root, ZSetRoot::Decode(stored));
     root.index.id = id;
+    return root.Encode();
+  }
+  if (stored.size() >= 2 && static_cast<uint8_t>(stored[1]) == kStreamKind) {
+    SLOTKV_ASSIGN_OR_RETURN(StreamRoot root, StreamRoot::Decode(stored));
+    root.id = id;
     return root.Encode();
   }
   SLOTKV_ASSIGN_OR_RETURN(HashedRoot root, HashedRoot::Decode(stored));
@@ -358,7 +370,33 @@ Status WritePaged(Store& store, std::string_view key, const ListValue& list, Val
   });
 }
 
+Status WritePaged(Store& store, std::string_view key, const StreamValue& stream, ValueType type,
+                  int64_t expire_at_ms) {
+  return WriteNewPaged<StreamPages>(store, key, type, expire_at_ms, [&](StreamPages& pages) {
+    pages.meta() = stream.meta;
+    for (const auto& [id, fields] : stream.entries) {
+      SLOTKV_RETURN_IF_ERROR(pages.Append(id, fields));
+    }
+    return Status::OK();
+  });
+}
+
 }  // namespace
+
+template <>
+Result<StreamValue> LoadWhole(Store& store, ValueType type, std::string stored) {
+  if (!IsPagedRoot(stored)) return StreamValue::Decode(std::move(stored));
+  SLOTKV_ASSIGN_OR_RETURN(StreamRoot root, StreamRoot::Decode(stored));
+  StorePageIo io(store, type);
+  StreamValue out;
+  out.meta = root.meta;
+  StreamPages pages(std::move(root), &io, store.page_members());
+  SLOTKV_RETURN_IF_ERROR(pages.Walk({}, false, [&](const StreamTreeEntry& e) {
+    out.entries.emplace_hint(out.entries.end(), e.id, e.fields);
+    return true;
+  }));
+  return out;
+}
 
 template <>
 Result<ZSetValue> LoadWhole(Store& store, ValueType type, std::string stored) {
@@ -431,6 +469,7 @@ template Status StoreCollection(Store&, std::string_view, const HashValue&, Valu
 template Status StoreCollection(Store&, std::string_view, const SetValue&, ValueType, int64_t);
 template Status StoreCollection(Store&, std::string_view, const ZSetValue&, ValueType, int64_t);
 template Status StoreCollection(Store&, std::string_view, const ListValue&, ValueType, int64_t);
+template Status StoreCollection(Store&, std::string_view, const StreamValue&, ValueType, int64_t);
 
 Status PutWhole(Store& store, std::string_view key, std::string_view value, ValueType type,
                 int64_t expire_at_ms) {
@@ -447,6 +486,9 @@ Status PutWhole(Store& store, std::string_view key, std::string_view value, Valu
   } else if (type == ValueType::kList) {
     Result<ListValue> l = ListValue::Decode(value);
     if (l.ok()) return StoreCollection(store, key, *l, type, expire_at_ms);
+  } else if (type == ValueType::kStream) {
+    Result<StreamValue> st = StreamValue::Decode(value);
+    if (st.ok()) return StoreCollection(store, key, *st, type, expire_at_ms);
   }
   return store.Put(key, value, type, expire_at_ms);
 }

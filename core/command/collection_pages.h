@@ -36,6 +36,7 @@
 #include "core/types/list_pages.h"
 #include "core/types/list_value.h"
 #include "core/types/set_value.h"
+#include "core/types/stream_pages.h"
 #include "core/types/zset_pages.h"
 
 namespace slotkv::command {
@@ -128,7 +129,7 @@ inline bool SmallDelete(SetValue& s, std::string_view f) { return s.Remove(f); }
 
 // Whole-collection access, for the commands that work on every member (HGETALL, SMEMBERS,
 // SINTER, ZUNION ...): O(members) as a one-value collection is. V is HashValue, SetValue,
-// ZSetValue or ListValue.
+// ZSetValue, ListValue or StreamValue.
 // stored (the value of a key of type `type`) as a V: decoded, or read from every page of a
 // paged collection.
 template <class V>

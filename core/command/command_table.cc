@@ -111,6 +111,10 @@ std::unique_ptr<CommandTable> BuildCommandTable() {
   RegisterZSetRangeCommands(*table);
   RegisterZSetSetOpsCommands(*table);
   RegisterBlockingCommands(*table);
+  RegisterStreamCommands(*table);
+  RegisterStreamGroupCommands(*table);
+  RegisterStreamReadCommands(*table);
+  RegisterStreamInfoCommand(*table);
   RegisterServerCommands(*table);
   RegisterTransactionCommands(*table);
   RegisterPubSubCommands(*table);

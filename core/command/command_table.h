@@ -24,6 +24,7 @@ using AsyncHandler = Task (*)(AsyncContext&);
 // arguments (a numkeys count): Redis's getkeys_proc. Bad input gives the keys it can find.
 using KeysFn = std::vector<size_t> (*)(const std::vector<std::string>& args);
 using ReachFn = bool (*)(const std::vector<std::string>& args);
+using FlagsFn = uint32_t (*)(const std::vector<std::string>& args);
 
 // Flags, as COMMAND INFO names them.
 enum CommandFlag : uint32_t {
@@ -71,6 +72,10 @@ struct CommandSpec {
   // Set when some calls read keys that no argument names (SORT's BY and GET patterns): true
   // for such a call, which then takes every slot as a kAllSlots command does (AllSlots).
   ReachFn reaches_all = nullptr;
+  // Set for a container whose subcommands write or read keys (XGROUP, XINFO): the flags of
+  // the subcommand a call names, as Redis's subcommand rows carry them, which the checks
+  // before a command runs (replica, MISCONF, CLIENT PAUSE, scripts, MONITOR) go by (CallFlags).
+  FlagsFn call_flags = nullptr;
   std::string_view group = {};    // COMMAND DOCS group: "string", "generic", "connection", "server"
   std::string_view summary = {};
   std::string_view since = {};
@@ -99,6 +104,10 @@ class CommandTable {
   static std::vector<size_t> KeyPositions(const CommandSpec& spec, size_t argc);
   // Positions of every key of this call: spec.keys(args) for movable keys, else KeyPositions.
   static std::vector<size_t> Keys(const CommandSpec& spec, const std::vector<std::string>& args);
+  // The flags of this call: spec.call_flags(args) for a container that has them, else flags.
+  static uint32_t CallFlags(const CommandSpec& spec, const std::vector<std::string>& args) {
+    return spec.call_flags ? spec.call_flags(args) : spec.flags;
+  }
   // Whether this call reaches every slot: kAllSlots, or spec.reaches_all(args).
   static bool AllSlots(const CommandSpec& spec, const std::vector<std::string>& args) {
     return (spec.flags & kAllSlots) || (spec.reaches_all && spec.reaches_all(args));
@@ -132,6 +141,10 @@ void RegisterBitmapCommands(CommandTable& table);
 void RegisterHyperLogLogCommands(CommandTable& table);
 void RegisterGeoCommands(CommandTable& table);
 void RegisterSortCommands(CommandTable& table);
+void RegisterStreamCommands(CommandTable& table);
+void RegisterStreamGroupCommands(CommandTable& table);
+void RegisterStreamReadCommands(CommandTable& table);
+void RegisterStreamInfoCommand(CommandTable& table);
 void RegisterMonitorCommand(CommandTable& table);
 void RegisterMemoryCommand(CommandTable& table);
 void RegisterLatencyCommand(CommandTable& table);

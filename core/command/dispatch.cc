@@ -86,13 +86,14 @@ Admission AdmitRequest(ServerState& server, ClientState& client, std::vector<std
                   args);
   }
   // A monitor is a replica to Redis (CLIENT_SLAVE): it may not read, write or publish.
-  if (client.monitor && (spec->flags & (kWrite | kReadOnly | kMayReplicate))) {
+  const uint32_t flags = CommandTable::CallFlags(*spec, args);
+  if (client.monitor && (flags & (kWrite | kReadOnly | kMayReplicate))) {
     return Refuse(server, client, spec, kErrReplicaKeyspace, args);
   }
   // As Redis's MISCONF check: a write to a slot that refuses writes after an I/O failure is
   // refused before it runs (also in MULTI: EXEC then aborts), so no multi-key write is applied
   // in part to its healthy slots.
-  if ((spec->flags & kWrite) && server.keyspace->refusals() > 0) {
+  if ((flags & kWrite) && server.keyspace->refusals() > 0) {
     for (size_t k : CommandTable::Keys(*spec, args)) {
       const uint32_t s = server.keyspace->SlotOfKey(args[k]);
       if (std::optional<std::string> why = server.keyspace->Refusal(s, client.db)) {
@@ -103,7 +104,7 @@ Admission AdmitRequest(ServerState& server, ClientState& client, std::vector<std
   // As Redis's processCommand: NOREPLICAS on a master short of good replicas, READONLY on a
   // read-only replica, MASTERDOWN on a replica cut off from its master that may not serve
   // stale data.
-  if ((spec->flags & kWrite) && server.replication != nullptr) {
+  if ((flags & kWrite) && server.replication != nullptr) {
     const std::string_view why = server.replication->RefuseWrite();
     if (!why.empty()) return Refuse(server, client, spec, std::string(why), args);
   }

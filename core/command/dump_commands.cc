@@ -54,6 +54,11 @@ Result<std::string> ObjectOf(Store& store, ValueType type, std::string stored) {
       SLOTKV_ASSIGN_OR_RETURN(ZSetValue v, LoadWhole<ZSetValue>(store, type, std::move(stored)));
       return rdb::DumpZSet(v);
     }
+    case ValueType::kStream: {
+      SLOTKV_ASSIGN_OR_RETURN(StreamValue v,
+                              LoadWhole<StreamValue>(store, type, std::move(stored)));
+      return rdb::DumpStream(v);
+    }
   }
   return Status::Corruption("unknown value type");
 }
@@ -87,6 +92,8 @@ Status StoreObject(Store& store, std::string_view key, const rdb::Object& o, int
       return StoreCollection(store, key, o.hash, o.type, expire_at_ms);
     case ValueType::kZSet:
       return StoreCollection(store, key, o.zset, o.type, expire_at_ms);
+    case ValueType::kStream:
+      return StoreCollection(store, key, o.stream, o.type, expire_at_ms);
   }
   return Status::Corruption("unknown value type");
 }

@@ -541,6 +541,8 @@ constexpr std::string_view kObjectHelp[] = {
 // judges by the bytes alone.
 std::string_view EncodingOf(ValueType type, std::string_view value) {
   switch (type) {
+    case ValueType::kStream:
+      return "stream";
     case ValueType::kString:
       if (value.size() <= 20 && ParseInt64(value)) return "int";
       return value.size() <= 44 ? "embstr" : "raw";

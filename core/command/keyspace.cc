@@ -478,6 +478,7 @@ Result<bool> Store::Delete(std::string_view key) {
   if (removed) {
     keyspace_->watched().Touch(slot_, db_, key);
     if (observer_ && observer_->active()) observer_->OnDelete(db_, key);
+    SignalKey(key);
   }
   return removed;
 }
@@ -555,10 +556,13 @@ Status Store::BeforeWrite(slot::Slot* s) {
 void Store::AfterPut(slot::Slot* s, std::string_view key, ValueType type) {
   NoteWrite(s);
   keyspace_->watched().Touch(slot_, db_, key);
-  KeyWatcher* watcher = keyspace_->watcher();
-  if (watcher && (type == ValueType::kList || type == ValueType::kZSet)) {
-    watcher->OnCollectionWrite(db_, key);
-  }
+  // A stream tells its waiters itself (SignalKey), as Redis only for XADD and a destroyed
+  // group; a write of any other type reaches them too (XREADGROUP's stream was replaced).
+  if (type != ValueType::kStream) SignalKey(key);
+}
+
+void Store::SignalKey(std::string_view key) {
+  if (KeyWatcher* watcher = keyspace_->watcher()) watcher->OnKeyChange(db_, key);
 }
 
 void Store::NoteWrite(slot::Slot* s) {
@@ -625,7 +629,9 @@ Status Store::Clear(std::optional<uint64_t> floor) {
     auto& units = holder->units[slot_ % static_cast<uint32_t>(keyspace_->workers())];
     units.erase(std::remove(units.begin(), units.end(), s), units.end());
   }
-  return keyspace_->Drop(slot_, db_, floor);
+  SLOTKV_RETURN_IF_ERROR(keyspace_->Drop(slot_, db_, floor));
+  if (KeyWatcher* watcher = keyspace_->watcher()) watcher->OnClear(db_, slot_);
+  return Status::OK();
 }
 
 }  // namespace slotkv::command

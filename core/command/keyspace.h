@@ -34,12 +34,14 @@
 
 namespace slotkv::command {
 
-// Told of every write of a list or sorted set (the types blocking commands wait for).
+// Told of every change of a key (blocking commands wait for them: blocking.h).
 class KeyWatcher {
  public:
   virtual ~KeyWatcher() = default;
-  // key of database db was written by the calling worker (its owner).
-  virtual void OnCollectionWrite(uint32_t db, std::string_view key) = 0;
+  // key of database db was written or deleted by the calling worker (its owner).
+  virtual void OnKeyChange(uint32_t db, std::string_view key) = 0;
+  // Every key of database db in slot was dropped (FLUSHDB, FLUSHALL) by its owner.
+  virtual void OnClear(uint32_t db, uint32_t slot) = 0;
 };
 
 // Told, on the owner, of what each engine slot commits: the replication streams (repl/), one per
@@ -369,6 +371,9 @@ class Store {
   static constexpr size_t kMaxKeyBytes = 2048;
   Status Put(std::string_view key, std::string_view value, ValueType type, int64_t expire_at_ms);
   Result<bool> Delete(std::string_view key);
+  // Tells the clients blocked on key (KeyWatcher) that it changed: Put and Delete do, but for
+  // a stream written, whose commands decide (XADD does, XACK does not).
+  void SignalKey(std::string_view key);
   // Writes a replicated record (kPut or kDelete) with its master's seq (slot::Slot::Apply),
   // telling watchers, WATCH and blocked clients as Put and Delete do; to the staging slot
   // while a full sync of this database runs (Keyspace::BeginStaging).

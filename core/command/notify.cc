@@ -161,6 +161,7 @@ Events CommandNotifier::PutEvents(const CommandSpec& spec, const std::vector<std
   if (name == "geosearchstore") return {{conf::kNotifyZSet, "geosearchstore"}};
   if (name == "sort") return {{kL, "sortstore"}};
   if (name == "pfcount") return {};  // its cache: Redis tells nothing
+  if (spec.group == "stream") return {};  // the family tells its own (stream_access.h)
   return {{ClassOf(spec.group), name}};
 }
 

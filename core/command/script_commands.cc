@@ -140,13 +140,15 @@ std::string ScriptRun::Call(std::vector<std::string> args, int resp) {
   if (!CommandTable::ArityOk(*spec, args.size())) {
     return "-ERR Wrong number of args calling Redis command from script\r\n";
   }
-  if ((spec->flags & (kNoScript | kBlocking)) || NoScriptContainer(spec->name)) {
+  // A blocking command Redis lets scripts call (BLMPOP, XREAD ...) answers at once there.
+  if ((spec->flags & kNoScript) || NoScriptContainer(spec->name)) {
     return kReplyNotAllowed;
   }
-  if (read_only_ && (spec->flags & kWrite)) {
+  const uint32_t flags = CommandTable::CallFlags(*spec, args);
+  if (read_only_ && (flags & kWrite)) {
     return "-ERR Write commands are not allowed from read-only scripts.\r\n";
   }
-  if (spec->flags & kWrite) running_->wrote.store(true);
+  if (flags & kWrite) running_->wrote.store(true);
   if (CommandTable::AllSlots(*spec, args)) {
     for (uint32_t s = 0; s < server.keyspace->slots(); ++s) {
       if (ctx_.HoldsSlot(s)) continue;

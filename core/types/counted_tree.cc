@@ -65,6 +65,47 @@ bool ListTreeTraits::Get(std::string_view* in, Entry* e) {
   return true;
 }
 
+size_t StreamTreeTraits::Bytes(const Entry& e) {
+  size_t n = static_cast<size_t>(VarintLength(e.id.ms) + VarintLength(e.id.seq) +
+                                 VarintLength(e.fields.size()));
+  for (const std::string& f : e.fields) n += static_cast<size_t>(VarintLength(f.size())) + f.size();
+  return n;
+}
+
+char* StreamTreeTraits::Put(char* out, const Entry& e) {
+  out = EncodeVarint64(out, e.id.ms);
+  out = EncodeVarint64(out, e.id.seq);
+  out = EncodeVarint64(out, e.fields.size());
+  for (const std::string& f : e.fields) {
+    out = EncodeVarint64(out, f.size());
+    std::memcpy(out, f.data(), f.size());
+    out += f.size();
+  }
+  return out;
+}
+
+bool StreamTreeTraits::Get(std::string_view* in, Entry* e) {
+  uint64_t n = 0;
+  if (!GetVarint64(in, &e->id.ms) || !GetVarint64(in, &e->id.seq) || !GetVarint64(in, &n) ||
+      n > in->size() || n % 2 != 0) {
+    return false;
+  }
+  e->fields.clear();
+  e->fields.reserve(n);
+  for (uint64_t i = 0; i < n; ++i) {
+    std::string_view f;
+    if (!GetLengthPrefixed(in, &f)) return false;
+    e->fields.emplace_back(f);
+  }
+  return true;
+}
+
+size_t StreamTreeTraits::HeapBytes(const Entry& e) {
+  size_t n = e.fields.capacity() * sizeof(std::string);
+  for (const std::string& f : e.fields) n += f.capacity();
+  return n;
+}
+
 template <class Traits>
 CountedTree<Traits>::CountedTree(TreeRoot root, PageIo* io, uint64_t id, uint32_t node_entries)
     : root_(root), io_(io), id_(id), node_entries_(node_entries) {}
@@ -323,7 +364,7 @@ Status CountedTree<Traits>::Refresh(Node* parent, size_t pos) {
   SLOTKV_ASSIGN_OR_RETURN(Node * child, Load(c.node));
   if (child->leaf) {
     c.count = child->entries.size();
-    if constexpr (Traits::kKeyed) c.first = child->entries.front();
+    if constexpr (Traits::kKeyed) c.first = Traits::KeyEntry(child->entries.front());
   } else {
     c.count = 0;
     for (const Child& g : child->children) c.count += g.count;
@@ -627,5 +668,6 @@ Status CountedTree<Traits>::Finish() {
 
 template class CountedTree<ZSetTreeTraits>;
 template class CountedTree<ListTreeTraits>;
+template class CountedTree<StreamTreeTraits>;
 
 }  // namespace slotkv

@@ -36,6 +36,7 @@
 
 #include "core/base/status.h"
 #include "core/types/member_pages.h"
+#include "core/types/stream_value.h"
 #include "core/types/zset_value.h"
 
 namespace slotkv {
@@ -74,6 +75,29 @@ struct ZSetTreeTraits {
   static bool Get(std::string_view* in, Entry* e);
   static size_t HeapBytes(const Entry& e) { return e.member.capacity(); }
   static void Prefetch(const Entry& e) { __builtin_prefetch(e.member.data()); }
+  // What an internal node keeps of a child's smallest entry: all of it (the member is the key).
+  static const Entry& KeyEntry(const Entry& e) { return e; }
+};
+
+// A stream's entries: ordered by ID; an internal node keeps the IDs of its children's
+// smallest entries without their fields.
+struct StreamTreeEntry {
+  StreamId id;
+  StreamFields fields;
+};
+struct StreamTreeTraits {
+  using Entry = StreamTreeEntry;
+  using Key = StreamId;
+  static constexpr bool kKeyed = true;
+  static Key KeyOf(const Entry& e) { return e.id; }
+  static bool Less(const Key& a, const Entry& b) { return a < b.id; }
+  static bool Less(const Entry& a, const Key& b) { return a.id < b; }
+  static size_t Bytes(const Entry& e);
+  static char* Put(char* out, const Entry& e);
+  static bool Get(std::string_view* in, Entry* e);
+  static size_t HeapBytes(const Entry& e);
+  static void Prefetch(const Entry&) {}
+  static Entry KeyEntry(const Entry& e) { return {e.id, {}}; }
 };
 
 // A list's elements: positions only.
@@ -202,5 +226,6 @@ class CountedTree {
 
 extern template class CountedTree<ZSetTreeTraits>;
 extern template class CountedTree<ListTreeTraits>;
+extern template class CountedTree<StreamTreeTraits>;
 
 }  // namespace slotkv

@@ -7,6 +7,7 @@
 
 #include "core/base/number.h"
 #include "core/base/rdb.h"
+#include "core/types/listpack.h"
 
 namespace slotkv::rdb {
 namespace {
@@ -31,77 +32,6 @@ constexpr uint64_t kNodePlain = 1;
 constexpr uint64_t kNodePacked = 2;
 
 Status Bad() { return Status::InvalidArgument("bad RDB object"); }
-
-uint64_t LittleEndian(const char* p, size_t n) {
-  uint64_t v = 0;
-  for (size_t i = 0; i < n; ++i) v |= uint64_t{static_cast<uint8_t>(p[i])} << (8 * i);
-  return v;
-}
-
-// v, the n low bytes of a two's complement integer, sign-extended.
-int64_t Signed(uint64_t v, size_t n) {
-  if (n < 8 && ((v >> (8 * n - 1)) & 1)) v |= ~uint64_t{0} << (8 * n);
-  return static_cast<int64_t>(v);
-}
-
-// The bytes a listpack entry's back-length takes for an entry of l bytes.
-size_t BacklenBytes(size_t l) {
-  if (l <= 127) return 1;
-  if (l < 16383) return 2;
-  if (l < 2097151) return 3;
-  if (l < 268435455) return 4;
-  return 5;
-}
-
-// The elements of a listpack (Redis's listpack.c encoding), as text (integers in decimal);
-// nullopt when it does not parse whole.
-std::optional<std::vector<std::string>> Listpack(std::string_view lp) {
-  if (lp.size() < 7 || LittleEndian(lp.data(), 4) != lp.size() ||
-      static_cast<uint8_t>(lp.back()) != 0xFF) {
-    return std::nullopt;
-  }
-  std::vector<std::string> out;
-  size_t p = 6;
-  const size_t end = lp.size() - 1;
-  while (p < end) {
-    const auto b = static_cast<uint8_t>(lp[p]);
-    size_t head = 1, len = 0;
-    std::optional<int64_t> num;
-    if ((b & 0x80) == 0) {
-      num = b & 0x7f;
-    } else if ((b & 0xC0) == 0x80) {
-      len = b & 0x3f;
-    } else if ((b & 0xE0) == 0xC0) {
-      if (p + 2 > end) return std::nullopt;
-      head = 2;
-      int64_t v = ((b & 0x1f) << 8) | static_cast<uint8_t>(lp[p + 1]);
-      if (v >= (1 << 12)) v -= (1 << 13);
-      num = v;
-    } else if ((b & 0xF0) == 0xE0) {
-      if (p + 2 > end) return std::nullopt;
-      head = 2;
-      len = ((b & 0x0f) << 8) | static_cast<uint8_t>(lp[p + 1]);
-    } else if (b == 0xF0) {
-      if (p + 5 > end) return std::nullopt;
-      head = 5;
-      len = LittleEndian(lp.data() + p + 1, 4);
-    } else if (b >= 0xF1 && b <= 0xF4) {
-      const size_t width = b == 0xF1 ? 2 : b == 0xF2 ? 3 : b == 0xF3 ? 4 : 8;
-      if (p + 1 + width > end) return std::nullopt;
-      head = 1 + width;
-      num = Signed(LittleEndian(lp.data() + p + 1, width), width);
-    } else {
-      return std::nullopt;
-    }
-    const size_t entry = head + len;
-    if (len > end - p || p + entry + BacklenBytes(entry) > end) return std::nullopt;
-    out.push_back(num ? std::to_string(*num) : std::string(lp.substr(p + head, len)));
-    p += entry + BacklenBytes(entry);
-  }
-  const uint64_t count = LittleEndian(lp.data() + 4, 2);
-  if (p != end || (count != 65535 && count != out.size())) return std::nullopt;
-  return out;
-}
 
 // The elements of a ziplist (Redis 6.2 and older: zlbytes:u32le zltail:u32le zllen:u16le
 // entries 0xFF; an entry is prevlen (1 byte, or 0xFE then u32le), an encoding, the data), as
@@ -319,7 +249,7 @@ Result<Object> Load(std::string_view body) {
         if (container == kNodePlain && !node.empty()) {  // Redis refuses an empty one
           o.list.PushBack(node);
         } else if (container == kNodePacked) {
-          std::optional<std::vector<std::string>> lp = Listpack(node);
+          std::optional<std::vector<std::string>> lp = ListpackElements(node);
           if (!lp) return Bad();
           for (const std::string& v : *lp) o.list.PushBack(v);  // an empty node is skipped
         } else {
@@ -350,7 +280,7 @@ Result<Object> Load(std::string_view body) {
       std::string blob;
       if (!GetRdbString(&in, &blob)) return Bad();
       std::optional<std::vector<std::string>> flat =
-          type == kTypeHashListpack ? Listpack(blob) : Ziplist(blob);
+          type == kTypeHashListpack ? ListpackElements(blob) : Ziplist(blob);
       if (!flat) return Bad();
       SLOTKV_RETURN_IF_ERROR(FillHash(*flat, &o));
       break;
@@ -378,7 +308,7 @@ Result<Object> Load(std::string_view body) {
       std::string blob;
       if (!GetRdbString(&in, &blob)) return Bad();
       std::optional<std::vector<std::string>> flat =
-          type == kTypeZSetListpack ? Listpack(blob) : Ziplist(blob);
+          type == kTypeZSetListpack ? ListpackElements(blob) : Ziplist(blob);
       if (!flat || flat->empty() || flat->size() % 2 != 0) return Bad();
       for (size_t i = 0; i < flat->size(); i += 2) {
         std::optional<double> score = ParseDouble((*flat)[i + 1]);
@@ -388,7 +318,10 @@ Result<Object> Load(std::string_view body) {
       break;
     }
     default:
-      return Bad();
+      if (!IsStreamType(type)) return Bad();
+      SLOTKV_RETURN_IF_ERROR(LoadStream(type, &in, &o.stream));
+      o.type = ValueType::kStream;
+      break;
   }
   if (!in.empty()) return Bad();
   return o;

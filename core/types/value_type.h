@@ -13,6 +13,7 @@ enum class ValueType : uint8_t {
   kList = 2,
   kSet = 3,
   kZSet = 4,
+  kStream = 5,
 };
 
 // The name TYPE replies with: "string", "hash", "list", "set", "zset"; "none" for a bad tag.
@@ -23,6 +24,7 @@ constexpr std::string_view ValueTypeName(ValueType t) {
     case ValueType::kList: return "list";
     case ValueType::kSet: return "set";
     case ValueType::kZSet: return "zset";
+    case ValueType::kStream: return "stream";
   }
   return "none";
 }
@@ -30,7 +32,7 @@ constexpr std::string_view ValueTypeName(ValueType t) {
 // Whether values of type t are collections (which may be paged: a root plus pages).
 constexpr bool IsCollection(ValueType t) {
   return t == ValueType::kHash || t == ValueType::kList || t == ValueType::kSet ||
-         t == ValueType::kZSet;
+         t == ValueType::kZSet || t == ValueType::kStream;
 }
 
 }  // namespace slotkv

@@ -6,6 +6,7 @@
 
 #include "core/base/coding.h"
 #include "core/types/list_pages.h"
+#include "core/types/stream_pages.h"
 
 namespace slotkv {
 
@@ -39,6 +40,10 @@ Result<uint64_t> PagedRootCount(std::string_view bytes) {
   }
   if (bytes.size() >= 2 && static_cast<uint8_t>(bytes[1]) == kListKind) {
     SLOTKV_ASSIGN_OR_RETURN(ListRoot root, ListRoot::Decode(bytes));
+    return root.count;
+  }
+  if (bytes.size() >= 2 && static_cast<uint8_t>(bytes[1]) == kStreamKind) {
+    SLOTKV_ASSIGN_OR_RETURN(StreamRoot root, StreamRoot::Decode(bytes));
     return root.count;
   }
   SLOTKV_ASSIGN_OR_RETURN(HashedRoot root, HashedRoot::Decode(bytes));

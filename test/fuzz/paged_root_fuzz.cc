@@ -1,5 +1,5 @@
 // Fuzz target: the paged collections (core/types/member_pages, zset_pages, list_pages,
-// counted_tree): a root as a key holds it and the pages it names, as read back from a slot
+// stream_pages, counted_tree): a root as a key holds it and the pages it names, as read back from a slot
 // that may hold damaged bytes.
 //
 // Input: page_members:u8 root_len:u8 root { slot:u8 len:fixed16 page }  (fuzz_util.h)
@@ -15,6 +15,7 @@
 
 #include "core/types/list_pages.h"
 #include "core/types/member_pages.h"
+#include "core/types/stream_pages.h"
 #include "core/types/zset_pages.h"
 #include "test/fuzz/fuzz_util.h"
 
@@ -54,6 +55,22 @@ void ExerciseZSet(const ZSetRoot& root, OneCollectionIo* io, uint32_t pm) {
   FUZZ_CHECK(ZSetRoot::Decode(z.root().Encode()).ok());
 }
 
+void ExerciseStream(StreamRoot root, OneCollectionIo* io, uint32_t pm) {
+  StreamPages s(std::move(root), io, pm);
+  for (const bool reverse : {false, true}) {
+    int seen = 0;
+    Status st = s.Walk(reverse ? StreamId::Max() : StreamId{}, reverse,
+                       [&](const StreamPages::Entry&) { return ++seen < kWalkMax; });
+    FUZZ_CHECK(seen <= kWalkMax);
+    if (!st.ok()) return;
+  }
+  if (!s.Get(StreamId{1, 1}).ok() || !s.CountBelow(StreamId{5, 0}).ok()) return;
+  if (!s.Erase(StreamId{1, 1}).ok()) return;
+  if (s.size() > 0 && !s.EraseFirst().ok()) return;
+  if (!s.Append(StreamId::Max(), {"f", "v"}).ok() || !s.Finish().ok()) return;
+  FUZZ_CHECK(StreamRoot::Decode(s.root().Encode()).ok());
+}
+
 void ExerciseHashed(const HashedRoot& root, OneCollectionIo* io, uint32_t pm) {
   MemberPages m(root, io, pm);
   if (!m.Get("f1").ok()) return;
@@ -85,6 +102,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     case kZSetKind: {
       Result<ZSetRoot> root = ZSetRoot::Decode(in.root);
       if (root.ok()) fuzz::ExerciseZSet(*root, &io, pm);
+      break;
+    }
+    case kStreamKind: {
+      Result<StreamRoot> root = StreamRoot::Decode(in.root);
+      if (root.ok()) fuzz::ExerciseStream(std::move(*root), &io, pm);
       break;
     }
     default: {

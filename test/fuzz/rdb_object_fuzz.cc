@@ -1,6 +1,6 @@
 // Fuzz target: the RDB objects RESTORE reads (core/types/rdb_value.h): strings with integer and
 // LZF forms, lists, quicklists of listpacks or ziplists, intsets, sets, hashes and sorted sets in
-// plain, listpack and ziplist forms. A RESTORE payload is any client's bytes.
+// plain, listpack and ziplist forms, streams (listpack nodes, groups, PELs). A RESTORE payload is any client's bytes.
 //
 // Input: the object (type byte, then the value), its trailer already removed.
 //
@@ -26,6 +26,7 @@ std::string DumpOf(const Object& o) {
     case ValueType::kSet: return slotkv::rdb::DumpSet(o.set);
     case ValueType::kHash: return slotkv::rdb::DumpHash(o.hash);
     case ValueType::kZSet: return slotkv::rdb::DumpZSet(o.zset);
+    case ValueType::kStream: return slotkv::rdb::DumpStream(o.stream);
   }
   return {};
 }

@@ -22,6 +22,7 @@
 #include "core/types/list_pages.h"
 #include "core/types/member_pages.h"
 #include "core/types/rdb_value.h"
+#include "core/types/stream_pages.h"
 #include "core/types/zset_pages.h"
 #include "keybucket/page.h"
 #include "slot/dictionaries.h"
@@ -276,7 +277,7 @@ void DictSeeds() {
   Write("dict_frame", "dict-file-repair", std::string(1, '\5') + file->substr(0, 600));
 }
 
-// ---- paged_root: a list, a sorted set and a hash of a few pages each (ids fixed: the bytes
+// ---- paged_root: a list, a sorted set, a hash and a stream of a few pages each (ids fixed: the bytes
 // stay the same on every run), plus a list whose root was cut.
 void PagedSeeds() {
   constexpr uint32_t kPm = 3;
@@ -315,6 +316,17 @@ void PagedSeeds() {
   for (int i = 0; i < 12; ++i) FUZZ_CHECK(hash.Set("f" + std::to_string(i), "v").ok());
   FUZZ_CHECK(hash.Finish().ok());
   write("hash", hash.root().Encode(), hash_io);
+
+  OneCollectionIo stream_io({});
+  StreamRoot stream_root;
+  stream_root.id = 45;
+  StreamPages stream(stream_root, &stream_io, kPm);
+  for (uint64_t i = 1; i <= 14; ++i) FUZZ_CHECK(stream.Append({i, 0}, {"f", "v"}).ok());
+  stream.meta().last_id = {14, 0};
+  stream.meta().groups["g"].Consumer("c", 1);
+  stream.meta().groups["g"].SetPending({2, 0}, "c", 1, 1);
+  FUZZ_CHECK(stream.Finish().ok());
+  write("stream", stream.root().Encode(), stream_io);
 }
 
 // ---- value_delta: a page-like base with a real delta of an insertion, and with its next
@@ -367,6 +379,20 @@ void RdbSeeds() {
   Write("rdb_object", "hash-listpack", Unhex("1012120000000400816602817602816e020701ff"));
   Write("rdb_object", "zset-listpack", Unhex("111414000000040081610283312e35048162020201ff"));
   Write("rdb_object", "hash-ziplist", Unhex("0d161600000013000000040000016603017603016e03f8ff"));
+  StreamValue stream;
+  stream.entries[{1, 1}] = {"f", "v"};
+  stream.entries[{3, 1}] = {"f", "12", "g", "x"};
+  stream.meta.last_id = {3, 1};
+  stream.meta.entries_added = 3;
+  stream.meta.groups["g"].Consumer("c", 5);
+  stream.meta.groups["g"].SetPending({1, 1}, "c", 5, 2);
+  Write("rdb_object", "stream", rdb::DumpStream(stream));
+  // Redis 7.0.15's: 1-1, 2-1 (deleted), 3-1; group g, consumer c owning 1-1; LZF listpack.
+  Write("rdb_object", "stream-redis",
+        Unhex("13011000000000000000010000000000000001c3383d073d00000018000201400007816602000102"
+        "0100200103817602044012200a000240170981770281670281780208200f4022040c010401ff0203"
+        "010101020103010167010181ffffffffffffffff01000000000000000100000000000000018f1d92"
+        "50a2010000010101638f1d9250a20100000100000000000000010000000000000001"));
 }
 
 // ---- hll: an empty value, a sparse one and a dense one, with a few elements to add.

@@ -678,3 +678,101 @@ class OwnRedis:
     def cleanup(self):
         self.stop()
         shutil.rmtree(self.dir, ignore_errors=True)
+
+
+# ---- blocked clients -----------------------------------------------------------------------------
+
+# What CLIENT LIST tells about blocked clients, learnt on first use: "cmd" False when it never
+# shows cmd=<command> for one, "flag" False when it shows the command but never flags=b.
+_client_list = {"cmd": True, "flag": None}
+
+
+def client_lines(r):
+    try:
+        listing = r.execute_command("CLIENT", "LIST")
+    except redis.ResponseError:
+        return {}
+    out = {}
+    for line in listing.split(b"\n"):
+        if not line:
+            continue
+        f = dict(p.split(b"=", 1) for p in line.split(b" ") if b"=" in p)
+        if b"id" in f:
+            out[int(f[b"id"])] = f
+    return out
+
+
+def wait_blocked(r, ids, name):
+    """Waits until every connection in ids is blocked in command `name`: CLIENT LIST shows it
+    with cmd=<name> and flags=b (as Redis does). A server that shows the command but never the
+    flag, or neither, gets a 0.2 s grace after the command shows (or blindly) instead."""
+    want = name.lower().encode()
+
+    def state():
+        lines = client_lines(r)
+        got = [lines.get(i) for i in ids]
+        if all(f is not None and f.get(b"cmd") == want for f in got):
+            return "flagged" if all(b"b" in f.get(b"flags", b"") for f in got) else "cmd"
+        return None
+
+    if _client_list["cmd"]:
+        if _client_list["flag"] is not False:
+            timeout = 3.0 if _client_list["flag"] else 0.5
+            if wait_until(lambda: state() == "flagged", timeout=timeout):
+                _client_list["flag"] = True
+                return
+        seen = wait_until(state, timeout=2.0)
+        if seen is None:
+            _client_list["cmd"] = False
+        elif seen == "flagged":
+            return
+        elif _client_list["flag"] is None:
+            _client_list["flag"] = False
+    time.sleep(0.2)
+
+
+class Conns:
+    """Raw connections of one test; all closed (and gone from CLIENT LIST) at teardown."""
+
+    def __init__(self, server, r):
+        self.server = server
+        self.r = r
+        self.opened = []
+
+    def open(self, resp3=False):
+        c = self.server.raw()
+        self.opened.append(c)
+        c.cid = c.command("CLIENT", "ID")
+        if resp3:
+            assert isinstance(c.command("HELLO", "3"), dict)
+        return c
+
+    def block(self, *cmd, resp3=False, conn=None):
+        """Sends cmd on a new (or the given) connection and waits until it is blocked."""
+        c = conn or self.open(resp3)
+        c.send_command(*cmd)
+        wait_blocked(self.r, [c.cid], cmd[0])
+        return c
+
+    def close(self):
+        ids = {c.cid for c in self.opened if hasattr(c, "cid")}
+        for c in self.opened:
+            c.close()
+        # a later test must not find one of these still blocked on a key of the same name
+        wait_until(lambda: not ids & set(client_lines(self.r)), timeout=2.0)
+
+
+@pytest.fixture
+def conns(server, r):
+    c = Conns(server, r)
+    yield c
+    c.close()
+
+
+def quiet(c, wait=0.2):
+    """Nothing arrives on c within wait seconds (the client is still blocked)."""
+    return c.read_available(wait) == b""
+
+
+def bulk(b):
+    return b"$%d\r\n%s\r\n" % (len(b), b)

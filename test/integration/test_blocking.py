@@ -16,9 +16,9 @@ forms (BLMOVE/BRPOPLPUSH: b"$-1\r\n").
 import time
 
 import pytest
-import redis
 
-from conftest import SYNTAX, WRONGTYPE, Error, arity, encode_command, err, wait_until
+from conftest import (SYNTAX, WRONGTYPE, Error, arity, bulk, client_lines, encode_command, err,
+                      quiet, wait_blocked, wait_until)
 
 NOT_FLOAT = "ERR timeout is not a float or out of range"
 NEGATIVE = "ERR timeout is negative"
@@ -50,103 +50,7 @@ def x(r, *args):
     return r.execute_command(*args)
 
 
-# ---- blocked clients -----------------------------------------------------------------------------
-
-# What CLIENT LIST tells about blocked clients, learnt on first use: "cmd" False when it never
-# shows cmd=<command> for one, "flag" False when it shows the command but never flags=b.
-_client_list = {"cmd": True, "flag": None}
-
-
-def _client_lines(r):
-    try:
-        listing = x(r, "CLIENT", "LIST")
-    except redis.ResponseError:
-        return {}
-    out = {}
-    for line in listing.split(b"\n"):
-        if not line:
-            continue
-        f = dict(p.split(b"=", 1) for p in line.split(b" ") if b"=" in p)
-        if b"id" in f:
-            out[int(f[b"id"])] = f
-    return out
-
-
-def wait_blocked(r, ids, name):
-    """Waits until every connection in ids is blocked in command `name`: CLIENT LIST shows it
-    with cmd=<name> and flags=b (as Redis does). A server that shows the command but never the
-    flag, or neither, gets a 0.2 s grace after the command shows (or blindly) instead."""
-    want = name.lower().encode()
-
-    def state():
-        lines = _client_lines(r)
-        got = [lines.get(i) for i in ids]
-        if all(f is not None and f.get(b"cmd") == want for f in got):
-            return "flagged" if all(b"b" in f.get(b"flags", b"") for f in got) else "cmd"
-        return None
-
-    if _client_list["cmd"]:
-        if _client_list["flag"] is not False:
-            timeout = 3.0 if _client_list["flag"] else 0.5
-            if wait_until(lambda: state() == "flagged", timeout=timeout):
-                _client_list["flag"] = True
-                return
-        seen = wait_until(state, timeout=2.0)
-        if seen is None:
-            _client_list["cmd"] = False
-        elif seen == "flagged":
-            return
-        elif _client_list["flag"] is None:
-            _client_list["flag"] = False
-    time.sleep(0.2)
-
-
-class Conns:
-    """Raw connections of one test; all closed (and gone from CLIENT LIST) at teardown."""
-
-    def __init__(self, server, r):
-        self.server = server
-        self.r = r
-        self.opened = []
-
-    def open(self, resp3=False):
-        c = self.server.raw()
-        self.opened.append(c)
-        c.cid = c.command("CLIENT", "ID")
-        if resp3:
-            assert isinstance(c.command("HELLO", "3"), dict)
-        return c
-
-    def block(self, *cmd, resp3=False, conn=None):
-        """Sends cmd on a new (or the given) connection and waits until it is blocked."""
-        c = conn or self.open(resp3)
-        c.send_command(*cmd)
-        wait_blocked(self.r, [c.cid], cmd[0])
-        return c
-
-    def close(self):
-        ids = {c.cid for c in self.opened if hasattr(c, "cid")}
-        for c in self.opened:
-            c.close()
-        # a later test must not find one of these still blocked on a key of the same name
-        wait_until(lambda: not ids & set(_client_lines(self.r)), timeout=2.0)
-
-
-@pytest.fixture
-def conns(server, r):
-    c = Conns(server, r)
-    yield c
-    c.close()
-
-
-def quiet(c, wait=0.2):
-    """Nothing arrives on c within wait seconds (the client is still blocked)."""
-    return c.read_available(wait) == b""
-
-
-def bulk(b):
-    return b"$%d\r\n%s\r\n" % (len(b), b)
-
+# ---- helpers -------------------------------------------------------------------------------------
 
 def arr(*items):
     return b"*%d\r\n" % len(items) + b"".join(items)
@@ -733,7 +637,7 @@ def test_many_clients_on_one_key(conns, r):
 def test_disconnected_blocked_client_consumes_nothing(conns, r):
     c = conns.block("BLPOP", "{a}k", 0)
     c.close()
-    wait_until(lambda: c.cid not in _client_lines(r))
+    wait_until(lambda: c.cid not in client_lines(r))
     other = conns.block("BLPOP", "{b}k", 0)  # a live one elsewhere is unaffected
     assert x(r, "RPUSH", "{a}k", "kept") == 1
     assert x(r, "LRANGE", "{a}k", 0, -1) == [b"kept"]
@@ -773,7 +677,7 @@ def test_client_list_and_info_show_blocked_clients(conns, r):
     a = conns.block("BLPOP", "{a}k", 0)
     b = conns.block("BZPOPMAX", "{b}z", "10")
     c = conns.block("BLMOVE", "{c}s", "{c}d", "LEFT", "LEFT", 0)
-    lines = _client_lines(r)
+    lines = client_lines(r)
     assert (lines[a.cid][b"flags"], lines[a.cid][b"cmd"]) == (b"b", b"blpop")
     assert (lines[b.cid][b"flags"], lines[b.cid][b"cmd"]) == (b"b", b"bzpopmax")
     assert (lines[c.cid][b"flags"], lines[c.cid][b"cmd"]) == (b"b", b"blmove")
@@ -781,7 +685,7 @@ def test_client_list_and_info_show_blocked_clients(conns, r):
     x(r, "RPUSH", "{a}k", "v")
     a.expect(arr(bulk(b"{a}k"), bulk(b"v")))
     assert wait_until(lambda: _info_blocked(r) == 2)
-    assert _client_lines(r)[a.cid][b"flags"] == b"N"
+    assert client_lines(r)[a.cid][b"flags"] == b"N"
     c.close()
     assert wait_until(lambda: _info_blocked(r) == 1)
     assert x(r, "CLIENT", "KILL", "ID", b.cid) == 1

@@ -59,6 +59,11 @@ def test_nothing_is_published_by_default(server, r):
 
 # ---- one key ----------------------------------------------------------------------------------
 
+# Stream setups: two entries, a group reading from the start, its consumer c reading.
+X1, X2 = ["XADD", "k", "1-1", "f", "v"], ["XADD", "k", "2-1", "f", "v"]
+G, C = ["XGROUP", "CREATE", "k", "g", "0"], ["XGROUP", "CREATECONSUMER", "k", "g", "c"]
+R = ["XREADGROUP", "GROUP", "g", "c", "STREAMS", "k", ">"]
+
 # (setup commands, command, events of key k in order)
 ONE_KEY = [
     ([], ["SET", "k", "v"], ["set"]),
@@ -133,6 +138,28 @@ ONE_KEY = [
     ([["ZADD", "k", "1", "a", "2", "b"]], ["BZPOPMAX", "k", "0"], ["zpopmax"]),
     ([["ZADD", "k", "1", "a", "2", "b"]], ["ZMPOP", "1", "k", "MIN"], ["zpopmin"]),
     ([["ZADD", "k", "1", "a", "2", "b"]], ["BZMPOP", "0", "1", "k", "MAX"], ["zpopmax"]),
+    # streams: the family's own events; XACK and a claim of an existing consumer tell none
+    ([], X1, ["xadd"]),
+    ([], ["XADD", "k", "NOMKSTREAM", "1-1", "f", "v"], []),
+    ([X1, X2], ["XADD", "k", "MAXLEN", "1", "3-1", "f", "v"], ["xadd", "xtrim"]),
+    ([X1], ["XADD", "k", "MAXLEN", "5", "3-1", "f", "v"], ["xadd"]),
+    ([X1, X2], ["XDEL", "k", "1-1"], ["xdel"]),
+    ([X1], ["XDEL", "k", "9-9"], []),
+    ([X1, X2], ["XTRIM", "k", "MAXLEN", "1"], ["xtrim"]),
+    ([X1], ["XTRIM", "k", "MAXLEN", "1"], []),
+    ([X1], ["XSETID", "k", "5-5"], ["xsetid"]),
+    ([X1], G, ["xgroup-create"]),
+    ([], ["XGROUP", "CREATE", "k", "g", "$", "MKSTREAM"], ["xgroup-create"]),
+    ([X1, G], ["XGROUP", "CREATECONSUMER", "k", "g", "c"], ["xgroup-createconsumer"]),
+    ([X1, G, C], ["XGROUP", "DELCONSUMER", "k", "g", "c"], ["xgroup-delconsumer"]),
+    ([X1, G], ["XGROUP", "SETID", "k", "g", "0"], ["xgroup-setid"]),
+    ([X1, G], ["XGROUP", "DESTROY", "k", "g"], ["xgroup-destroy"]),
+    ([X1, G], R, ["xgroup-createconsumer"]),
+    ([X1, G, R], ["XREADGROUP", "GROUP", "g", "c", "STREAMS", "k", "0"], []),
+    ([X1, G, R], ["XACK", "k", "g", "1-1"], []),
+    ([X1, G, R], ["XCLAIM", "k", "g", "d", "0", "1-1"], ["xgroup-createconsumer"]),
+    ([X1, G, R], ["XCLAIM", "k", "g", "c", "0", "1-1"], []),
+    ([X1, G, R], ["XAUTOCLAIM", "k", "g", "d", "0", "0"], ["xgroup-createconsumer"]),
 ]
 
 

@@ -1,8 +1,9 @@
-"""Paged hashes, sets, sorted sets and lists: a collection above paged-collection-threshold members is
-a root plus pages under internal keys (core/command/collection_pages.h). The pages must never
+"""Paged hashes, sets, sorted sets, lists and streams: a collection above
+paged-collection-threshold members is a root plus pages under internal keys (core/command/collection_pages.h). The pages must never
 show as keys, survive a SIGKILL, follow RENAME / COPY / MOVE, and go when the key goes. The
 suites of each family also run with paging forced (ctest py_test_hashes_paged,
-py_test_sets_paged, py_test_zsets_paged, py_test_lists_paged, py_test_blocking_paged)."""
+py_test_sets_paged, py_test_zsets_paged, py_test_lists_paged, py_test_blocking_paged,
+py_test_streams_paged, py_test_stream_groups_paged)."""
 
 import os
 import random
@@ -692,14 +693,51 @@ def test_paged_list_survives_sigkill_without_orphan_pages(server, r):
     c.connection_pool.disconnect()
 
 
+def test_paged_stream_survives_sigkill_without_orphan_pages(server, r):
+    """A paged stream keeps its entries, IDs, counters and group state (in its root) through a
+    SIGKILL; RENAME and COPY move it page by page; a deleted one leaves no pages behind."""
+    for i in range(1, N + 1):
+        r.execute_command("XADD", "s", "%d-1" % i, "f", i, "pad", "p" * (i % 30))
+    r.execute_command("XGROUP", "CREATE", "s", "g", "0")
+    r.execute_command("XREADGROUP", "GROUP", "g", "alice", "COUNT", 50, "STREAMS", "s", ">")
+    r.execute_command("XACK", "s", "g", "1-1", "2-1")
+    r.execute_command("XDEL", "s", "300-1")
+    assert r.execute_command("XTRIM", "s", "MINID", "11-1") == 10
+    for i in range(1, N + 1):
+        r.execute_command("XADD", "gone", "%d-1" % i, "f", i)
+    r.execute_command("UNLINK", "gone")
+    want = r.execute_command("XRANGE", "s", "-", "+")
+    assert len(want) == N - 11
+    server.kill()
+    server.restart()
+    c = server.client()
+    assert c.execute_command("XRANGE", "s", "-", "+") == want
+    assert c.execute_command("XREVRANGE", "s", "+", "-", "COUNT", 2) == want[::-1][:2]
+    assert c.execute_command("XLEN", "s") == N - 11
+    assert c.execute_command("XPENDING", "s", "g")[:3] == [48, b"3-1", b"50-1"]
+    groups = c.execute_command("XINFO", "GROUPS", "s")[0]
+    assert groups[:8] == [b"name", b"g", b"consumers", 1, b"pending", 48,
+                          b"last-delivered-id", b"50-1"]
+    assert c.execute_command("RENAME", "s", "s2") == b"OK"
+    assert c.execute_command("COPY", "s2", "s3") == 1
+    c.execute_command("XADD", "s3", "*", "f", "new")
+    assert c.execute_command("XRANGE", "s2", "-", "+") == want
+    assert c.execute_command("XLEN", "s3") == N - 10
+    assert c.execute_command("DBSIZE") == 2
+    assert internal_keys(c) > 0
+    assert c.execute_command("DEL", "s2", "s3") == 2
+    wait_reclaimed(c)
+    c.connection_pool.disconnect()
+
+
 def test_concurrent_collection_writes_survive_sigkill(server, r):
-    """Clients on both workers push to one list, add to one sorted set and set fields of one
-    hash until a SIGKILL: every acknowledged change is there after the restart, in order. The
+    """Clients on both workers push to one list, add to one sorted set, set fields of one hash
+    and append to one stream until a SIGKILL: every acknowledged change is there after the restart, in order. The
     commands of many clients share a WAL unit, in which a page written again is logged once,
     as the unit closes (slot/slot_held.cc, LogPending)."""
     r.execute_command("FLUSHALL")
     wait_reclaimed(r)
-    threads_n = 6
+    threads_n = 8
     results = [None] * threads_n
     started = threading.Barrier(threads_n + 1)
 
@@ -711,12 +749,14 @@ def test_concurrent_collection_writes_survive_sigkill(server, r):
             while True:
                 item = b"t%d:%d" % (t, i)
                 inflight = item
-                if t % 3 == 0:
+                if t % 4 == 0:
                     c.execute_command("RPUSH", "q", item)
-                elif t % 3 == 1:
+                elif t % 4 == 1:
                     c.execute_command("ZADD", "z", random.randint(0, 1000), item)
-                else:
+                elif t % 4 == 2:
                     c.execute_command("HSET", "h", item, i)
+                else:
+                    c.execute_command("XADD", "x", "*", "item", item)
                 acked.append(item)
                 inflight = None
                 i += 1
@@ -739,14 +779,15 @@ def test_concurrent_collection_writes_survive_sigkill(server, r):
     members = set(c.execute_command("ZRANGE", "z", 0, -1))
     fields_got = c.execute_command("HGETALL", "h")
     hash_got = dict(zip(fields_got[::2], fields_got[1::2]))
+    stream = [e[1][1] for e in c.execute_command("XRANGE", "x", "-", "+")]
     assert len(members) == c.execute_command("ZCARD", "z")
     for t, (acked, inflight) in enumerate(results):
         assert len(acked) > 10
         allowed = acked + ([inflight] if inflight else [])
-        if t % 3 == 0:
-            mine = [x for x in queue if x.startswith(b"t%d:" % t)]
+        if t % 4 in (0, 3):
+            mine = [x for x in (queue if t % 4 == 0 else stream) if x.startswith(b"t%d:" % t)]
             assert mine[:len(acked)] == acked and mine == allowed[:len(mine)]
-        elif t % 3 == 1:
+        elif t % 4 == 1:
             mine = {x for x in members if x.startswith(b"t%d:" % t)}
             assert set(acked) <= mine <= set(allowed)
         else:

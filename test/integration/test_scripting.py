@@ -105,6 +105,24 @@ def test_read_only_scripts_refuse_writes(r):
     assert r.execute_command("EVALSHA_RO", sha, 1, "k") == b"v"
 
 
+def test_blocking_commands_scripts_may_call_answer_at_once(r):
+    """XREAD, XREADGROUP, BLMPOP and BZMPOP run in a script without waiting (BLPOP & co. are
+    refused: noscript); XREAD's BLOCK option is refused there."""
+    r.execute_command("XADD", "s", "1-1", "f", "v")
+    body = "return redis.call('XREAD', 'STREAMS', KEYS[1], '0')"
+    assert r.execute_command("EVAL", body, 1, "s") == [[b"s", [[b"1-1", [b"f", b"v"]]]]]
+    body = "return redis.call('xread', 'BLOCK', '0', 'STREAMS', KEYS[1], '$')"
+    assert err(r, "EVAL", body, 1, "s") == (
+        "ERR xread command is not allowed with BLOCK option from scripts" + suffix(body))
+    body = "return redis.call('BLMPOP', '0', '1', KEYS[1], 'LEFT')"
+    assert r.execute_command("EVAL", body, 1, "nolist") is None
+    body = "return redis.call('BZMPOP', '0', '1', KEYS[1], 'MIN')"
+    assert r.execute_command("EVAL", body, 1, "nozset") is None
+    body = "return redis.call('BLPOP', KEYS[1], '0')"
+    assert err(r, "EVAL", body, 1, "l") == (
+        "ERR This Redis command is not allowed from script" + suffix(body))
+
+
 def test_script_load_exists_flush(r):
     sha = r.execute_command("SCRIPT", "LOAD", "return 1")
     assert sha == b"e0e1f9fabfc9d4800c877a703b823ac0578ff8db"

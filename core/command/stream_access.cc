@@ -1,0 +1,270 @@
+#include "core/command/stream_access.h"
+
+#include <algorithm>
+#include <utility>
+
+#include "core/command/notify.h"
+
+namespace slotkv::command {
+
+Status StreamAccess::Open(std::string_view key, WorkerStats& stats, Lookup lookup,
+                          bool* wrong_type) {
+  key_.assign(key);
+  io_.set_group(key);
+  SLOTKV_ASSIGN_OR_RETURN(std::optional<std::string> raw,
+                          ReadCollection(store_, stats, lookup, key, ValueType::kStream,
+                                         wrong_type, &expire_at_ms_));
+  if (!raw) return Status::OK();
+  if (IsPagedRoot(*raw)) {
+    SLOTKV_ASSIGN_OR_RETURN(StreamRoot root, StreamRoot::Decode(*raw));
+    paged_.emplace(std::move(root), &io_, store_.page_members());
+    return Status::OK();
+  }
+  SLOTKV_ASSIGN_OR_RETURN(StreamValue value, StreamValue::Decode(*raw));
+  small_.emplace(std::move(value));
+  return Status::OK();
+}
+
+void StreamAccess::Create() {
+  small_.emplace();
+  changed_ = true;
+}
+
+Status StreamAccess::Append(StreamId id, StreamFields fields) {
+  changed_ = true;
+  if (paged_) return paged_->Append(id, std::move(fields));
+  small_->entries.emplace_hint(small_->entries.end(), id, std::move(fields));
+  return Status::OK();
+}
+
+Result<bool> StreamAccess::Erase(const StreamId& id) {
+  if (paged_) {
+    SLOTKV_ASSIGN_OR_RETURN(bool erased, paged_->Erase(id));
+    changed_ = changed_ || erased;
+    return erased;
+  }
+  const bool erased = small_->entries.erase(id) > 0;
+  changed_ = changed_ || erased;
+  return erased;
+}
+
+Result<StreamId> StreamAccess::EraseFirst() {
+  changed_ = true;
+  if (paged_) return paged_->EraseFirst();
+  const StreamId id = small_->entries.begin()->first;
+  small_->entries.erase(small_->entries.begin());
+  return id;
+}
+
+Result<std::optional<StreamFields>> StreamAccess::Get(const StreamId& id) {
+  if (paged_) return paged_->Get(id);
+  std::optional<StreamFields> out;
+  if (small_) {
+    auto it = small_->entries.find(id);
+    if (it != small_->entries.end()) out = it->second;
+  }
+  return out;
+}
+
+Status StreamAccess::Walk(const StreamId& from, bool reverse, const EntryFn& fn) {
+  if (paged_) {
+    return paged_->Walk(from, reverse,
+                        [&](const StreamTreeEntry& e) { return fn(e.id, e.fields); });
+  }
+  if (!small_) return Status::OK();
+  const auto& entries = small_->entries;
+  if (!reverse) {
+    for (auto it = entries.lower_bound(from); it != entries.end(); ++it) {
+      if (!fn(it->first, it->second)) break;
+    }
+    return Status::OK();
+  }
+  for (auto it = std::make_reverse_iterator(entries.upper_bound(from)); it != entries.rend();
+       ++it) {
+    if (!fn(it->first, it->second)) break;
+  }
+  return Status::OK();
+}
+
+Result<uint64_t> StreamAccess::CountBelow(const StreamId& id) {
+  if (paged_) return paged_->CountBelow(id);
+  if (!small_) return uint64_t{0};
+  return static_cast<uint64_t>(
+      std::distance(small_->entries.begin(), small_->entries.lower_bound(id)));
+}
+
+Status StreamAccess::Write() {
+  if (!changed_) return Status::OK();
+  changed_ = false;
+  if (small_ && small_->size() > store_.paged_threshold()) {
+    StreamPages pages = StreamPages::Create(&io_, store_.page_members());
+    pages.meta() = std::move(small_->meta);
+    for (auto& [id, fields] : small_->entries) {
+      SLOTKV_RETURN_IF_ERROR(pages.Append(id, std::move(fields)));
+    }
+    small_.reset();
+    paged_.emplace(std::move(pages));
+  }
+  if (small_) return store_.Put(key_, small_->Encode(), ValueType::kStream, expire_at_ms_);
+  SLOTKV_RETURN_IF_ERROR(paged_->Finish());
+  SLOTKV_RETURN_IF_ERROR(io_.Close());
+  return store_.Put(key_, paged_->root().Encode(), ValueType::kStream, expire_at_ms_);
+}
+
+// ---- Redis's stream rules -------------------------------------------------------------------
+
+Status AddEntry(StreamAccess& s, const StreamId& id, StreamFields fields) {
+  SLOTKV_RETURN_IF_ERROR(s.Append(id, std::move(fields)));
+  StreamMeta& m = s.meta();
+  m.last_id = id;
+  ++m.entries_added;
+  if (s.size() == 1) m.first_id = id;
+  return Status::OK();
+}
+
+Status RefreshFirstId(StreamAccess& s) {
+  StreamId first;
+  SLOTKV_RETURN_IF_ERROR(s.Walk({}, false, [&](const StreamId& id, const StreamFields&) {
+    first = id;
+    return false;
+  }));
+  s.meta().first_id = first;
+  s.MarkChanged();
+  return Status::OK();
+}
+
+Result<bool> DeleteEntry(StreamAccess& s, const StreamId& id) {
+  SLOTKV_ASSIGN_OR_RETURN(bool erased, s.Erase(id));
+  if (!erased) return false;
+  StreamMeta& m = s.meta();
+  if (id > m.max_deleted) m.max_deleted = id;
+  if (id == m.first_id || s.size() == 0) SLOTKV_RETURN_IF_ERROR(RefreshFirstId(s));
+  return true;
+}
+
+Result<uint64_t> Trim(StreamAccess& s, const TrimArgs& a) {
+  uint64_t n = 0;
+  if (a.strategy == TrimArgs::Strategy::kMaxLen) {
+    n = s.size() > a.maxlen ? s.size() - a.maxlen : 0;
+  } else if (a.strategy == TrimArgs::Strategy::kMinId) {
+    SLOTKV_ASSIGN_OR_RETURN(n, s.CountBelow(a.minid));
+  }
+  if (a.approx) {
+    // Redis's nodes: full runs of kStreamNodeEntries from the oldest entry, the newest run
+    // partial; only whole ones go, and no more than limit entries.
+    if (n < s.size()) n -= n % kStreamNodeEntries;
+    const auto limit = static_cast<uint64_t>(a.limit);
+    if (a.limit > 0 && n > limit) n = limit - limit % kStreamNodeEntries;
+  }
+  for (uint64_t i = 0; i < n; ++i) SLOTKV_RETURN_IF_ERROR(s.EraseFirst().status());
+  if (n > 0) SLOTKV_RETURN_IF_ERROR(RefreshFirstId(s));
+  return n;
+}
+
+bool RangeHasTombstones(const StreamMeta& m, uint64_t length, const StreamId& start,
+                        const std::optional<StreamId>& end) {
+  if (length == 0 || m.max_deleted.zero()) return false;
+  if (m.first_id > m.max_deleted) return false;
+  return start <= m.max_deleted && m.max_deleted <= end.value_or(StreamId::Max());
+}
+
+int64_t EstimateRead(const StreamMeta& m, uint64_t length, const StreamId& id) {
+  const auto added = static_cast<int64_t>(m.entries_added);
+  if (m.entries_added == 0) return 0;
+  if (length == 0 && id <= m.last_id) return added;
+  if (id == m.last_id) return added;
+  if (id > m.last_id) return StreamGroup::kUnknownRead;
+  if (m.max_deleted.zero() || m.max_deleted < m.first_id) {
+    if (id < m.first_id) return added - static_cast<int64_t>(length);
+    if (id == m.first_id) return added - static_cast<int64_t>(length) + 1;
+  }
+  return StreamGroup::kUnknownRead;
+}
+
+std::optional<int64_t> GroupLag(const StreamMeta& m, uint64_t length, const StreamGroup& g) {
+  const auto added = static_cast<int64_t>(m.entries_added);
+  if (m.entries_added == 0) return 0;
+  if (g.entries_read != StreamGroup::kUnknownRead &&
+      !RangeHasTombstones(m, length, g.last_id, std::nullopt)) {
+    return added - g.entries_read;
+  }
+  const int64_t read = EstimateRead(m, length, g.last_id);
+  if (read == StreamGroup::kUnknownRead) return std::nullopt;
+  return added - read;
+}
+
+void AdvanceGroup(const StreamMeta& m, uint64_t length, StreamGroup& g, const StreamId& id) {
+  if (id <= g.last_id) return;
+  if (g.entries_read != StreamGroup::kUnknownRead &&
+      !RangeHasTombstones(m, length, id, std::nullopt)) {
+    ++g.entries_read;
+  } else if (m.entries_added != 0) {
+    g.entries_read = EstimateRead(m, length, id);
+  }
+  g.last_id = id;
+}
+
+Task RunStreamContainer(AsyncContext& ctx, std::string_view name,
+                        std::span<const Subcommand> subs, std::span<const std::string_view> help,
+                        void (*fn)(CommandContext&)) {
+  const Subcommand* found = FindSubcommand(name, subs, ctx.args, ctx.reply);
+  if (found == nullptr) co_return;
+  if (found->name == "help") {
+    ctx.reply.Help(help);
+    co_return;
+  }
+  const uint32_t s = ctx.server.keyspace->SlotOfKey(ctx.args[2]);
+  co_await ctx.ToSlot(s);
+  {
+    Store store = ctx.StoreOf(s);
+    CommandContext sub{ctx.args, ctx.reply, store, ctx.server, StatsHere(ctx.server)};
+    fn(sub);
+  }
+  co_await ctx.ToHome();
+}
+
+void NotifyStream(CommandContext& ctx, std::string_view event, size_t key_pos) {
+  Notify(ctx.server, conf::kNotifyStream, event, ctx.args[key_pos], ctx.store.db());
+}
+
+// ---- replies --------------------------------------------------------------------------------
+
+void ReplyStreamId(Reply& reply, const StreamId& id) { reply.Bulk(id.ToString()); }
+
+void ReplyEntry(Reply& reply, const StreamId& id, const StreamFields& fields) {
+  reply.Array(2);
+  ReplyStreamId(reply, id);
+  reply.Array(fields.size());
+  for (const std::string& f : fields) reply.Bulk(f);
+}
+
+std::optional<StreamId> ParseIdOrReply(std::string_view arg, StreamIdSyntax syntax,
+                                       Reply& reply) {
+  std::optional<StreamId> id = ParseStreamId(arg, syntax);
+  if (!id) reply.Error("ERR Invalid stream ID specified as stream command argument");
+  return id;
+}
+
+std::optional<StreamId> ParseRangeStart(std::string_view arg, Reply& reply) {
+  const bool exclude = arg.size() > 1 && arg[0] == '(';
+  std::optional<StreamId> id =
+      ParseIdOrReply(exclude ? arg.substr(1) : arg, {.missing_seq = 0, .strict = exclude}, reply);
+  if (id && exclude && !id->Incr()) {
+    reply.Error("ERR invalid start ID for the interval");
+    return std::nullopt;
+  }
+  return id;
+}
+
+std::optional<StreamId> ParseRangeEnd(std::string_view arg, Reply& reply) {
+  const bool exclude = arg.size() > 1 && arg[0] == '(';
+  std::optional<StreamId> id = ParseIdOrReply(
+      exclude ? arg.substr(1) : arg, {.missing_seq = UINT64_MAX, .strict = exclude}, reply);
+  if (id && exclude && !id->Decr()) {
+    reply.Error("ERR invalid end ID for the interval");
+    return std::nullopt;
+  }
+  return id;
+}
+
+}  // namespace slotkv::command

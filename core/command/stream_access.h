@@ -1,0 +1,142 @@
+// What the stream command files (stream_commands.cc, stream_group_commands.cc,
+// stream_read_commands.cc, stream_info_command.cc) share: one stream key whatever its
+// representation (StreamAccess), the stream rules of Redis 7.0's t_stream.c that several
+// commands apply (appending, trimming, the read counters of consumer groups), and the replies
+// of entries.
+//
+// A stream up to paged-collection-threshold entries is one StreamValue (decoded and written
+// whole); a longer one is paged (core/types/stream_pages.h): StreamAccess reaches its entries in
+// O(height) pages per entry, and its StreamMeta (IDs, counters, groups) is in the root. A stream
+// becomes paged when a write takes it past the threshold and stays paged. Unlike the other
+// collections a stream is not deleted when its last entry goes.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/command/args.h"
+#include "core/command/collection_pages.h"
+#include "core/command/task.h"
+#include "core/command/typed_read.h"
+#include "core/types/stream_pages.h"
+#include "core/types/stream_value.h"
+
+namespace slotkv::command {
+
+// Redis's stream-node-max-entries default: approximate trimming (~) removes whole runs of this
+// many entries, as Redis removes whole radix-tree nodes.
+inline constexpr uint64_t kStreamNodeEntries = 100;
+
+class StreamAccess {
+ public:
+  explicit StreamAccess(Store& store) : store_(store), io_(store, ValueType::kStream) {}
+  StreamAccess(const StreamAccess&) = delete;
+  StreamAccess& operator=(const StreamAccess&) = delete;
+
+  // Reads key (a reader's lookup counts a hit or miss). The status of a storage failure or a
+  // corrupt value; *wrong_type when the key holds another type.
+  Status Open(std::string_view key, WorkerStats& stats, Lookup lookup, bool* wrong_type);
+  // Open, replying WRONGTYPE or the failure; false then.
+  bool Open(std::string_view key, WorkerStats& stats, Lookup lookup, Reply& reply) {
+    return OpenOrReply(*this, key, stats, lookup, reply);
+  }
+
+  bool exists() const { return small_ || paged_; }
+  // Makes the missing key an empty stream (written by Write). REQUIRES: !exists().
+  void Create();
+  uint64_t size() const { return paged_ ? paged_->size() : small_ ? small_->size() : 0; }
+  // The stream's state besides its entries; a caller that changes it calls MarkChanged.
+  // REQUIRES: exists().
+  StreamMeta& meta() { return paged_ ? paged_->meta() : small_->meta; }
+  void MarkChanged() { changed_ = true; }
+  int64_t NowMs() const { return store_.NowMs(); }
+
+  // The entries themselves (the meta is the caller's: AddEntry, DeleteEntry, Trim keep it).
+  Status Append(StreamId id, StreamFields fields);
+  Result<bool> Erase(const StreamId& id);
+  Result<StreamId> EraseFirst();
+  Result<std::optional<StreamFields>> Get(const StreamId& id);
+  using EntryFn = std::function<bool(const StreamId&, const StreamFields&)>;
+  // Calls fn on the entries from the first with an ID >= from (reverse: the last <= from, going
+  // down) until fn returns false or the entries end.
+  Status Walk(const StreamId& from, bool reverse, const EntryFn& fn);
+  // How many entries have an ID below id.
+  Result<uint64_t> CountBelow(const StreamId& id);
+
+  // Writes what changed, keeping the key's TTL; a one-value stream past the threshold becomes
+  // paged. Nothing when nothing changed.
+  Status Write();
+
+ private:
+  Store& store_;
+  StorePageIo io_;
+  std::string key_;
+  bool changed_ = false;
+  int64_t expire_at_ms_ = 0;
+  std::optional<StreamValue> small_;
+  std::optional<StreamPages> paged_;
+};
+
+// ---- Redis's stream rules -------------------------------------------------------------------
+
+// Appends entry id (above the last ID) and updates length, last ID, entries added and the
+// recorded first ID, as streamAppendItem.
+Status AddEntry(StreamAccess& s, const StreamId& id, StreamFields fields);
+// Removes entry id as XDEL does (the maximal tombstone and the first ID follow); false when
+// there was none.
+Result<bool> DeleteEntry(StreamAccess& s, const StreamId& id);
+// The first entry's ID after a change at the front (0-0 when empty), for the recorded first ID.
+Status RefreshFirstId(StreamAccess& s);
+
+struct TrimArgs {
+  enum class Strategy { kNone, kMaxLen, kMinId } strategy = Strategy::kNone;
+  uint64_t maxlen = 0;
+  StreamId minid;
+  bool approx = false;
+  int64_t limit = 0;  // 0: none (exact trimming); with approx, at most this many entries
+};
+// Trims the oldest entries as streamTrim: MAXLEN keeps maxlen, MINID drops those below minid;
+// approximately (~) only whole runs of kStreamNodeEntries, at most limit entries. Returns the
+// count removed.
+Result<uint64_t> Trim(StreamAccess& s, const TrimArgs& args);
+
+// streamRangeHasTombstones: whether an XDEL'd ID may lie in [start, end] (end: the maximum
+// when nullopt).
+bool RangeHasTombstones(const StreamMeta& meta, uint64_t length, const StreamId& start,
+                        const std::optional<StreamId>& end);
+// streamEstimateDistanceFromFirstEverEntry: the read counter of id, or kUnknownRead.
+int64_t EstimateRead(const StreamMeta& meta, uint64_t length, const StreamId& id);
+// streamReplyWithCGLag's figure: the group's lag, or nullopt when it cannot be known.
+std::optional<int64_t> GroupLag(const StreamMeta& meta, uint64_t length, const StreamGroup& g);
+// Delivers entry id to a group reading with it (streamReplyWithRange with a group): the last
+// delivered ID and the read counter move on.
+void AdvanceGroup(const StreamMeta& meta, uint64_t length, StreamGroup& g, const StreamId& id);
+
+// The containers XGROUP and XINFO: finds the subcommand args[1] names among subs (checking its
+// arity, as Redis's subcommand rows), replies help to HELP, or runs fn as a one-key command on
+// the owner of the key that follows the subcommand; ends home.
+Task RunStreamContainer(AsyncContext& ctx, std::string_view name,
+                        std::span<const Subcommand> subs, std::span<const std::string_view> help,
+                        void (*fn)(CommandContext&));
+// Keyspace event `event` of the stream family about ctx.args[key_pos].
+void NotifyStream(CommandContext& ctx, std::string_view event, size_t key_pos = 1);
+
+// ---- replies --------------------------------------------------------------------------------
+
+void ReplyStreamId(Reply& reply, const StreamId& id);
+// [id, [field, value ...]].
+void ReplyEntry(Reply& reply, const StreamId& id, const StreamFields& fields);
+
+// Replies "ERR Invalid stream ID specified as stream command argument" unless arg parses.
+std::optional<StreamId> ParseIdOrReply(std::string_view arg, StreamIdSyntax syntax, Reply& reply);
+// A range bound of XRANGE / XPENDING / XAUTOCLAIM: "(" before an ID excludes it (strict form,
+// then moved one ID in), else "-" "+" "ms" (missing_seq) "ms-seq". nullopt after replying.
+std::optional<StreamId> ParseRangeStart(std::string_view arg, Reply& reply);
+std::optional<StreamId> ParseRangeEnd(std::string_view arg, Reply& reply);
+
+}  // namespace slotkv::command

@@ -1,0 +1,106 @@
+// StreamValue: the in-memory form of a Redis stream (a key of type ValueType::kStream) and its
+// codec: the entries by ID, and the stream's state besides them (StreamMeta: the ID counters
+// and the consumer groups with their pending entries and consumers).
+//
+// A stream up to paged-collection-threshold entries is one encoded StreamValue; a larger one
+// keeps its StreamMeta in its root and its entries in pages (stream_pages.h). The consumer
+// groups are in the meta either way: their pending-entry lists are as long as what consumers
+// read and did not acknowledge, usually far shorter than the stream.
+//
+// Groups are ordered by name and consumers by name (bytes, as Redis's radix trees); a group's
+// pending entries (PEL) by ID, each naming its consumer; a consumer's own PEL is the group's
+// entries that name it (kept as a set of IDs for its reads and counts).
+//
+// Thread rule: plain data, used by one thread at a time.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <set>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/base/status.h"
+#include "core/types/stream_id.h"
+
+namespace slotkv {
+
+// An entry's field-value pairs, flat: field, value, field, value ...
+using StreamFields = std::vector<std::string>;
+
+// A pending entry: delivered to a consumer of the group, not acknowledged yet.
+struct StreamNack {
+  std::string consumer;
+  int64_t delivery_time = 0;  // ms, wall clock
+  uint64_t delivery_count = 0;
+};
+
+struct StreamConsumer {
+  int64_t seen_time = 0;  // ms, wall clock: its last read or claim
+  std::set<StreamId> pel;
+};
+
+struct StreamGroup {
+  // Redis's SCG_INVALID_ENTRIES_READ: the read counter is not known.
+  static constexpr int64_t kUnknownRead = -1;
+
+  StreamId last_id;  // last delivered
+  int64_t entries_read = kUnknownRead;
+  std::map<StreamId, StreamNack> pel;
+  std::map<std::string, StreamConsumer> consumers;
+
+  // The consumer name, created with seen_time now when missing; *created tells which.
+  StreamConsumer& Consumer(const std::string& name, int64_t now, bool* created = nullptr);
+  // Makes id pending for consumer (which must exist), delivered at time with count
+  // deliveries: a new entry, or one moved over from another consumer.
+  void SetPending(const StreamId& id, const std::string& consumer, int64_t time,
+                  uint64_t count);
+  // Removes id from the PEL (and its consumer's); false when it was not pending.
+  bool Ack(const StreamId& id);
+  // Removes consumer name and its pending entries; returns how many it had (0 when missing).
+  uint64_t DeleteConsumer(const std::string& name);
+};
+
+struct StreamMeta {
+  StreamId last_id;       // last generated
+  StreamId first_id;      // recorded first entry (0-0 when empty)
+  StreamId max_deleted;   // highest ID XDEL removed
+  uint64_t entries_added = 0;
+  std::map<std::string, StreamGroup> groups;
+
+  // meta := last first max_deleted entries_added:varint64 ngroups:varint64 group*
+  //   id := ms:varint64 seq:varint64
+  //   group := name:lp last_id entries_read+1:varint64 nconsumers:varint64
+  //            (name:lp seen_time:varint64)* npel:varint64
+  //            (id consumer:varint64 delivery_time:varint64 delivery_count:varint64)*
+  // (a PEL entry names its consumer by index; times are >= 0).
+  void EncodeTo(std::string* out) const;
+  // false on anything EncodeTo could not have made.
+  static bool DecodeFrom(std::string_view* in, StreamMeta* meta);
+};
+
+class StreamValue {
+ public:
+  StreamMeta meta;
+  std::map<StreamId, StreamFields> entries;
+
+  size_t size() const { return entries.size(); }
+  // A stream is stored even when it has no entries (its IDs and groups remain).
+  bool empty() const { return false; }
+
+  // value := version:u8(1) meta nentries:varint64 (id nfields:varint64 field:lp*)*
+  std::string Encode() const;
+  // Corruption (never a crash) on anything Encode could not have made.
+  static Result<StreamValue> Decode(std::string_view encoded);
+  // The entry count without decoding the entries (XLEN).
+  static Result<uint64_t> DecodeSize(std::string_view encoded);
+};
+
+// Helpers of the codecs (the paged root and pages use them too).
+void PutStreamId(std::string* out, const StreamId& id);
+bool GetStreamId(std::string_view* in, StreamId* id);
+void PutStreamFields(std::string* out, const StreamFields& fields);
+bool GetStreamFields(std::string_view* in, StreamFields* fields);
+
+}  // namespace slotkv
