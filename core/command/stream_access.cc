@@ -181,23 +181,32 @@ int64_t EstimateRead(const StreamMeta& m, uint64_t length, const StreamId& id) {
   return StreamGroup::kUnknownRead;
 }
 
+namespace {
+
+// a - b wrapping as Redis's long long arithmetic does in practice (ENTRIESREAD is trusted as
+// given, up to INT64_MAX), without the overflow being undefined here.
+int64_t WrappingSub(uint64_t a, int64_t b) {
+  return static_cast<int64_t>(a - static_cast<uint64_t>(b));
+}
+
+}  // namespace
+
 std::optional<int64_t> GroupLag(const StreamMeta& m, uint64_t length, const StreamGroup& g) {
-  const auto added = static_cast<int64_t>(m.entries_added);
   if (m.entries_added == 0) return 0;
   if (g.entries_read != StreamGroup::kUnknownRead &&
       !RangeHasTombstones(m, length, g.last_id, std::nullopt)) {
-    return added - g.entries_read;
+    return WrappingSub(m.entries_added, g.entries_read);
   }
   const int64_t read = EstimateRead(m, length, g.last_id);
   if (read == StreamGroup::kUnknownRead) return std::nullopt;
-  return added - read;
+  return WrappingSub(m.entries_added, read);
 }
 
 void AdvanceGroup(const StreamMeta& m, uint64_t length, StreamGroup& g, const StreamId& id) {
   if (id <= g.last_id) return;
   if (g.entries_read != StreamGroup::kUnknownRead &&
       !RangeHasTombstones(m, length, id, std::nullopt)) {
-    ++g.entries_read;
+    g.entries_read = static_cast<int64_t>(static_cast<uint64_t>(g.entries_read) + 1);
   } else if (m.entries_added != 0) {
     g.entries_read = EstimateRead(m, length, id);
   }

@@ -19,7 +19,7 @@ bool GetString(std::string_view* in, std::string* out) {
 void PutGroup(std::string* out, const std::string& name, const StreamGroup& g) {
   PutLengthPrefixed(out, name);
   PutStreamId(out, g.last_id);
-  PutVarint64(out, static_cast<uint64_t>(g.entries_read + 1));
+  PutVarint64(out, static_cast<uint64_t>(g.entries_read) + 1);
   PutVarint64(out, g.consumers.size());
   std::map<std::string_view, uint64_t> index;
   for (const auto& [cname, c] : g.consumers) {
@@ -39,11 +39,11 @@ void PutGroup(std::string* out, const std::string& name, const StreamGroup& g) {
 bool GetGroup(std::string_view* in, std::string* name, StreamGroup* g) {
   uint64_t read_plus_one = 0, nconsumers = 0, npel = 0;
   if (!GetString(in, name) || !GetStreamId(in, &g->last_id) ||
-      !GetVarint64(in, &read_plus_one) || read_plus_one > uint64_t{INT64_MAX} + 1 ||
+      !GetVarint64(in, &read_plus_one) ||
       !GetVarint64(in, &nconsumers) || nconsumers > in->size()) {
     return false;
   }
-  g->entries_read = static_cast<int64_t>(read_plus_one - 1);
+  g->entries_read = static_cast<int64_t>(read_plus_one - 1);  // a counter past INT64_MAX wraps
   std::vector<std::map<std::string, StreamConsumer>::iterator> by_index;
   by_index.reserve(nconsumers);
   for (uint64_t i = 0; i < nconsumers; ++i) {
