@@ -14,6 +14,7 @@
 #include "core/command/args.h"
 #include "core/command/dispatch.h"
 #include "core/command/monitor.h"
+#include "core/command/tracking.h"
 #include "core/command/errors.h"
 #include "core/command/execute.h"
 #include "core/command/pubsub.h"
@@ -421,6 +422,8 @@ void Connection::RecheckPause() {
 
 void Connection::Run(const CommandSpec& spec) {
   command::ServerState& state = server_->state();
+  // A tracking client's reads are remembered on their owners before they run.
+  if (client_.tracking) command::RememberReads(state, client_, spec, args_);
   uint64_t seq = AddPending();
   // A one-key request's line goes now, in the connection's order (monitor.h); RunAsync feeds
   // the others.
@@ -479,6 +482,7 @@ void Connection::RunLocal(const CommandSpec& spec, std::vector<std::string>& arg
   }
   command::WriteTrace trace;
   trace.mark = server_->state().write_failures.Mark();
+  trace.client = client_.id;
   std::string reply = command::Execute(server_->state(), spec, args, slot, client_.db,
                                        client_.protocol, addr_, client_.name, &trace);
   if (spec.flags & command::kWrite) {
@@ -632,7 +636,21 @@ bool Connection::OverOutputLimit() {
 }
 
 void Connection::Deliver(const pubsub::Message& message) {
-  Push(command::EncodeMessage(message, client_.protocol));
+  // A RESP2 connection gets an invalidation as a Pub/Sub message only as a REDIRECT target.
+  const bool subscribed = client_.subscribed() && message.origin != client_.id;
+  std::string bytes = command::EncodeMessage(message, client_.protocol, subscribed);
+  if (!bytes.empty()) Push(std::move(bytes));
+}
+
+void Connection::TrackingRedirectBroken() {
+  if (!client_.tracking) return;
+  client_.tracking_broken = true;
+  if (client_.protocol < 3) return;
+  command::Reply reply(3);
+  reply.Push(2);
+  reply.Bulk("tracking-redir-broken");
+  reply.Integer(static_cast<int64_t>(client_.tracking->redirect));
+  Push(std::move(reply.buffer()));
 }
 
 void Connection::MakeFeed(std::shared_ptr<std::atomic<int64_t>> unsent,
@@ -716,6 +734,7 @@ void Connection::Close() {
   server_->connected_counter().fetch_sub(1, std::memory_order_relaxed);
   command::DiscardTransaction(server_->state(), client_);
   command::UnsubscribeAll(server_->state(), client_, worker_->index());
+  if (client_.tracking) server_->state().tracking->Disable(client_.id);
   ResumeParts();  // abandoned: their owners drop what they did not run
   if (on_feed_close_) std::exchange(on_feed_close_, nullptr)();
   worker_->Forget(client_.id);  // `this` lives on in the handlers that hold it
@@ -764,6 +783,10 @@ command::ClientInfo Connection::Info() const {
   info.replica = client_.replica;
   info.monitor = client_.monitor;
   info.no_evict = client_.no_evict;
+  info.tracking = client_.tracking.has_value();
+  info.tracking_bcast = client_.tracking && client_.tracking->bcast;
+  info.tracking_broken = client_.tracking_broken;
+  info.redirect = client_.tracking ? static_cast<int64_t>(client_.tracking->redirect) : -1;
   return info;
 }
 

@@ -95,6 +95,9 @@ class Connection : public std::enable_shared_from_this<Connection> {
   // Writes a Pub/Sub message (after the replies of the requests read so far).
   // REQUIRES: on this worker.
   void Deliver(const pubsub::Message& message);
+  // An invalidation found its CLIENT TRACKING REDIRECT client gone: flagged, and told (in
+  // RESP3, a push ["tracking-redir-broken", id] for each such invalidation, as Redis).
+  void TrackingRedirectBroken();
   // Makes it a replica's link (command::ClientRegistry::MakeFeedLocal); Push writes the
   // streams' bytes (after the replies of the requests read so far). REQUIRES: on this worker.
   void MakeFeed(std::shared_ptr<std::atomic<int64_t>> unsent, std::function<void()> on_close);

@@ -70,6 +70,7 @@ void PostDrive(Server* server, int w, uint64_t client) {
 void RunItemInTurn(Server* server, const std::shared_ptr<RemoteBatch>& batch, size_t i) {
   RemoteItem& item = batch->items[i];
   item.trace.mark = server->state().write_failures.Mark();
+  item.trace.client = batch->conn->id();
   item.reply = command::Execute(server->state(), *item.spec, item.args, item.slot, batch->db,
                                 batch->protocol, batch->conn->addr(), batch->client_name,
                                 &item.trace);
@@ -128,6 +129,7 @@ Step StepBatch(Server* server, Worker& worker, const std::shared_ptr<RemoteBatch
       }
     } else {
       item.trace.mark = state.write_failures.Mark();
+      item.trace.client = batch.conn->id();
       item.reply = command::Execute(state, *item.spec, item.args, item.slot, batch.db,
                                     batch.protocol, batch.conn->addr(), batch.client_name,
                                     &item.trace);

@@ -140,6 +140,25 @@ Result<std::unique_ptr<Server>> Server::Start(conf::Config* config, std::string 
     });
   });
   st.pubsub = s.pubsub_.get();
+  // An invalidation whose REDIRECT client went away tells its tracking client so.
+  s.tracking_ = std::make_unique<command::Tracking>(
+      &s, workers, [self](int w, uint64_t client, std::shared_ptr<const pubsub::Message> m) {
+        self->Post(w, [self, w, client, m = std::move(m)] {
+          const auto& conns = self->worker(w).connections();
+          if (auto it = conns.find(client); it != conns.end()) {
+            it->second->Deliver(*m);
+          } else if (m->origin != client) {
+            self->Post(m->origin_worker, [self, m] {
+              const auto& origin = self->worker(m->origin_worker).connections();
+              if (auto it = origin.find(m->origin); it != origin.end()) {
+                it->second->TrackingRedirectBroken();
+              }
+            });
+          }
+        });
+      });
+  st.tracking = s.tracking_.get();
+  s.keyspace_->set_tracking(s.tracking_.get());
   s.scripts_ = std::make_unique<script::Scripts>(workers);
   st.scripts = s.scripts_.get();
   // FUNCTION's libraries are kept in dir/functions.rdb (not with pure-memory storage).

@@ -91,6 +91,7 @@ class Server : public command::Executor, public command::ClientRegistry {
   command::ClientPause pause_;
   std::unique_ptr<command::Blocking> blocking_;
   std::unique_ptr<pubsub::Registry> pubsub_;
+  std::unique_ptr<command::Tracking> tracking_;
   std::unique_ptr<script::Scripts> scripts_;
   std::unique_ptr<script::Functions> functions_;
   std::vector<std::unique_ptr<command::WorkerStats>> stats_;

@@ -154,6 +154,15 @@ CommandFixture::CommandFixture(int workers, uint32_t slots, Fs* fs) {
     }
   });
   state_.pubsub = pubsub_.get();
+  // Invalidations are kept as RESP3 pushes, by the client they go to.
+  tracking_ = std::make_unique<Tracking>(
+      executor_.get(), workers,
+      [this](int, uint64_t client, std::shared_ptr<const pubsub::Message> m) {
+        std::lock_guard lock(delivered_mu_);
+        delivered_.emplace_back(client, EncodeMessage(*m, 3));
+      });
+  state_.tracking = tracking_.get();
+  keyspace_->set_tracking(tracking_.get());
   scripts_ = std::make_unique<script::Scripts>(workers);
   state_.scripts = scripts_.get();
   functions_ = std::make_unique<script::Functions>(nullptr, "");
@@ -216,16 +225,19 @@ CommandFixture::PendingReply CommandFixture::Submit(std::vector<std::string> arg
       return;
     }
     const CommandSpec* spec = a.spec;
+    if (client.tracking) RememberReads(state_, client, *spec, *shared_args);
     if (spec->run) {
       uint32_t slot = keyspace_->SlotOfKey((*shared_args)[static_cast<size_t>(spec->first_key)]);
       uint32_t db = client.db;
       int protocol = client.protocol;
       std::string name = client.name;
+      const uint64_t id = client.id;
       executor_->Post(executor_->OwnerOf(slot), [this, spec, shared_args, done, slot, db,
-                                                 protocol, name] {
-        auto run = [this, spec, shared_args, done, slot, db, protocol, name] {
+                                                 protocol, name, id] {
+        auto run = [this, spec, shared_args, done, slot, db, protocol, name, id] {
           WriteTrace trace;
           trace.mark = state_.write_failures.Mark();
+          trace.client = id;
           std::string reply = Execute(state_, *spec, *shared_args, slot, db, protocol,
                                       "127.0.0.1:1", name, &trace);
           state_.CommitDirty().PermitUnchecked();  // recorded in write_failures

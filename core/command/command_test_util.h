@@ -127,6 +127,7 @@ class CommandFixture : public ClientRegistry {
   std::unique_ptr<CommandTable> table_;
   SlowLog slowlog_;
   std::unique_ptr<Blocking> blocking_;
+  std::unique_ptr<Tracking> tracking_;
   std::mutex delivered_mu_;
   std::vector<std::pair<uint64_t, std::string>> delivered_;  // guarded by delivered_mu_
   std::unique_ptr<pubsub::Registry> pubsub_;

@@ -157,6 +157,9 @@ Task Reset(AsyncContext& ctx) {
   ClientState& c = *ctx.client;
   DiscardTransaction(ctx.server, c);
   UnsubscribeAll(ctx.server, c, ctx.home);
+  if (c.tracking) ctx.server.tracking->Disable(c.id);
+  c.tracking.reset();
+  c.tracking_caching = c.tracking_broken = false;
   c.db = 0;
   c.protocol = 2;
   c.name.clear();
@@ -183,7 +186,8 @@ void ClientReply(AsyncContext& ctx) {
 }
 
 // CLIENT LIST's flags, in Redis's order (networking.c): S a replica's link (O a monitor), P
-// pubsub, x MULTI, b blocked, d a watched key changed; N none.
+// pubsub, x MULTI, b blocked, t tracking (R its redirection broken, B in BCAST mode), d a
+// watched key changed, e no-evict; N none.
 std::string Flags(const ClientInfo& c) {
   std::string f;
   if (c.monitor) f += 'O';
@@ -191,6 +195,9 @@ std::string Flags(const ClientInfo& c) {
   if (c.pubsub()) f += 'P';
   if (c.multi >= 0) f += 'x';
   if (c.blocked) f += 'b';
+  if (c.tracking) f += 't';
+  if (c.tracking_broken) f += 'R';
+  if (c.tracking_bcast) f += 'B';
   if (c.watch_dirty) f += 'd';
   if (c.no_evict) f += 'e';
   return f.empty() ? "N" : f;
@@ -218,7 +225,8 @@ std::string FormatClient(const ClientInfo& c) {
          " multi=" + std::to_string(c.multi) + " qbuf=" + std::to_string(c.query_buffer) +
          " qbuf-free=0 argv-mem=0 multi-mem=0 rbs=16384 rbp=0 obl=0 oll=0 omem=" +
          std::to_string(c.output_buffer) + " tot-mem=0 events=r cmd=" + c.last_command +
-         " user=default redir=-1 resp=" + std::to_string(c.protocol) + "\n";
+         " user=default redir=" + std::to_string(c.redirect) +
+         " resp=" + std::to_string(c.protocol) + "\n";
 }
 
 // Every client of every worker, by id.
@@ -418,6 +426,10 @@ void ClientPauseCommand(AsyncContext& ctx) {
 
 constexpr std::string_view kClientHelp[] = {
     "CLIENT <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
+    "CACHING (YES|NO)",
+    "    Enable/disable tracking of the keys for next command in OPTIN/OPTOUT modes.",
+    "GETREDIR",
+    "    Return the client ID we are redirecting to when tracking is enabled.",
     "GETNAME",
     "    Return the name of the current connection.",
     "ID",
@@ -441,6 +453,11 @@ constexpr std::string_view kClientHelp[] = {
     "    Control the replies sent to the current connection.",
     "SETNAME <name>",
     "    Assign the name <name> to the current connection.",
+    "TRACKING (ON|OFF) [REDIRECT <id>] [BCAST] [PREFIX <prefix> [...]]",
+    "         [OPTIN] [OPTOUT] [NOLOOP]",
+    "    Control server assisted client side caching.",
+    "TRACKINGINFO",
+    "    Report tracking status for the current connection.",
     "NO-EVICT (ON|OFF)",
     "    Protect current client connection from eviction.",
     "HELP",
@@ -512,6 +529,8 @@ Task Client(AsyncContext& ctx) {
     } else {
       ctx.reply.Error(kErrSyntax);
     }
+  } else if (IsTrackingSubcommand(sub)) {
+    co_await ClientTrackingCommand(ctx);
   } else if (Is(sub, "HELP")) {
     ctx.reply.Help(kClientHelp);
   } else {

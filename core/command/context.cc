@@ -50,6 +50,7 @@ void ServerState::RefreshLive() {
   slowlog_slower_than = config->GetInt("slowlog-log-slower-than");
   slowlog_max_len = config->GetInt("slowlog-max-len");
   hz = config->GetInt("hz");
+  if (tracking != nullptr) tracking->set_max_keys(config->GetInt("tracking-table-max-keys"));
   busy_reply_threshold = config->GetInt("busy-reply-threshold");
   // The value was checked when set.
   Result<uint32_t> notify = conf::ParseNotifyClasses(config->Get("notify-keyspace-events"));

@@ -17,6 +17,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -29,6 +30,7 @@
 #include "core/command/slowlog.h"
 #include "core/command/stats.h"
 #include "core/command/task.h"
+#include "core/command/tracking.h"
 #include "core/txn/slot_locks.h"
 #include "core/txn/watched_keys.h"
 
@@ -92,6 +94,11 @@ struct ClientState {
   std::set<std::string> channels;
   std::set<std::string> patterns;
   std::set<std::string> shard_channels;
+  // CLIENT TRACKING (tracking.h): its settings while on; CLIENT CACHING YES|NO given for the
+  // next command (or transaction); whether its REDIRECT client went away.
+  std::optional<TrackingSettings> tracking;
+  bool tracking_caching = false;
+  bool tracking_broken = false;
   // Whether it subscribes to anything: a RESP2 client then only runs the Pub/Sub commands,
   // PING, QUIT and RESET.
   bool subscribed() const {
@@ -122,6 +129,10 @@ struct ClientInfo {
   bool replica = false;   // a replica's link (flags=S): carries the replication streams
   bool monitor = false;   // gets MONITOR's feed (flags=O)
   bool no_evict = false;  // CLIENT NO-EVICT ON (flags=e)
+  bool tracking = false;  // CLIENT TRACKING ON (flags=t; B in BCAST mode)
+  bool tracking_bcast = false;
+  bool tracking_broken = false;  // its REDIRECT client went away (flags=R)
+  int64_t redirect = -1;  // its REDIRECT client (0: none; -1: not tracking)
   bool pubsub() const { return subs + psubs + ssubs > 0; }  // CLIENT KILL TYPE pubsub
 };
 
@@ -159,6 +170,7 @@ struct ServerState {
   const CommandTable* table = nullptr;
   SlowLog* slowlog = nullptr;
   Blocking* blocking = nullptr;  // clients blocked on keys (blocking.h)
+  Tracking* tracking = nullptr;  // client-side caching (tracking.h)
   pubsub::Registry* pubsub = nullptr;  // every worker's subscriptions
   script::Scripts* scripts = nullptr;  // the script cache, each worker's interpreters
   script::Functions* functions = nullptr;  // FUNCTION's libraries
@@ -267,6 +279,7 @@ class AsyncContext {
       : args(std::move(args)), reply(protocol), server(*server), client(client), home(home),
         db(client ? client->db : 0) {
     trace.mark = server->write_failures.Mark();
+    trace.client = client ? client->id : 0;
   }
 
   std::vector<std::string> args;

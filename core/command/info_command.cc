@@ -1,7 +1,7 @@
 // INFO [section ...]: the sections clients and tools parse, laid out as Redis 7.0 does ("# Title"
 // line, "name:value" lines, a blank line between sections, "\r\n" line ends), every field Redis
 // 7.0.15 prints in its order. A field about machinery slotkv does not have (fork, RDB child, AOF
-// rewrite, defragmentation, lazy free, I/O threads, client tracking) has Redis's value for none
+// rewrite, defragmentation, lazy free, I/O threads) has Redis's value for none
 // (0, -1, "ok"), each said at its field; slotkv's own engine figures follow as slotkv_* fields.
 #include <sys/resource.h>
 #include <sys/utsname.h>
@@ -163,8 +163,8 @@ void ClientsSection(const ServerState& state, const ServerFigures& f, std::strin
   Field(out, "client_recent_max_input_buffer", f.max_input_buffer);
   Field(out, "client_recent_max_output_buffer", f.max_output_buffer);
   Field(out, "blocked_clients", state.blocking ? state.blocking->blocked_clients.load() : 0);
-  // slotkv has no client tracking or client timeouts.
-  Field(out, "tracking_clients", 0);
+  Field(out, "tracking_clients", state.tracking ? state.tracking->clients() : 0);
+  // slotkv has no client timeouts table.
   Field(out, "clients_in_timeout_table", 0);
 }
 
@@ -383,15 +383,18 @@ void StatsSection(const ServerState& state, const ServerFigures& f, std::string&
     Field(out, "pubsubshard_channels",
           static_cast<uint64_t>(state.pubsub->Channels(pubsub::Kind::kShard, nullptr).size()));
   }
-  // No fork, MIGRATE connection cache, defragmentation or client tracking exists.
+  // No fork, MIGRATE connection cache or defragmentation exists.
   for (std::string_view none :
        {"latest_fork_usec", "total_forks", "migrate_cached_sockets", "slave_expires_tracked_keys",
         "active_defrag_hits", "active_defrag_misses", "active_defrag_key_hits",
-        "active_defrag_key_misses", "total_active_defrag_time", "current_active_defrag_time",
-        "tracking_total_keys", "tracking_total_items", "tracking_total_prefixes",
-        "unexpected_error_replies"}) {
+        "active_defrag_key_misses", "total_active_defrag_time", "current_active_defrag_time"}) {
     Field(out, none, 0);
   }
+  const Tracking* tracking = state.tracking;
+  Field(out, "tracking_total_keys", tracking ? tracking->keys() : 0);
+  Field(out, "tracking_total_items", tracking ? tracking->items() : 0);
+  Field(out, "tracking_total_prefixes", tracking ? tracking->prefixes() : 0);
+  Field(out, "unexpected_error_replies", 0);
   Field(out, "total_error_replies", SumWorkers(state, &WorkerStats::error_replies));
   Field(out, "dump_payload_sanitizations", 0);
   Field(out, "total_reads_processed", SumWorkers(state, &WorkerStats::reads_processed));

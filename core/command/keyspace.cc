@@ -15,6 +15,7 @@
 #include "core/command/cache_shares.h"
 #include "core/command/collection_pages.h"
 #include "core/command/internal_keys.h"
+#include "core/command/tracking.h"
 
 namespace slotkv::command {
 namespace {
@@ -477,6 +478,7 @@ Result<bool> Store::Delete(std::string_view key) {
   // As Redis's DEL: only a key that was there touches its watchers.
   if (removed) {
     keyspace_->watched().Touch(slot_, db_, key);
+    TellTracking(key);
     if (observer_ && observer_->active()) observer_->OnDelete(db_, key);
     SignalKey(key);
   }
@@ -556,6 +558,7 @@ Status Store::BeforeWrite(slot::Slot* s) {
 void Store::AfterPut(slot::Slot* s, std::string_view key, ValueType type) {
   NoteWrite(s);
   keyspace_->watched().Touch(slot_, db_, key);
+  TellTracking(key);
   // A stream tells its waiters itself (SignalKey), as Redis only for XADD and a destroyed
   // group; a write of any other type reaches them too (XREADGROUP's stream was replaced).
   if (type != ValueType::kStream) SignalKey(key);
@@ -563,6 +566,13 @@ void Store::AfterPut(slot::Slot* s, std::string_view key, ValueType type) {
 
 void Store::SignalKey(std::string_view key) {
   if (KeyWatcher* watcher = keyspace_->watcher()) watcher->OnKeyChange(db_, key);
+}
+
+void Store::TellTracking(std::string_view key) {
+  Tracking* tracking = keyspace_->tracking();
+  if (tracking != nullptr && tracking->active()) {
+    tracking->Invalidate(key, trace_ != nullptr ? trace_->client : 0);
+  }
 }
 
 void Store::NoteWrite(slot::Slot* s) {

@@ -34,6 +34,8 @@
 
 namespace slotkv::command {
 
+class Tracking;
+
 // Told of every change of a key (blocking commands wait for them: blocking.h).
 class KeyWatcher {
  public:
@@ -233,10 +235,14 @@ class Keyspace {
   // The zstd dictionaries of every slot (dir/dicts/, or in memory).
   slot::Dictionaries* dictionaries() const { return dictionaries_.get(); }
 
-  // The watcher Store::Put tells of list and sorted-set writes (set once, before the workers
+  // The watcher Store::Put and Delete tell of changed keys (set once, before the workers
   // start; nullptr = none).
   void set_watcher(KeyWatcher* watcher) { watcher_ = watcher; }
   KeyWatcher* watcher() const { return watcher_; }
+  // The client-side caching Store::Put and Delete tell of changed keys (tracking.h; set once,
+  // before the workers start).
+  void set_tracking(Tracking* tracking) { tracking_ = tracking; }
+  Tracking* tracking() const { return tracking_; }
 
   wal::FsyncPolicy fsync() const { return static_cast<wal::FsyncPolicy>(fsync_.load()); }
   // A held slot (a transaction's open unit) adopts the policy after its holder is done.
@@ -298,6 +304,7 @@ class Keyspace {
   std::vector<uint64_t> drops_;  // per slot: names the trash dirs of Drop
   std::atomic<int> fsync_;
   KeyWatcher* watcher_ = nullptr;
+  Tracking* tracking_ = nullptr;
   std::atomic<uint64_t> cache_budget_;
   std::atomic<uint32_t> paged_threshold_{512};
   std::atomic<uint32_t> page_members_{64};
@@ -424,6 +431,8 @@ class Store {
   // Before a write to s: a transaction holding this slot keeps s's unit open (Slot::Hold).
   void JoinUnit(slot::Slot* s);
   // After a write to s: s joins dirty_ and the trace.
+  // Tells client-side caching that key changed (Tracking::Invalidate).
+  void TellTracking(std::string_view key);
   void NoteWrite(slot::Slot* s);
   // Around a write of key to s: the slot adopts the fsync policy and cache share and joins a
   // holder's unit; after it, NoteWrite, key's WATCHers are touched and (type list or sorted

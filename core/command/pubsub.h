@@ -9,6 +9,9 @@
 namespace slotkv::command {
 
 // "message" / "pmessage" / "smessage" as Redis sends them: an array in RESP2, a push in RESP3.
-std::string EncodeMessage(const pubsub::Message& message, int protocol);
+// An invalidation (kInvalidate) is a push ["invalidate", [key] or null] in RESP3; in RESP2 a
+// "message" on __redis__:invalidate to a subscribed REDIRECT target, nothing to another client
+// (empty).
+std::string EncodeMessage(const pubsub::Message& message, int protocol, bool subscribed = false);
 
 }  // namespace slotkv::command

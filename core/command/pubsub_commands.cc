@@ -14,9 +14,28 @@
 
 namespace slotkv::command {
 
-std::string EncodeMessage(const pubsub::Message& m, int protocol) {
+std::string EncodeMessage(const pubsub::Message& m, int protocol, bool subscribed) {
   if (m.kind == pubsub::Kind::kMonitor) return m.payload;
   Reply reply(protocol);
+  if (m.kind == pubsub::Kind::kInvalidate) {
+    if (protocol == 3) {
+      reply.Push(2);
+      reply.Bulk("invalidate");
+    } else if (subscribed) {
+      reply.Push(3);
+      reply.Bulk("message");
+      reply.Bulk("__redis__:invalidate");
+    } else {
+      return {};  // RESP2 has no way to tell a client that is not subscribed
+    }
+    if (m.everything) {
+      reply.Null();
+    } else {
+      reply.Array(1);
+      reply.Bulk(m.payload);
+    }
+    return std::move(reply.buffer());
+  }
   switch (m.kind) {
     case pubsub::Kind::kChannel:
       reply.Push(3);
@@ -32,6 +51,7 @@ std::string EncodeMessage(const pubsub::Message& m, int protocol) {
       reply.Bulk("smessage");
       break;
     case pubsub::Kind::kMonitor:
+    case pubsub::Kind::kInvalidate:
       break;
   }
   reply.Bulk(m.channel);
@@ -59,6 +79,7 @@ KindInfo InfoOf(Kind kind) {
     case Kind::kShard:
       return {"ssubscribe", "sunsubscribe", &ClientState::shard_channels};
     case Kind::kMonitor:  // a feed, not a subscription by name
+    case Kind::kInvalidate:
       break;
   }
   return {};

@@ -50,11 +50,13 @@ Task Flush(AsyncContext& ctx, bool all) {
         [&](Store& store) {
           Status st = store.Clear();
           if (!st.ok() && failure.ok()) failure = std::move(st);
+          if (ctx.server.tracking != nullptr) ctx.server.tracking->ForgetHere();
           return true;
         },
         db);
   }
   if (Failed(failure, ctx.reply)) co_return;
+  if (ctx.server.tracking != nullptr) ctx.server.tracking->InvalidateEverything();
   ctx.reply.Ok();
 }
 

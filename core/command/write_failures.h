@@ -31,6 +31,7 @@ struct WriteTrace {
   uint64_t mark = 0;
   std::vector<const slot::Slot*> slots;
   uint64_t writes = 0;  // Store writes made, so a task can tell whether it wrote since a point
+  uint64_t client = 0;  // the client whose command writes (0: none): CLIENT TRACKING's NOLOOP
   void Add(const slot::Slot* s);
 };
 

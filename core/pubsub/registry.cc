@@ -98,7 +98,9 @@ void Registry::FeedMonitors(std::string line) {
   {
     std::shared_lock lock(mu_);
     if (monitors_.empty()) return;
-    auto msg = std::make_shared<Message>(Message{Kind::kMonitor, "", "", std::move(line)});
+    auto msg = std::make_shared<Message>();
+    msg->kind = Kind::kMonitor;
+    msg->payload = std::move(line);
     for (const Subscriber& s : monitors_) by_worker[s.worker].emplace_back(s.client, msg);
   }
   for (auto& [worker, batch] : by_worker) deliver_(worker, std::move(batch));

@@ -26,16 +26,20 @@
 
 namespace slotkv::pubsub {
 
-enum class Kind { kChannel, kPattern, kShard, kMonitor };
+enum class Kind { kChannel, kPattern, kShard, kMonitor, kInvalidate };
 
 // One message as a subscriber receives it: "message" (kChannel), "pmessage" (kPattern, with
-// the pattern that matched), "smessage" (kShard), or a MONITOR line, the payload as is
-// (kMonitor).
+// the pattern that matched), "smessage" (kShard), a MONITOR line, the payload as is
+// (kMonitor), or a client-side caching invalidation of the key in payload, or of everything
+// (kInvalidate; command/tracking.h), for the tracking client origin (on origin_worker).
 struct Message {
   Kind kind = Kind::kChannel;
   std::string pattern;
   std::string channel;
   std::string payload;
+  bool everything = false;
+  uint64_t origin = 0;
+  int origin_worker = 0;
 };
 
 struct Subscriber {

@@ -96,6 +96,7 @@ class RawConn:
     def __init__(self, port, timeout=5.0):
         self.sock = socket.create_connection(("127.0.0.1", port), timeout=timeout)
         self.sock.settimeout(timeout)
+        self.timeout = timeout
         self.buf = b""
 
     def close(self):
@@ -194,22 +195,25 @@ class RawConn:
         deadline = time.monotonic() + wait
         out = self.buf
         self.buf = b""
-        while True:
-            left = deadline - time.monotonic()
-            if settle is not None and out:
-                left = min(left, settle)
-            if left <= 0:
-                return out
-            self.sock.settimeout(left)
-            try:
-                data = self.sock.recv(65536)
-            except socket.timeout:
-                return out
-            except ConnectionResetError:
-                return out + b"<EOF>"
-            if not data:
-                return out + b"<EOF>"
-            out += data
+        try:
+            while True:
+                left = deadline - time.monotonic()
+                if settle is not None and out:
+                    left = min(left, settle)
+                if left <= 0:
+                    return out
+                self.sock.settimeout(left)
+                try:
+                    data = self.sock.recv(65536)
+                except socket.timeout:
+                    return out
+                except ConnectionResetError:
+                    return out + b"<EOF>"
+                if not data:
+                    return out + b"<EOF>"
+                out += data
+        finally:
+            self.sock.settimeout(self.timeout)  # later reads wait as long as they did before
 
     def is_closed(self, wait=2.0):
         """True if the server closes the connection within `wait` seconds."""
