@@ -13,6 +13,7 @@
 #include "core/command/collection_pages.h"
 #include "core/command/execute.h"
 #include "core/command/notify.h"
+#include "core/command/tracking.h"
 #include "core/command/replication.h"
 #include "net/connection.h"
 #include "net/remote_batch.h"
@@ -320,6 +321,7 @@ void Worker::ExpireStep() {
       Result<size_t> expired = (*slot)->ActiveExpireStep(
           kBucketsPerStep, [&](std::string_view key, ValueType) {
             command::Notify(state, conf::kNotifyExpired, "expired", key, db);
+            if (state.tracking->active()) state.tracking->Invalidate(key, 0);
           });
       if (!expired.ok()) {
         std::fprintf(stderr, "active expiry of slot %u db %u: %s\n", s, db,

@@ -99,6 +99,7 @@ struct ClientState {
   std::optional<TrackingSettings> tracking;
   bool tracking_caching = false;
   bool tracking_broken = false;
+  bool tracking_reads = false;  // the running command's reads are remembered (RememberReads)
   // Whether it subscribes to anything: a RESP2 client then only runs the Pub/Sub commands,
   // PING, QUIT and RESET.
   bool subscribed() const {

@@ -18,6 +18,7 @@
 
 #include "core/base/ascii.h"
 #include "core/command/args.h"
+#include "core/command/tracking.h"
 #include "core/command/command_table.h"
 #include "core/command/errors.h"
 #include "core/command/execute.h"
@@ -56,6 +57,7 @@ class ScriptRun : public script::Host {
     client_.addr = "lua";  // as MONITOR shows a script's calls
     if (ctx.client) {
       client_.name = ctx.client->name;
+      track_reads_ = ctx.client->tracking_reads;
     }
   }
 
@@ -100,6 +102,7 @@ class ScriptRun : public script::Host {
   AsyncContext& ctx_;
   const int worker_;  // where the script runs
   const bool read_only_;
+  bool track_reads_ = false;  // the caller remembers the keys its script reads (tracking.h)
   script::Fiber& fiber_;
   std::shared_ptr<script::Scripts::Running> running_;
   const int64_t start_ms_;
@@ -149,6 +152,8 @@ std::string ScriptRun::Call(std::vector<std::string> args, int resp) {
     return "-ERR Write commands are not allowed from read-only scripts.\r\n";
   }
   if (flags & kWrite) running_->wrote.store(true);
+  // The caller's client-side caching remembers what its script reads, as Redis's call().
+  if (track_reads_) RememberKeys(server, client_.id, *spec, args);
   if (CommandTable::AllSlots(*spec, args)) {
     for (uint32_t s = 0; s < server.keyspace->slots(); ++s) {
       if (ctx_.HoldsSlot(s)) continue;

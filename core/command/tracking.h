@@ -15,7 +15,8 @@
 // RESP2 one on the __redis__:invalidate channel (deliver's to encode: pubsub::Kind::kInvalidate).
 // FLUSHDB / FLUSHALL send every tracking client a null invalidation (everything) and drop the
 // tables. A table past tracking-table-max-keys (per worker: its share) invalidates and forgets
-// other keys, as Redis picks them, at random. Keys that expire are not told (unlike Redis).
+// other keys, as Redis picks them, at random. A key the expiry step deletes is told; one found
+// expired by a read is told when the step deletes it.
 //
 // Thread rule: Remember and Invalidate run on the key's owner (each worker has its table); the
 // rest from any thread.
@@ -127,5 +128,10 @@ Task ClientTrackingCommand(AsyncContext& ctx);
 // reads are remembered (the transaction's too, for EXEC), and CLIENT CACHING's word is used up.
 void RememberReads(ServerState& server, ClientState& client, const CommandSpec& spec,
                    const std::vector<std::string>& args);
+// Remembers the keys of one call for client when it is read-only, each on its owner (posted
+// there ahead of the call itself: posts between two workers keep their order). Also for the
+// calls of a script whose client remembers its reads (ClientState::tracking_reads).
+void RememberKeys(ServerState& server, uint64_t client, const CommandSpec& spec,
+                  const std::vector<std::string>& args);
 
 }  // namespace slotkv::command

@@ -23,8 +23,8 @@ bool RemembersNow(const ClientState& c, bool caching) {
   return c.tracking->optin ? caching : !(c.tracking->optout && caching);
 }
 
-// Remembers the keys of one read-only call, each on its owner (posted there, ahead of the call
-// itself: posts between two workers keep their order).
+}  // namespace
+
 void RememberKeys(ServerState& server, uint64_t client, const CommandSpec& spec,
                   const std::vector<std::string>& args) {
   if (!(CommandTable::CallFlags(spec, args) & kReadOnly) || (spec.flags & kPubSub)) return;
@@ -39,6 +39,8 @@ void RememberKeys(ServerState& server, uint64_t client, const CommandSpec& spec,
     }
   }
 }
+
+namespace {
 
 // CLIENT TRACKING ON|OFF [REDIRECT id] [PREFIX prefix ...] [BCAST] [OPTIN] [OPTOUT] [NOLOOP]
 Task ClientTrackingSteps(AsyncContext& ctx) {
@@ -244,8 +246,12 @@ void RememberReads(ServerState& server, ClientState& client, const CommandSpec& 
         RememberKeys(server, client.id, *q.spec, q.args);
       }
     }
-  } else if (RemembersNow(client, client.tracking_caching)) {
-    RememberKeys(server, client.id, spec, args);
+  } else {
+    client.tracking_reads = RemembersNow(client, client.tracking_caching);
+    // A read-only script is not a read: the commands it runs are (ScriptRun::Call).
+    const bool script = spec.name == "eval_ro" || spec.name == "evalsha_ro" ||
+                        spec.name == "fcall_ro";
+    if (client.tracking_reads && !script) RememberKeys(server, client.id, spec, args);
   }
   // CLIENT CACHING's word holds for the next command, or a whole transaction.
   const bool keeps = spec.name == "client" || spec.name == "multi" ||

@@ -821,3 +821,37 @@ def test_reset_turns_tracking_off(conns):
     t.command("HELLO", "3")
     w.command("SET", "k", "2")
     silent(t)
+
+
+# ---- expiry and scripts --------------------------------------------------------------------------
+
+def test_a_key_that_expires_is_invalidated(conns):
+    """The expiry deletes the key: its readers hear of it without anyone writing."""
+    t = conns.open(resp3=True)
+    w = conns.open()
+    w.command("SET", "short", "v", "PX", 50)
+    track(t)
+    assert t.command("GET", "short") == b"v"
+    got = b""
+
+    def told():
+        nonlocal got
+        got += t.read_available(0.1)
+        return got == inval("short")
+
+    assert wait_until(told, timeout=5.0), got
+
+
+def test_reads_inside_scripts_are_remembered(conns):
+    """The commands a script runs are tracked for its caller (EVAL_RO's declared keys are not,
+    only what it reads)."""
+    t = conns.open(resp3=True)
+    w = conns.open()
+    track(t)
+    body = "return redis.call('GET', KEYS[1])"
+    assert t.command("EVAL", body, 1, "s1") is None
+    assert t.command("EVAL_RO", "return 1", 1, "s2") == 1
+    w.command("SET", "s1", "x")
+    t.expect(inval("s1"))
+    w.command("SET", "s2", "x")
+    silent(t)
