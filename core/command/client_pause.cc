@@ -29,17 +29,17 @@ PauseMode ClientPause::Mode(int64_t now_ms) const {
   return static_cast<PauseMode>(mode);
 }
 
-bool ClientPause::Holds(const CommandSpec& spec, const std::vector<QueuedCommand>& queued,
-                        int64_t now_ms) const {
+bool ClientPause::Holds(const CommandSpec& spec, const std::vector<std::string>& args,
+                        const std::vector<QueuedCommand>& queued, int64_t now_ms) const {
   const PauseMode mode = Mode(now_ms);
   if (mode == PauseMode::kNone) return false;
   if (mode == PauseMode::kAll) return true;
-  const auto changes = [](const CommandSpec& s) {
-    return (s.flags & (kWrite | kMayReplicate)) != 0;
+  const auto changes = [](const CommandSpec& s, const std::vector<std::string>& a) {
+    return (CommandTable::CallFlags(s, a) & (kWrite | kMayReplicate)) != 0;
   };
-  if (changes(spec)) return true;
+  if (changes(spec, args)) return true;
   return spec.name == "exec" && std::any_of(queued.begin(), queued.end(), [&](const auto& q) {
-           return changes(*q.spec);
+           return changes(*q.spec, q.args);
          });
 }
 

@@ -37,9 +37,10 @@ class ClientPause {
   bool active() const;
   // The strictest pause in force at now_ms.
   PauseMode Mode(int64_t now_ms) const;
-  // Whether spec (for EXEC: queued, the transaction's commands) waits at now_ms.
-  bool Holds(const CommandSpec& spec, const std::vector<QueuedCommand>& queued,
-             int64_t now_ms) const;
+  // Whether the call spec + args (for EXEC: queued, the transaction's commands) waits at
+  // now_ms; a container's subcommand by its own flags (CommandTable::CallFlags).
+  bool Holds(const CommandSpec& spec, const std::vector<std::string>& args,
+             const std::vector<QueuedCommand>& queued, int64_t now_ms) const;
 
  private:
   struct Purpose {

@@ -120,7 +120,8 @@ Admission AdmitRequest(ServerState& server, ClientState& client, std::vector<std
   // As Redis's processCommand: a paused command waits (CLIENT PAUSE, FAILOVER) before it is
   // queued or run; replicas' links never do.
   if (server.pause != nullptr && server.pause->active() && !client.replica &&
-      server.pause->Holds(*spec, client.queued, server.keyspace->clock()->MonotonicUs() / 1000)) {
+      server.pause->Holds(*spec, args, client.queued,
+                          server.keyspace->clock()->MonotonicUs() / 1000)) {
     a.paused = true;
     return a;
   }

@@ -75,6 +75,18 @@ def test_pause_write_holds_publish_and_transactions_that_write(server, unpaused)
     assert r.execute_command("GET", "e") == b"1"
 
 
+def test_pause_write_holds_a_containers_writing_subcommands(server, unpaused):
+    """XGROUP CREATE writes (held), XINFO STREAM reads (goes on): by the subcommand's flags."""
+    r = unpaused
+    r.execute_command("XADD", "s", "1-1", "f", "v")
+    assert r.execute_command("CLIENT", "PAUSE", 600, "WRITE") == b"OK"
+    create = Timed(server, "XGROUP", "CREATE", "s", "g", "0")
+    info = Timed(server, "XINFO", "GROUPS", "s")
+    assert info.finished(2.0) and info.reply == [] and info.took < 0.4
+    assert create.finished(3.0)
+    assert create.reply == b"OK" and create.took > 0.35, (create.reply, create.took)
+
+
 def test_a_held_command_holds_the_clients_later_ones(server, unpaused):
     r = unpaused
     c = server.client(socket_timeout=10)
