@@ -4,7 +4,8 @@
 //
 // A one-value collection is written whole (paged when it outgrew paged-collection-threshold);
 // a paged one writes its changed pages and its root, keeping the key's TTL; an emptied
-// collection is deleted (the slot hands its root over for reclaim: SlotOptions::root_id).
+// collection is deleted (the slot hands its root over for reclaim: SlotOptions::root_id), but a
+// stream (Small::kKeptEmpty).
 //
 // Thread rule: on the Store's slot owner, within one command.
 #pragma once
@@ -65,7 +66,8 @@ class CollectionAccess {
       SLOTKV_RETURN_IF_ERROR(paged_->Finish());
       SLOTKV_RETURN_IF_ERROR(io_.Close());
     }
-    if (cleared_ || paged_->size() == 0) return store_.Delete(key_).status();
+    // A stream stays when its last entry goes (Small::kKeptEmpty).
+    if (cleared_ || (paged_->size() == 0 && !KeptEmpty())) return store_.Delete(key_).status();
     return store_.Put(key_, paged_->root().Encode(), type_, expire_at_ms_);
   }
 
@@ -75,6 +77,14 @@ class CollectionAccess {
   Paged* paged() { return paged_ ? &*paged_ : nullptr; }
 
  protected:
+  static constexpr bool KeptEmpty() {
+    if constexpr (requires { Small::kKeptEmpty; }) {
+      return Small::kKeptEmpty;
+    } else {
+      return false;
+    }
+  }
+
   Store& store_;
   ValueType type_;
   StorePageIo io_;

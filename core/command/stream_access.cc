@@ -7,24 +7,6 @@
 
 namespace slotkv::command {
 
-Status StreamAccess::Open(std::string_view key, WorkerStats& stats, Lookup lookup,
-                          bool* wrong_type) {
-  key_.assign(key);
-  io_.set_group(key);
-  SLOTKV_ASSIGN_OR_RETURN(std::optional<std::string> raw,
-                          ReadCollection(store_, stats, lookup, key, ValueType::kStream,
-                                         wrong_type, &expire_at_ms_));
-  if (!raw) return Status::OK();
-  if (IsPagedRoot(*raw)) {
-    SLOTKV_ASSIGN_OR_RETURN(StreamRoot root, StreamRoot::Decode(*raw));
-    paged_.emplace(std::move(root), &io_, store_.page_members());
-    return Status::OK();
-  }
-  SLOTKV_ASSIGN_OR_RETURN(StreamValue value, StreamValue::Decode(*raw));
-  small_.emplace(std::move(value));
-  return Status::OK();
-}
-
 void StreamAccess::Create() {
   small_.emplace();
   changed_ = true;
@@ -91,24 +73,6 @@ Result<uint64_t> StreamAccess::CountBelow(const StreamId& id) {
   if (!small_) return uint64_t{0};
   return static_cast<uint64_t>(
       std::distance(small_->entries.begin(), small_->entries.lower_bound(id)));
-}
-
-Status StreamAccess::Write() {
-  if (!changed_) return Status::OK();
-  changed_ = false;
-  if (small_ && small_->size() > store_.paged_threshold()) {
-    StreamPages pages = StreamPages::Create(&io_, store_.page_members());
-    pages.meta() = std::move(small_->meta);
-    for (auto& [id, fields] : small_->entries) {
-      SLOTKV_RETURN_IF_ERROR(pages.Append(id, std::move(fields)));
-    }
-    small_.reset();
-    paged_.emplace(std::move(pages));
-  }
-  if (small_) return store_.Put(key_, small_->Encode(), ValueType::kStream, expire_at_ms_);
-  SLOTKV_RETURN_IF_ERROR(paged_->Finish());
-  SLOTKV_RETURN_IF_ERROR(io_.Close());
-  return store_.Put(key_, paged_->root().Encode(), ValueType::kStream, expire_at_ms_);
 }
 
 // ---- Redis's stream rules -------------------------------------------------------------------

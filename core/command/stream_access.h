@@ -5,10 +5,10 @@
 // of entries.
 //
 // A stream up to paged-collection-threshold entries is one StreamValue (decoded and written
-// whole); a longer one is paged (core/types/stream_pages.h): StreamAccess reaches its entries in
-// O(height) pages per entry, and its StreamMeta (IDs, counters, groups) is in the root. A stream
-// becomes paged when a write takes it past the threshold and stays paged. Unlike the other
-// collections a stream is not deleted when its last entry goes.
+// whole); a longer one is paged (core/types/stream_pages.h): StreamAccess (a CollectionAccess)
+// reaches its entries in O(height) pages per entry, and its StreamMeta (IDs, counters, groups)
+// is in the root. A stream becomes paged when a write takes it past the threshold and stays
+// paged. Unlike the other collections a stream is not deleted when its last entry goes.
 #pragma once
 
 #include <cstdint>
@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "core/command/args.h"
+#include "core/command/collection_access.h"
 #include "core/command/collection_pages.h"
 #include "core/command/task.h"
 #include "core/command/typed_read.h"
@@ -32,24 +33,12 @@ namespace slotkv::command {
 // many entries, as Redis removes whole radix-tree nodes.
 inline constexpr uint64_t kStreamNodeEntries = 100;
 
-class StreamAccess {
+class StreamAccess : public CollectionAccess<StreamValue, StreamPages, StreamRoot> {
  public:
-  explicit StreamAccess(Store& store) : store_(store), io_(store, ValueType::kStream) {}
-  StreamAccess(const StreamAccess&) = delete;
-  StreamAccess& operator=(const StreamAccess&) = delete;
+  explicit StreamAccess(Store& store) : CollectionAccess(store, ValueType::kStream) {}
 
-  // Reads key (a reader's lookup counts a hit or miss). The status of a storage failure or a
-  // corrupt value; *wrong_type when the key holds another type.
-  Status Open(std::string_view key, WorkerStats& stats, Lookup lookup, bool* wrong_type);
-  // Open, replying WRONGTYPE or the failure; false then.
-  bool Open(std::string_view key, WorkerStats& stats, Lookup lookup, Reply& reply) {
-    return OpenOrReply(*this, key, stats, lookup, reply);
-  }
-
-  bool exists() const { return small_ || paged_; }
   // Makes the missing key an empty stream (written by Write). REQUIRES: !exists().
   void Create();
-  uint64_t size() const { return paged_ ? paged_->size() : small_ ? small_->size() : 0; }
   // The stream's state besides its entries; a caller that changes it calls MarkChanged.
   // REQUIRES: exists().
   StreamMeta& meta() { return paged_ ? paged_->meta() : small_->meta; }
@@ -67,19 +56,6 @@ class StreamAccess {
   Status Walk(const StreamId& from, bool reverse, const EntryFn& fn);
   // How many entries have an ID below id.
   Result<uint64_t> CountBelow(const StreamId& id);
-
-  // Writes what changed, keeping the key's TTL; a one-value stream past the threshold becomes
-  // paged. Nothing when nothing changed.
-  Status Write();
-
- private:
-  Store& store_;
-  StorePageIo io_;
-  std::string key_;
-  bool changed_ = false;
-  int64_t expire_at_ms_ = 0;
-  std::optional<StreamValue> small_;
-  std::optional<StreamPages> paged_;
 };
 
 // ---- Redis's stream rules -------------------------------------------------------------------

@@ -169,7 +169,9 @@ Status ServeStream(const ReadCall& call, size_t i, StreamAccess& s, int64_t coun
                    bool* created) {
   const StreamId gt = call.ids[i];
   const auto take = [&](size_t n) { return count == 0 || n < static_cast<size_t>(count); };
+  // No entry is past the last ID: nothing new costs no descent (the common empty poll).
   if (!call.group_mode) {
+    if (gt >= s.meta().last_id) return Status::OK();
     SLOTKV_ASSIGN_OR_RETURN(std::optional<StreamId> last, LastEntryId(s));
     if (!last || *last <= gt) return Status::OK();
     out->served = true;
@@ -202,6 +204,7 @@ Status ServeStream(const ReadCall& call, size_t i, StreamAccess& s, int64_t coun
     }
     return Status::OK();
   }
+  if (group.last_id >= meta.last_id) return Status::OK();
   SLOTKV_ASSIGN_OR_RETURN(std::optional<StreamId> last, LastEntryId(s));
   if (!last || *last <= group.last_id) return Status::OK();
   out->served = true;

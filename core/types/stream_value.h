@@ -85,8 +85,9 @@ class StreamValue {
   StreamMeta meta;
   std::map<StreamId, StreamFields> entries;
 
-  size_t size() const { return entries.size(); }
   // A stream is stored even when it has no entries (its IDs and groups remain).
+  static constexpr bool kKeptEmpty = true;
+  size_t size() const { return entries.size(); }
   bool empty() const { return false; }
 
   // value := version:u8(1) meta nentries:varint64 (id nfields:varint64 field:lp*)*
