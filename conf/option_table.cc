@@ -400,11 +400,11 @@ constexpr OptionDef kOptions[] = {
 
   // ACL.
   {.name = "aclfile", .type = T::kString, .default_value = "",
-   .doc = "no effect: no ACL yet (only the default user)", .no_effect = true},
+   .doc = "ACL users file (ACL LOAD / SAVE), loaded at start"},
   {.name = "acllog-max-len", .type = T::kInt, .default_value = "128", .runtime = true,
-   .doc = "no effect: no ACL yet (only the default user)", .no_effect = true},
+   .doc = "entries kept by ACL LOG"},
   {.name = "acl-pubsub-default", .type = T::kEnum, .default_value = "resetchannels",
-   .runtime = true, .doc = "no effect: no ACL yet (only the default user)",
+   .runtime = true, .doc = "no effect: new users always start with resetchannels",
    .choices = "allchannels|resetchannels", .no_effect = true},
 
   // Eviction and memory management.

@@ -3,7 +3,6 @@
 #include <cctype>
 
 #include "core/base/number.h"
-#include "core/base/secure_compare.h"
 #include "metrics/json.h"
 #include "metrics/metric_table.h"
 
@@ -126,17 +125,19 @@ std::string InfoToJson(const std::string& info) {
   return j.str();
 }
 
-bool AdminApi::Authorized(const HttpRequest& request) const {
-  const std::string pass = backend_->requirepass();
-  if (pass.empty()) return true;
+Access AdminApi::Authorize(const HttpRequest& request,
+                          const std::vector<std::string>& command) const {
+  if (request.authorization.empty()) return backend_->Authorize(std::nullopt, command);
   constexpr std::string_view kBasic = "Basic ";
   std::string_view auth = request.authorization;
-  if (auth.size() <= kBasic.size() || auth.substr(0, kBasic.size()) != kBasic) return false;
+  if (auth.size() <= kBasic.size() || auth.substr(0, kBasic.size()) != kBasic) {
+    return Access::kUnauthenticated;
+  }
   std::optional<std::string> decoded = Base64Decode(auth.substr(kBasic.size()));
-  if (!decoded) return false;
-  const size_t colon = decoded->find(':');
-  return colon != std::string::npos &&
-         SecureEquals(std::string_view(*decoded).substr(colon + 1), pass);
+  const size_t colon = decoded ? decoded->find(':') : std::string::npos;
+  if (colon == std::string::npos) return Access::kUnauthenticated;
+  return backend_->Authorize(Credentials{decoded->substr(0, colon), decoded->substr(colon + 1)},
+                             command);
 }
 
 namespace {
@@ -302,15 +303,40 @@ HttpResponse AdminApi::Handle(const HttpRequest& req) {
     route = Route::kConfig;
     arg = path.substr(8);
   }
-  // Every request but GET /health needs the password (unknown paths and wrong methods too, so
-  // nothing is learnt without it); /metrics only with metrics-auth.
+  // Every request but GET /health acts as an ACL user (unknown paths and wrong methods too, so
+  // nothing is learnt without one), which must be allowed the Redis command the route stands
+  // for; /metrics only with metrics-auth.
   const bool open = (route == Route::kHealth && only("GET")) ||
                     (route == Route::kMetrics && !backend_->metrics_auth());
-  if (!open && !Authorized(req)) {
+  std::vector<std::string> command;
+  switch (route) {
+    case Route::kMetrics: case Route::kInfo: case Route::kSlots: case Route::kSlot:
+    case Route::kReplication: case Route::kCluster:
+      command = {"INFO"};
+      break;
+    case Route::kConfig:
+      command = only("GET") ? std::vector<std::string>{"CONFIG", "GET", arg}
+                            : std::vector<std::string>{"CONFIG", "SET", arg, ""};
+      break;
+    case Route::kSave:
+      command = {"SAVE"};
+      break;
+    case Route::kClusterFailover:
+      command = {"FAILOVER"};
+      break;
+    case Route::kClusterReplicaOf:
+      command = {"REPLICAOF", "NO", "ONE"};
+      break;
+    default:
+      break;
+  }
+  const Access access = open ? Access::kAllowed : Authorize(req, command);
+  if (access == Access::kUnauthenticated) {
     HttpResponse r = Error(401, "unauthorized");
     r.headers.emplace_back("WWW-Authenticate", "Basic realm=\"slotkv\"");
     return r;
   }
+  if (access == Access::kForbidden) return Error(403, "forbidden");
   if (route == Route::kNone) return Error(404, "not found");
   const bool host_ok = HostAllowed(req.host);  // checked by the routes that change something
   if (route == Route::kHealth) return only("GET") ? Health() : Error(405, "method not allowed");

@@ -43,6 +43,16 @@ struct HttpResponse {
   std::vector<std::pair<std::string, std::string>> headers;
 };
 
+// Basic auth's user and password.
+struct Credentials {
+  std::string user;
+  std::string password;
+};
+
+// What a request may do: the ACL user it acts as may run its command, it names no user that
+// its password opens, or the user may not run the command.
+enum class Access { kAllowed, kUnauthenticated, kForbidden };
+
 class AdminBackend {
  public:
   virtual ~AdminBackend() = default;
@@ -57,7 +67,10 @@ class AdminBackend {
   virtual std::string ConfigSet(const std::string& name, const std::string& value) = 0;
   // SAVE: "" on success, else its error text.
   virtual std::string Save() = 0;
-  virtual std::string requirepass() const = 0;
+  // Whether a request with credentials (nullopt: none sent; then the default user when it
+  // needs no password) may run command, as the ACL users say (empty: authenticated at all).
+  virtual Access Authorize(const std::optional<Credentials>& credentials,
+                           const std::vector<std::string>& command) const = 0;
   virtual bool metrics_auth() const = 0;
   // Engine slots refusing writes after an I/O failure (Keyspace::refusals).
   virtual int64_t failed_slots() const = 0;
@@ -81,7 +94,9 @@ class AdminApi {
   HttpResponse Handle(const HttpRequest& request);
 
  private:
-  bool Authorized(const HttpRequest& request) const;
+  // The request's Authorization header checked for command (AdminBackend::Authorize); a
+  // malformed header is unauthenticated.
+  Access Authorize(const HttpRequest& request, const std::vector<std::string>& command) const;
   HttpResponse Health() const;
   AdminBackend* backend_;
 };

@@ -3,6 +3,7 @@
 #include <doctest/doctest.h>
 
 #include <map>
+#include <set>
 
 namespace slotkv::metrics {
 namespace {
@@ -54,11 +55,23 @@ class FakeBackend : public AdminBackend {
     calls.push_back("master " + host + " " + std::to_string(port));
     return change;
   }
-  std::string requirepass() const override { return pass; }
+  // The only user is "default", with password pass ("" : none), allowed every command but
+  // those in denied.
+  Access Authorize(const std::optional<Credentials>& credentials,
+                   const std::vector<std::string>& command) const override {
+    if (credentials ? credentials->user != "default" ||
+                          (!pass.empty() && credentials->password != pass)
+                    : !pass.empty()) {
+      return Access::kUnauthenticated;
+    }
+    const bool deny = !command.empty() && denied.count(command[0]);
+    return deny ? Access::kForbidden : Access::kAllowed;
+  }
   bool metrics_auth() const override { return metrics_auth_on; }
 
   std::map<std::string, std::string> config = {{"maxclients", "10000"}};
   std::string pass;
+  std::set<std::string> denied;
   bool metrics_auth_on = true;
   std::string last_section;
   int64_t failed = 0;
@@ -218,9 +231,13 @@ TEST_CASE("admin api: basic auth with requirepass, /health always open") {
   REQUIRE(denied.headers.size() == 1);
   CHECK(denied.headers[0].first == "WWW-Authenticate");
   HttpRequest r = Req("GET", "/slots");
-  r.authorization = "Basic dXNlcjpzZWNyZXQ=";  // user:secret
+  r.authorization = "Basic ZGVmYXVsdDpzZWNyZXQ=";  // default:secret
   CHECK(api.Handle(r).status == 200);
-  r.authorization = "Basic dXNlcjpzZWNyZXU=";  // user:secreu
+  r.authorization = "Basic dXNlcjpzZWNyZXQ=";  // user:secret (no such user)
+  CHECK(api.Handle(r).status == 401);
+  r.authorization = "Basic ZGVmYXVsdDpzZWNyZXU=";  // default:secreu
+  CHECK(api.Handle(r).status == 401);
+  r.authorization = "Basic ZGVmYXVsdA==";  // default, no colon
   CHECK(api.Handle(r).status == 401);
   r.authorization = "Basic !!!";
   CHECK(api.Handle(r).status == 401);
@@ -231,10 +248,23 @@ TEST_CASE("admin api: basic auth with requirepass, /health always open") {
   CHECK(api.Handle(Req("GET", "/nope")).status == 401);
   CHECK(api.Handle(Req("POST", "/health")).status == 401);
   HttpRequest nope = Req("GET", "/nope");
-  nope.authorization = "Basic dXNlcjpzZWNyZXQ=";
+  nope.authorization = "Basic ZGVmYXVsdDpzZWNyZXQ=";
   CHECK(api.Handle(nope).status == 404);
   b.metrics_auth_on = false;
   CHECK(api.Handle(Req("GET", "/metrics")).status == 200);
+}
+
+TEST_CASE("admin api: a user denied the route's command gets 403") {
+  FakeBackend b;
+  b.denied = {"SAVE", "CONFIG"};
+  AdminApi api(&b);
+  CHECK(api.Handle(Req("GET", "/info")).status == 200);
+  CHECK(api.Handle(Req("POST", "/save")).status == 403);
+  CHECK(api.Handle(Req("GET", "/config/maxclients")).status == 403);
+  CHECK(b.saves == 0);
+  b.denied = {"INFO"};
+  CHECK(api.Handle(Req("GET", "/slots")).status == 403);
+  CHECK(api.Handle(Req("GET", "/health")).status == 200);
 }
 
 }  // namespace

@@ -7,6 +7,8 @@
 #include <thread>
 
 #include "conf/config.h"
+#include "core/acl/users.h"
+#include "core/command/acl_check.h"
 #include "core/command/command_table.h"
 #include "core/command/errors.h"
 #include "metrics/admin_api.h"
@@ -83,7 +85,25 @@ class ServerBackend : public AdminBackend {
     return ErrorText(RunAdminCommand(state_, {"CONFIG", "SET", name, value}));
   }
   std::string Save() override { return ErrorText(RunAdminCommand(state_, {"SAVE"})); }
-  std::string requirepass() const override { return state_.config->Get("requirepass"); }
+  Access Authorize(const std::optional<Credentials>& credentials,
+                   const std::vector<std::string>& command) const override {
+    const acl::Users& users = *state_.users;
+    std::shared_ptr<const acl::User> user;
+    if (credentials) {
+      user = users.Get(credentials->user);
+      if (!user || !acl::PasswordMatches(*user, credentials->password)) {
+        return Access::kUnauthenticated;
+      }
+    } else if (users.auth_required()) {
+      return Access::kUnauthenticated;
+    } else {
+      user = users.Default();
+    }
+    if (command.empty() || user->unrestricted) return Access::kAllowed;
+    const command::CommandSpec* spec = state_.table->Find(command[0]);
+    const acl::Verdict v = acl::Check(*user, users.catalog(), command::AclCall(*spec, command));
+    return v.ok() ? Access::kAllowed : Access::kForbidden;
+  }
   bool metrics_auth() const override { return state_.config->GetBool("metrics-auth"); }
   int64_t failed_slots() const override { return state_.keyspace->refusals(); }
 

@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <unistd.h>
 
+#include "core/acl/users.h"
 #include "core/base/buffer.h"
 #include "core/command/args.h"
 #include "core/command/dispatch.h"
@@ -60,7 +61,8 @@ Connection::Connection(Worker* worker, boost::asio::ip::tcp::socket socket, uint
   client_.id = id;
   // As Redis: a client that connected while no password was required stays authenticated
   // when CONFIG SET requirepass adds one.
-  client_.authenticated = !server_->state().auth_required;
+  client_.authenticated = !server_->state().auth_required();
+  client_.user = server_->state().users->Default();
   boost::system::error_code ec;
   auto remote = socket_.remote_endpoint(ec);
   if (!ec) {
@@ -90,7 +92,7 @@ Connection::~Connection() { CloseBlocked(to_fetch_); }
 void Connection::Start() {
   // Protected mode (Redis's clientAcceptHandler): with no password, only 127.0.0.1 and ::1.
   command::ServerState& state = server_->state();
-  if (!moved_in_ && state.protected_mode && !state.auth_required && peer_ip_ != "127.0.0.1" &&
+  if (!moved_in_ && state.protected_mode && !state.auth_required() && peer_ip_ != "127.0.0.1" &&
       peer_ip_ != "::1") {
     const uint64_t seq = AddPending();
     pending_.back().close_after = true;
@@ -214,7 +216,7 @@ void Connection::Process() {
   limits.max_bulk_len = static_cast<uint64_t>(state.proto_max_bulk_len.load());
   limits.max_query_buffer = static_cast<uint64_t>(state.query_buffer_limit.load());
   parser_.set_limits(limits);
-  parser_.set_authenticated(!state.auth_required || client_.authenticated);
+  parser_.set_authenticated(!state.auth_required() || client_.authenticated);
   Turn turn;
   turn.over();  // starts the turn: its clock read dates the requests read (Pending::read_us)
   bool turn_over = false;
@@ -238,7 +240,7 @@ void Connection::Process() {
       break;
     }
     Dispatch();
-    parser_.set_authenticated(!state.auth_required || client_.authenticated);
+    parser_.set_authenticated(!state.auth_required() || client_.authenticated);
     turn_over = turn.over();
     if (turn_over) break;
   }
@@ -787,6 +789,7 @@ command::ClientInfo Connection::Info() const {
   info.tracking_bcast = client_.tracking && client_.tracking->bcast;
   info.tracking_broken = client_.tracking_broken;
   info.redirect = client_.tracking ? static_cast<int64_t>(client_.tracking->redirect) : -1;
+  if (client_.user) info.user = client_.user->name;
   return info;
 }
 

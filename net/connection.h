@@ -82,6 +82,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
   // Closes now (pending replies are dropped).
   void Close();
   command::ClientInfo Info() const;
+  const command::ClientState& client() const { return client_; }
   // Ends a blocking command's wait (CLIENT UNBLOCK): with its timeout reply, or the UNBLOCKED
   // error. False when no blocking command is waiting.
   bool Unblock(bool error);

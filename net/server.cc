@@ -12,6 +12,7 @@
 #include <mutex>
 
 #include "core/base/hash.h"
+#include "core/command/acl_check.h"
 #include "core/command/process_memory.h"
 #include "net/connection.h"
 #include "net/open_files.h"
@@ -159,6 +160,9 @@ Result<std::unique_ptr<Server>> Server::Start(conf::Config* config, std::string 
       });
   st.tracking = s.tracking_.get();
   s.keyspace_->set_tracking(s.tracking_.get());
+  SLOTKV_ASSIGN_OR_RETURN(s.users_, command::StartUsers(*s.table_, *config));
+  st.users = s.users_.get();
+  st.acl_log = &s.acl_log_;
   s.scripts_ = std::make_unique<script::Scripts>(workers);
   st.scripts = s.scripts_.get();
   // FUNCTION's libraries are kept in dir/functions.rdb (not with pure-memory storage).
@@ -326,10 +330,11 @@ std::vector<command::ClientInfo> Server::ListLocal() {
   return out;
 }
 
-int Server::KillLocal(const std::function<bool(const command::ClientInfo&)>& match) {
+int Server::KillLocal(
+    const std::function<bool(const command::ClientInfo&, const command::ClientState&)>& match) {
   std::vector<std::shared_ptr<Connection>> victims;
   for (const auto& [id, conn] : workers_[static_cast<size_t>(current())]->connections()) {
-    if (match(conn->Info())) victims.push_back(conn);
+    if (match(conn->Info(), conn->client())) victims.push_back(conn);
   }
   for (auto& conn : victims) conn->Close();
   return static_cast<int>(victims.size());

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "conf/config.h"
+#include "core/acl/users.h"
 #include "core/base/fs.h"
 #include "core/command/blocking.h"
 #include "core/command/client_pause.h"
@@ -62,7 +63,8 @@ class Server : public command::Executor, public command::ClientRegistry {
 
   // command::ClientRegistry
   std::vector<command::ClientInfo> ListLocal() override;
-  int KillLocal(const std::function<bool(const command::ClientInfo&)>& match) override;
+  int KillLocal(const std::function<bool(const command::ClientInfo&,
+                                         const command::ClientState&)>& match) override;
   bool UnblockLocal(uint64_t id, bool error) override;
   int64_t connected() const override { return connected_.load(std::memory_order_relaxed); }
   bool MakeFeedLocal(uint64_t id, std::shared_ptr<std::atomic<int64_t>> unsent,
@@ -92,6 +94,8 @@ class Server : public command::Executor, public command::ClientRegistry {
   std::unique_ptr<command::Blocking> blocking_;
   std::unique_ptr<pubsub::Registry> pubsub_;
   std::unique_ptr<command::Tracking> tracking_;
+  std::unique_ptr<acl::Users> users_;
+  acl::Log acl_log_;
   std::unique_ptr<script::Scripts> scripts_;
   std::unique_ptr<script::Functions> functions_;
   std::vector<std::unique_ptr<command::WorkerStats>> stats_;

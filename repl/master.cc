@@ -514,7 +514,8 @@ void Master::Close(Feed& feed) {
   feed.closed = true;
   const uint64_t id = feed.client;
   state_->executor->Post(feed.worker, [this, id] {
-    state_->clients->KillLocal([id](const command::ClientInfo& c) { return c.id == id; });
+    state_->clients->KillLocal(
+        [id](const command::ClientInfo& c, const command::ClientState&) { return c.id == id; });
   });
 }
 

@@ -1,9 +1,9 @@
 #include "core/base/hash.h"
 
+#include <sys/random.h>
 #include <xxhash.h>
 
 #include <array>
-#include <random>
 
 namespace slotkv {
 
@@ -13,13 +13,28 @@ uint32_t Checksum(std::string_view data) {
   return static_cast<uint32_t>(XXH3_64bits(data.data(), data.size()));
 }
 
-std::string RandomHexId() {
-  std::random_device rd;
-  std::mt19937_64 rng((uint64_t{rd()} << 32) ^ rd());
+std::string RandomHexId() { return RandomHex(40); }
+
+std::string RandomHex(size_t n) {
+  std::string bytes((n + 1) / 2, '\0');
+  for (size_t got = 0; got < bytes.size();) {
+    const ssize_t r = getrandom(bytes.data() + got, bytes.size() - got, 0);
+    if (r > 0) got += static_cast<size_t>(r);
+  }
+  std::string hex = HexLower(bytes);
+  hex.resize(n);
+  return hex;
+}
+
+std::string HexLower(std::string_view bytes) {
   static constexpr char kHex[] = "0123456789abcdef";
-  std::string id(40, '0');
-  for (char& c : id) c = kHex[rng() % 16];
-  return id;
+  std::string hex;
+  hex.reserve(bytes.size() * 2);
+  for (unsigned char b : bytes) {
+    hex += kHex[b >> 4];
+    hex += kHex[b & 15];
+  }
+  return hex;
 }
 
 namespace {

@@ -1,5 +1,5 @@
-// Hashes: the key hash that places a key in a bucket, checksums for records and pages, and the
-// Redis Cluster hash slot.
+// Hashes: the key hash that places a key in a bucket, checksums for records and pages, the
+// Redis Cluster hash slot; random ids and hex text.
 #pragma once
 
 #include <cstdint>
@@ -19,6 +19,10 @@ uint16_t Crc16(std::string_view data);
 
 // 40 random lowercase hex characters: a run id or a replication id, as Redis makes them.
 std::string RandomHexId();
+// n random lowercase hex characters from the kernel's generator (getrandom): ACL GENPASS.
+std::string RandomHex(size_t n);
+// bytes as lowercase hex, two characters each (digests).
+std::string HexLower(std::string_view bytes);
 
 // The Redis Cluster slot of key, 0..16383: CRC16 of the key, or of its hash tag: the bytes
 // between the first '{' and the next '}' when that span is non-empty.

@@ -33,30 +33,6 @@ inline bool Is(std::string_view arg, std::string_view keyword) {
   return true;
 }
 
-// A container command's subcommand (XGROUP CREATE ...): its name, lowercase, and its arity as
-// Redis counts it (the container's name included; negative: at least that many).
-struct Subcommand {
-  std::string_view name;
-  int arity;
-};
-// The subcommand args[1] names among subs, its arity checked; nullptr after replying "unknown
-// subcommand" or "wrong number of arguments for 'container|sub'".
-inline const Subcommand* FindSubcommand(std::string_view container,
-                                        std::span<const Subcommand> subs,
-                                        const std::vector<std::string>& args, Reply& reply) {
-  for (const Subcommand& sub : subs) {
-    if (!Is(args[1], sub.name)) continue;
-    const size_t n = args.size();
-    const bool ok = sub.arity > 0 ? n == static_cast<size_t>(sub.arity)
-                                  : n >= static_cast<size_t>(-sub.arity);
-    if (ok) return &sub;
-    reply.Error(WrongArgs(std::string(container) + "|" + std::string(sub.name)));
-    return nullptr;
-  }
-  reply.Error(UnknownSubcommand(container, args[1]));
-  return nullptr;
-}
-
 // The integer in arg, or nullopt after replying "value is not an integer or out of range".
 inline std::optional<int64_t> IntArg(std::string_view arg, Reply& reply) {
   std::optional<int64_t> v = ParseInt64(arg);

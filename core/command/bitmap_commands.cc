@@ -340,7 +340,7 @@ void RegisterBitmapCommands(CommandTable& t) {
   t.Add({.name = "setbit", .arity = 4, .flags = kWrite | kDenyOom, .first_key = 1,
          .last_key = 1, .step = 1, .run = SetBitCommand, .group = "bitmap",
          .summary = "Sets or clears the bit at offset in the string value stored at key",
-         .since = "2.2.0", .acl = "write bitmap slow"});
+         .since = "2.2.0", .acl = "write bitmap slow", .key_access = "RW"});
   t.Add({.name = "getbit", .arity = 3, .flags = kReadOnly | kFast, .first_key = 1,
          .last_key = 1, .step = 1, .run = GetBitCommand, .group = "bitmap",
          .summary = "Returns the bit value at offset in the string value stored at key",
@@ -356,11 +356,11 @@ void RegisterBitmapCommands(CommandTable& t) {
   t.Add({.name = "bitop", .arity = -4, .flags = kWrite | kDenyOom, .first_key = 2,
          .last_key = -1, .step = 1, .run_async = BitOpCommand, .group = "bitmap",
          .summary = "Perform bitwise operations between strings", .since = "2.6.0",
-         .acl = "write bitmap slow"});
+         .acl = "write bitmap slow", .key_access = "W R"});
   t.Add({.name = "bitfield", .arity = -2, .flags = kWrite | kDenyOom, .first_key = 1,
          .last_key = 1, .step = 1, .run = BitfieldCommand, .group = "bitmap",
          .summary = "Perform arbitrary bitfield integer operations on strings", .since = "3.2.0",
-         .acl = "write bitmap slow"});
+         .acl = "write bitmap slow", .key_access = "RW"});
   t.Add({.name = "bitfield_ro", .arity = -2, .flags = kReadOnly | kFast, .first_key = 1,
          .last_key = 1, .step = 1, .run = BitfieldRoCommand, .group = "bitmap",
          .summary = "Perform arbitrary bitfield integer operations on strings. Read-only variant "

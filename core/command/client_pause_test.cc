@@ -61,14 +61,13 @@ TEST_CASE("client pause: each purpose keeps its own pause; the strictest applies
 namespace slotkv::command {
 namespace {
 
-uint32_t TestContainerFlags(const std::vector<std::string>& args) {
-  return args.size() > 1 && args[1] == "create" ? kWrite : kReadOnly;
-}
-
-TEST_CASE("client pause: WRITE holds a container's writing subcommands only (call_flags)") {
+TEST_CASE("client pause: WRITE holds a container's writing subcommands only (their rows)") {
   ClientPause pause;
   pause.Pause(PausePurpose::kClient, PauseMode::kWrite, 100);
-  const CommandSpec container{.name = "xgroup", .call_flags = TestContainerFlags};
+  const CommandSpec container{
+      .name = "xgroup",
+      .subcommands = {Subcommand("xgroup|create", -5, kWrite, "write stream slow", 2),
+                      Subcommand("xgroup|help", 2, kLoading | kStale, "stream slow")}};
   CHECK(pause.Holds(container, {"xgroup", "create", "k", "g", "$"}, {}, 50));
   CHECK_FALSE(pause.Holds(container, {"xgroup", "help"}, {}, 50));
   const std::vector<QueuedCommand> queued = {{&container, {"xgroup", "create", "k", "g", "0"}}};

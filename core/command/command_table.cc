@@ -8,23 +8,45 @@ namespace slotkv::command {
 
 namespace {
 
-// Redis's commands that are containers of subcommands.
-constexpr std::string_view kContainers[] = {"acl",    "client", "cluster", "command", "config",
-                                            "debug",  "function", "latency", "memory",
-                                            "module", "object", "pubsub",  "script",
-                                            "slowlog", "xinfo", "xgroup"};
+// Whether a and b are equal but for ASCII case.
+bool SameName(std::string_view a, std::string_view b) {
+  if (a.size() != b.size()) return false;
+  for (size_t i = 0; i < a.size(); ++i) {
+    if (std::tolower(static_cast<unsigned char>(a[i])) !=
+        std::tolower(static_cast<unsigned char>(b[i]))) {
+      return false;
+    }
+  }
+  return true;
+}
 
 }  // namespace
 
+CommandSpec Subcommand(std::string_view name, int arity, uint32_t flags, std::string_view acl,
+                       int key, std::string_view key_access) {
+  return {.name = name, .arity = arity, .flags = flags, .first_key = key, .last_key = key,
+          .step = key > 0 ? 1 : 0, .acl = acl, .key_access = key_access};
+}
+
 void CommandTable::Add(CommandSpec spec) {
-  spec.container = std::find(std::begin(kContainers), std::end(kContainers), spec.name) !=
-                   std::end(kContainers);
+  spec.container = !spec.subcommands.empty();
   assert((spec.run == nullptr) != (spec.run_async == nullptr));
   assert(spec.run == nullptr || (spec.first_key > 0 && spec.first_key == spec.last_key));
+  assert(next_id_ == rows_.size());  // no row after Seal
   spec.id = static_cast<int>(rows_.size());
+  next_id_ = rows_.size() + 1;
   [[maybe_unused]] bool added = index_.emplace(std::string(spec.name), rows_.size()).second;
   assert(added);
-  rows_.push_back(spec);
+  rows_.push_back(std::move(spec));
+}
+
+void CommandTable::Seal() {
+  for (CommandSpec& row : rows_) {
+    for (CommandSpec& sub : row.subcommands) {
+      assert(sub.name.starts_with(std::string(row.name) + "|"));
+      sub.id = static_cast<int>(next_id_++);
+    }
+  }
 }
 
 const CommandSpec* CommandTable::Find(std::string_view name) const {
@@ -36,6 +58,26 @@ const CommandSpec* CommandTable::Find(std::string_view name) const {
   }
   auto it = index_.find(std::string(lower, name.size()));
   return it == index_.end() ? nullptr : &rows_[it->second];
+}
+
+const CommandSpec* CommandTable::FindFull(std::string_view name) const {
+  const size_t bar = name.find('|');
+  const CommandSpec* row = Find(name.substr(0, bar));
+  if (row == nullptr || bar == std::string_view::npos) return row;
+  for (const CommandSpec& sub : row->subcommands) {
+    if (SameName(sub.name, name)) return &sub;
+  }
+  return nullptr;
+}
+
+const CommandSpec& CommandTable::Resolve(const CommandSpec& spec,
+                                         const std::vector<std::string>& args) {
+  if (spec.subcommands.empty() || args.size() < 2) return spec;
+  const std::string_view sub = args[1];
+  for (const CommandSpec& row : spec.subcommands) {
+    if (SameName(row.name.substr(spec.name.size() + 1), sub)) return row;
+  }
+  return spec;
 }
 
 std::string CommandTable::FullName(const CommandSpec& spec,
@@ -61,7 +103,16 @@ std::vector<size_t> CommandTable::KeyPositions(const CommandSpec& spec, size_t a
 
 std::vector<size_t> CommandTable::Keys(const CommandSpec& spec,
                                        const std::vector<std::string>& args) {
-  return spec.keys ? spec.keys(args) : KeyPositions(spec, args.size());
+  if (spec.keys) return spec.keys(args);
+  const CommandSpec& call = Resolve(spec, args);
+  return &call == &spec && spec.container ? std::vector<size_t>{}
+                                          : KeyPositions(call, args.size());
+}
+
+bool CommandTable::HasKeys(const CommandSpec& spec) {
+  if (spec.first_key > 0 || spec.keys != nullptr) return true;
+  return std::any_of(spec.subcommands.begin(), spec.subcommands.end(),
+                     [](const CommandSpec& sub) { return sub.first_key > 0; });
 }
 
 std::vector<size_t> CommandTable::NumKeys(const std::vector<std::string>& args,
@@ -90,6 +141,7 @@ std::vector<size_t> DestinationAndNumKeys(const std::vector<std::string>& args) 
 std::unique_ptr<CommandTable> BuildCommandTable() {
   auto table = std::make_unique<CommandTable>();
   RegisterConnectionCommands(*table);
+  RegisterAclCommands(*table);
   RegisterKeyCommands(*table);
   RegisterScanCommands(*table);
   RegisterStringCommands(*table);
@@ -121,6 +173,7 @@ std::unique_ptr<CommandTable> BuildCommandTable() {
   RegisterScriptCommands(*table);
   RegisterFunctionCommands(*table);
   RegisterReplicationCommands(*table);
+  table->Seal();
   return table;
 }
 

@@ -24,7 +24,6 @@ using AsyncHandler = Task (*)(AsyncContext&);
 // arguments (a numkeys count): Redis's getkeys_proc. Bad input gives the keys it can find.
 using KeysFn = std::vector<size_t> (*)(const std::vector<std::string>& args);
 using ReachFn = bool (*)(const std::vector<std::string>& args);
-using FlagsFn = uint32_t (*)(const std::vector<std::string>& args);
 
 // Flags, as COMMAND INFO names them.
 enum CommandFlag : uint32_t {
@@ -59,6 +58,9 @@ enum CommandFlag : uint32_t {
   kOwnTransaction = 1 << 16,
 };
 
+// The flags most admin subcommands carry in Redis 7.0 (CONFIG GET, CLIENT KILL, LATENCY ...).
+inline constexpr uint32_t kAdminSubcommand = kAdmin | kNoScript | kLoading | kStale;
+
 struct CommandSpec {
   std::string_view name;    // lower case, as COMMAND lists it
   int arity = 0;            // argument count including the name; -N = at least N
@@ -72,17 +74,27 @@ struct CommandSpec {
   // Set when some calls read keys that no argument names (SORT's BY and GET patterns): true
   // for such a call, which then takes every slot as a kAllSlots command does (AllSlots).
   ReachFn reaches_all = nullptr;
-  // Set for a container whose subcommands write or read keys (XGROUP, XINFO): the flags of
-  // the subcommand a call names, as Redis's subcommand rows carry them, which the checks
-  // before a command runs (replica, MISCONF, CLIENT PAUSE, scripts, MONITOR) go by (CallFlags).
-  FlagsFn call_flags = nullptr;
   std::string_view group = {};    // COMMAND DOCS group: "string", "generic", "connection", "server"
   std::string_view summary = {};
   std::string_view since = {};
   std::string_view acl = {};      // ACL categories without '@', space separated: "write string slow"
-  int id = -1;              // index in the table, set by Add
-  bool container = false;   // has subcommands (CLIENT, CONFIG ...): set by Add from the name
+  // How a call uses its keys, for ACL's key patterns (%R~ reads, %W~ writes), as Redis's key
+  // specs say: one word per key spec ("R", "W", "RW", or "-" for metadata only), the last word
+  // standing for the remaining keys. Empty: "R" for kReadOnly, "W" for kWrite, else "RW".
+  std::string_view key_access = {};
+  // A container's subcommand rows ("config|get" ...; Subcommand() makes one): the flags, arity,
+  // key and ACL categories of each, which the checks before a call runs go by (Resolve); the
+  // container's own handler runs them all.
+  std::vector<CommandSpec> subcommands = {};
+  int id = -1;              // unique over rows and subcommand rows (ACL's bit), set by Add
+  bool container = false;   // has subcommands (CLIENT, CONFIG ...): set by Add
 };
+
+// A container's subcommand row: its name as Redis shows it ("config|get"), arity (the
+// container's name included), flags and ACL categories; its key at key (0: none), used as
+// key_access says.
+CommandSpec Subcommand(std::string_view name, int arity, uint32_t flags, std::string_view acl,
+                       int key = 0, std::string_view key_access = {});
 
 class CommandTable {
  public:
@@ -90,8 +102,23 @@ class CommandTable {
   void Add(CommandSpec spec);
   // The row of name (any case), or nullptr.
   const CommandSpec* Find(std::string_view name) const;
+  // The row or subcommand row of name as Redis spells it ("get", "config|get"; any case), or
+  // nullptr (ACL rules).
+  const CommandSpec* FindFull(std::string_view name) const;
   const std::vector<CommandSpec>& all() const { return rows_; }
   size_t size() const { return rows_.size(); }
+  // Row ids run from 0 to id_count() - 1 (rows first, then subcommand rows).
+  size_t id_count() const { return next_id_; }
+  // Calls f(row) for every row and, after each container, its subcommand rows.
+  template <typename F>
+  void ForEachRow(F&& f) const {
+    for (const CommandSpec& row : rows_) {
+      f(row);
+      for (const CommandSpec& sub : row.subcommands) f(sub);
+    }
+  }
+  // Gives the subcommand rows their ids, after every row is added. REQUIRES: called once.
+  void Seal();
 
   // Whether args (name included) has a count the row accepts.
   static bool ArityOk(const CommandSpec& spec, size_t argc) {
@@ -100,13 +127,20 @@ class CommandTable {
   }
   // The name Redis shows for a request in CLIENT LIST and errors: "get", "client|list".
   static std::string FullName(const CommandSpec& spec, const std::vector<std::string>& args);
+  // The row a call goes by: the subcommand row args[1] names (any case) for a container, else
+  // spec (also for a container called without or with an unknown subcommand).
+  static const CommandSpec& Resolve(const CommandSpec& spec,
+                                    const std::vector<std::string>& args);
   // Positions of the keys in args (from first_key, last_key, step).
   static std::vector<size_t> KeyPositions(const CommandSpec& spec, size_t argc);
-  // Positions of every key of this call: spec.keys(args) for movable keys, else KeyPositions.
+  // Positions of every key of this call: spec.keys(args) for movable keys, else KeyPositions
+  // (of the subcommand row for a container).
   static std::vector<size_t> Keys(const CommandSpec& spec, const std::vector<std::string>& args);
-  // The flags of this call: spec.call_flags(args) for a container that has them, else flags.
+  // Whether some call of the row names keys (a container: one of its subcommands).
+  static bool HasKeys(const CommandSpec& spec);
+  // The flags of this call: its subcommand row's for a container (Resolve).
   static uint32_t CallFlags(const CommandSpec& spec, const std::vector<std::string>& args) {
-    return spec.call_flags ? spec.call_flags(args) : spec.flags;
+    return Resolve(spec, args).flags;
   }
   // Whether this call reaches every slot: kAllSlots, or spec.reaches_all(args).
   static bool AllSlots(const CommandSpec& spec, const std::vector<std::string>& args) {
@@ -120,6 +154,7 @@ class CommandTable {
  private:
   std::vector<CommandSpec> rows_;
   std::unordered_map<std::string, size_t> index_;
+  size_t next_id_ = 0;
 };
 
 // KeysFn rows: `cmd numkeys key...` (ZUNION, SINTERCARD, LMPOP, ZMPOP); `cmd timeout numkeys
@@ -133,6 +168,7 @@ std::unique_ptr<CommandTable> BuildCommandTable();
 
 // One function per family, each at the end of its family's file.
 void RegisterConnectionCommands(CommandTable& table);
+void RegisterAclCommands(CommandTable& table);
 void RegisterKeyCommands(CommandTable& table);
 void RegisterScanCommands(CommandTable& table);
 void RegisterStringCommands(CommandTable& table);

@@ -1,6 +1,7 @@
 #include "core/command/command_test_util.h"
 
 
+#include "core/command/acl_check.h"
 #include "core/command/dispatch.h"
 #include "core/command/errors.h"
 #include "core/command/execute.h"
@@ -163,6 +164,9 @@ CommandFixture::CommandFixture(int workers, uint32_t slots, Fs* fs) {
       });
   state_.tracking = tracking_.get();
   keyspace_->set_tracking(tracking_.get());
+  users_ = std::move(StartUsers(*table_, config_).value());
+  state_.users = users_.get();
+  state_.acl_log = &acl_log_;
   scripts_ = std::make_unique<script::Scripts>(workers);
   state_.scripts = scripts_.get();
   functions_ = std::make_unique<script::Functions>(nullptr, "");
@@ -195,7 +199,8 @@ std::vector<ClientInfo> CommandFixture::ListLocal() {
   return {info};
 }
 
-int CommandFixture::KillLocal(const std::function<bool(const ClientInfo&)>& match) {
+int CommandFixture::KillLocal(
+    const std::function<bool(const ClientInfo&, const ClientState&)>& match) {
   return 0;
 }
 

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "conf/config.h"
+#include "core/acl/users.h"
 #include "core/base/clock.h"
 #include "core/command/blocking.h"
 #include "core/command/command_table.h"
@@ -107,7 +108,8 @@ class CommandFixture : public ClientRegistry {
 
   // ClientRegistry: the fixture's one client, on worker 0.
   std::vector<ClientInfo> ListLocal() override;
-  int KillLocal(const std::function<bool(const ClientInfo&)>& match) override;
+  int KillLocal(
+      const std::function<bool(const ClientInfo&, const ClientState&)>& match) override;
   // The fixture's one client is never blocked while another request runs.
   bool UnblockLocal(uint64_t, bool) override { return false; }
   int64_t connected() const override { return 1; }
@@ -128,6 +130,8 @@ class CommandFixture : public ClientRegistry {
   SlowLog slowlog_;
   std::unique_ptr<Blocking> blocking_;
   std::unique_ptr<Tracking> tracking_;
+  std::unique_ptr<acl::Users> users_;
+  acl::Log acl_log_;
   std::mutex delivered_mu_;
   std::vector<std::pair<uint64_t, std::string>> delivered_;  // guarded by delivered_mu_
   std::unique_ptr<pubsub::Registry> pubsub_;

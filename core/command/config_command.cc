@@ -3,6 +3,7 @@
 #include <cassert>
 #include <set>
 
+#include "core/acl/users.h"
 #include "core/base/ascii.h"
 #include "core/command/args.h"
 #include "core/command/command_table.h"
@@ -109,6 +110,10 @@ void ConfigSet(AsyncContext& ctx) {
     return;
   }
   ctx.server.RefreshLive();
+  // requirepass is the default user's password (Redis's updateRequirePass).
+  for (const conf::OptionDef* def : defs) {
+    if (def->name == "requirepass") ctx.server.users->SetDefaultPassword(config.Get(def->name));
+  }
   ctx.reply.Ok();
 }
 

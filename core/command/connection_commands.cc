@@ -4,7 +4,7 @@
 #include <algorithm>
 
 #include "core/base/redis_version.h"
-#include "core/base/secure_compare.h"
+#include "core/command/acl_check.h"
 #include "core/command/args.h"
 #include "core/command/client_pause.h"
 #include "core/command/command_table.h"
@@ -42,11 +42,20 @@ Task Quit(AsyncContext& ctx) {
   co_return;
 }
 
-// Checks a password for user ("default" is the only user). True when it is accepted.
-bool CheckPassword(AsyncContext& ctx, std::string_view user, std::string_view password) {
-  std::string required = ctx.server.config->Get("requirepass");
-  if (user != "default") return false;
-  return required.empty() || SecureEquals(password, required);
+// AUTH and HELLO AUTH: the client becomes user's when password opens it (not when the user is
+// off or missing); a failure is logged in ACL LOG, its object the command as typed.
+bool Authenticate(AsyncContext& ctx, const std::string& user, std::string_view password) {
+  const uint64_t version = ctx.server.users->version();
+  std::shared_ptr<const acl::User> u = ctx.server.users->Get(user);
+  if (u && acl::PasswordMatches(*u, password)) {
+    ctx.client->authenticated = true;
+    ctx.client->user = std::move(u);
+    ctx.client->user_version = version;
+    return true;
+  }
+  LogDenial(ctx.server, *ctx.client, acl::Denial::kAuth, acl::Context::kToplevel, ctx.args[0],
+            user);
+  return false;
 }
 
 Task Auth(AsyncContext& ctx) {
@@ -55,16 +64,15 @@ Task Auth(AsyncContext& ctx) {
     ctx.reply.Error(kErrSyntax);
     co_return;
   }
-  if (n == 2 && !ctx.server.auth_required) {
+  if (n == 2 && (ctx.server.users->Default()->flags & acl::kNoPass)) {
     ctx.reply.Error(kErrAuthNoPassword);
     co_return;
   }
-  std::string_view user = n == 3 ? std::string_view(ctx.args[1]) : "default";
-  if (!CheckPassword(ctx, user, ctx.args[n - 1])) {
+  const std::string user = n == 3 ? ctx.args[1] : "default";
+  if (!Authenticate(ctx, user, ctx.args[n - 1])) {
     ctx.reply.Error(kErrWrongPass);
     co_return;
   }
-  ctx.client->authenticated = true;
   ctx.reply.Ok();
 }
 
@@ -93,11 +101,10 @@ Task Hello(AsyncContext& ctx) {
   for (; i < ctx.args.size(); ++i) {
     size_t left = ctx.args.size() - i - 1;
     if (Is(ctx.args[i], "AUTH") && left >= 2) {
-      if (!CheckPassword(ctx, ctx.args[i + 1], ctx.args[i + 2])) {
+      if (!Authenticate(ctx, ctx.args[i + 1], ctx.args[i + 2])) {
         ctx.reply.Error(kErrWrongPass);
         co_return;
       }
-      ctx.client->authenticated = true;
       i += 2;
     } else if (Is(ctx.args[i], "SETNAME") && left >= 1) {
       setname = ctx.args[++i];
@@ -112,7 +119,7 @@ Task Hello(AsyncContext& ctx) {
       co_return;
     }
   }
-  if (ctx.server.auth_required && !ctx.client->authenticated) {
+  if (ctx.server.auth_required() && !ctx.client->authenticated) {
     ctx.reply.Error("NOAUTH HELLO must be called with the client already authenticated, "
                     "otherwise the HELLO AUTH <user> <pass> option can be used to "
                     "authenticate the client and select the RESP protocol version at the same "
@@ -163,7 +170,9 @@ Task Reset(AsyncContext& ctx) {
   c.db = 0;
   c.protocol = 2;
   c.name.clear();
-  c.authenticated = !ctx.server.auth_required;
+  c.authenticated = !ctx.server.auth_required();
+  c.user = ctx.server.users->Default();
+  c.user_version = 0;  // fetched again before the next command
   ctx.reply.SimpleString("RESET");
   co_return;
 }
@@ -216,18 +225,6 @@ bool OfType(const ClientInfo& c, std::string_view type) {
   return !c.pubsub() && !c.replica;      // normal
 }
 
-std::string FormatClient(const ClientInfo& c) {
-  return "id=" + std::to_string(c.id) + " addr=" + c.addr + " laddr=" + c.laddr +
-         " fd=" + std::to_string(c.fd) + " name=" + c.name + " age=" + std::to_string(c.age_s) +
-         " idle=" + std::to_string(c.idle_s) + " flags=" + Flags(c) +
-         " db=" + std::to_string(c.db) + " sub=" + std::to_string(c.subs) +
-         " psub=" + std::to_string(c.psubs) + " ssub=" + std::to_string(c.ssubs) +
-         " multi=" + std::to_string(c.multi) + " qbuf=" + std::to_string(c.query_buffer) +
-         " qbuf-free=0 argv-mem=0 multi-mem=0 rbs=16384 rbp=0 obl=0 oll=0 omem=" +
-         std::to_string(c.output_buffer) + " tot-mem=0 events=r cmd=" + c.last_command +
-         " user=default redir=" + std::to_string(c.redirect) +
-         " resp=" + std::to_string(c.protocol) + "\n";
-}
 
 // Every client of every worker, by id.
 Task ListClients(AsyncContext& ctx, std::vector<ClientInfo>* out) {
@@ -314,6 +311,7 @@ Task ClientKill(AsyncContext& ctx) {
   std::string addr;
   std::string laddr;
   std::string type;
+  std::optional<std::string> user;
   bool skipme = true;
   if (old_form) {
     addr = ctx.args[2];
@@ -352,12 +350,12 @@ Task ClientKill(AsyncContext& ctx) {
           co_return;
         }
         type = val;
-      } else if (Is(opt, "USER") || Is(opt, "MAXAGE")) {
-        // Every client is a client of the default user.
-        if (Is(opt, "USER") && val != "default") {
+      } else if (Is(opt, "USER")) {
+        if (ctx.server.users->Get(val) == nullptr) {
           ctx.reply.Error("ERR No such user '" + val + "'");
           co_return;
         }
+        user = val;
       } else {
         ctx.reply.Error(kErrSyntax);
         co_return;
@@ -366,11 +364,12 @@ Task ClientKill(AsyncContext& ctx) {
   }
   const uint64_t self = ctx.client->id;
   bool kill_self = false;
-  auto match = [&](const ClientInfo& c) {
+  auto match = [&](const ClientInfo& c, const ClientState&) {
     if (id && c.id != *id) return false;
     if (!addr.empty() && c.addr != addr) return false;
     if (!laddr.empty() && c.laddr != laddr) return false;
     if (!type.empty() && !OfType(c, type)) return false;
+    if (user && c.user != *user) return false;
     if (c.id == self) {
       if (!skipme) kill_self = true;
       return false;
@@ -440,7 +439,7 @@ constexpr std::string_view kClientHelp[] = {
     "    Kill connection made from <ip:port>.",
     "KILL <option> <value> [<option> <value> [...]]",
     "    Kill connections. Options are: ID <client-id>, ADDR <ip:port>, LADDR <ip:port>,",
-    "    SKIPME (YES|NO), TYPE normal, USER default.",
+    "    SKIPME (YES|NO), TYPE normal, USER <username>.",
     "LIST [options ...]",
     "    Return information about client connections. Options: TYPE normal, ID <id> [...]",
     "UNBLOCK <clientid> [TIMEOUT|ERROR]",
@@ -566,7 +565,38 @@ void RegisterConnectionCommands(CommandTable& t) {
   t.Add({.name = "client", .arity = -2, .flags = kNoScript | kLoading | kStale,
          .run_async = Client, .group = "connection",
          .summary = "A container for client connection commands.", .since = "2.4.0",
-         .acl = "slow"});
+         .acl = "slow",
+         .subcommands = {
+             Subcommand("client|caching", 3, kNoScript | kLoading | kStale, "slow connection"),
+             Subcommand("client|getname", 2, kNoScript | kLoading | kStale, "slow connection"),
+             Subcommand("client|getredir", 2, kNoScript | kLoading | kStale, "slow connection"),
+             Subcommand("client|help", 2, kLoading | kStale, "slow connection"),
+             Subcommand("client|id", 2, kNoScript | kLoading | kStale, "slow connection"),
+             Subcommand("client|info", 2, kNoScript | kLoading | kStale, "slow connection"),
+             Subcommand("client|kill", -3, kAdminSubcommand, "admin slow dangerous connection"),
+             Subcommand("client|list", -2, kAdminSubcommand, "admin slow dangerous connection"),
+             Subcommand("client|no-evict", 3, kAdminSubcommand, "admin slow dangerous connection"),
+             Subcommand("client|pause", -3, kAdminSubcommand, "admin slow dangerous connection"),
+             Subcommand("client|reply", 3, kNoScript | kLoading | kStale, "slow connection"),
+             Subcommand("client|setname", 3, kNoScript | kLoading | kStale, "slow connection"),
+             Subcommand("client|tracking", -3, kNoScript | kLoading | kStale, "slow connection"),
+             Subcommand("client|trackinginfo", 2, kNoScript | kLoading | kStale, "slow connection"),
+             Subcommand("client|unblock", -3, kAdminSubcommand, "admin slow dangerous connection"),
+             Subcommand("client|unpause", 2, kAdminSubcommand, "admin slow dangerous connection"),
+         }});
+}
+
+std::string FormatClient(const ClientInfo& c) {
+  return "id=" + std::to_string(c.id) + " addr=" + c.addr + " laddr=" + c.laddr +
+         " fd=" + std::to_string(c.fd) + " name=" + c.name + " age=" + std::to_string(c.age_s) +
+         " idle=" + std::to_string(c.idle_s) + " flags=" + Flags(c) +
+         " db=" + std::to_string(c.db) + " sub=" + std::to_string(c.subs) +
+         " psub=" + std::to_string(c.psubs) + " ssub=" + std::to_string(c.ssubs) +
+         " multi=" + std::to_string(c.multi) + " qbuf=" + std::to_string(c.query_buffer) +
+         " qbuf-free=0 argv-mem=0 multi-mem=0 rbs=16384 rbp=0 obl=0 oll=0 omem=" +
+         std::to_string(c.output_buffer) + " tot-mem=0 events=r cmd=" + c.last_command +
+         " user=" + c.user + " redir=" + std::to_string(c.redirect) +
+         " resp=" + std::to_string(c.protocol) + "\n";
 }
 
 }  // namespace slotkv::command

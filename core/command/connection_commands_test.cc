@@ -28,8 +28,7 @@ TEST_CASE("SELECT changes the database of later commands") {
 TEST_CASE("AUTH with and without requirepass") {
   CommandFixture f;
   CHECK(f.Run({"AUTH", "x"}).rfind("-ERR AUTH <password> called without any password", 0) == 0);
-  REQUIRE(f.config().Set("requirepass", "secret").ok());
-  f.state().RefreshLive();
+  REQUIRE(f.Run({"CONFIG", "SET", "requirepass", "secret"}) == "+OK\r\n");
   f.client().authenticated = false;
   CHECK(f.Run({"GET", "k"}) == "-NOAUTH Authentication required.\r\n");
   CHECK(f.Run({"AUTH", "wrong"}) ==

@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <utility>
 
+#include "core/acl/users.h"
 #include "core/command/blocking.h"
 #include "core/command/replication.h"
 
@@ -32,9 +33,10 @@ void ServerState::SampleMetrics() {
   instantaneous.Sample(keyspace->clock()->MonotonicUs() / 1000, totals);
 }
 
+bool ServerState::auth_required() const { return users->auth_required(); }
+
 void ServerState::RefreshLive() {
   if (replication != nullptr) replication->Refresh();
-  auth_required = !config->Get("requirepass").empty();
   protected_mode = config->GetBool("protected-mode");
   idle_timeout_s = config->GetInt("timeout");
   maxclients = config->GetInt("maxclients");
@@ -47,6 +49,7 @@ void ServerState::RefreshLive() {
   normal_output_limit.Set(conf::ClientOutputLimit(limits, "normal"));
   pubsub_output_limit.Set(conf::ClientOutputLimit(limits, "pubsub"));
   replica_output_limit.Set(conf::ClientOutputLimit(limits, "slave"));
+  acllog_max_len = config->GetInt("acllog-max-len");
   slowlog_slower_than = config->GetInt("slowlog-log-slower-than");
   slowlog_max_len = config->GetInt("slowlog-max-len");
   hz = config->GetInt("hz");

@@ -34,6 +34,11 @@
 #include "core/txn/slot_locks.h"
 #include "core/txn/watched_keys.h"
 
+namespace slotkv::acl {
+class Log;
+struct User;
+class Users;
+}  // namespace slotkv::acl
 namespace slotkv::pubsub {
 class Registry;
 }  // namespace slotkv::pubsub
@@ -73,6 +78,9 @@ struct ClientState {
   uint32_t db = 0;
   int protocol = 2;
   bool authenticated = false;
+  // Its ACL user (the default one until AUTH), as of users->version() user_version.
+  std::shared_ptr<const acl::User> user;
+  uint64_t user_version = 0;
   bool close_after_reply = false;  // QUIT: close once this reply is written
   bool replica = false;  // a replica's link (SLOTKV.SYNC): carries the replication streams
   bool script = false;   // a script's own client (Redis's CLIENT_SCRIPT): SORT sorts sets
@@ -114,6 +122,7 @@ struct ClientInfo {
   std::string laddr;
   int fd = -1;
   std::string name;
+  std::string user = "default";
   int64_t age_s = 0;
   int64_t idle_s = 0;
   uint32_t db = 0;
@@ -137,15 +146,19 @@ struct ClientInfo {
   bool pubsub() const { return subs + psubs + ssubs > 0; }  // CLIENT KILL TYPE pubsub
 };
 
+// c as CLIENT LIST shows it (one line, newline included), CLIENT INFO and ACL LOG too.
+std::string FormatClient(const ClientInfo& c);
+
 // The connections of the calling worker, as the network layer keeps them.
 class ClientRegistry {
  public:
   virtual ~ClientRegistry() = default;
   // Every connection of the calling worker.
   virtual std::vector<ClientInfo> ListLocal() = 0;
-  // Closes the calling worker's connections for which match(info) is true (after their pending
-  // replies); returns how many.
-  virtual int KillLocal(const std::function<bool(const ClientInfo&)>& match) = 0;
+  // Closes the calling worker's connections for which match(info, state) is true (after their
+  // pending replies); returns how many.
+  virtual int KillLocal(
+      const std::function<bool(const ClientInfo&, const ClientState&)>& match) = 0;
   // Ends the wait of client id if it is a connection of the calling worker blocked in a
   // blocking command: with the timeout reply, or with the UNBLOCKED error when error is set.
   // Whether it was.
@@ -172,6 +185,8 @@ struct ServerState {
   SlowLog* slowlog = nullptr;
   Blocking* blocking = nullptr;  // clients blocked on keys (blocking.h)
   Tracking* tracking = nullptr;  // client-side caching (tracking.h)
+  acl::Users* users = nullptr;   // ACL users (core/acl)
+  acl::Log* acl_log = nullptr;   // ACL LOG
   pubsub::Registry* pubsub = nullptr;  // every worker's subscriptions
   script::Scripts* scripts = nullptr;  // the script cache, each worker's interpreters
   script::Functions* functions = nullptr;  // FUNCTION's libraries
@@ -201,9 +216,11 @@ struct ServerState {
   // Samples instantaneous's rates from every worker's totals (worker 0's expiry step).
   void SampleMetrics();
 
+  // Whether a connection must authenticate (the default user has a password or is off).
+  bool auth_required() const;
+
   // Hot copies of options read on every request, refreshed from config by RefreshLive (at
   // start and after each CONFIG SET).
-  std::atomic<bool> auth_required{false};
   std::atomic<bool> protected_mode{true};  // protected-mode yes
   std::atomic<int64_t> idle_timeout_s{0};  // timeout: idle clients closed after it (0 never)
   std::atomic<int64_t> maxclients{0};
@@ -227,6 +244,7 @@ struct ServerState {
   LiveOutputLimit normal_output_limit;
   LiveOutputLimit pubsub_output_limit;
   LiveOutputLimit replica_output_limit;
+  std::atomic<int64_t> acllog_max_len{128};
   std::atomic<int64_t> slowlog_slower_than{0};
   std::atomic<int64_t> slowlog_max_len{0};
   std::atomic<int64_t> hz{10};

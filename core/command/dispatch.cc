@@ -2,6 +2,7 @@
 
 #include <string_view>
 
+#include "core/command/acl_check.h"
 #include "core/command/args.h"
 #include "core/command/client_pause.h"
 #include "core/command/errors.h"
@@ -18,18 +19,6 @@ bool RunsSubscribed(std::string_view name) {
   return name == "subscribe" || name == "psubscribe" || name == "ssubscribe" ||
          name == "unsubscribe" || name == "punsubscribe" || name == "sunsubscribe" ||
          name == "ping" || name == "quit" || name == "reset";
-}
-
-// Commands a client may run while a script is busy: kAllowBusy rows, and the subcommands
-// SCRIPT KILL, FUNCTION KILL and FUNCTION STATS (Redis's allow_busy flag).
-bool AllowedWhileBusy(const CommandSpec& spec, const std::vector<std::string>& args) {
-  if (spec.flags & kAllowBusy) return true;
-  const std::string_view n = spec.name;
-  if (n == "script" || n == "function") {
-    return args.size() >= 2 && (Is(args[1], "kill") ||
-                                (n == "function" && Is(args[1], "stats")));
-  }
-  return false;
 }
 
 // Commands that run at once inside MULTI instead of being queued (multi.c's list).
@@ -69,10 +58,30 @@ Admission AdmitRequest(ServerState& server, ClientState& client, std::vector<std
   if (!CommandTable::ArityOk(*spec, args.size())) {
     return Refuse(server, client, spec, WrongArgs(spec->name), args);
   }
-  if (server.auth_required && !client.authenticated && !(spec->flags & kNoAuth)) {
+  // A container's subcommand: its own row's arity and flags (an unknown one reaches the
+  // container's handler, which says so).
+  const CommandSpec& call = CommandTable::Resolve(*spec, args);
+  if (!CommandTable::ArityOk(call, args.size())) {
+    return Refuse(server, client, spec, WrongArgs(call.name), args);
+  }
+  const uint32_t flags = call.flags;
+  if (server.auth_required() && !client.authenticated && !(spec->flags & kNoAuth)) {
     return Refuse(server, client, spec, kErrNoAuth, args);
   }
-  if (server.scripts && server.scripts->busy() && !AllowedWhileBusy(*spec, args)) {
+  // As Redis's processCommand: the user's ACL rules (a container's unknown subcommand goes on
+  // to its handler's error, as Redis finds no such command).
+  if (&call != spec || !spec->container || args.size() < 2) {
+    const acl::Verdict v = CheckCall(server, client, *spec, args, acl::Context::kToplevel);
+    if (!v.ok()) {
+      if (client.user == nullptr) {  // deleted: its connection is being closed
+        client.close_after_reply = true;
+        return Refuse(server, client, spec, kErrNoAuth, args);
+      }
+      return Refuse(server, client, spec, NoPermError(v, CommandTable::FullName(*spec, args)),
+                    args);
+    }
+  }
+  if (server.scripts && server.scripts->busy() && !(flags & kAllowBusy)) {
     return Refuse(server, client, spec,
                   "BUSY Redis is busy running a script. You can only call SCRIPT KILL or "
                   "SHUTDOWN NOSAVE.",
@@ -86,7 +95,6 @@ Admission AdmitRequest(ServerState& server, ClientState& client, std::vector<std
                   args);
   }
   // A monitor is a replica to Redis (CLIENT_SLAVE): it may not read, write or publish.
-  const uint32_t flags = CommandTable::CallFlags(*spec, args);
   if (client.monitor && (flags & (kWrite | kReadOnly | kMayReplicate))) {
     return Refuse(server, client, spec, kErrReplicaKeyspace, args);
   }
@@ -108,9 +116,9 @@ Admission AdmitRequest(ServerState& server, ClientState& client, std::vector<std
     const std::string_view why = server.replication->RefuseWrite();
     if (!why.empty()) return Refuse(server, client, spec, std::string(why), args);
   }
-  // (Containers are let through: their subcommands carry the flag in Redis, and CONFIG,
-  // CLIENT, SLOWLOG and PUBSUB, the ones an operator needs then, are all stale-safe.)
-  if (!(spec->flags & kStale) && !spec->container && server.replication != nullptr) {
+  // (A container's unknown subcommand is let through to its handler's error.)
+  if (!(flags & kStale) && !(&call == spec && spec->container) &&
+      server.replication != nullptr) {
     const std::string_view why = server.replication->RefuseStale();
     if (!why.empty()) return Refuse(server, client, spec, std::string(why), args);
   }

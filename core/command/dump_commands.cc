@@ -327,7 +327,7 @@ void RegisterDumpCommands(CommandTable& t) {
   t.Add({.name = "migrate", .arity = -6, .flags = kWrite, .first_key = 3, .last_key = 3,
          .step = 1, .run_async = Migrate, .keys = MigrateKeys, .group = "generic",
          .summary = "Atomically transfer a key from a Redis instance to another one.",
-         .since = "2.6.0", .acl = "keyspace write slow dangerous"});
+         .since = "2.6.0", .acl = "keyspace write slow dangerous", .key_access = "RW"});
   // clang-format on
 }
 

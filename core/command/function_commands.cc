@@ -205,7 +205,19 @@ Task FunctionCommand(AsyncContext& ctx) {
 void RegisterFunctionCommands(CommandTable& t) {
   t.Add({.name = "function", .arity = -2, .flags = 0, .run_async = FunctionCommand,
          .group = "scripting", .summary = "A container for function commands", .since = "7.0.0",
-         .acl = "slow"});
+         .acl = "slow",
+         .subcommands = {
+             Subcommand("function|delete", 3, kWrite | kNoScript, "write slow scripting"),
+             Subcommand("function|dump", 2, kNoScript, "slow scripting"),
+             Subcommand("function|flush", -2, kWrite | kNoScript, "write slow scripting"),
+             Subcommand("function|help", 2, kLoading | kStale, "slow scripting"),
+             Subcommand("function|kill", 2, kNoScript | kAllowBusy, "slow scripting"),
+             Subcommand("function|list", -2, kNoScript, "slow scripting"),
+             Subcommand("function|load", -3, kWrite | kDenyOom | kNoScript, "write slow scripting"),
+             Subcommand("function|restore", -3, kWrite | kDenyOom | kNoScript,
+                        "write slow scripting"),
+             Subcommand("function|stats", 2, kNoScript | kAllowBusy, "slow scripting"),
+         }});
 }
 
 }  // namespace slotkv::command

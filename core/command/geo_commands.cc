@@ -519,7 +519,7 @@ void RegisterGeoCommands(CommandTable& t) {
          .group = "geo",
          .summary = "Query a sorted set representing a geospatial index to fetch members "
                     "matching a given maximum distance from a point",
-         .since = "3.2.0", .acl = "write geo slow"});
+         .since = "3.2.0", .acl = "write geo slow", .key_access = "R W"});
   t.Add({.name = "georadius_ro", .arity = -6, .flags = kReadOnly, .first_key = 1,
          .last_key = 1, .step = 1, .run = GeoRadiusRo, .group = "geo",
          .summary = "A read-only variant for GEORADIUS", .since = "3.2.10",
@@ -529,7 +529,7 @@ void RegisterGeoCommands(CommandTable& t) {
          .group = "geo",
          .summary = "Query a sorted set representing a geospatial index to fetch members "
                     "matching a given maximum distance from a member",
-         .since = "3.2.0", .acl = "write geo slow"});
+         .since = "3.2.0", .acl = "write geo slow", .key_access = "R W"});
   t.Add({.name = "georadiusbymember_ro", .arity = -5, .flags = kReadOnly, .first_key = 1,
          .last_key = 1, .step = 1, .run = GeoRadiusByMemberRo, .group = "geo",
          .summary = "A read-only variant for GEORADIUSBYMEMBER", .since = "3.2.10",
@@ -543,7 +543,7 @@ void RegisterGeoCommands(CommandTable& t) {
          .last_key = 2, .step = 1, .run_async = GeoSearchStore, .group = "geo",
          .summary = "Query a sorted set representing a geospatial index to fetch members "
                     "inside an area of a box or a circle, and store the result in another key.",
-         .since = "6.2.0", .acl = "write geo slow"});
+         .since = "6.2.0", .acl = "write geo slow", .key_access = "W R"});
   // clang-format on
 }
 

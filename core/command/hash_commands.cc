@@ -456,11 +456,11 @@ void RegisterHashCommands(CommandTable& t) {
   t.Add({.name = "hincrby", .arity = 4, .flags = kWrite | kDenyOom | kFast, .first_key = 1,
          .last_key = 1, .step = 1, .run = HIncrBy, .group = "hash",
          .summary = "Increment the integer value of a hash field by the given number",
-         .since = "2.0.0", .acl = "write hash fast"});
+         .since = "2.0.0", .acl = "write hash fast", .key_access = "RW"});
   t.Add({.name = "hincrbyfloat", .arity = 4, .flags = kWrite | kDenyOom | kFast, .first_key = 1,
          .last_key = 1, .step = 1, .run = HIncrByFloat, .group = "hash",
          .summary = "Increment the float value of a hash field by the given amount",
-         .since = "2.6.0", .acl = "write hash fast"});
+         .since = "2.6.0", .acl = "write hash fast", .key_access = "RW"});
   t.Add({.name = "hget", .arity = 3, .flags = kReadOnly | kFast, .first_key = 1, .last_key = 1,
          .step = 1, .run = HGet, .group = "hash", .summary = "Get the value of a hash field",
          .since = "2.0.0", .acl = "read hash fast"});
@@ -470,14 +470,14 @@ void RegisterHashCommands(CommandTable& t) {
          .acl = "read hash fast"});
   t.Add({.name = "hlen", .arity = 2, .flags = kReadOnly | kFast, .first_key = 1, .last_key = 1,
          .step = 1, .run = HLen, .group = "hash", .summary = "Get the number of fields in a hash",
-         .since = "2.0.0", .acl = "read hash fast"});
+         .since = "2.0.0", .acl = "read hash fast", .key_access = "-"});
   t.Add({.name = "hstrlen", .arity = 3, .flags = kReadOnly | kFast, .first_key = 1, .last_key = 1,
          .step = 1, .run = HStrLen, .group = "hash",
          .summary = "Get the length of the value of a hash field", .since = "3.2.0",
-         .acl = "read hash fast"});
+         .acl = "read hash fast", .key_access = "-"});
   t.Add({.name = "hexists", .arity = 3, .flags = kReadOnly | kFast, .first_key = 1, .last_key = 1,
          .step = 1, .run = HExists, .group = "hash", .summary = "Determine if a hash field exists",
-         .since = "2.0.0", .acl = "read hash fast"});
+         .since = "2.0.0", .acl = "read hash fast", .key_access = "-"});
   t.Add({.name = "hkeys", .arity = 2, .flags = kReadOnly, .first_key = 1, .last_key = 1,
          .step = 1, .run = HKeys, .group = "hash", .summary = "Get all the fields in a hash",
          .since = "2.0.0", .acl = "read hash slow"});

@@ -227,7 +227,7 @@ void RegisterHyperLogLogCommands(CommandTable& t) {
          .group = "hyperloglog",
          .summary = "Merge N different HyperLogLogs into a single one.",
          .since = "2.8.9",
-         .acl = "write hyperloglog slow"});
+         .acl = "write hyperloglog slow", .key_access = "RW R"});
 }
 
 }  // namespace slotkv::command

@@ -400,12 +400,6 @@ Task RenameSteps(AsyncContext& ctx, bool nx) {
   }
 }
 
-// OBJECT's key: after its subcommand (OBJECT HELP has none).
-std::vector<size_t> ObjectKeys(const std::vector<std::string>& args) {
-  if (args.size() >= 3) return {2};
-  return {};
-}
-
 // RENAME key newkey / RENAMENX key newkey
 Task Rename(AsyncContext& ctx) {
   co_await RenameSteps(ctx, false);
@@ -658,15 +652,15 @@ void RegisterKeyCommands(CommandTable& t) {
   t.Add({.name = "exists", .arity = -2, .flags = kOrderedVisits | kReadOnly | kFast,
          .first_key = 1, .last_key = -1,
          .step = 1, .run_async = Exists, .group = "generic", .summary = "Determine if a key exists",
-         .since = "1.0.0", .acl = "keyspace read fast"});
+         .since = "1.0.0", .acl = "keyspace read fast", .key_access = "-"});
   t.Add({.name = "touch", .arity = -2, .flags = kOrderedVisits | kReadOnly | kFast,
          .first_key = 1, .last_key = -1,
          .step = 1, .run_async = Exists, .group = "generic",
          .summary = "Alters the last access time of a key(s). Returns the number of existing keys "
-         "specified.", .since = "3.2.1", .acl = "keyspace read fast"});
+         "specified.", .since = "3.2.1", .acl = "keyspace read fast", .key_access = "-"});
   t.Add({.name = "type", .arity = 2, .flags = kReadOnly | kFast, .first_key = 1, .last_key = 1,
          .step = 1, .run = Type, .group = "generic", .summary = "Determine the type stored at key",
-         .since = "1.0.0", .acl = "keyspace read fast"});
+         .since = "1.0.0", .acl = "keyspace read fast", .key_access = "-"});
   t.Add({.name = "expire", .arity = -3, .flags = kWrite | kFast, .first_key = 1, .last_key = 1,
          .step = 1, .run = Expire, .group = "generic",
          .summary = "Set a key's time to live in seconds", .since = "1.0.0",
@@ -705,23 +699,30 @@ void RegisterKeyCommands(CommandTable& t) {
          .acl = "keyspace write fast"});
   t.Add({.name = "rename", .arity = 3, .flags = kWrite, .first_key = 1, .last_key = 2, .step = 1,
          .run_async = Rename, .group = "generic", .summary = "Rename a key", .since = "1.0.0",
-         .acl = "keyspace write slow"});
+         .acl = "keyspace write slow", .key_access = "RW W"});
   t.Add({.name = "renamenx", .arity = 3, .flags = kWrite | kFast, .first_key = 1, .last_key = 2,
          .step = 1, .run_async = RenameNx, .group = "generic",
          .summary = "Rename a key, only if the new key does not exist", .since = "1.0.0",
-         .acl = "keyspace write fast"});
+         .acl = "keyspace write fast", .key_access = "RW W"});
   t.Add({.name = "copy", .arity = -3, .flags = kWrite | kDenyOom, .first_key = 1, .last_key = 2,
          .step = 1, .run_async = Copy, .group = "generic", .summary = "Copy a key",
-         .since = "6.2.0", .acl = "keyspace write slow"});
+         .since = "6.2.0", .acl = "keyspace write slow", .key_access = "R W"});
   t.Add({.name = "move", .arity = 3, .flags = kWrite | kFast, .first_key = 1, .last_key = 1,
          .step = 1, .run = Move, .group = "generic", .summary = "Move a key to another database",
-         .since = "1.0.0", .acl = "keyspace write fast"});
+         .since = "1.0.0", .acl = "keyspace write fast", .key_access = "RW"});
   // A container command as in Redis: no flags or keys of its own (its subcommands are
   // read-only, with the key at 2).
-  t.Add({.name = "object", .arity = -2, .flags = 0, .run_async = Object, .keys = ObjectKeys,
+  t.Add({.name = "object", .arity = -2, .flags = 0, .run_async = Object,
          .group = "generic",
          .summary = "A container for object introspection commands", .since = "2.2.3",
-         .acl = "slow"});
+         .acl = "slow",
+         .subcommands = {
+             Subcommand("object|encoding", 3, kReadOnly, "keyspace read slow", 2, "-"),
+             Subcommand("object|freq", 3, kReadOnly, "keyspace read slow", 2, "-"),
+             Subcommand("object|help", 2, kLoading | kStale, "keyspace slow"),
+             Subcommand("object|idletime", 3, kReadOnly, "keyspace read slow", 2, "-"),
+             Subcommand("object|refcount", 3, kReadOnly, "keyspace read slow", 2, "-"),
+         }});
   // clang-format on
 }
 

@@ -352,7 +352,16 @@ void RegisterLatencyCommand(CommandTable& t) {
   // clang-format off
   t.Add({.name = "latency", .arity = -2, .flags = 0, .run_async = Latency, .group = "server",
          .summary = "A container for latency diagnostics commands", .since = "2.8.13",
-         .acl = "slow"});
+         .acl = "slow",
+         .subcommands = {
+             Subcommand("latency|doctor", 2, kAdminSubcommand, "admin slow dangerous"),
+             Subcommand("latency|graph", 3, kAdminSubcommand, "admin slow dangerous"),
+             Subcommand("latency|help", 2, kLoading | kStale, "slow"),
+             Subcommand("latency|histogram", -2, kAdminSubcommand, "admin slow dangerous"),
+             Subcommand("latency|history", 3, kAdminSubcommand, "admin slow dangerous"),
+             Subcommand("latency|latest", 2, kAdminSubcommand, "admin slow dangerous"),
+             Subcommand("latency|reset", -2, kAdminSubcommand, "admin slow dangerous"),
+         }});
   // clang-format on
 }
 

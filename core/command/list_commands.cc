@@ -398,18 +398,19 @@ void RegisterListCommands(CommandTable& t) {
          .since = "2.2.0", .acl = "write list slow"});
   t.Add({.name = "llen", .arity = 2, .flags = kReadOnly | kFast, .first_key = 1, .last_key = 1,
          .step = 1, .run = LLen, .group = "list", .summary = "Get the length of a list",
-         .since = "1.0.0", .acl = "read list fast"});
+         .since = "1.0.0", .acl = "read list fast", .key_access = "-"});
   t.Add({.name = "lmove", .arity = 5, .flags = kWrite | kDenyOom, .first_key = 1,
          .last_key = 2, .step = 1, .run_async = LMove, .group = "list",
          .summary = "Pop an element from a list, push it to another list and return it",
-         .since = "6.2.0", .acl = "write list slow"});
+         .since = "6.2.0", .acl = "write list slow", .key_access = "RW W"});
   t.Add({.name = "lmpop", .arity = -4, .flags = kWrite, .first_key = 0, .last_key = 0,
          .step = 0, .run_async = LMPop, .keys = KeysAfterNumKeys, .group = "list",
-         .summary = "Pop elements from a list", .since = "7.0.0", .acl = "write list slow"});
+         .summary = "Pop elements from a list", .since = "7.0.0", .acl = "write list slow",
+         .key_access = "RW"});
   t.Add({.name = "lpop", .arity = -2, .flags = kWrite | kFast, .first_key = 1, .last_key = 1,
          .step = 1, .run = LPop, .group = "list",
          .summary = "Remove and get the first elements in a list", .since = "1.0.0",
-         .acl = "write list fast"});
+         .acl = "write list fast", .key_access = "RW"});
   t.Add({.name = "lpos", .arity = -3, .flags = kReadOnly, .first_key = 1, .last_key = 1,
          .step = 1, .run = LPos, .group = "list",
          .summary = "Return the index of matching elements on a list", .since = "6.0.6",
@@ -440,11 +441,11 @@ void RegisterListCommands(CommandTable& t) {
   t.Add({.name = "rpop", .arity = -2, .flags = kWrite | kFast, .first_key = 1, .last_key = 1,
          .step = 1, .run = RPop, .group = "list",
          .summary = "Remove and get the last elements in a list", .since = "1.0.0",
-         .acl = "write list fast"});
+         .acl = "write list fast", .key_access = "RW"});
   t.Add({.name = "rpoplpush", .arity = 3, .flags = kWrite | kDenyOom, .first_key = 1,
          .last_key = 2, .step = 1, .run_async = RPopLPush, .group = "list",
          .summary = "Remove the last element in a list, prepend it to another list and return it",
-         .since = "1.2.0", .acl = "write list slow"});
+         .since = "1.2.0", .acl = "write list slow", .key_access = "RW W"});
   t.Add({.name = "rpush", .arity = -3, .flags = kWrite | kDenyOom | kFast, .first_key = 1,
          .last_key = 1, .step = 1, .run = RPush, .group = "list",
          .summary = "Append one or multiple elements to a list", .since = "1.0.0",

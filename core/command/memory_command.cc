@@ -281,19 +281,21 @@ Task Memory(AsyncContext& ctx) {
   co_await ctx.ToHome();
 }
 
-// MEMORY's key: USAGE's.
-std::vector<size_t> MemoryKeys(const std::vector<std::string>& args) {
-  if (args.size() >= 3 && Is(args[1], "USAGE")) return {2};
-  return {};
-}
-
 }  // namespace
 
 void RegisterMemoryCommand(CommandTable& t) {
   // clang-format off
-  t.Add({.name = "memory", .arity = -2, .flags = 0, .run_async = Memory, .keys = MemoryKeys,
+  t.Add({.name = "memory", .arity = -2, .flags = 0, .run_async = Memory,
          .group = "server", .summary = "A container for memory diagnostics commands",
-         .since = "4.0.0", .acl = "slow"});
+         .since = "4.0.0", .acl = "slow",
+         .subcommands = {
+             Subcommand("memory|doctor", 2, 0, "slow"),
+             Subcommand("memory|help", 2, kLoading | kStale, "slow"),
+             Subcommand("memory|malloc-stats", 2, 0, "slow"),
+             Subcommand("memory|purge", 2, 0, "slow"),
+             Subcommand("memory|stats", 2, 0, "slow"),
+             Subcommand("memory|usage", -3, kReadOnly, "read slow", 2, "-"),
+         }});
   // clang-format on
 }
 

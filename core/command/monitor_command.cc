@@ -82,20 +82,6 @@ std::vector<bool> Redactions(const CommandSpec& spec, const std::vector<std::str
   return out;
 }
 
-// Whether a call is an admin command's: the row's flag, or the subcommands Redis 7.0 flags
-// admin inside the containers slotkv keeps as one row (CONFIG, SLOWLOG and LATENCY but HELP,
-// CLIENT KILL / LIST / PAUSE / UNPAUSE / NO-EVICT / UNBLOCK).
-bool Admin(const CommandSpec& spec, const std::vector<std::string>& args) {
-  if (spec.flags & kAdmin) return true;
-  if (!spec.container || args.size() < 2) return false;
-  const std::string& sub = args[1];
-  if (spec.name == "config" || spec.name == "slowlog" || spec.name == "latency") {
-    return !Is(sub, "HELP");
-  }
-  return spec.name == "client" && (Is(sub, "KILL") || Is(sub, "LIST") || Is(sub, "PAUSE") ||
-                                   Is(sub, "UNPAUSE") || Is(sub, "NO-EVICT") || Is(sub, "UNBLOCK"));
-}
-
 // MONITOR: this connection gets every call's line from now on. Again: no reply (Redis ignores
 // it); inside MULTI (or EXEC) refused.
 Task Monitor(AsyncContext& ctx) {
@@ -130,7 +116,9 @@ std::string MonitorLine(int64_t unix_us, uint32_t db, std::string_view addr,
 
 void FeedMonitors(ServerState& state, const CommandSpec& spec, const std::vector<std::string>& args,
                   uint32_t db, std::string_view addr) {
-  if (state.pubsub == nullptr || !state.pubsub->monitored() || Admin(spec, args)) return;
+  if (state.pubsub == nullptr || !state.pubsub->monitored() ||
+      (CommandTable::CallFlags(spec, args) & kAdmin))
+    return;
   const int64_t now_us = std::chrono::duration_cast<std::chrono::microseconds>(
                              std::chrono::system_clock::now().time_since_epoch())
                              .count();

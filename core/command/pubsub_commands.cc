@@ -253,7 +253,15 @@ void RegisterPubSubCommands(CommandTable& t) {
          .acl = "pubsub fast"});
   t.Add({.name = "pubsub", .arity = -2, .flags = 0, .run_async = PubSubCommand,
          .group = "pubsub", .summary = "A container for Pub/Sub commands", .since = "2.8.0",
-         .acl = "slow"});
+         .acl = "slow",
+         .subcommands = {
+             Subcommand("pubsub|channels", -2, kPubSub | kLoading | kStale, "pubsub slow"),
+             Subcommand("pubsub|help", 2, kLoading | kStale, "slow"),
+             Subcommand("pubsub|numpat", 2, kPubSub | kLoading | kStale, "pubsub slow"),
+             Subcommand("pubsub|numsub", -2, kPubSub | kLoading | kStale, "pubsub slow"),
+             Subcommand("pubsub|shardchannels", -2, kPubSub | kLoading | kStale, "pubsub slow"),
+             Subcommand("pubsub|shardnumsub", -2, kPubSub | kLoading | kStale, "pubsub slow"),
+         }});
   // clang-format on
 }
 

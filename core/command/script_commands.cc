@@ -17,6 +17,7 @@
 #include <cstdio>
 
 #include "core/base/ascii.h"
+#include "core/command/acl_check.h"
 #include "core/command/args.h"
 #include "core/command/tracking.h"
 #include "core/command/command_table.h"
@@ -33,12 +34,6 @@ namespace {
 
 constexpr std::string_view kErrNoScript = "NOSCRIPT No matching script. Please use EVAL.";
 constexpr const char* kReplyNotAllowed = "-ERR This Redis command is not allowed from script\r\n";
-
-// Containers whose every subcommand Redis flags noscript.
-bool NoScriptContainer(std::string_view name) {
-  return name == "client" || name == "config" || name == "script" || name == "function" ||
-         name == "acl" || name == "latency";
-}
 
 // One script run: the interpreter lent to it, the fiber it runs on, its client, and what it
 // asks the task driving it to do.
@@ -57,6 +52,8 @@ class ScriptRun : public script::Host {
     client_.addr = "lua";  // as MONITOR shows a script's calls
     if (ctx.client) {
       client_.name = ctx.client->name;
+      client_.user = ctx.client->user;  // its calls are checked against the caller's ACL user
+      client_.user_version = ctx.client->user_version;
       track_reads_ = ctx.client->tracking_reads;
     }
   }
@@ -143,11 +140,28 @@ std::string ScriptRun::Call(std::vector<std::string> args, int resp) {
   if (!CommandTable::ArityOk(*spec, args.size())) {
     return "-ERR Wrong number of args calling Redis command from script\r\n";
   }
-  // A blocking command Redis lets scripts call (BLMPOP, XREAD ...) answers at once there.
-  if ((spec->flags & kNoScript) || NoScriptContainer(spec->name)) {
-    return kReplyNotAllowed;
+  const CommandSpec& call = CommandTable::Resolve(*spec, args);
+  if (&call == spec && spec->container && args.size() > 1) {
+    return "-ERR Unknown Redis command called from script\r\n";
   }
-  const uint32_t flags = CommandTable::CallFlags(*spec, args);
+  if (!CommandTable::ArityOk(call, args.size())) {
+    return "-ERR Wrong number of args calling Redis command from script\r\n";
+  }
+  // A blocking command Redis lets scripts call (BLMPOP, XREAD ...) answers at once there.
+  const uint32_t flags = call.flags;
+  if (flags & kNoScript) return kReplyNotAllowed;
+  switch (CheckCall(server, client_, *spec, args, acl::Context::kLua).denial) {
+    case acl::Denial::kNone:
+      break;
+    case acl::Denial::kKey:
+      return "-ERR The user executing the script can't access at least one of the keys "
+             "mentioned in the command arguments\r\n";
+    case acl::Denial::kChannel:
+      return "-ERR The user executing the script can't publish to the channel mentioned in the "
+             "command\r\n";
+    default:
+      return "-ERR The user executing the script can't run this command or subcommand\r\n";
+  }
   if (read_only_ && (flags & kWrite)) {
     return "-ERR Write commands are not allowed from read-only scripts.\r\n";
   }
@@ -500,7 +514,14 @@ void RegisterScriptCommands(CommandTable& t) {
          .summary = "Invoke a read-only function", .since = "7.0.0", .acl = "slow scripting"});
   t.Add({.name = "script", .arity = -2, .flags = 0, .run_async = ScriptCommand,
          .group = "scripting", .summary = "A container for Lua scripts management commands",
-         .since = "2.6.0", .acl = "slow"});
+         .since = "2.6.0", .acl = "slow",
+         .subcommands = {
+             Subcommand("script|exists", -3, kNoScript, "slow scripting"),
+             Subcommand("script|flush", -2, kNoScript, "slow scripting"),
+             Subcommand("script|help", 2, kLoading | kStale, "slow scripting"),
+             Subcommand("script|kill", 2, kNoScript | kAllowBusy, "slow scripting"),
+             Subcommand("script|load", 3, kNoScript | kStale, "slow scripting"),
+         }});
   // clang-format on
 }
 

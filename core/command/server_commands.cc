@@ -306,8 +306,8 @@ std::vector<std::string_view> AclCategories(const CommandSpec& spec) {
 }
 
 // One COMMAND INFO entry in the Redis 7 layout: name, arity, flags, first key, last key, step,
-// ACL categories, tips, key specs, subcommands. slotkv's rows carry no tips, key specs or
-// subcommand rows: those three are empty.
+// ACL categories, tips, key specs, subcommands. slotkv's rows carry no tips or key specs:
+// those two are empty.
 void WriteCommandInfo(Reply& reply, const CommandSpec& spec) {
   reply.Array(10);
   reply.Bulk(spec.name);
@@ -331,7 +331,8 @@ void WriteCommandInfo(Reply& reply, const CommandSpec& spec) {
   for (std::string_view c : cats) reply.SimpleString("@" + std::string(c));
   reply.Set(0);  // tips
   reply.Set(0);  // key specs
-  reply.Set(0);  // subcommands
+  reply.Set(spec.subcommands.size());
+  for (const CommandSpec& sub : spec.subcommands) WriteCommandInfo(reply, sub);
 }
 
 void WriteCommandDocs(Reply& reply, const CommandSpec& spec) {
@@ -369,7 +370,6 @@ constexpr std::string_view kCommandHelp[] = {
 
 // COMMAND LIST [FILTERBY MODULE name | ACLCAT category | PATTERN pattern]
 void CommandList(AsyncContext& ctx) {
-  const std::vector<CommandSpec>& rows = ctx.server.table->all();
   const size_t n = ctx.args.size();
   std::function<bool(const CommandSpec&)> keep = [](const CommandSpec&) { return true; };
   if (n == 5 && Is(ctx.args[2], "FILTERBY")) {
@@ -394,9 +394,9 @@ void CommandList(AsyncContext& ctx) {
     return;
   }
   std::vector<std::string_view> names;
-  for (const CommandSpec& spec : rows) {
+  ctx.server.table->ForEachRow([&](const CommandSpec& spec) {
     if (keep(spec)) names.push_back(spec.name);
-  }
+  });
   ctx.reply.Array(names.size());
   for (std::string_view name : names) ctx.reply.Bulk(name);
 }
@@ -404,22 +404,22 @@ void CommandList(AsyncContext& ctx) {
 // COMMAND GETKEYS command arg...: the keys of that call (CommandTable::Keys).
 void CommandGetKeys(AsyncContext& ctx) {
   const CommandSpec* spec = ctx.server.table->Find(ctx.args[2]);
-  if (!spec) {
+  const std::vector<std::string> call(ctx.args.begin() + 2, ctx.args.end());
+  // As Redis's lookupCommand: a container's subcommand row, and an unknown one is no command.
+  const CommandSpec* row = spec ? &CommandTable::Resolve(*spec, call) : nullptr;
+  if (!row || (row == spec && spec->container && call.size() > 1)) {
     ctx.reply.Error("ERR Invalid command specified");
     return;
   }
-  const size_t argc = ctx.args.size() - 2;
-  if (!CommandTable::ArityOk(*spec, argc)) {
-    ctx.reply.Error("ERR Invalid number of arguments specified for command");
-    return;
-  }
-  const std::vector<std::string> call(ctx.args.begin() + 2, ctx.args.end());
-  std::vector<size_t> keys = CommandTable::Keys(*spec, call);
-  // A container's subcommand without keys (MEMORY STATS) has none, as a row without any.
-  if ((spec->first_key == 0 && spec->keys == nullptr) || (keys.empty() && spec->container)) {
+  if (row->first_key == 0 && row->keys == nullptr) {
     ctx.reply.Error("ERR The command has no key arguments");
     return;
   }
+  if (!CommandTable::ArityOk(*row, call.size())) {
+    ctx.reply.Error("ERR Invalid number of arguments specified for command");
+    return;
+  }
+  std::vector<size_t> keys = CommandTable::Keys(*spec, call);
   if (keys.empty() && !(spec->flags & kNoMandatoryKeys)) {
     ctx.reply.Error("ERR Invalid arguments specified for command");
     return;
@@ -451,7 +451,7 @@ Task Command(AsyncContext& ctx) {
     }
     ctx.reply.Array(n - 2);
     for (size_t i = 2; i < n; ++i) {
-      const CommandSpec* spec = table.Find(ctx.args[i]);
+      const CommandSpec* spec = table.FindFull(ctx.args[i]);
       if (spec) {
         WriteCommandInfo(ctx.reply, *spec);
       } else {
@@ -509,16 +509,37 @@ void RegisterServerCommands(CommandTable& t) {
   t.Add({.name = "config",
          .arity = -2, .flags = 0, .run_async = ConfigCommand,
          .group = "server", .summary = "A container for server configuration commands.",
-         .since = "2.0.0", .acl = "slow"});
+         .since = "2.0.0", .acl = "slow",
+         .subcommands = {
+             Subcommand("config|get", -3, kAdminSubcommand, "admin slow dangerous"),
+             Subcommand("config|help", 2, kLoading | kStale, "slow"),
+             Subcommand("config|resetstat", 2, kAdminSubcommand, "admin slow dangerous"),
+             Subcommand("config|rewrite", 2, kAdminSubcommand, "admin slow dangerous"),
+             Subcommand("config|set", -4, kAdminSubcommand, "admin slow dangerous"),
+         }});
   t.Add({.name = "slowlog",
          .arity = -2, .flags = 0, .run_async = Slowlog,
          .group = "server", .summary = "A container for slow log commands.",
-         .since = "2.2.12", .acl = "slow"});
+         .since = "2.2.12", .acl = "slow",
+         .subcommands = {
+             Subcommand("slowlog|get", -2, kAdmin | kLoading | kStale, "admin slow dangerous"),
+             Subcommand("slowlog|help", 2, kLoading | kStale, "slow"),
+             Subcommand("slowlog|len", 2, kAdmin | kLoading | kStale, "admin slow dangerous"),
+             Subcommand("slowlog|reset", 2, kAdmin | kLoading | kStale, "admin slow dangerous"),
+         }});
   t.Add({.name = "command",
          .arity = -1, .flags = kLoadingStale,
          .run_async = Command, .group = "server",
          .summary = "Returns detailed information about all commands.",
-         .since = "2.8.13", .acl = "slow connection"});
+         .since = "2.8.13", .acl = "slow connection",
+         .subcommands = {
+             Subcommand("command|count", 2, kLoading | kStale, "slow connection"),
+             Subcommand("command|docs", -2, kLoading | kStale, "slow connection"),
+             Subcommand("command|getkeys", -4, kLoading | kStale, "slow connection"),
+             Subcommand("command|help", 2, kLoading | kStale, "slow connection"),
+             Subcommand("command|info", -2, kLoading | kStale, "slow connection"),
+             Subcommand("command|list", -2, kLoading | kStale, "slow connection"),
+         }});
   t.Add({.name = "time",
          .arity = 1, .flags = kLoadingStale | kFast,
          .run_async = Time, .group = "server",

@@ -432,13 +432,17 @@ TEST_CASE("COMMAND, COMMAND COUNT, COMMAND INFO and COMMAND LIST cover the same 
   CHECK(f.Run({"COMMAND", "COUNT"}) == ":" + count + "\r\n");
   CHECK(f.Run({"COMMAND"}).rfind("*" + count + "\r\n*10\r\n", 0) == 0);
   CHECK(f.Run({"COMMAND"}) == f.Run({"COMMAND", "INFO"}));
-  CHECK(f.Run({"COMMAND", "LIST"}).rfind("*" + count + "\r\n", 0) == 0);
+  // LIST names the subcommand rows too ("config|get"), as Redis 7.0.
+  const std::string all = std::to_string(f.state().table->id_count());
+  CHECK(f.Run({"COMMAND", "LIST"}).rfind("*" + all + "\r\n", 0) == 0);
   CHECK(f.Run({"COMMAND", "COUNT", "x"}) == Arity("command|count"));
 }
 
 TEST_CASE("COMMAND LIST FILTERBY") {
   CommandFixture f;
-  CHECK(f.Run({"COMMAND", "LIST", "FILTERBY", "PATTERN", "conf*"}) == "*1\r\n$6\r\nconfig\r\n");
+  CHECK(f.Run({"COMMAND", "LIST", "FILTERBY", "PATTERN", "conf*"}) ==
+        "*6\r\n$6\r\nconfig\r\n$10\r\nconfig|get\r\n$11\r\nconfig|help\r\n"
+        "$16\r\nconfig|resetstat\r\n$14\r\nconfig|rewrite\r\n$10\r\nconfig|set\r\n");
   CHECK(f.Run({"COMMAND", "LIST", "FILTERBY", "PATTERN", "LASTSAV?"}) ==
         "*1\r\n$8\r\nlastsave\r\n");
   std::string admin = f.Run({"COMMAND", "LIST", "FILTERBY", "ACLCAT", "ADMIN"});

@@ -446,11 +446,11 @@ void RegisterSetCommands(CommandTable& t) {
          .acl = "write set fast"});
   t.Add({.name = "scard", .arity = 2, .flags = kReadOnly | kFast, .first_key = 1, .last_key = 1,
          .step = 1, .run = SCard, .group = "set", .summary = "Get the number of members in a set",
-         .since = "1.0.0", .acl = "read set fast"});
+         .since = "1.0.0", .acl = "read set fast", .key_access = "-"});
   t.Add({.name = "sismember", .arity = 3, .flags = kReadOnly | kFast, .first_key = 1,
          .last_key = 1, .step = 1, .run = SIsMember, .group = "set",
          .summary = "Determine if a given value is a member of a set", .since = "1.0.0",
-         .acl = "read set fast"});
+         .acl = "read set fast", .key_access = "-"});
   t.Add({.name = "smembers", .arity = 2, .flags = kReadOnly, .first_key = 1, .last_key = 1,
          .step = 1, .run = SMembers, .group = "set", .summary = "Get all the members in a set",
          .since = "1.0.0", .acl = "read set slow"});
@@ -461,11 +461,11 @@ void RegisterSetCommands(CommandTable& t) {
   t.Add({.name = "smove", .arity = 4, .flags = kWrite | kFast, .first_key = 1, .last_key = 2,
          .step = 1, .run_async = SMove, .group = "set",
          .summary = "Move a member from one set to another", .since = "1.0.0",
-         .acl = "write set fast"});
+         .acl = "write set fast", .key_access = "RW W"});
   t.Add({.name = "spop", .arity = -2, .flags = kWrite | kFast, .first_key = 1, .last_key = 1,
          .step = 1, .run = SPop, .group = "set",
          .summary = "Remove and return one or multiple random members from a set",
-         .since = "1.0.0", .acl = "write set fast"});
+         .since = "1.0.0", .acl = "write set fast", .key_access = "RW"});
   t.Add({.name = "srandmember", .arity = -2, .flags = kReadOnly, .first_key = 1, .last_key = 1,
          .step = 1, .run = SRandMember, .group = "set",
          .summary = "Get one or multiple random members from a set", .since = "1.0.0",

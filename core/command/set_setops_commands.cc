@@ -283,7 +283,7 @@ void RegisterSetSetOpsCommands(CommandTable& t) {
   t.Add({.name = "sdiffstore", .arity = -3, .flags = kWrite | kDenyOom, .first_key = 1,
          .last_key = -1, .step = 1, .run_async = SDiffStore, .group = "set",
          .summary = "Subtract multiple sets and store the resulting set in a key",
-         .since = "1.0.0", .acl = "write set slow"});
+         .since = "1.0.0", .acl = "write set slow", .key_access = "W R"});
   t.Add({.name = "sinter", .arity = -2, .flags = kReadOnly, .first_key = 1, .last_key = -1,
          .step = 1, .run_async = SInter, .group = "set", .summary = "Intersect multiple sets",
          .since = "1.0.0", .acl = "read set slow"});
@@ -294,14 +294,14 @@ void RegisterSetSetOpsCommands(CommandTable& t) {
   t.Add({.name = "sinterstore", .arity = -3, .flags = kWrite | kDenyOom, .first_key = 1,
          .last_key = -1, .step = 1, .run_async = SInterStore, .group = "set",
          .summary = "Intersect multiple sets and store the resulting set in a key",
-         .since = "1.0.0", .acl = "write set slow"});
+         .since = "1.0.0", .acl = "write set slow", .key_access = "W R"});
   t.Add({.name = "sunion", .arity = -2, .flags = kReadOnly, .first_key = 1, .last_key = -1,
          .step = 1, .run_async = SUnion, .group = "set", .summary = "Add multiple sets",
          .since = "1.0.0", .acl = "read set slow"});
   t.Add({.name = "sunionstore", .arity = -3, .flags = kWrite | kDenyOom, .first_key = 1,
          .last_key = -1, .step = 1, .run_async = SUnionStore, .group = "set",
          .summary = "Add multiple sets and store the resulting set in a key", .since = "1.0.0",
-         .acl = "write set slow"});
+         .acl = "write set slow", .key_access = "W R"});
   // clang-format on
 }
 

@@ -30,6 +30,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "core/command/acl_check.h"
 #include "core/command/args.h"
 #include "core/command/collection_pages.h"
 #include "core/command/command_table.h"
@@ -52,7 +53,8 @@ struct SortArgs {
 };
 
 // Parses the options after the key; replies the error and returns false on bad input.
-bool ParseSort(const std::vector<std::string>& a, bool read_only, SortArgs* out, Reply& reply) {
+bool ParseSort(const std::vector<std::string>& a, bool read_only, bool full_key_read,
+               SortArgs* out, Reply& reply) {
   for (size_t j = 2; j < a.size(); ++j) {
     const size_t left = a.size() - j - 1;
     if (Is(a[j], "ASC")) {
@@ -76,8 +78,17 @@ bool ParseSort(const std::vector<std::string>& a, bool read_only, SortArgs* out,
     } else if (Is(a[j], "BY") && left >= 1) {
       // A constant BY sorts nothing, whatever other BYs say (Redis never clears dontsort).
       out->by = a[++j];
-      if (out->by->find('*') == std::string::npos) out->dontsort = true;
+      if (out->by->find('*') == std::string::npos) {
+        out->dontsort = true;
+      } else if (!full_key_read) {
+        reply.Error("ERR BY option of SORT denied due to insufficient ACL permissions.");
+        return false;
+      }
     } else if (Is(a[j], "GET") && left >= 1) {
+      if (!full_key_read) {
+        reply.Error("ERR GET option of SORT denied due to insufficient ACL permissions.");
+        return false;
+      }
       out->gets.push_back(a[++j]);
     } else {
       reply.Error(kErrSyntax);
@@ -328,7 +339,10 @@ Task Gets(AsyncContext& ctx, const SortArgs& a, const std::vector<std::string_vi
 
 Task SortCommand(AsyncContext& ctx, bool read_only) {
   SortArgs a;
-  if (!ParseSort(ctx.args, read_only, &a, ctx.reply)) co_return;
+  // BY and GET patterns may name any key: they need a user who may read every key.
+  const bool full_key_read = FullKeyRead(
+      ctx.server, ctx.client, *ctx.server.table->Find(read_only ? "sort_ro" : "sort"), ctx.args);
+  if (!ParseSort(ctx.args, read_only, full_key_read, &a, ctx.reply)) co_return;
   const bool in_script = ctx.client != nullptr && ctx.client->script;
   const uint32_t src_slot = ctx.server.keyspace->SlotOfKey(ctx.args[1]);
   co_await ctx.ToSlot(src_slot);
@@ -409,7 +423,7 @@ void RegisterSortCommands(CommandTable& t) {
          .step = 1, .run_async = Sort, .keys = SortKeys, .reaches_all = SortReachesAll,
          .group = "generic",
          .summary = "Sort the elements in a list, set or sorted set",
-         .since = "1.0.0", .acl = "write set sortedset list slow dangerous"});
+         .since = "1.0.0", .acl = "write set sortedset list slow dangerous", .key_access = "R W"});
   t.Add({.name = "sort_ro", .arity = -2, .flags = kReadOnly, .first_key = 1, .last_key = 1,
          .step = 1, .run_async = SortRo, .keys = SortRoKeys, .reaches_all = SortReachesAll,
          .group = "generic",

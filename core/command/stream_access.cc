@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <utility>
 
+#include "core/command/command_table.h"
 #include "core/command/notify.h"
 
 namespace slotkv::command {
@@ -178,11 +179,15 @@ void AdvanceGroup(const StreamMeta& m, uint64_t length, StreamGroup& g, const St
 }
 
 Task RunStreamContainer(AsyncContext& ctx, std::string_view name,
-                        std::span<const Subcommand> subs, std::span<const std::string_view> help,
-                        void (*fn)(CommandContext&)) {
-  const Subcommand* found = FindSubcommand(name, subs, ctx.args, ctx.reply);
-  if (found == nullptr) co_return;
-  if (found->name == "help") {
+                        std::span<const std::string_view> help, void (*fn)(CommandContext&)) {
+  // Admission checked the subcommand's arity (CommandTable::Resolve).
+  const CommandSpec& row = *ctx.server.table->Find(name);
+  const CommandSpec& call = CommandTable::Resolve(row, ctx.args);
+  if (&call == &row) {
+    ctx.reply.Error(UnknownSubcommand(name, ctx.args[1]));
+    co_return;
+  }
+  if (call.first_key == 0) {  // HELP
     ctx.reply.Help(help);
     co_return;
   }

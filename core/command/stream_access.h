@@ -93,12 +93,10 @@ std::optional<int64_t> GroupLag(const StreamMeta& meta, uint64_t length, const S
 // delivered ID and the read counter move on.
 void AdvanceGroup(const StreamMeta& meta, uint64_t length, StreamGroup& g, const StreamId& id);
 
-// The containers XGROUP and XINFO: finds the subcommand args[1] names among subs (checking its
-// arity, as Redis's subcommand rows), replies help to HELP, or runs fn as a one-key command on
-// the owner of the key that follows the subcommand; ends home.
+// The containers XGROUP and XINFO: replies help to HELP, an error to an unknown subcommand, or
+// runs fn as a one-key command on the owner of the subcommand row's key; ends home.
 Task RunStreamContainer(AsyncContext& ctx, std::string_view name,
-                        std::span<const Subcommand> subs, std::span<const std::string_view> help,
-                        void (*fn)(CommandContext&));
+                        std::span<const std::string_view> help, void (*fn)(CommandContext&));
 // Keyspace event `event` of the stream family about ctx.args[key_pos].
 void NotifyStream(CommandContext& ctx, std::string_view event, size_t key_pos = 1);
 

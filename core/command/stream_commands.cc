@@ -374,7 +374,7 @@ void RegisterStreamCommands(CommandTable& t) {
   t.Add({.name = "xlen", .arity = 2, .flags = kReadOnly | kFast, .first_key = 1, .last_key = 1,
          .step = 1, .run = XLen, .group = "stream",
          .summary = "Return the number of entries in a stream", .since = "5.0.0",
-         .acl = "read stream fast"});
+         .acl = "read stream fast", .key_access = "-"});
   t.Add({.name = "xdel", .arity = -3, .flags = kWrite | kFast, .first_key = 1, .last_key = 1,
          .step = 1, .run = XDel, .group = "stream",
          .summary = "Removes the specified entries from the stream. Returns the number of items "

@@ -189,23 +189,7 @@ void XGroupOnKey(CommandContext& ctx) {
 
 // XGROUP CREATE|SETID|DESTROY|CREATECONSUMER|DELCONSUMER key group ..., XGROUP HELP.
 Task XGroup(AsyncContext& ctx) {
-  static constexpr Subcommand kSubs[] = {{"create", -5},     {"setid", -5},
-                                         {"destroy", 4},     {"createconsumer", 5},
-                                         {"delconsumer", 5}, {"help", 2}};
-  co_await RunStreamContainer(ctx, "xgroup", kSubs, kXGroupHelp, XGroupOnKey);
-}
-
-// The flags of XGROUP's subcommands (Redis's xgroup|create ... rows).
-uint32_t XGroupFlags(const std::vector<std::string>& args) {
-  if (Is(args[1], "CREATE") || Is(args[1], "CREATECONSUMER")) return kWrite | kDenyOom;
-  if (Is(args[1], "HELP")) return kLoading | kStale;
-  return kWrite;
-}
-
-// XGROUP's key: after its subcommand (XGROUP HELP has none).
-std::vector<size_t> XGroupKeys(const std::vector<std::string>& args) {
-  if (args.size() >= 3) return {2};
-  return {};
+  co_await RunStreamContainer(ctx, "xgroup", kXGroupHelp, XGroupOnKey);
 }
 
 // XACK key group id [id ...]: a missing key or group acknowledges nothing (before the IDs are
@@ -557,9 +541,17 @@ void RegisterStreamGroupCommands(CommandTable& t) {
   // clang-format off
   // A container command as in Redis: no flags or keys of its own (its subcommands write, with
   // the key at 2).
-  t.Add({.name = "xgroup", .arity = -2, .flags = 0, .run_async = XGroup, .keys = XGroupKeys,
-         .call_flags = XGroupFlags, .group = "stream", .summary = "A container for consumer groups commands",
-         .since = "5.0.0", .acl = "slow"});
+  t.Add({.name = "xgroup", .arity = -2, .flags = 0, .run_async = XGroup,
+         .group = "stream", .summary = "A container for consumer groups commands",
+         .since = "5.0.0", .acl = "slow",
+         .subcommands = {
+             Subcommand("xgroup|create", -5, kWrite | kDenyOom, "write stream slow", 2),
+             Subcommand("xgroup|createconsumer", 5, kWrite | kDenyOom, "write stream slow", 2),
+             Subcommand("xgroup|delconsumer", 5, kWrite, "write stream slow", 2),
+             Subcommand("xgroup|destroy", 4, kWrite, "write stream slow", 2),
+             Subcommand("xgroup|help", 2, kLoading | kStale, "stream slow"),
+             Subcommand("xgroup|setid", -5, kWrite, "write stream slow", 2),
+         }});
   t.Add({.name = "xack", .arity = -4, .flags = kWrite | kFast, .first_key = 1, .last_key = 1,
          .step = 1, .run = XAck, .group = "stream",
          .summary = "Marks a pending message as correctly processed, effectively removing it "

@@ -226,19 +226,7 @@ void XInfoOnKey(CommandContext& ctx) {
 
 // XINFO STREAM|GROUPS|CONSUMERS key ..., XINFO HELP.
 Task XInfo(AsyncContext& ctx) {
-  static constexpr Subcommand kSubs[] = {
-      {"stream", -3}, {"groups", 3}, {"consumers", 4}, {"help", 2}};
-  co_await RunStreamContainer(ctx, "xinfo", kSubs, kXInfoHelp, XInfoOnKey);
-}
-
-// The flags of XINFO's subcommands (Redis's xinfo|stream ... rows).
-uint32_t XInfoFlags(const std::vector<std::string>& args) {
-  return Is(args[1], "HELP") ? kLoading | kStale : kReadOnly;
-}
-
-std::vector<size_t> XInfoKeys(const std::vector<std::string>& args) {
-  if (args.size() >= 3) return {2};
-  return {};
+  co_await RunStreamContainer(ctx, "xinfo", kXInfoHelp, XInfoOnKey);
 }
 
 }  // namespace
@@ -247,9 +235,15 @@ void RegisterStreamInfoCommand(CommandTable& t) {
   // clang-format off
   // A container command as in Redis: no flags or keys of its own (its subcommands are
   // read-only, with the key at 2).
-  t.Add({.name = "xinfo", .arity = -2, .flags = 0, .run_async = XInfo, .keys = XInfoKeys,
-         .call_flags = XInfoFlags, .group = "stream", .summary = "A container for stream introspection commands",
-         .since = "5.0.0", .acl = "slow"});
+  t.Add({.name = "xinfo", .arity = -2, .flags = 0, .run_async = XInfo,
+         .group = "stream", .summary = "A container for stream introspection commands",
+         .since = "5.0.0", .acl = "slow",
+         .subcommands = {
+             Subcommand("xinfo|consumers", 4, kReadOnly, "read stream slow", 2),
+             Subcommand("xinfo|groups", 3, kReadOnly, "read stream slow", 2),
+             Subcommand("xinfo|help", 2, kLoading | kStale, "stream slow"),
+             Subcommand("xinfo|stream", -3, kReadOnly, "read stream slow", 2),
+         }});
   // clang-format on
 }
 

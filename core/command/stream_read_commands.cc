@@ -399,7 +399,7 @@ void RegisterStreamReadCommands(CommandTable& t) {
          .group = "stream",
          .summary = "Return new entries from a stream using a consumer group, or access the "
                     "history of the pending entries for a given consumer. Can block.",
-         .since = "5.0.0", .acl = "write stream slow blocking"});
+         .since = "5.0.0", .acl = "write stream slow blocking", .key_access = "R"});
   // clang-format on
 }
 

@@ -602,15 +602,15 @@ void RegisterStringCommands(CommandTable& t) {
   t.Add({.name = "getset", .arity = 3, .flags = kWrite | kDenyOom | kFast, .first_key = 1,
          .last_key = 1, .step = 1, .run = GetSet, .group = "string",
          .summary = "Set the string value of a key and return its old value", .since = "1.0.0",
-         .acl = "write string fast"});
+         .acl = "write string fast", .key_access = "RW"});
   t.Add({.name = "getdel", .arity = 2, .flags = kWrite | kFast, .first_key = 1, .last_key = 1,
          .step = 1, .run = GetDel, .group = "string",
          .summary = "Get the value of a key and delete the key", .since = "6.2.0",
-         .acl = "write string fast"});
+         .acl = "write string fast", .key_access = "RW"});
   t.Add({.name = "getex", .arity = -2, .flags = kWrite | kFast, .first_key = 1, .last_key = 1,
          .step = 1, .run = GetEx, .group = "string",
          .summary = "Get the value of a key and optionally set its expiration", .since = "6.2.0",
-         .acl = "write string fast"});
+         .acl = "write string fast", .key_access = "RW"});
   t.Add({.name = "append", .arity = 3, .flags = kWrite | kDenyOom | kFast, .first_key = 1,
          .last_key = 1, .step = 1, .run = Append, .group = "string",
          .summary = "Append a value to a key", .since = "2.0.0", .acl = "write string fast"});
@@ -629,27 +629,27 @@ void RegisterStringCommands(CommandTable& t) {
   t.Add({.name = "strlen", .arity = 2, .flags = kReadOnly | kFast, .first_key = 1, .last_key = 1,
          .step = 1, .run = StrLen, .group = "string",
          .summary = "Get the length of the value stored in a key", .since = "2.2.0",
-         .acl = "read string fast"});
+         .acl = "read string fast", .key_access = "-"});
   t.Add({.name = "incr", .arity = 2, .flags = kWrite | kDenyOom | kFast, .first_key = 1,
          .last_key = 1, .step = 1, .run = Incr, .group = "string",
          .summary = "Increment the integer value of a key by one", .since = "1.0.0",
-         .acl = "write string fast"});
+         .acl = "write string fast", .key_access = "RW"});
   t.Add({.name = "decr", .arity = 2, .flags = kWrite | kDenyOom | kFast, .first_key = 1,
          .last_key = 1, .step = 1, .run = Decr, .group = "string",
          .summary = "Decrement the integer value of a key by one", .since = "1.0.0",
-         .acl = "write string fast"});
+         .acl = "write string fast", .key_access = "RW"});
   t.Add({.name = "incrby", .arity = 3, .flags = kWrite | kDenyOom | kFast, .first_key = 1,
          .last_key = 1, .step = 1, .run = IncrByCmd, .group = "string",
          .summary = "Increment the integer value of a key by the given amount", .since = "1.0.0",
-         .acl = "write string fast"});
+         .acl = "write string fast", .key_access = "RW"});
   t.Add({.name = "decrby", .arity = 3, .flags = kWrite | kDenyOom | kFast, .first_key = 1,
          .last_key = 1, .step = 1, .run = DecrByCmd, .group = "string",
          .summary = "Decrement the integer value of a key by the given number", .since = "1.0.0",
-         .acl = "write string fast"});
+         .acl = "write string fast", .key_access = "RW"});
   t.Add({.name = "incrbyfloat", .arity = 3, .flags = kWrite | kDenyOom | kFast, .first_key = 1,
          .last_key = 1, .step = 1, .run = IncrByFloat, .group = "string",
          .summary = "Increment the float value of a key by the given amount", .since = "2.6.0",
-         .acl = "write string fast"});
+         .acl = "write string fast", .key_access = "RW"});
   t.Add({.name = "mget", .arity = -2, .flags = kOrderedVisits | kReadOnly | kFast, .first_key = 1,
          .last_key = -1, .step = 1, .run_async = MGet, .group = "string",
          .summary = "Get the values of all the given keys", .since = "1.0.0",

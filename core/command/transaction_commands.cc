@@ -20,6 +20,7 @@
 // that had an expiry time at WATCH has expired since (Redis's isWatchedKeyExpired).
 #include <algorithm>
 
+#include "core/command/acl_check.h"
 #include "core/command/args.h"
 #include "core/command/command_table.h"
 #include "core/command/dispatch.h"
@@ -102,6 +103,8 @@ bool WatchedKeyExpired(const std::vector<WatchedKey>& watched, int64_t now_ms) {
 // EXEC's state that lives on after the client's own is reset.
 struct ExecState {
   std::vector<QueuedCommand> queued;
+  // [i]: the error reply of a queued command the client's ACL user may no longer run, else "".
+  std::vector<std::string> refused;
   std::shared_ptr<txn::Watch> watch;
   std::vector<WatchedKey> watched;
   uint32_t db = 0;
@@ -171,7 +174,7 @@ void RunOwnedHere(AsyncContext& ctx, ExecState& st, const std::vector<uint32_t>&
                   std::vector<std::string>* replies) {
   const Executor& ex = *ctx.server.executor;
   for (size_t i = 0; i < st.queued.size(); ++i) {
-    if (ex.OwnerOf(slots[i]) != ex.current()) continue;
+    if (ex.OwnerOf(slots[i]) != ex.current() || !st.refused[i].empty()) continue;
     QueuedCommand& cmd = st.queued[i];
     (*replies)[i] =
         Execute(ctx.server, *cmd.spec, cmd.args, slots[i], st.db, st.protocol, st.addr, st.name,
@@ -183,7 +186,7 @@ void RunOwnedHere(AsyncContext& ctx, ExecState& st, const std::vector<uint32_t>&
 // EXEC of one-key commands (OneKeySlots): owner by owner, see the file comment.
 Task ExecOneKey(AsyncContext& ctx, ExecState& st, std::vector<uint32_t> slots) {
   Executor& ex = *ctx.server.executor;
-  std::vector<std::string> replies(st.queued.size());
+  std::vector<std::string> replies = st.refused;
   std::vector<uint32_t> order = slots;
   for (const WatchedKey& k : st.watched) order.push_back(k.slot);
   order = ctx.InLockOrder(std::move(order));
@@ -215,6 +218,28 @@ Task ExecOneKey(AsyncContext& ctx, ExecState& st, std::vector<uint32_t> slots) {
   for (const std::string& r : replies) ctx.reply.buffer() += r;
 }
 
+// As Redis's execCommand: the ACL rules are checked again, in case they changed since the
+// commands were queued; a command refused then answers NOPERM in its place.
+std::vector<std::string> RefusedNow(ServerState& server, ClientState& client,
+                                    const std::vector<QueuedCommand>& queued) {
+  std::vector<std::string> refused(queued.size());
+  for (size_t i = 0; i < queued.size(); ++i) {
+    const acl::Verdict v =
+        CheckCall(server, client, *queued[i].spec, queued[i].args, acl::Context::kMulti);
+    if (v.ok()) continue;
+    const std::string_view reason =
+        v.denial == acl::Denial::kKey       ? "no permission to touch the specified keys"
+        : v.denial == acl::Denial::kChannel ? "no permission to access one of the channels "
+                                              "used as arguments"
+                                            : "no permission to execute the command or "
+                                              "subcommand";
+    refused[i] = "-NOPERM ACLs rules changed between the moment the transaction was "
+                 "accumulated and the EXEC call. This command is no longer allowed for the "
+                 "following reason: " + std::string(reason) + "\r\n";
+  }
+  return refused;
+}
+
 Task Exec(AsyncContext& ctx) {
   ClientState& client = *ctx.client;
   if (!client.in_multi) {
@@ -240,6 +265,7 @@ Task Exec(AsyncContext& ctx) {
     ctx.reply.Error(kErrExecAbort);
     co_return;
   }
+  st.refused = RefusedNow(ctx.server, client, st.queued);
   if (std::vector<uint32_t> one_key = OneKeySlots(*ctx.server.keyspace, st); !one_key.empty()) {
     co_await ExecOneKey(ctx, st, std::move(one_key));
     co_return;
@@ -255,8 +281,15 @@ Task Exec(AsyncContext& ctx) {
   co_await ctx.LockSlots(std::move(slots));
   if (WatchFailed(ctx, st)) co_return;
   ctx.reply.Array(st.queued.size());
-  for (QueuedCommand& cmd : st.queued) co_await RunQueued(ctx, st, cmd);
+  for (size_t i = 0; i < st.queued.size(); ++i) {
+    if (st.refused[i].empty()) {
+      co_await RunQueued(ctx, st, st.queued[i]);
+    } else {
+      ctx.reply.buffer() += st.refused[i];
+    }
+  }
 }
+
 
 }  // namespace
 
@@ -281,7 +314,7 @@ void RegisterTransactionCommands(CommandTable& t) {
          .first_key = 1, .last_key = -1, .step = 1, .run_async = Watch,
          .group = "transactions",
          .summary = "Watch the given keys to determine execution of the MULTI/EXEC block",
-         .since = "2.2.0", .acl = "fast transaction"});
+         .since = "2.2.0", .acl = "fast transaction", .key_access = "-"});
   t.Add({.name = "unwatch", .arity = 1,
          .flags = kNoScript | kLoading | kStale | kFast | kAllowBusy,
          .run_async = Unwatch, .group = "transactions",

@@ -535,7 +535,7 @@ void RegisterZSetCommands(CommandTable& t) {
   t.Add({.name = "zincrby", .arity = 4, .flags = kWrite | kDenyOom | kFast, .first_key = 1,
          .last_key = 1, .step = 1, .run = ZIncrBy, .group = "sorted-set",
          .summary = "Increment the score of a member in a sorted set", .since = "1.2.0",
-         .acl = "write sortedset fast"});
+         .acl = "write sortedset fast", .key_access = "RW"});
   t.Add({.name = "zrem", .arity = -3, .flags = kWrite | kFast, .first_key = 1, .last_key = 1,
          .step = 1, .run = ZRem, .group = "sorted-set",
          .summary = "Remove one or more members from a sorted set", .since = "1.2.0",
@@ -543,15 +543,15 @@ void RegisterZSetCommands(CommandTable& t) {
   t.Add({.name = "zpopmin", .arity = -2, .flags = kWrite | kFast, .first_key = 1, .last_key = 1,
          .step = 1, .run = ZPopMin, .group = "sorted-set",
          .summary = "Remove and return members with the lowest scores in a sorted set",
-         .since = "5.0.0", .acl = "write sortedset fast"});
+         .since = "5.0.0", .acl = "write sortedset fast", .key_access = "RW"});
   t.Add({.name = "zpopmax", .arity = -2, .flags = kWrite | kFast, .first_key = 1, .last_key = 1,
          .step = 1, .run = ZPopMax, .group = "sorted-set",
          .summary = "Remove and return members with the highest scores in a sorted set",
-         .since = "5.0.0", .acl = "write sortedset fast"});
+         .since = "5.0.0", .acl = "write sortedset fast", .key_access = "RW"});
   t.Add({.name = "zcard", .arity = 2, .flags = kReadOnly | kFast, .first_key = 1, .last_key = 1,
          .step = 1, .run = ZCard, .group = "sorted-set",
          .summary = "Get the number of members in a sorted set", .since = "1.2.0",
-         .acl = "read sortedset fast"});
+         .acl = "read sortedset fast", .key_access = "-"});
   t.Add({.name = "zscore", .arity = 3, .flags = kReadOnly | kFast, .first_key = 1, .last_key = 1,
          .step = 1, .run = ZScore, .group = "sorted-set",
          .summary = "Get the score associated with the given member in a sorted set",

@@ -481,7 +481,7 @@ void RegisterZSetRangeCommands(CommandTable& t) {
   t.Add({.name = "zrangestore", .arity = -5, .flags = kWrite | kDenyOom, .first_key = 1,
          .last_key = 2, .step = 1, .run_async = ZRangeStore, .group = "sorted-set",
          .summary = "Store a range of members from sorted set into another key",
-         .since = "6.2.0", .acl = "write sortedset slow"});
+         .since = "6.2.0", .acl = "write sortedset slow", .key_access = "W R"});
   t.Add({.name = "zremrangebylex", .arity = 4, .flags = kWrite, .first_key = 1, .last_key = 1,
          .step = 1, .run = ZRemRangeByLex, .group = "sorted-set",
          .summary = "Remove all members in a sorted set between the given lexicographical range",

@@ -251,7 +251,7 @@ void RegisterZSetSetOpsCommands(CommandTable& t) {
          .last_key = 1, .step = 1, .run_async = ZDiffStore, .keys = DestinationAndNumKeys,
          .group = "sorted-set",
          .summary = "Subtract multiple sorted sets and store the resulting sorted set in a new key",
-         .since = "6.2.0", .acl = "write sortedset slow"});
+         .since = "6.2.0", .acl = "write sortedset slow", .key_access = "W R"});
   t.Add({.name = "zinter", .arity = -3, .flags = kReadOnly, .first_key = 0, .last_key = 0,
          .step = 0, .run_async = ZInter, .keys = KeysAfterNumKeys, .group = "sorted-set",
          .summary = "Intersect multiple sorted sets", .since = "6.2.0",
@@ -264,11 +264,11 @@ void RegisterZSetSetOpsCommands(CommandTable& t) {
          .last_key = 1, .step = 1, .run_async = ZInterStore, .keys = DestinationAndNumKeys,
          .group = "sorted-set", .summary =
              "Intersect multiple sorted sets and store the resulting sorted set in a new key",
-         .since = "2.0.0", .acl = "write sortedset slow"});
+         .since = "2.0.0", .acl = "write sortedset slow", .key_access = "W R"});
   t.Add({.name = "zmpop", .arity = -4, .flags = kWrite, .first_key = 0, .last_key = 0,
          .step = 0, .run_async = ZMPop, .keys = KeysAfterNumKeys, .group = "sorted-set",
          .summary = "Remove and return members with scores in a sorted set", .since = "7.0.0",
-         .acl = "write sortedset slow"});
+         .acl = "write sortedset slow", .key_access = "RW"});
   t.Add({.name = "zunion", .arity = -3, .flags = kReadOnly, .first_key = 0, .last_key = 0,
          .step = 0, .run_async = ZUnion, .keys = KeysAfterNumKeys, .group = "sorted-set",
          .summary = "Add multiple sorted sets", .since = "6.2.0", .acl = "read sortedset slow"});
@@ -276,7 +276,7 @@ void RegisterZSetSetOpsCommands(CommandTable& t) {
          .last_key = 1, .step = 1, .run_async = ZUnionStore, .keys = DestinationAndNumKeys,
          .group = "sorted-set",
          .summary = "Add multiple sorted sets and store the resulting sorted set in a new key",
-         .since = "2.0.0", .acl = "write sortedset slow"});
+         .since = "2.0.0", .acl = "write sortedset slow", .key_access = "W R"});
   // clang-format on
 }
 

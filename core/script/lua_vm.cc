@@ -1,3 +1,4 @@
+#include "core/base/hash.h"
 #include "core/base/redis_version.h"
 #include "core/script/lua_vm.h"
 
@@ -28,13 +29,7 @@ std::string Sha1Hex(std::string_view data) {
   sha1_update(&ctx, data.size(), reinterpret_cast<const uint8_t*>(data.data()));
   uint8_t digest[SHA1_DIGEST_SIZE];
   sha1_digest(&ctx, sizeof digest, digest);
-  static constexpr char kHex[] = "0123456789abcdef";
-  std::string out;
-  for (uint8_t b : digest) {
-    out += kHex[b >> 4];
-    out += kHex[b & 15];
-  }
-  return out;
+  return HexLower(std::string_view(reinterpret_cast<const char*>(digest), sizeof digest));
 }
 
 namespace {

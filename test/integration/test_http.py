@@ -1,7 +1,7 @@
 """The HTTP admin API and Prometheus /metrics (issue 6), spoken to with Python's own HTTP client
 (http.client, urllib.request): every endpoint and method, status codes, Content-Type, JSON shapes
 and types, /info and /config against INFO and CONFIG over RESP, /slots and /metrics against
-DBSIZE and what was written, Basic auth with requirepass (and metrics-auth), bad requests and
+DBSIZE and what was written, Basic auth as ACL users (and metrics-auth), bad requests and
 concurrent requests.
 
 Each server here gets its own free HTTP port (`--http-port P`); the conftest starts every other
@@ -983,9 +983,11 @@ def test_auth_required(auth_server, method, path, body):
     check_unauthorized(http_.with_password("wrong").request(method, path, body=body))
     check_unauthorized(http_.with_password("secre").request(method, path, body=body))
     check_unauthorized(http_.with_password("secret2").request(method, path, body=body))
-    for user in ("default", "someone", ""):
-        reply = http_.with_password(PASSWORD, user).request(method, path, body=body)
-        assert reply.status == 200, (user, reply)
+    reply = http_.with_password(PASSWORD).request(method, path, body=body)
+    assert reply.status == 200, reply
+    # The user name is an ACL user's: the password is the default user's.
+    for user in ("someone", ""):
+        check_unauthorized(http_.with_password(PASSWORD, user).request(method, path, body=body))
 
 
 @pytest.mark.parametrize("authorization", [
@@ -1006,11 +1008,36 @@ def test_auth_malformed_credentials(auth_server, authorization):
 def test_auth_colon_in_password(make_server):
     """The user name ends at the first colon: the rest is the password."""
     s = start_http_server(make_server, "--requirepass", "a:b")
-    token = base64.b64encode(b"user:a:b").decode()
+    token = base64.b64encode(b"default:a:b").decode()
     assert Http(s.http_port).get("/info", authorization="Basic " + token).status == 200
-    assert Http(s.http_port, "a:b", user="").get("/info").status == 200
+    assert Http(s.http_port, "a:b").get("/info").status == 200
     check_unauthorized(Http(s.http_port).get("/info", authorization="Basic " + base64.b64encode(
-        b"user:a").decode()))
+        b"default:a").decode()))
+
+
+def test_acl_users_and_their_commands(make_server):
+    """Basic auth names an ACL user, who must be allowed the command a route stands for."""
+    s = start_http_server(make_server)
+    rc = s.client(decode=True)
+    rc.execute_command("ACL", "SETUSER", "ops", "on", ">opw", "+info", "+config|get")
+    rc.execute_command("ACL", "SETUSER", "off", "off", ">x", "+@all")
+    ops = Http(s.http_port, "opw", user="ops")
+    assert ops.get("/info").status == 200
+    assert ops.get("/slots").status == 200
+    assert ops.get("/config/maxclients").status == 200
+    for reply in (ops.put("/config/maxclients", "77"), ops.post("/save")):
+        assert reply.status == 403 and json_of(reply, 403) == {"error": "forbidden"}, reply
+    assert rc.execute_command("CONFIG", "GET", "maxclients") == ["maxclients", "10000"]
+    check_unauthorized(Http(s.http_port, "wrong", user="ops").get("/info"))
+    check_unauthorized(Http(s.http_port, "x", user="off").get("/info"))
+    # Without credentials the request is the default user's; it may lose commands too.
+    assert Http(s.http_port).get("/info").status == 200
+    rc.execute_command("ACL", "SETUSER", "default", "-info")
+    try:
+        assert Http(s.http_port).get("/info").status == 403
+        assert Http(s.http_port).get("/health").status == 200
+    finally:
+        rc.execute_command("ACL", "SETUSER", "default", "+@all")
 
 
 def test_health_needs_no_auth(auth_server):
@@ -1050,7 +1077,7 @@ def test_auth_with_urllib_basic_auth_handler(auth_server):
     assert e.value.code == 401
     assert e.value.headers["WWW-Authenticate"] == CHALLENGE
     passwords = urllib.request.HTTPPasswordMgrWithDefaultRealm()
-    passwords.add_password(None, url, "anyone", PASSWORD)
+    passwords.add_password(None, url, "default", PASSWORD)
     opener = urllib.request.build_opener(urllib.request.HTTPBasicAuthHandler(passwords))
     with opener.open(url, timeout=10) as resp:
         assert resp.status == 200
