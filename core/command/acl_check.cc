@@ -91,8 +91,14 @@ acl::Call AclCall(const CommandSpec& spec, const std::vector<std::string>& args)
 
 const acl::User* ClientUser(ServerState& server, ClientState& client) {
   const uint64_t version = server.users->version();
-  if (client.user_version != version || client.user == nullptr) {
-    client.user = client.user ? server.users->Get(client.user->name) : server.users->Default();
+  if (client.user == nullptr) {  // a client that never had one (the test fixture's)
+    client.user = server.users->Default();
+    client.user_version = version;
+  } else if (client.user_version != version) {
+    std::shared_ptr<const acl::User> now = server.users->Get(client.user->name);
+    // Deleted: the old user and version stay, so every later call finds it gone too.
+    if (now == nullptr) return nullptr;
+    client.user = std::move(now);
     client.user_version = version;
   }
   return client.user.get();
@@ -101,7 +107,7 @@ const acl::User* ClientUser(ServerState& server, ClientState& client) {
 acl::Verdict CheckCall(ServerState& server, ClientState& client, const CommandSpec& spec,
                        const std::vector<std::string>& args, acl::Context context) {
   const acl::User* user = ClientUser(server, client);
-  if (user == nullptr) return {acl::Denial::kCommand, 0};
+  if (user == nullptr) return {acl::Denial::kAuth, 0};
   if (user->unrestricted) return {};
   const acl::Call call = AclCall(spec, args);
   const acl::Verdict verdict = acl::Check(*user, server.users->catalog(), call);

@@ -32,7 +32,7 @@ acl::Call AclCall(const CommandSpec& spec, const std::vector<std::string>& args)
 const acl::User* ClientUser(ServerState& server, ClientState& client);
 
 // Whether the client's user may run spec with args; a denial is logged in ACL LOG with
-// context. REQUIRES: on the client's worker.
+// context. Denial::kAuth when the user was deleted. REQUIRES: on the client's worker.
 acl::Verdict CheckCall(ServerState& server, ClientState& client, const CommandSpec& spec,
                        const std::vector<std::string>& args, acl::Context context);
 

@@ -73,7 +73,7 @@ Admission AdmitRequest(ServerState& server, ClientState& client, std::vector<std
   if (&call != spec || !spec->container || args.size() < 2) {
     const acl::Verdict v = CheckCall(server, client, *spec, args, acl::Context::kToplevel);
     if (!v.ok()) {
-      if (client.user == nullptr) {  // deleted: its connection is being closed
+      if (v.denial == acl::Denial::kAuth) {  // its user was deleted: it is being closed
         client.close_after_reply = true;
         return Refuse(server, client, spec, kErrNoAuth, args);
       }
