@@ -15,6 +15,11 @@ namespace {
 
 using T = OptionType;
 
+// Whether a config line declares an ACL user (`user <name> <rule>...`, redis.conf's form).
+bool IsUserLine(const std::vector<std::string>& words) {
+  return AsciiLower(words[0]) == "user";
+}
+
 // Checks value against def and returns its normalized form.
 Result<std::string> Normalize(const OptionDef& def, std::string_view value) {
   auto bad = [&](std::string_view why) {
@@ -199,6 +204,11 @@ Status Config::LoadFile(const std::string& path) {
     if (words->size() < 2) {
       return Status::InvalidArgument(where() + "option '" + (*words)[0] + "' needs a value");
     }
+    if (IsUserLine(*words)) {
+      std::lock_guard lock(mu_);
+      users_.emplace_back(words->begin() + 1, words->end());
+      continue;
+    }
     std::string value = (*words)[1];
     for (size_t i = 2; i < words->size(); ++i) value += " " + (*words)[i];
     Status st = Set((*words)[0], value);
@@ -226,11 +236,17 @@ Status Config::LoadArgs(int argc, const char* const* argv) {
   return Status::OK();
 }
 
-Status Config::Rewrite() const {
+std::vector<std::vector<std::string>> Config::users() const {
+  std::lock_guard lock(mu_);
+  return users_;
+}
+
+Status Config::Rewrite(const std::vector<std::string>* user_lines) const {
   std::string path = file();
   if (path.empty()) return Status::NotSupported("The server is running without a config file");
   std::vector<std::string> lines;
   std::vector<bool> written(Options().size(), false);
+  size_t next_user = 0;  // user_lines go where the file's user lines were, the rest at the end
   {
     std::ifstream in(path);
     std::string line;
@@ -253,6 +269,10 @@ Status Config::Rewrite() const {
   for (std::string& line : lines) {
     Result<std::vector<std::string>> words = SplitConfigLine(line);
     if (!words.ok() || words->empty() || (*words)[0][0] == '#') continue;
+    if (user_lines != nullptr && IsUserLine(*words)) {
+      line = next_user < user_lines->size() ? (*user_lines)[next_user++] : "";
+      continue;
+    }
     const OptionDef* def = FindOption((*words)[0]);
     if (!def) continue;
     line = written[IndexOf(def)] ? "" : render(*def);
@@ -261,6 +281,10 @@ Status Config::Rewrite() const {
   for (const OptionDef& def : Options()) {
     if (written[IndexOf(&def)] || values_[IndexOf(&def)] == def.default_value) continue;
     lines.push_back(render(def));
+  }
+  if (user_lines != nullptr) {
+    lines.insert(lines.end(), user_lines->begin() + static_cast<ptrdiff_t>(next_user),
+                 user_lines->end());
   }
   std::string text;
   for (const std::string& line : lines) text += line + "\n";

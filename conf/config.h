@@ -77,9 +77,13 @@ class Config {
 
   // The file loaded at start ("" when none).
   std::string file() const;
+  // The file's `user <name> <rule>...` lines (ACL users declared in the config, core/acl),
+  // each as its words after "user".
+  std::vector<std::vector<std::string>> users() const;
   // Writes the current values back to file(): lines of options set away from their default
-  // replace or follow the file's own lines (CONFIG REWRITE). NotSupported without a file.
-  Status Rewrite() const;
+  // replace or follow the file's own lines (CONFIG REWRITE); user_lines, when given, replace
+  // the file's user lines. NotSupported without a file.
+  Status Rewrite(const std::vector<std::string>* user_lines = nullptr) const;
 
  private:
   size_t IndexOf(const OptionDef* def) const;
@@ -87,6 +91,7 @@ class Config {
   std::vector<std::string> values_;  // [index in Options()], normalized
   std::vector<int64_t> caps_;         // [index in Options()], 0 = the option's own max
   std::string file_;
+  std::vector<std::vector<std::string>> users_;
 };
 
 // Parses "512mb", "1gb", "100k", "42" as Redis does (k=1000, kb=1024, m, mb, g, gb).

@@ -40,6 +40,7 @@ targets=(
   "value_delta 8192"
   "rdb_object 16384"
   "hll 16384"
+  "acl_rules 1024"
 )
 selected=()
 for t in "${targets[@]}"; do

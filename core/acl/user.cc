@@ -166,7 +166,9 @@ std::optional<std::string_view> AllowCommand(Selector& s, const Catalog& catalog
     ChangePerm(s, catalog, *sub, true);
     return std::nullopt;
   }
-  // A first argument of an otherwise denied command (deprecated in Redis, still accepted).
+  // A first argument of an otherwise denied command (deprecated in Redis, still accepted);
+  // nothing to add while the whole command is allowed.
+  if (Bit(s, *id)) return std::nullopt;
   std::vector<std::string>& args = s.first_args[*id];
   if (std::none_of(args.begin(), args.end(), [&](const std::string& a) { return Same(a, arg); })) {
     args.emplace_back(arg);
@@ -389,6 +391,17 @@ std::optional<std::string> Apply(User& user, const Catalog& catalog, std::string
   return std::nullopt;
 }
 
+std::vector<std::string> SplitWords(std::string_view line) {
+  std::vector<std::string> words;
+  for (;;) {
+    const size_t space = line.find(' ');
+    words.emplace_back(line.substr(0, space));
+    if (space == std::string_view::npos) break;
+    line.remove_prefix(space + 1);
+  }
+  return words;
+}
+
 std::optional<std::vector<std::string>> MergeSelectorRules(std::span<const std::string> rules,
                                                            size_t* unclosed) {
   std::vector<std::string> out;
@@ -480,7 +493,13 @@ std::string DescribeKeys(const Selector& selector) {
   std::string out;
   for (const KeyPattern& k : selector.keys) {
     if (!out.empty()) out += ' ';
-    out += k.access == (kRead | kWrite) ? "~" : k.access == kRead ? "%R~" : "%W~";
+    // "~*" would read back as allkeys, which refuses the patterns after it (Redis writes it
+    // so, and then cannot load its own ACL file): a full * pattern is "%RW~*".
+    if (k.access == (kRead | kWrite)) {
+      out += k.pattern == "*" ? "%RW~" : "~";
+    } else {
+      out += k.access == kRead ? "%R~" : "%W~";
+    }
     out += k.pattern;
   }
   return out;

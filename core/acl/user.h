@@ -109,6 +109,9 @@ User DefaultUser(const Catalog& catalog);
 // Applies one rule of ACL SETUSER ("on", ">pw", "~k*", "+@read", "(~a* +get)" ...). The reason
 // it is refused ("Syntax error" ...) as Redis's ACLSetUserStringError, else nullopt.
 std::optional<std::string> Apply(User& user, const Catalog& catalog, std::string_view rule);
+// Splits a line of rules (ACL file, ACL LIST) on single spaces, as Redis's sdssplitlen: two
+// spaces give an empty word.
+std::vector<std::string> SplitWords(std::string_view line);
 // Joins rules split across arguments into whole selectors ("(~a*", "+get)" -> "(~a* +get)");
 // nullopt with the index of the unclosed one's first argument.
 std::optional<std::vector<std::string>> MergeSelectorRules(std::span<const std::string> rules,

@@ -110,8 +110,20 @@ TEST_CASE("acl: key patterns with read and write permissions") {
   f.Rules({"%W~r*"});  // the same pattern again merges its permissions
   CHECK(DescribeKeys(f.user.selectors[0]) == "~r* %W~w* ~rw*");
   CHECK(Apply(f.user, f.catalog, "%X~x") == "Syntax error");
+  CHECK(Apply(f.user, f.catalog, "%~x") == "Syntax error");
   f.Rules({"allkeys"});
   CHECK(Apply(f.user, f.catalog, "~x").has_value());
+}
+
+TEST_CASE("acl: a full * pattern among others reads back as it was written") {
+  Fixture f;
+  f.Rules({"%RW~*", "~a*"});
+  CHECK(DescribeKeys(f.user.selectors[0]) == "%RW~* ~a*");
+  User again = NewUser("u");
+  for (const char* r : {"%RW~*", "~a*"}) REQUIRE_FALSE(Apply(again, f.catalog, r));
+  CHECK(Describe(again, f.catalog) == Describe(f.user, f.catalog));
+  f.Rules({"+select|1", "+select", "+select|2"});  // the whole command: no exception to add
+  CHECK(DescribeCommands(f.user.selectors[0], f.catalog) == "-@all +select");
 }
 
 TEST_CASE("acl: channels, literal for patterns") {

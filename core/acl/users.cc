@@ -25,18 +25,6 @@ bool HasSpaces(std::string_view s) {
   return s.find_first_of(std::string_view(" \t\r\n\v\f\0", 7)) != std::string_view::npos;
 }
 
-// Splits on single spaces, as Redis's sdssplitlen (two spaces give an empty word).
-std::vector<std::string> SplitSpaces(std::string_view line) {
-  std::vector<std::string> words;
-  for (;;) {
-    const size_t space = line.find(' ');
-    words.emplace_back(line.substr(0, space));
-    if (space == std::string_view::npos) break;
-    line.remove_prefix(space + 1);
-  }
-  return words;
-}
-
 }  // namespace
 
 Users::Users(Catalog catalog) : catalog_(std::move(catalog)) {
@@ -124,7 +112,7 @@ std::string Users::Load(const std::string& path, std::vector<std::string>* dropp
                                        " \t\r\n");
     start = end + 1;
     if (line.empty()) continue;
-    const std::vector<std::string> words = SplitSpaces(line);
+    const std::vector<std::string> words = SplitWords(line);
     const std::string where = path + ":" + std::to_string(linenum);
     if (words[0] != "user" || words.size() < 2) {
       errors += where + " should start with user keyword followed by the username. ";

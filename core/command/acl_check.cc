@@ -1,33 +1,26 @@
 #include "core/command/acl_check.h"
 
 #include <algorithm>
+#include <set>
 
 #include "core/command/args.h"
 
 namespace slotkv::command {
 namespace {
 
-// The access of one key_access word ("R", "W", "RW", "-").
-uint8_t AccessOf(std::string_view word) {
+// What a key spec's flags let a call do to the key (Redis's ACLSelectorCheckKey): access
+// reads it; insert, update and delete write it.
+uint8_t AccessOf(std::string_view flags) {
   uint8_t access = 0;
-  if (word.find('R') != std::string_view::npos) access |= acl::kRead;
-  if (word.find('W') != std::string_view::npos) access |= acl::kWrite;
-  return access;
-}
-
-// The key_access of a call: the row's, else by its flags.
-std::string_view KeyAccess(const CommandSpec& row, const std::vector<std::string>& args) {
-  // SET ... GET reads the old value: Redis's one command whose key flags vary with its
-  // arguments (setGetKeys).
-  if (row.name == "set") {
-    for (size_t i = 3; i < args.size(); ++i) {
-      if (Is(args[i], "GET")) return "RW";
-    }
+  while (!flags.empty()) {
+    const size_t space = flags.find(' ');
+    const std::string_view word = flags.substr(0, space);
+    if (word == "access") access |= acl::kRead;
+    if (word == "insert" || word == "update" || word == "delete") access |= acl::kWrite;
+    if (space == std::string_view::npos) break;
+    flags.remove_prefix(space + 1);
   }
-  if (!row.key_access.empty()) return row.key_access;
-  if (row.flags & kReadOnly) return "R";
-  if (row.flags & kWrite) return "W";
-  return "RW";
+  return access;
 }
 
 acl::Context ContextOf(const ClientState& client, acl::Context context) {
@@ -56,6 +49,29 @@ Result<std::unique_ptr<acl::Users>> StartUsers(const CommandTable& table,
   auto users = std::make_unique<acl::Users>(BuildAclCatalog(table));
   users->SetDefaultPassword(config.Get("requirepass"));
   const std::string aclfile = config.Get("aclfile");
+  // The config file's `user` lines, as Redis's ACLLoadConfiguredUsers: the default user is
+  // reset first, another user may be declared once.
+  const std::vector<std::vector<std::string>> declared = config.users();
+  if (!aclfile.empty() && !declared.empty()) {
+    return Status::InvalidArgument(
+        "Configuring Redis with users defined in redis.conf and at the same setting an ACL "
+        "file path is invalid. This setup is very likely to lead to configuration errors and "
+        "security holes, please define either an ACL file or declare users directly in your "
+        "redis.conf, but not both.");
+  }
+  std::set<std::string> seen;
+  for (const std::vector<std::string>& words : declared) {
+    if (!seen.insert(words[0]).second) {
+      return Status::InvalidArgument("user '" + words[0] + "': Duplicate user found. A user "
+                                     "can only be defined once in config files");
+    }
+    std::vector<std::string> rules(words.begin() + 1, words.end());
+    if (words[0] == "default") rules.insert(rules.begin(), "reset");
+    std::string error = users->SetUser(words[0], rules);
+    if (!error.empty()) {
+      return Status::InvalidArgument("user '" + words[0] + "': " + error.substr(4));
+    }
+  }
   if (!aclfile.empty()) {
     std::string error = users->Load(aclfile);
     if (!error.empty()) {
@@ -68,15 +84,11 @@ Result<std::unique_ptr<acl::Users>> StartUsers(const CommandTable& table,
 acl::Call AclCall(const CommandSpec& spec, const std::vector<std::string>& args) {
   const CommandSpec& row = CommandTable::Resolve(spec, args);
   acl::Call call{.id = row.id, .args = args};
-  // Shard channels are keys to the table (their slot) but channels to the ACL.
-  if (!(row.flags & kPubSub)) {
-    const std::string_view access = KeyAccess(row, args);
-    size_t word_start = 0;
-    for (size_t pos : CommandTable::Keys(spec, args)) {
-      const size_t space = access.find(' ', word_start);
-      call.keys.push_back({pos, AccessOf(access.substr(word_start, space - word_start))});
-      if (space != std::string_view::npos) word_start = space + 1;
-    }
+  const std::vector<size_t> keys = CommandTable::Keys(spec, args);
+  const std::vector<std::string_view> flags = CommandTable::KeyFlags(spec, args);
+  for (size_t i = 0; i < keys.size(); ++i) {
+    // Shard channels are keys to the table (their slot) but channels to the ACL.
+    if (flags[i] != "not_key") call.keys.push_back({keys[i], AccessOf(flags[i])});
   }
   // As Redis's ACLDoesCommandHaveChannels: the publishing and subscribing commands.
   const std::string_view name = row.name;

@@ -18,8 +18,9 @@ namespace slotkv::command {
 // Every row and subcommand row of table by id, as core/acl knows commands.
 acl::Catalog BuildAclCatalog(const CommandTable& table);
 
-// The server's users at start: the default user (requirepass its password), then aclfile's
-// users when it is set. InvalidArgument with the file's errors (Redis refuses to start).
+// The server's users at start: the default user (requirepass its password), then the config
+// file's `user` lines, or aclfile's users. InvalidArgument with the errors (Redis refuses to
+// start).
 Result<std::unique_ptr<acl::Users>> StartUsers(const CommandTable& table,
                                                const conf::Config& config);
 

@@ -340,32 +340,32 @@ void RegisterBitmapCommands(CommandTable& t) {
   t.Add({.name = "setbit", .arity = 4, .flags = kWrite | kDenyOom, .first_key = 1,
          .last_key = 1, .step = 1, .run = SetBitCommand, .group = "bitmap",
          .summary = "Sets or clears the bit at offset in the string value stored at key",
-         .since = "2.2.0", .acl = "write bitmap slow", .key_access = "RW"});
+         .since = "2.2.0", .acl = "write bitmap slow", .key_specs = "RW access update"});
   t.Add({.name = "getbit", .arity = 3, .flags = kReadOnly | kFast, .first_key = 1,
          .last_key = 1, .step = 1, .run = GetBitCommand, .group = "bitmap",
          .summary = "Returns the bit value at offset in the string value stored at key",
-         .since = "2.2.0", .acl = "read bitmap fast"});
+         .since = "2.2.0", .acl = "read bitmap fast", .key_specs = "RO access"});
   t.Add({.name = "bitcount", .arity = -2, .flags = kReadOnly, .first_key = 1, .last_key = 1,
          .step = 1, .run = BitCountCommand, .group = "bitmap",
          .summary = "Count set bits in a string", .since = "2.6.0",
-         .acl = "read bitmap slow"});
+         .acl = "read bitmap slow", .key_specs = "RO access"});
   t.Add({.name = "bitpos", .arity = -3, .flags = kReadOnly, .first_key = 1, .last_key = 1,
          .step = 1, .run = BitPosCommand, .group = "bitmap",
          .summary = "Find first bit set or clear in a string", .since = "2.8.7",
-         .acl = "read bitmap slow"});
+         .acl = "read bitmap slow", .key_specs = "RO access"});
   t.Add({.name = "bitop", .arity = -4, .flags = kWrite | kDenyOom, .first_key = 2,
          .last_key = -1, .step = 1, .run_async = BitOpCommand, .group = "bitmap",
          .summary = "Perform bitwise operations between strings", .since = "2.6.0",
-         .acl = "write bitmap slow", .key_access = "W R"});
+         .acl = "write bitmap slow", .key_specs = "OW update|RO access"});
   t.Add({.name = "bitfield", .arity = -2, .flags = kWrite | kDenyOom, .first_key = 1,
          .last_key = 1, .step = 1, .run = BitfieldCommand, .group = "bitmap",
          .summary = "Perform arbitrary bitfield integer operations on strings", .since = "3.2.0",
-         .acl = "write bitmap slow", .key_access = "RW"});
+         .acl = "write bitmap slow", .key_specs = "RW access update variable_flags"});
   t.Add({.name = "bitfield_ro", .arity = -2, .flags = kReadOnly | kFast, .first_key = 1,
          .last_key = 1, .step = 1, .run = BitfieldRoCommand, .group = "bitmap",
          .summary = "Perform arbitrary bitfield integer operations on strings. Read-only variant "
                     "of BITFIELD",
-         .since = "6.0.0", .acl = "read bitmap fast"});
+         .since = "6.0.0", .acl = "read bitmap fast", .key_specs = "RO access"});
 }
 
 }  // namespace slotkv::command

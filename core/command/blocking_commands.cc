@@ -293,44 +293,44 @@ void RegisterBlockingCommands(CommandTable& t) {
          .first_key = 1, .last_key = 2, .step = 1, .run_async = BLMove, .group = "list",
          .summary = "Pop an element from a list, push it to another list and return it; or "
                     "block until one is available",
-         .since = "6.2.0", .acl = "write list slow blocking", .key_access = "RW W"});
+         .since = "6.2.0", .acl = "write list slow blocking", .key_specs = "RW access delete|RW insert"});
   t.Add({.name = "blmpop", .arity = -5, .flags = kWrite | kBlocking, .first_key = 0,
          .last_key = 0, .step = 0, .run_async = BLMPop, .keys = KeysAfterTimeoutNumKeys,
          .group = "list", .summary = "Pop elements from a list, or block until one is available",
-         .since = "7.0.0", .acl = "write list slow blocking", .key_access = "RW"});
+         .since = "7.0.0", .acl = "write list slow blocking", .key_specs = "RW access delete"});
   t.Add({.name = "blpop", .arity = -3, .flags = kWrite | kNoScript | kBlocking, .first_key = 1,
          .last_key = -2, .step = 1, .run_async = BLPop, .group = "list",
          .summary = "Remove and get the first element in a list, or block until one is "
                     "available",
-         .since = "2.0.0", .acl = "write list slow blocking", .key_access = "RW"});
+         .since = "2.0.0", .acl = "write list slow blocking", .key_specs = "RW access delete"});
   t.Add({.name = "brpop", .arity = -3, .flags = kWrite | kNoScript | kBlocking, .first_key = 1,
          .last_key = -2, .step = 1, .run_async = BRPop, .group = "list",
          .summary = "Remove and get the last element in a list, or block until one is "
                     "available",
-         .since = "2.0.0", .acl = "write list slow blocking", .key_access = "RW"});
+         .since = "2.0.0", .acl = "write list slow blocking", .key_specs = "RW access delete"});
   t.Add({.name = "brpoplpush", .arity = 4, .flags = kWrite | kDenyOom | kNoScript | kBlocking,
          .first_key = 1, .last_key = 2, .step = 1, .run_async = BRPopLPush, .group = "list",
          .summary = "Pop an element from a list, push it to another list and return it; or "
                     "block until one is available",
-         .since = "2.2.0", .acl = "write list slow blocking", .key_access = "RW W"});
+         .since = "2.2.0", .acl = "write list slow blocking", .key_specs = "RW access delete|RW insert"});
   t.Add({.name = "bzmpop", .arity = -5, .flags = kWrite | kBlocking, .first_key = 0,
          .last_key = 0, .step = 0, .run_async = BZMPop, .keys = KeysAfterTimeoutNumKeys,
          .group = "sorted-set",
          .summary = "Remove and return members with scores in a sorted set or block until one "
                     "is available",
-         .since = "7.0.0", .acl = "write sortedset slow blocking", .key_access = "RW"});
+         .since = "7.0.0", .acl = "write sortedset slow blocking", .key_specs = "RW access delete"});
   t.Add({.name = "bzpopmax", .arity = -3, .flags = kWrite | kNoScript | kBlocking | kFast,
          .first_key = 1, .last_key = -2, .step = 1, .run_async = BZPopMax,
          .group = "sorted-set",
          .summary = "Remove and return the member with the highest score from one or more "
                     "sorted sets, or block until one is available",
-         .since = "5.0.0", .acl = "write sortedset fast blocking", .key_access = "RW"});
+         .since = "5.0.0", .acl = "write sortedset fast blocking", .key_specs = "RW access delete"});
   t.Add({.name = "bzpopmin", .arity = -3, .flags = kWrite | kNoScript | kBlocking | kFast,
          .first_key = 1, .last_key = -2, .step = 1, .run_async = BZPopMin,
          .group = "sorted-set",
          .summary = "Remove and return the member with the lowest score from one or more "
                     "sorted sets, or block until one is available",
-         .since = "5.0.0", .acl = "write sortedset fast blocking", .key_access = "RW"});
+         .since = "5.0.0", .acl = "write sortedset fast blocking", .key_specs = "RW access delete"});
   // clang-format on
 }
 

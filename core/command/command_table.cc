@@ -23,9 +23,9 @@ bool SameName(std::string_view a, std::string_view b) {
 }  // namespace
 
 CommandSpec Subcommand(std::string_view name, int arity, uint32_t flags, std::string_view acl,
-                       int key, std::string_view key_access) {
+                       int key, std::string_view key_specs) {
   return {.name = name, .arity = arity, .flags = flags, .first_key = key, .last_key = key,
-          .step = key > 0 ? 1 : 0, .acl = acl, .key_access = key_access};
+          .step = key > 0 ? 1 : 0, .acl = acl, .key_specs = key_specs};
 }
 
 void CommandTable::Add(CommandSpec spec) {
@@ -107,6 +107,30 @@ std::vector<size_t> CommandTable::Keys(const CommandSpec& spec,
   const CommandSpec& call = Resolve(spec, args);
   return &call == &spec && spec.container ? std::vector<size_t>{}
                                           : KeyPositions(call, args.size());
+}
+
+std::vector<std::string_view> CommandTable::KeyFlags(const CommandSpec& spec,
+                                                     const std::vector<std::string>& args) {
+  const CommandSpec& row = Resolve(spec, args);
+  std::string_view specs = row.key_specs;
+  if (row.name == "set") {  // SET ... GET reads the old value
+    specs = "OW update";
+    for (size_t i = 3; i < args.size(); ++i) {
+      if (SameName(args[i], "GET")) specs = "RW access update";
+    }
+  } else if (row.name == "bitfield") {  // only GETs: a read
+    specs = "RO access";
+    for (size_t i = 2; i < args.size(); ++i) {
+      if (SameName(args[i], "SET") || SameName(args[i], "INCRBY")) specs = "RW access update";
+    }
+  }
+  std::vector<std::string_view> out;
+  for (size_t i = 0, n = Keys(spec, args).size(); i < n; ++i) {
+    const size_t bar = specs.find('|');
+    out.push_back(specs.substr(0, bar));
+    if (bar != std::string_view::npos) specs.remove_prefix(bar + 1);
+  }
+  return out;
 }
 
 bool CommandTable::HasKeys(const CommandSpec& spec) {

@@ -78,10 +78,11 @@ struct CommandSpec {
   std::string_view summary = {};
   std::string_view since = {};
   std::string_view acl = {};      // ACL categories without '@', space separated: "write string slow"
-  // How a call uses its keys, for ACL's key patterns (%R~ reads, %W~ writes), as Redis's key
-  // specs say: one word per key spec ("R", "W", "RW", or "-" for metadata only), the last word
-  // standing for the remaining keys. Empty: "R" for kReadOnly, "W" for kWrite, else "RW".
-  std::string_view key_access = {};
+  // The flags of Redis's key specs, '|' between specs ("RW access delete|RW insert"): the
+  // first key found has the first spec's, and so on, the last spec's standing for the rest.
+  // COMMAND GETKEYSANDFLAGS shows them; ACL's key patterns go by them (access reads, insert,
+  // update and delete write). "not_key": the argument is a shard channel, not a key.
+  std::string_view key_specs = {};
   // A container's subcommand rows ("config|get" ...; Subcommand() makes one): the flags, arity,
   // key and ACL categories of each, which the checks before a call runs go by (Resolve); the
   // container's own handler runs them all.
@@ -91,10 +92,10 @@ struct CommandSpec {
 };
 
 // A container's subcommand row: its name as Redis shows it ("config|get"), arity (the
-// container's name included), flags and ACL categories; its key at key (0: none), used as
-// key_access says.
+// container's name included), flags and ACL categories; its key at key (0: none), with
+// key_specs.
 CommandSpec Subcommand(std::string_view name, int arity, uint32_t flags, std::string_view acl,
-                       int key = 0, std::string_view key_access = {});
+                       int key = 0, std::string_view key_specs = {});
 
 class CommandTable {
  public:
@@ -138,6 +139,11 @@ class CommandTable {
   static std::vector<size_t> Keys(const CommandSpec& spec, const std::vector<std::string>& args);
   // Whether some call of the row names keys (a container: one of its subcommands).
   static bool HasKeys(const CommandSpec& spec);
+  // The key spec flags of each key of this call (Keys's order), as COMMAND GETKEYSANDFLAGS
+  // shows them: the row's key_specs, or what SET and BITFIELD's arguments make of their
+  // variable flags (Redis's setGetKeys, bitfieldGetKeys).
+  static std::vector<std::string_view> KeyFlags(const CommandSpec& spec,
+                                                const std::vector<std::string>& args);
   // The flags of this call: its subcommand row's for a container (Resolve).
   static uint32_t CallFlags(const CommandSpec& spec, const std::vector<std::string>& args) {
     return Resolve(spec, args).flags;

@@ -59,5 +59,28 @@ TEST_CASE("every row is well formed") {
   CHECK(table->size() >= 70);
 }
 
+TEST_CASE("every row and subcommand row that names keys has Redis's key spec flags") {
+  auto table = BuildCommandTable();
+  size_t ids = 0;
+  table->ForEachRow([&](const CommandSpec& row) {
+    CAPTURE(row.name);
+    ++ids;
+    const bool keys = row.first_key > 0 || row.keys != nullptr;
+    CHECK(keys == !row.key_specs.empty());
+    for (const CommandSpec& sub : row.subcommands) {
+      CHECK(sub.name.starts_with(std::string(row.name) + "|"));
+      CHECK(sub.id >= static_cast<int>(table->size()));
+      CHECK(table->FindFull(sub.name) == &sub);
+    }
+  });
+  CHECK(ids == table->id_count());
+  const std::vector<std::string> call = {"CONFIG", "get", "maxmemory"};
+  CHECK(CommandTable::Resolve(*table->Find("config"), call).name == "config|get");
+  const std::vector<std::string> unknown = {"CONFIG", "nosuch"};
+  CHECK(CommandTable::Resolve(*table->Find("config"), unknown).name == "config");
+  CHECK(CommandTable::CallFlags(*table->Find("xgroup"),
+                                {"xgroup", "create", "k", "g", "$"}) == (kWrite | kDenyOom));
+}
+
 }  // namespace
 }  // namespace slotkv::command

@@ -158,21 +158,25 @@ Task ResetStat(AsyncContext& ctx) {
 }  // namespace
 
 Task ConfigCommand(AsyncContext& ctx) {
+  // Arities are the subcommand rows' (checked before the call).
   const std::string& sub = ctx.args[1];
-  const size_t n = ctx.args.size();
-  auto arity = [&](bool ok, std::string_view name) {
-    if (!ok) ctx.reply.Error(WrongArgs(name));
-    return ok;
-  };
   if (Is(sub, "GET")) {
-    if (arity(n >= 3, "config|get")) ConfigGet(ctx);
+    ConfigGet(ctx);
   } else if (Is(sub, "SET")) {
-    if (arity(n >= 4, "config|set")) ConfigSet(ctx);
+    ConfigSet(ctx);
   } else if (Is(sub, "RESETSTAT")) {
-    if (arity(n == 2, "config|resetstat")) co_await ResetStat(ctx);
+    co_await ResetStat(ctx);
   } else if (Is(sub, "REWRITE")) {
-    if (!arity(n == 2, "config|rewrite")) co_return;
-    Status st = ctx.server.config->Rewrite();
+    // Without an aclfile, the users are kept as `user` lines of the config file (Redis's
+    // rewriteConfigUserOption).
+    std::vector<std::string> users;
+    const bool with_users = ctx.server.config->Get("aclfile").empty();
+    if (with_users) {
+      for (const auto& u : ctx.server.users->All()) {
+        users.push_back("user " + u->name + " " + acl::Describe(*u, ctx.server.users->catalog()));
+      }
+    }
+    Status st = ctx.server.config->Rewrite(with_users ? &users : nullptr);
     if (st.IsNotSupported()) {
       ctx.reply.Error("ERR " + std::string(st.message()));
     } else if (!st.ok()) {
@@ -181,7 +185,6 @@ Task ConfigCommand(AsyncContext& ctx) {
       ctx.reply.Ok();
     }
   } else if (Is(sub, "HELP")) {
-    if (!arity(n == 2, "config|help")) co_return;
     ctx.reply.Help(kConfigHelp);
   } else {
     ctx.reply.Error(UnknownSubcommand("config", sub));

@@ -318,16 +318,16 @@ void RegisterDumpCommands(CommandTable& t) {
   t.Add({.name = "dump", .arity = 2, .flags = kReadOnly, .first_key = 1, .last_key = 1,
          .step = 1, .run = Dump, .group = "generic",
          .summary = "Return a serialized version of the value stored at the specified key.",
-         .since = "2.6.0", .acl = "keyspace read slow"});
+         .since = "2.6.0", .acl = "keyspace read slow", .key_specs = "RO access"});
   t.Add({.name = "restore", .arity = -4, .flags = kWrite | kDenyOom, .first_key = 1,
          .last_key = 1, .step = 1, .run = Restore, .group = "generic",
          .summary = "Create a key using the provided serialized value, previously obtained "
                     "using DUMP.",
-         .since = "2.6.0", .acl = "keyspace write slow dangerous"});
+         .since = "2.6.0", .acl = "keyspace write slow dangerous", .key_specs = "OW update"});
   t.Add({.name = "migrate", .arity = -6, .flags = kWrite, .first_key = 3, .last_key = 3,
          .step = 1, .run_async = Migrate, .keys = MigrateKeys, .group = "generic",
          .summary = "Atomically transfer a key from a Redis instance to another one.",
-         .since = "2.6.0", .acl = "keyspace write slow dangerous", .key_access = "RW"});
+         .since = "2.6.0", .acl = "keyspace write slow dangerous", .key_specs = "RW access delete|RW access delete incomplete"});
   // clang-format on
 }
 

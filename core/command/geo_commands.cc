@@ -501,49 +501,49 @@ void RegisterGeoCommands(CommandTable& t) {
   t.Add({.name = "geoadd", .arity = -5, .flags = kWrite | kDenyOom, .first_key = 1,
          .last_key = 1, .step = 1, .run = GeoAdd, .group = "geo",
          .summary = "Add one or more geospatial items in the geospatial index represented "
-                    "using a sorted set", .since = "3.2.0", .acl = "write geo slow"});
+                    "using a sorted set", .since = "3.2.0", .acl = "write geo slow", .key_specs = "RW update"});
   t.Add({.name = "geodist", .arity = -4, .flags = kReadOnly, .first_key = 1, .last_key = 1,
          .step = 1, .run = GeoDist, .group = "geo",
          .summary = "Returns the distance between two members of a geospatial index",
-         .since = "3.2.0", .acl = "read geo slow"});
+         .since = "3.2.0", .acl = "read geo slow", .key_specs = "RO access"});
   t.Add({.name = "geohash", .arity = -2, .flags = kReadOnly, .first_key = 1, .last_key = 1,
          .step = 1, .run = GeoHash, .group = "geo",
          .summary = "Returns members of a geospatial index as standard geohash strings",
-         .since = "3.2.0", .acl = "read geo slow"});
+         .since = "3.2.0", .acl = "read geo slow", .key_specs = "RO access"});
   t.Add({.name = "geopos", .arity = -2, .flags = kReadOnly, .first_key = 1, .last_key = 1,
          .step = 1, .run = GeoPos, .group = "geo",
          .summary = "Returns longitude and latitude of members of a geospatial index",
-         .since = "3.2.0", .acl = "read geo slow"});
+         .since = "3.2.0", .acl = "read geo slow", .key_specs = "RO access"});
   t.Add({.name = "georadius", .arity = -6, .flags = kWrite | kDenyOom, .first_key = 1,
          .last_key = 1, .step = 1, .run_async = GeoRadius, .keys = GeoRadiusKeys,
          .group = "geo",
          .summary = "Query a sorted set representing a geospatial index to fetch members "
                     "matching a given maximum distance from a point",
-         .since = "3.2.0", .acl = "write geo slow", .key_access = "R W"});
+         .since = "3.2.0", .acl = "write geo slow", .key_specs = "RO access|OW update|OW update"});
   t.Add({.name = "georadius_ro", .arity = -6, .flags = kReadOnly, .first_key = 1,
          .last_key = 1, .step = 1, .run = GeoRadiusRo, .group = "geo",
          .summary = "A read-only variant for GEORADIUS", .since = "3.2.10",
-         .acl = "read geo slow"});
+         .acl = "read geo slow", .key_specs = "RO access"});
   t.Add({.name = "georadiusbymember", .arity = -5, .flags = kWrite | kDenyOom, .first_key = 1,
          .last_key = 1, .step = 1, .run_async = GeoRadiusByMember, .keys = GeoRadiusKeys,
          .group = "geo",
          .summary = "Query a sorted set representing a geospatial index to fetch members "
                     "matching a given maximum distance from a member",
-         .since = "3.2.0", .acl = "write geo slow", .key_access = "R W"});
+         .since = "3.2.0", .acl = "write geo slow", .key_specs = "RO access|OW update|OW update"});
   t.Add({.name = "georadiusbymember_ro", .arity = -5, .flags = kReadOnly, .first_key = 1,
          .last_key = 1, .step = 1, .run = GeoRadiusByMemberRo, .group = "geo",
          .summary = "A read-only variant for GEORADIUSBYMEMBER", .since = "3.2.10",
-         .acl = "read geo slow"});
+         .acl = "read geo slow", .key_specs = "RO access"});
   t.Add({.name = "geosearch", .arity = -7, .flags = kReadOnly, .first_key = 1, .last_key = 1,
          .step = 1, .run = GeoSearch, .group = "geo",
          .summary = "Query a sorted set representing a geospatial index to fetch members "
                     "inside an area of a box or a circle.",
-         .since = "6.2.0", .acl = "read geo slow"});
+         .since = "6.2.0", .acl = "read geo slow", .key_specs = "RO access"});
   t.Add({.name = "geosearchstore", .arity = -8, .flags = kWrite | kDenyOom, .first_key = 1,
          .last_key = 2, .step = 1, .run_async = GeoSearchStore, .group = "geo",
          .summary = "Query a sorted set representing a geospatial index to fetch members "
                     "inside an area of a box or a circle, and store the result in another key.",
-         .since = "6.2.0", .acl = "write geo slow", .key_access = "W R"});
+         .since = "6.2.0", .acl = "write geo slow", .key_specs = "OW update|RO access"});
   // clang-format on
 }
 

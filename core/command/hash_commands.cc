@@ -441,61 +441,61 @@ void RegisterHashCommands(CommandTable& t) {
   t.Add({.name = "hset", .arity = -4, .flags = kWrite | kDenyOom | kFast, .first_key = 1,
          .last_key = 1, .step = 1, .run = HSet, .group = "hash",
          .summary = "Set the string value of a hash field", .since = "2.0.0",
-         .acl = "write hash fast"});
+         .acl = "write hash fast", .key_specs = "RW update"});
   t.Add({.name = "hmset", .arity = -4, .flags = kWrite | kDenyOom | kFast, .first_key = 1,
          .last_key = 1, .step = 1, .run = HMSet, .group = "hash",
          .summary = "Set multiple hash fields to multiple values", .since = "2.0.0",
-         .acl = "write hash fast"});
+         .acl = "write hash fast", .key_specs = "RW update"});
   t.Add({.name = "hsetnx", .arity = 4, .flags = kWrite | kDenyOom | kFast, .first_key = 1,
          .last_key = 1, .step = 1, .run = HSetNx, .group = "hash",
          .summary = "Set the value of a hash field, only if the field does not exist",
-         .since = "2.0.0", .acl = "write hash fast"});
+         .since = "2.0.0", .acl = "write hash fast", .key_specs = "RW insert"});
   t.Add({.name = "hdel", .arity = -3, .flags = kWrite | kFast, .first_key = 1, .last_key = 1,
          .step = 1, .run = HDel, .group = "hash", .summary = "Delete one or more hash fields",
-         .since = "2.0.0", .acl = "write hash fast"});
+         .since = "2.0.0", .acl = "write hash fast", .key_specs = "RW delete"});
   t.Add({.name = "hincrby", .arity = 4, .flags = kWrite | kDenyOom | kFast, .first_key = 1,
          .last_key = 1, .step = 1, .run = HIncrBy, .group = "hash",
          .summary = "Increment the integer value of a hash field by the given number",
-         .since = "2.0.0", .acl = "write hash fast", .key_access = "RW"});
+         .since = "2.0.0", .acl = "write hash fast", .key_specs = "RW access update"});
   t.Add({.name = "hincrbyfloat", .arity = 4, .flags = kWrite | kDenyOom | kFast, .first_key = 1,
          .last_key = 1, .step = 1, .run = HIncrByFloat, .group = "hash",
          .summary = "Increment the float value of a hash field by the given amount",
-         .since = "2.6.0", .acl = "write hash fast", .key_access = "RW"});
+         .since = "2.6.0", .acl = "write hash fast", .key_specs = "RW access update"});
   t.Add({.name = "hget", .arity = 3, .flags = kReadOnly | kFast, .first_key = 1, .last_key = 1,
          .step = 1, .run = HGet, .group = "hash", .summary = "Get the value of a hash field",
-         .since = "2.0.0", .acl = "read hash fast"});
+         .since = "2.0.0", .acl = "read hash fast", .key_specs = "RO access"});
   t.Add({.name = "hmget", .arity = -3, .flags = kReadOnly | kFast, .first_key = 1, .last_key = 1,
          .step = 1, .run = HMGet, .group = "hash",
          .summary = "Get the values of all the given hash fields", .since = "2.0.0",
-         .acl = "read hash fast"});
+         .acl = "read hash fast", .key_specs = "RO access"});
   t.Add({.name = "hlen", .arity = 2, .flags = kReadOnly | kFast, .first_key = 1, .last_key = 1,
          .step = 1, .run = HLen, .group = "hash", .summary = "Get the number of fields in a hash",
-         .since = "2.0.0", .acl = "read hash fast", .key_access = "-"});
+         .since = "2.0.0", .acl = "read hash fast", .key_specs = "RO"});
   t.Add({.name = "hstrlen", .arity = 3, .flags = kReadOnly | kFast, .first_key = 1, .last_key = 1,
          .step = 1, .run = HStrLen, .group = "hash",
          .summary = "Get the length of the value of a hash field", .since = "3.2.0",
-         .acl = "read hash fast", .key_access = "-"});
+         .acl = "read hash fast", .key_specs = "RO"});
   t.Add({.name = "hexists", .arity = 3, .flags = kReadOnly | kFast, .first_key = 1, .last_key = 1,
          .step = 1, .run = HExists, .group = "hash", .summary = "Determine if a hash field exists",
-         .since = "2.0.0", .acl = "read hash fast", .key_access = "-"});
+         .since = "2.0.0", .acl = "read hash fast", .key_specs = "RO"});
   t.Add({.name = "hkeys", .arity = 2, .flags = kReadOnly, .first_key = 1, .last_key = 1,
          .step = 1, .run = HKeys, .group = "hash", .summary = "Get all the fields in a hash",
-         .since = "2.0.0", .acl = "read hash slow"});
+         .since = "2.0.0", .acl = "read hash slow", .key_specs = "RO access"});
   t.Add({.name = "hvals", .arity = 2, .flags = kReadOnly, .first_key = 1, .last_key = 1,
          .step = 1, .run = HVals, .group = "hash", .summary = "Get all the values in a hash",
-         .since = "2.0.0", .acl = "read hash slow"});
+         .since = "2.0.0", .acl = "read hash slow", .key_specs = "RO access"});
   t.Add({.name = "hgetall", .arity = 2, .flags = kReadOnly, .first_key = 1, .last_key = 1,
          .step = 1, .run = HGetAll, .group = "hash",
          .summary = "Get all the fields and values in a hash", .since = "2.0.0",
-         .acl = "read hash slow"});
+         .acl = "read hash slow", .key_specs = "RO access"});
   t.Add({.name = "hrandfield", .arity = -2, .flags = kReadOnly, .first_key = 1, .last_key = 1,
          .step = 1, .run = HRandField, .group = "hash",
          .summary = "Get one or multiple random fields from a hash", .since = "6.2.0",
-         .acl = "read hash slow"});
+         .acl = "read hash slow", .key_specs = "RO access"});
   t.Add({.name = "hscan", .arity = -3, .flags = kReadOnly, .first_key = 1, .last_key = 1,
          .step = 1, .run = HScan, .group = "hash",
          .summary = "Incrementally iterate hash fields and associated values", .since = "2.8.0",
-         .acl = "read hash slow"});
+         .acl = "read hash slow", .key_specs = "RO access"});
   // clang-format on
 }
 

@@ -204,7 +204,7 @@ void RegisterHyperLogLogCommands(CommandTable& t) {
          .group = "hyperloglog",
          .summary = "Adds the specified elements to the specified HyperLogLog.",
          .since = "2.8.9",
-         .acl = "write hyperloglog fast"});
+         .acl = "write hyperloglog fast", .key_specs = "RW insert"});
   t.Add({.name = "pfcount",
          .arity = -2,
          .flags = kReadOnly,
@@ -216,7 +216,7 @@ void RegisterHyperLogLogCommands(CommandTable& t) {
          .summary = "Return the approximated cardinality of the set(s) observed by the "
                     "HyperLogLog at key(s).",
          .since = "2.8.9",
-         .acl = "read hyperloglog slow"});
+         .acl = "read hyperloglog slow", .key_specs = "RW access"});
   t.Add({.name = "pfmerge",
          .arity = -2,
          .flags = kWrite | kDenyOom,
@@ -227,7 +227,7 @@ void RegisterHyperLogLogCommands(CommandTable& t) {
          .group = "hyperloglog",
          .summary = "Merge N different HyperLogLogs into a single one.",
          .since = "2.8.9",
-         .acl = "write hyperloglog slow", .key_access = "RW R"});
+         .acl = "write hyperloglog slow", .key_specs = "RW access insert|RO access"});
 }
 
 }  // namespace slotkv::command

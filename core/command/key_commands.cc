@@ -584,16 +584,10 @@ int64_t RefCountOf(ValueType type, std::string_view value) {
   return v && *v >= 0 && *v < 10000 ? INT_MAX : 1;
 }
 
-// OBJECT ENCODING|FREQ|IDLETIME|REFCOUNT key, OBJECT HELP. Each subcommand has its own arity
-// ("object|encoding" in the error), as Redis's container commands.
+// OBJECT ENCODING|FREQ|IDLETIME|REFCOUNT key, OBJECT HELP (arities: the subcommand rows').
 Task ObjectSteps(AsyncContext& ctx) {
   const std::string& sub = ctx.args[1];
-  const size_t n = ctx.args.size();
   if (Is(sub, "HELP")) {
-    if (n != 2) {
-      ctx.reply.Error(WrongArgs("object|help"));
-      co_return;
-    }
     ctx.reply.Help(kObjectHelp);
     co_return;
   }
@@ -603,10 +597,6 @@ Task ObjectSteps(AsyncContext& ctx) {
   }
   if (name.empty()) {
     ctx.reply.Error(UnknownSubcommand("object", sub));
-    co_return;
-  }
-  if (n != 3) {
-    ctx.reply.Error(WrongArgs("object|" + std::string(name)));
     co_return;
   }
   const std::string& key = ctx.args[2];
@@ -644,72 +634,72 @@ void RegisterKeyCommands(CommandTable& t) {
   t.Add({.name = "del", .arity = -2, .flags = kOrderedVisits | kWrite, .first_key = 1,
          .last_key = -1, .step = 1,
          .run_async = Del, .group = "generic", .summary = "Delete a key", .since = "1.0.0",
-         .acl = "keyspace write slow"});
+         .acl = "keyspace write slow", .key_specs = "RM delete"});
   t.Add({.name = "unlink", .arity = -2, .flags = kOrderedVisits | kWrite | kFast, .first_key = 1,
          .last_key = -1, .step = 1, .run_async = Del, .group = "generic",
          .summary = "Delete a key asynchronously in another thread. Otherwise it is just as DEL, "
-         "but non blocking.", .since = "4.0.0", .acl = "keyspace write fast"});
+         "but non blocking.", .since = "4.0.0", .acl = "keyspace write fast", .key_specs = "RM delete"});
   t.Add({.name = "exists", .arity = -2, .flags = kOrderedVisits | kReadOnly | kFast,
          .first_key = 1, .last_key = -1,
          .step = 1, .run_async = Exists, .group = "generic", .summary = "Determine if a key exists",
-         .since = "1.0.0", .acl = "keyspace read fast", .key_access = "-"});
+         .since = "1.0.0", .acl = "keyspace read fast", .key_specs = "RO"});
   t.Add({.name = "touch", .arity = -2, .flags = kOrderedVisits | kReadOnly | kFast,
          .first_key = 1, .last_key = -1,
          .step = 1, .run_async = Exists, .group = "generic",
          .summary = "Alters the last access time of a key(s). Returns the number of existing keys "
-         "specified.", .since = "3.2.1", .acl = "keyspace read fast", .key_access = "-"});
+         "specified.", .since = "3.2.1", .acl = "keyspace read fast", .key_specs = "RO"});
   t.Add({.name = "type", .arity = 2, .flags = kReadOnly | kFast, .first_key = 1, .last_key = 1,
          .step = 1, .run = Type, .group = "generic", .summary = "Determine the type stored at key",
-         .since = "1.0.0", .acl = "keyspace read fast", .key_access = "-"});
+         .since = "1.0.0", .acl = "keyspace read fast", .key_specs = "RO"});
   t.Add({.name = "expire", .arity = -3, .flags = kWrite | kFast, .first_key = 1, .last_key = 1,
          .step = 1, .run = Expire, .group = "generic",
          .summary = "Set a key's time to live in seconds", .since = "1.0.0",
-         .acl = "keyspace write fast"});
+         .acl = "keyspace write fast", .key_specs = "RW update"});
   t.Add({.name = "pexpire", .arity = -3, .flags = kWrite | kFast, .first_key = 1, .last_key = 1,
          .step = 1, .run = PExpire, .group = "generic",
          .summary = "Set a key's time to live in milliseconds", .since = "2.6.0",
-         .acl = "keyspace write fast"});
+         .acl = "keyspace write fast", .key_specs = "RW update"});
   t.Add({.name = "expireat", .arity = -3, .flags = kWrite | kFast, .first_key = 1, .last_key = 1,
          .step = 1, .run = ExpireAt, .group = "generic",
          .summary = "Set the expiration for a key as a UNIX timestamp", .since = "1.2.0",
-         .acl = "keyspace write fast"});
+         .acl = "keyspace write fast", .key_specs = "RW update"});
   t.Add({.name = "pexpireat", .arity = -3, .flags = kWrite | kFast, .first_key = 1, .last_key = 1,
          .step = 1, .run = PExpireAt, .group = "generic",
          .summary = "Set the expiration for a key as a UNIX timestamp specified in milliseconds",
-         .since = "2.6.0", .acl = "keyspace write fast"});
+         .since = "2.6.0", .acl = "keyspace write fast", .key_specs = "RW update"});
   t.Add({.name = "ttl", .arity = 2, .flags = kReadOnly | kFast, .first_key = 1, .last_key = 1,
          .step = 1, .run = Ttl, .group = "generic",
          .summary = "Get the time to live for a key in seconds", .since = "1.0.0",
-         .acl = "keyspace read fast"});
+         .acl = "keyspace read fast", .key_specs = "RO access"});
   t.Add({.name = "pttl", .arity = 2, .flags = kReadOnly | kFast, .first_key = 1, .last_key = 1,
          .step = 1, .run = PTtl, .group = "generic",
          .summary = "Get the time to live for a key in milliseconds", .since = "2.6.0",
-         .acl = "keyspace read fast"});
+         .acl = "keyspace read fast", .key_specs = "RO access"});
   t.Add({.name = "expiretime", .arity = 2, .flags = kReadOnly | kFast, .first_key = 1,
          .last_key = 1, .step = 1, .run = ExpireTime, .group = "generic",
          .summary = "Get the expiration Unix timestamp for a key", .since = "7.0.0",
-         .acl = "keyspace read fast"});
+         .acl = "keyspace read fast", .key_specs = "RO access"});
   t.Add({.name = "pexpiretime", .arity = 2, .flags = kReadOnly | kFast, .first_key = 1,
          .last_key = 1, .step = 1, .run = PExpireTime, .group = "generic",
          .summary = "Get the expiration Unix timestamp for a key in milliseconds", .since = "7.0.0",
-         .acl = "keyspace read fast"});
+         .acl = "keyspace read fast", .key_specs = "RO access"});
   t.Add({.name = "persist", .arity = 2, .flags = kWrite | kFast, .first_key = 1, .last_key = 1,
          .step = 1, .run = Persist, .group = "generic",
          .summary = "Remove the expiration from a key", .since = "2.2.0",
-         .acl = "keyspace write fast"});
+         .acl = "keyspace write fast", .key_specs = "RW update"});
   t.Add({.name = "rename", .arity = 3, .flags = kWrite, .first_key = 1, .last_key = 2, .step = 1,
          .run_async = Rename, .group = "generic", .summary = "Rename a key", .since = "1.0.0",
-         .acl = "keyspace write slow", .key_access = "RW W"});
+         .acl = "keyspace write slow", .key_specs = "RW access delete|OW update"});
   t.Add({.name = "renamenx", .arity = 3, .flags = kWrite | kFast, .first_key = 1, .last_key = 2,
          .step = 1, .run_async = RenameNx, .group = "generic",
          .summary = "Rename a key, only if the new key does not exist", .since = "1.0.0",
-         .acl = "keyspace write fast", .key_access = "RW W"});
+         .acl = "keyspace write fast", .key_specs = "RW access delete|OW insert"});
   t.Add({.name = "copy", .arity = -3, .flags = kWrite | kDenyOom, .first_key = 1, .last_key = 2,
          .step = 1, .run_async = Copy, .group = "generic", .summary = "Copy a key",
-         .since = "6.2.0", .acl = "keyspace write slow", .key_access = "R W"});
+         .since = "6.2.0", .acl = "keyspace write slow", .key_specs = "RO access|OW update"});
   t.Add({.name = "move", .arity = 3, .flags = kWrite | kFast, .first_key = 1, .last_key = 1,
          .step = 1, .run = Move, .group = "generic", .summary = "Move a key to another database",
-         .since = "1.0.0", .acl = "keyspace write fast", .key_access = "RW"});
+         .since = "1.0.0", .acl = "keyspace write fast", .key_specs = "RW access update"});
   // A container command as in Redis: no flags or keys of its own (its subcommands are
   // read-only, with the key at 2).
   t.Add({.name = "object", .arity = -2, .flags = 0, .run_async = Object,
@@ -717,11 +707,11 @@ void RegisterKeyCommands(CommandTable& t) {
          .summary = "A container for object introspection commands", .since = "2.2.3",
          .acl = "slow",
          .subcommands = {
-             Subcommand("object|encoding", 3, kReadOnly, "keyspace read slow", 2, "-"),
-             Subcommand("object|freq", 3, kReadOnly, "keyspace read slow", 2, "-"),
+             Subcommand("object|encoding", 3, kReadOnly, "keyspace read slow", 2, "RO"),
+             Subcommand("object|freq", 3, kReadOnly, "keyspace read slow", 2, "RO"),
              Subcommand("object|help", 2, kLoading | kStale, "keyspace slow"),
-             Subcommand("object|idletime", 3, kReadOnly, "keyspace read slow", 2, "-"),
-             Subcommand("object|refcount", 3, kReadOnly, "keyspace read slow", 2, "-"),
+             Subcommand("object|idletime", 3, kReadOnly, "keyspace read slow", 2, "RO"),
+             Subcommand("object|refcount", 3, kReadOnly, "keyspace read slow", 2, "RO"),
          }});
   // clang-format on
 }

@@ -199,7 +199,7 @@ void RegisterLcsCommand(CommandTable& t) {
   // clang-format off
   t.Add({.name = "lcs", .arity = -3, .flags = kReadOnly, .first_key = 1, .last_key = 2, .step = 1,
          .run_async = Lcs, .group = "string", .summary = "Find longest common substring",
-         .since = "7.0.0", .acl = "read string slow"});
+         .since = "7.0.0", .acl = "read string slow", .key_specs = "RO access"});
   // clang-format on
 }
 

@@ -391,69 +391,68 @@ void RegisterListCommands(CommandTable& t) {
   t.Add({.name = "lindex", .arity = 3, .flags = kReadOnly, .first_key = 1, .last_key = 1,
          .step = 1, .run = LIndex, .group = "list",
          .summary = "Get an element from a list by its index", .since = "1.0.0",
-         .acl = "read list slow"});
+         .acl = "read list slow", .key_specs = "RO access"});
   t.Add({.name = "linsert", .arity = 5, .flags = kWrite | kDenyOom, .first_key = 1,
          .last_key = 1, .step = 1, .run = LInsert, .group = "list",
          .summary = "Insert an element before or after another element in a list",
-         .since = "2.2.0", .acl = "write list slow"});
+         .since = "2.2.0", .acl = "write list slow", .key_specs = "RW insert"});
   t.Add({.name = "llen", .arity = 2, .flags = kReadOnly | kFast, .first_key = 1, .last_key = 1,
          .step = 1, .run = LLen, .group = "list", .summary = "Get the length of a list",
-         .since = "1.0.0", .acl = "read list fast", .key_access = "-"});
+         .since = "1.0.0", .acl = "read list fast", .key_specs = "RO"});
   t.Add({.name = "lmove", .arity = 5, .flags = kWrite | kDenyOom, .first_key = 1,
          .last_key = 2, .step = 1, .run_async = LMove, .group = "list",
          .summary = "Pop an element from a list, push it to another list and return it",
-         .since = "6.2.0", .acl = "write list slow", .key_access = "RW W"});
+         .since = "6.2.0", .acl = "write list slow", .key_specs = "RW access delete|RW insert"});
   t.Add({.name = "lmpop", .arity = -4, .flags = kWrite, .first_key = 0, .last_key = 0,
          .step = 0, .run_async = LMPop, .keys = KeysAfterNumKeys, .group = "list",
-         .summary = "Pop elements from a list", .since = "7.0.0", .acl = "write list slow",
-         .key_access = "RW"});
+         .summary = "Pop elements from a list", .since = "7.0.0", .acl = "write list slow", .key_specs = "RW access delete"});
   t.Add({.name = "lpop", .arity = -2, .flags = kWrite | kFast, .first_key = 1, .last_key = 1,
          .step = 1, .run = LPop, .group = "list",
          .summary = "Remove and get the first elements in a list", .since = "1.0.0",
-         .acl = "write list fast", .key_access = "RW"});
+         .acl = "write list fast", .key_specs = "RW access delete"});
   t.Add({.name = "lpos", .arity = -3, .flags = kReadOnly, .first_key = 1, .last_key = 1,
          .step = 1, .run = LPos, .group = "list",
          .summary = "Return the index of matching elements on a list", .since = "6.0.6",
-         .acl = "read list slow"});
+         .acl = "read list slow", .key_specs = "RO access"});
   t.Add({.name = "lpush", .arity = -3, .flags = kWrite | kDenyOom | kFast, .first_key = 1,
          .last_key = 1, .step = 1, .run = LPush, .group = "list",
          .summary = "Prepend one or multiple elements to a list", .since = "1.0.0",
-         .acl = "write list fast"});
+         .acl = "write list fast", .key_specs = "RW insert"});
   t.Add({.name = "lpushx", .arity = -3, .flags = kWrite | kDenyOom | kFast, .first_key = 1,
          .last_key = 1, .step = 1, .run = LPushX, .group = "list",
          .summary = "Prepend an element to a list, only if the list exists", .since = "2.2.0",
-         .acl = "write list fast"});
+         .acl = "write list fast", .key_specs = "RW insert"});
   t.Add({.name = "lrange", .arity = 4, .flags = kReadOnly, .first_key = 1, .last_key = 1,
          .step = 1, .run = LRange, .group = "list",
          .summary = "Get a range of elements from a list", .since = "1.0.0",
-         .acl = "read list slow"});
+         .acl = "read list slow", .key_specs = "RO access"});
   t.Add({.name = "lrem", .arity = 4, .flags = kWrite, .first_key = 1, .last_key = 1,
          .step = 1, .run = LRem, .group = "list", .summary = "Remove elements from a list",
-         .since = "1.0.0", .acl = "write list slow"});
+         .since = "1.0.0", .acl = "write list slow", .key_specs = "RW delete"});
   t.Add({.name = "lset", .arity = 4, .flags = kWrite | kDenyOom, .first_key = 1, .last_key = 1,
          .step = 1, .run = LSet, .group = "list",
          .summary = "Set the value of an element in a list by its index", .since = "1.0.0",
-         .acl = "write list slow"});
+         .acl = "write list slow", .key_specs = "RW update"});
   t.Add({.name = "ltrim", .arity = 4, .flags = kWrite, .first_key = 1, .last_key = 1,
          .step = 1, .run = LTrim, .group = "list",
          .summary = "Trim a list to the specified range", .since = "1.0.0",
-         .acl = "write list slow"});
+         .acl = "write list slow", .key_specs = "RW delete"});
   t.Add({.name = "rpop", .arity = -2, .flags = kWrite | kFast, .first_key = 1, .last_key = 1,
          .step = 1, .run = RPop, .group = "list",
          .summary = "Remove and get the last elements in a list", .since = "1.0.0",
-         .acl = "write list fast", .key_access = "RW"});
+         .acl = "write list fast", .key_specs = "RW access delete"});
   t.Add({.name = "rpoplpush", .arity = 3, .flags = kWrite | kDenyOom, .first_key = 1,
          .last_key = 2, .step = 1, .run_async = RPopLPush, .group = "list",
          .summary = "Remove the last element in a list, prepend it to another list and return it",
-         .since = "1.2.0", .acl = "write list slow", .key_access = "RW W"});
+         .since = "1.2.0", .acl = "write list slow", .key_specs = "RW access delete|RW insert"});
   t.Add({.name = "rpush", .arity = -3, .flags = kWrite | kDenyOom | kFast, .first_key = 1,
          .last_key = 1, .step = 1, .run = RPush, .group = "list",
          .summary = "Append one or multiple elements to a list", .since = "1.0.0",
-         .acl = "write list fast"});
+         .acl = "write list fast", .key_specs = "RW insert"});
   t.Add({.name = "rpushx", .arity = -3, .flags = kWrite | kDenyOom | kFast, .first_key = 1,
          .last_key = 1, .step = 1, .run = RPushX, .group = "list",
          .summary = "Append an element to a list, only if the list exists", .since = "2.2.0",
-         .acl = "write list fast"});
+         .acl = "write list fast", .key_specs = "RW insert"});
   // clang-format on
 }
 

@@ -243,18 +243,14 @@ std::string DoctorReport(const ServerFigures& o) {
 }
 
 Task Memory(AsyncContext& ctx) {
+  // Arities are the subcommand rows' (checked before the call).
   const std::string& sub = ctx.args[1];
-  const size_t n = ctx.args.size();
   std::string name;
   for (std::string_view s : {"usage", "stats", "doctor", "malloc-stats", "purge", "help"}) {
     if (Is(sub, s)) name = s;
   }
   if (name.empty()) {
     ctx.reply.Error(UnknownSubcommand("memory", sub));
-    co_return;
-  }
-  if (name == "usage" ? n < 3 : n != 2) {
-    ctx.reply.Error(WrongArgs("memory|" + name));
     co_return;
   }
   if (name == "help") {
@@ -294,7 +290,7 @@ void RegisterMemoryCommand(CommandTable& t) {
              Subcommand("memory|malloc-stats", 2, 0, "slow"),
              Subcommand("memory|purge", 2, 0, "slow"),
              Subcommand("memory|stats", 2, 0, "slow"),
-             Subcommand("memory|usage", -3, kReadOnly, "read slow", 2, "-"),
+             Subcommand("memory|usage", -3, kReadOnly, "read slow", 2, "RO"),
          }});
   // clang-format on
 }

@@ -197,16 +197,8 @@ Task PubSubCommand(AsyncContext& ctx) {
       ctx.reply.Integer(registry.NumSub(kind, a[i]));
     }
   } else if (Is(sub, "NUMPAT")) {
-    if (a.size() != 2) {
-      ctx.reply.Error(WrongArgs("pubsub|numpat"));
-      co_return;
-    }
     ctx.reply.Integer(registry.NumPat());
   } else if (Is(sub, "HELP")) {
-    if (a.size() != 2) {
-      ctx.reply.Error(WrongArgs("pubsub|help"));
-      co_return;
-    }
     ctx.reply.Help(kPubSubHelp);
   } else {
     ctx.reply.Error(UnknownSubcommand("pubsub", sub));
@@ -237,11 +229,11 @@ void RegisterPubSubCommands(CommandTable& t) {
   t.Add({.name = "ssubscribe", .arity = -2, .flags = kSub | kVisits, .first_key = 1,
          .last_key = -1, .step = 1, .run_async = SSubscribe, .group = "pubsub",
          .summary = "Listen for messages published to the given shard channels",
-         .since = "7.0.0", .acl = "pubsub slow"});
+         .since = "7.0.0", .acl = "pubsub slow", .key_specs = "not_key"});
   t.Add({.name = "sunsubscribe", .arity = -1, .flags = kSub | kVisits, .first_key = 1,
          .last_key = -1, .step = 1, .run_async = SUnsubscribe, .group = "pubsub",
          .summary = "Stop listening for messages posted to the given shard channels",
-         .since = "7.0.0", .acl = "pubsub slow"});
+         .since = "7.0.0", .acl = "pubsub slow", .key_specs = "not_key"});
   t.Add({.name = "publish", .arity = 3,
          .flags = kPubSub | kLoading | kStale | kFast | kMayReplicate,
          .run_async = Publish, .group = "pubsub", .summary = "Post a message to a channel",
@@ -250,7 +242,7 @@ void RegisterPubSubCommands(CommandTable& t) {
          .flags = kPubSub | kLoading | kStale | kFast | kMayReplicate | kVisits,
          .first_key = 1, .last_key = 1, .step = 1, .run_async = SPublish, .group = "pubsub",
          .summary = "Post a message to a shard channel", .since = "7.0.0",
-         .acl = "pubsub fast"});
+         .acl = "pubsub fast", .key_specs = "not_key"});
   t.Add({.name = "pubsub", .arity = -2, .flags = 0, .run_async = PubSubCommand,
          .group = "pubsub", .summary = "A container for Pub/Sub commands", .since = "2.8.0",
          .acl = "slow",

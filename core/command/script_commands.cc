@@ -444,12 +444,8 @@ Task ScriptCommand(AsyncContext& ctx) {
   const auto& a = ctx.args;
   const std::string& sub = a[1];
   script::Scripts& scripts = *ctx.server.scripts;
-  auto arity = [&](bool ok, std::string_view name) {
-    if (!ok) ctx.reply.Error(WrongArgs(name));
-    return ok;
-  };
+  // Arities are the subcommand rows' (checked before the call); FLUSH takes fewer.
   if (Is(sub, "LOAD")) {
-    if (!arity(a.size() == 3, "script|load")) co_return;
     // Compiled here first, so a script that does not compile is refused.
     const int w = ctx.server.executor->current();
     Result<script::Scripts::Lease> lease = scripts.Take(w);
@@ -463,11 +459,13 @@ Task ScriptCommand(AsyncContext& ctx) {
     }
     ctx.reply.Bulk(scripts.Add(a[2]));
   } else if (Is(sub, "EXISTS")) {
-    if (!arity(a.size() >= 3, "script|exists")) co_return;
     ctx.reply.Array(a.size() - 2);
     for (size_t i = 2; i < a.size(); ++i) ctx.reply.Integer(scripts.Exists(a[i]) ? 1 : 0);
   } else if (Is(sub, "FLUSH")) {
-    if (!arity(a.size() <= 3, "script|flush")) co_return;
+    if (a.size() > 3) {
+      ctx.reply.Error(WrongArgs("script|flush"));
+      co_return;
+    }
     if (a.size() == 3 && !Is(a[2], "ASYNC") && !Is(a[2], "SYNC")) {
       ctx.reply.Error("ERR SCRIPT FLUSH only support SYNC|ASYNC option");
       co_return;
@@ -475,10 +473,8 @@ Task ScriptCommand(AsyncContext& ctx) {
     scripts.Flush();
     ctx.reply.Ok();
   } else if (Is(sub, "KILL")) {
-    if (!arity(a.size() == 2, "script|kill")) co_return;
     KillScripts(ctx.server, ctx.reply);
   } else if (Is(sub, "HELP")) {
-    if (!arity(a.size() == 2, "script|help")) co_return;
     ctx.reply.Help(kScriptHelp);
   } else {
     ctx.reply.Error(UnknownSubcommand("script", sub));
@@ -494,24 +490,24 @@ void RegisterScriptCommands(CommandTable& t) {
   // clang-format off
   t.Add({.name = "eval", .arity = -3, .flags = kEval, .run_async = Eval,
          .keys = KeysAfterTimeoutNumKeys, .group = "scripting",
-         .summary = "Execute a Lua script server side", .since = "2.6.0", .acl = "slow scripting"});
+         .summary = "Execute a Lua script server side", .since = "2.6.0", .acl = "slow scripting", .key_specs = "RW access update"});
   t.Add({.name = "evalsha", .arity = -3, .flags = kEval, .run_async = EvalSha,
          .keys = KeysAfterTimeoutNumKeys, .group = "scripting",
-         .summary = "Execute a Lua script server side", .since = "2.6.0", .acl = "slow scripting"});
+         .summary = "Execute a Lua script server side", .since = "2.6.0", .acl = "slow scripting", .key_specs = "RW access update"});
   t.Add({.name = "eval_ro", .arity = -3, .flags = kEval | kReadOnly, .run_async = EvalRo,
          .keys = KeysAfterTimeoutNumKeys, .group = "scripting",
          .summary = "Execute a read-only Lua script server side", .since = "7.0.0",
-         .acl = "slow scripting"});
+         .acl = "slow scripting", .key_specs = "RO access"});
   t.Add({.name = "evalsha_ro", .arity = -3, .flags = kEval | kReadOnly, .run_async = EvalShaRo,
          .keys = KeysAfterTimeoutNumKeys, .group = "scripting",
          .summary = "Execute a read-only Lua script server side", .since = "7.0.0",
-         .acl = "slow scripting"});
+         .acl = "slow scripting", .key_specs = "RO access"});
   t.Add({.name = "fcall", .arity = -3, .flags = kEval, .run_async = Fcall,
          .keys = KeysAfterTimeoutNumKeys, .group = "scripting",
-         .summary = "Invoke a function", .since = "7.0.0", .acl = "slow scripting"});
+         .summary = "Invoke a function", .since = "7.0.0", .acl = "slow scripting", .key_specs = "RW access update"});
   t.Add({.name = "fcall_ro", .arity = -3, .flags = kEval | kReadOnly, .run_async = FcallRo,
          .keys = KeysAfterTimeoutNumKeys, .group = "scripting",
-         .summary = "Invoke a read-only function", .since = "7.0.0", .acl = "slow scripting"});
+         .summary = "Invoke a read-only function", .since = "7.0.0", .acl = "slow scripting", .key_specs = "RO access"});
   t.Add({.name = "script", .arity = -2, .flags = 0, .run_async = ScriptCommand,
          .group = "scripting", .summary = "A container for Lua scripts management commands",
          .since = "2.6.0", .acl = "slow",

@@ -224,7 +224,12 @@ Task Slowlog(AsyncContext& ctx) {
   const std::string& sub = ctx.args[1];
   const size_t n = ctx.args.size();
   SlowLog& log = *ctx.server.slowlog;
-  if (Is(sub, "GET") && n <= 3) {
+  // Arities are the subcommand rows' (checked before the call); GET takes fewer.
+  if (Is(sub, "GET")) {
+    if (n > 3) {
+      ctx.reply.Error(WrongArgs("slowlog|get"));
+      co_return;
+    }
     int64_t count = 10;
     if (n == 3) {
       std::optional<int64_t> v = ParseInt64(ctx.args[2]);
@@ -246,18 +251,13 @@ Task Slowlog(AsyncContext& ctx) {
       ctx.reply.Bulk(e.client_addr);
       ctx.reply.Bulk(e.client_name);
     }
-  } else if (Is(sub, "LEN") && n == 2) {
+  } else if (Is(sub, "LEN")) {
     ctx.reply.Integer(static_cast<int64_t>(log.size()));
-  } else if (Is(sub, "RESET") && n == 2) {
+  } else if (Is(sub, "RESET")) {
     log.Reset();
     ctx.reply.Ok();
-  } else if (Is(sub, "HELP") && n == 2) {
+  } else if (Is(sub, "HELP")) {
     ctx.reply.Help(kSlowlogHelp);
-  } else if (Is(sub, "GET") || Is(sub, "LEN") || Is(sub, "RESET") || Is(sub, "HELP")) {
-    std::string name = "slowlog|" + sub;
-    std::transform(name.begin(), name.end(), name.begin(),
-                   [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-    ctx.reply.Error(WrongArgs(name));
   } else {
     ctx.reply.Error(UnknownSubcommand("slowlog", sub));
   }
@@ -364,6 +364,8 @@ constexpr std::string_view kCommandHelp[] = {
     "    commands are returned.",
     "GETKEYS <full-command>",
     "    Return the keys from a full Redis command.",
+    "GETKEYSANDFLAGS <full-command>",
+    "    Return the keys and the access flags from a full Redis command.",
     "HELP",
     "    Prints this help.",
 };
@@ -401,8 +403,9 @@ void CommandList(AsyncContext& ctx) {
   for (std::string_view name : names) ctx.reply.Bulk(name);
 }
 
-// COMMAND GETKEYS command arg...: the keys of that call (CommandTable::Keys).
-void CommandGetKeys(AsyncContext& ctx) {
+// COMMAND GETKEYS|GETKEYSANDFLAGS command arg...: the keys of that call (CommandTable::Keys),
+// with_flags each with its key spec's flags (CommandTable::KeyFlags).
+void CommandGetKeys(AsyncContext& ctx, bool with_flags) {
   const CommandSpec* spec = ctx.server.table->Find(ctx.args[2]);
   const std::vector<std::string> call(ctx.args.begin() + 2, ctx.args.end());
   // As Redis's lookupCommand: a container's subcommand row, and an unknown one is no command.
@@ -411,7 +414,8 @@ void CommandGetKeys(AsyncContext& ctx) {
     ctx.reply.Error("ERR Invalid command specified");
     return;
   }
-  if (row->first_key == 0 && row->keys == nullptr) {
+  // (A shard channel is a key to the table, not to Redis: not_key.)
+  if ((row->first_key == 0 && row->keys == nullptr) || row->key_specs == "not_key") {
     ctx.reply.Error("ERR The command has no key arguments");
     return;
   }
@@ -424,8 +428,25 @@ void CommandGetKeys(AsyncContext& ctx) {
     ctx.reply.Error("ERR Invalid arguments specified for command");
     return;
   }
+  const std::vector<std::string_view> flags =
+      with_flags ? CommandTable::KeyFlags(*spec, call) : std::vector<std::string_view>{};
   ctx.reply.Array(keys.size());
-  for (size_t k : keys) ctx.reply.Bulk(ctx.args[k + 2]);
+  for (size_t i = 0; i < keys.size(); ++i) {
+    if (!with_flags) {
+      ctx.reply.Bulk(ctx.args[keys[i] + 2]);
+      continue;
+    }
+    ctx.reply.Array(2);
+    ctx.reply.Bulk(ctx.args[keys[i] + 2]);
+    std::vector<std::string_view> words;
+    for (std::string_view f = flags[i]; !f.empty();) {
+      const size_t space = f.find(' ');
+      words.push_back(f.substr(0, space));
+      f = space == std::string_view::npos ? std::string_view() : f.substr(space + 1);
+    }
+    ctx.reply.Set(words.size());
+    for (std::string_view w : words) ctx.reply.SimpleString(w);
+  }
 }
 
 Task Command(AsyncContext& ctx) {
@@ -436,13 +457,10 @@ Task Command(AsyncContext& ctx) {
     for (const CommandSpec& spec : table.all()) WriteCommandInfo(ctx.reply, spec);
     co_return;
   }
+  // Arities are the subcommand rows' (checked before the call).
   const std::string& sub = ctx.args[1];
-  auto arity = [&](bool ok, std::string_view name) {
-    if (!ok) ctx.reply.Error(WrongArgs(name));
-    return ok;
-  };
   if (Is(sub, "COUNT")) {
-    if (arity(n == 2, "command|count")) ctx.reply.Integer(static_cast<int64_t>(table.size()));
+    ctx.reply.Integer(static_cast<int64_t>(table.size()));
   } else if (Is(sub, "INFO")) {
     if (n == 2) {
       ctx.reply.Array(table.size());
@@ -472,10 +490,9 @@ Task Command(AsyncContext& ctx) {
     for (const CommandSpec* spec : found) WriteCommandDocs(ctx.reply, *spec);
   } else if (Is(sub, "LIST")) {
     CommandList(ctx);
-  } else if (Is(sub, "GETKEYS")) {
-    if (arity(n >= 4, "command|getkeys")) CommandGetKeys(ctx);
+  } else if (Is(sub, "GETKEYS") || Is(sub, "GETKEYSANDFLAGS")) {
+    CommandGetKeys(ctx, Is(sub, "GETKEYSANDFLAGS"));
   } else if (Is(sub, "HELP")) {
-    if (!arity(n == 2, "command|help")) co_return;
     ctx.reply.Help(kCommandHelp);
   } else {
     ctx.reply.Error(UnknownSubcommand("command", sub));
@@ -536,6 +553,7 @@ void RegisterServerCommands(CommandTable& t) {
              Subcommand("command|count", 2, kLoading | kStale, "slow connection"),
              Subcommand("command|docs", -2, kLoading | kStale, "slow connection"),
              Subcommand("command|getkeys", -4, kLoading | kStale, "slow connection"),
+             Subcommand("command|getkeysandflags", -4, kLoading | kStale, "slow connection"),
              Subcommand("command|help", 2, kLoading | kStale, "slow connection"),
              Subcommand("command|info", -2, kLoading | kStale, "slow connection"),
              Subcommand("command|list", -2, kLoading | kStale, "slow connection"),

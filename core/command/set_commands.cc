@@ -443,40 +443,40 @@ void RegisterSetCommands(CommandTable& t) {
   t.Add({.name = "sadd", .arity = -3, .flags = kWrite | kDenyOom | kFast, .first_key = 1,
          .last_key = 1, .step = 1, .run = SAdd, .group = "set",
          .summary = "Add one or more members to a set", .since = "1.0.0",
-         .acl = "write set fast"});
+         .acl = "write set fast", .key_specs = "RW insert"});
   t.Add({.name = "scard", .arity = 2, .flags = kReadOnly | kFast, .first_key = 1, .last_key = 1,
          .step = 1, .run = SCard, .group = "set", .summary = "Get the number of members in a set",
-         .since = "1.0.0", .acl = "read set fast", .key_access = "-"});
+         .since = "1.0.0", .acl = "read set fast", .key_specs = "RO"});
   t.Add({.name = "sismember", .arity = 3, .flags = kReadOnly | kFast, .first_key = 1,
          .last_key = 1, .step = 1, .run = SIsMember, .group = "set",
          .summary = "Determine if a given value is a member of a set", .since = "1.0.0",
-         .acl = "read set fast", .key_access = "-"});
+         .acl = "read set fast", .key_specs = "RO"});
   t.Add({.name = "smembers", .arity = 2, .flags = kReadOnly, .first_key = 1, .last_key = 1,
          .step = 1, .run = SMembers, .group = "set", .summary = "Get all the members in a set",
-         .since = "1.0.0", .acl = "read set slow"});
+         .since = "1.0.0", .acl = "read set slow", .key_specs = "RO access"});
   t.Add({.name = "smismember", .arity = -3, .flags = kReadOnly | kFast, .first_key = 1,
          .last_key = 1, .step = 1, .run = SMIsMember, .group = "set",
          .summary = "Returns the membership associated with the given elements for a set",
-         .since = "6.2.0", .acl = "read set fast"});
+         .since = "6.2.0", .acl = "read set fast", .key_specs = "RO access"});
   t.Add({.name = "smove", .arity = 4, .flags = kWrite | kFast, .first_key = 1, .last_key = 2,
          .step = 1, .run_async = SMove, .group = "set",
          .summary = "Move a member from one set to another", .since = "1.0.0",
-         .acl = "write set fast", .key_access = "RW W"});
+         .acl = "write set fast", .key_specs = "RW access delete|RW insert"});
   t.Add({.name = "spop", .arity = -2, .flags = kWrite | kFast, .first_key = 1, .last_key = 1,
          .step = 1, .run = SPop, .group = "set",
          .summary = "Remove and return one or multiple random members from a set",
-         .since = "1.0.0", .acl = "write set fast", .key_access = "RW"});
+         .since = "1.0.0", .acl = "write set fast", .key_specs = "RW access delete"});
   t.Add({.name = "srandmember", .arity = -2, .flags = kReadOnly, .first_key = 1, .last_key = 1,
          .step = 1, .run = SRandMember, .group = "set",
          .summary = "Get one or multiple random members from a set", .since = "1.0.0",
-         .acl = "read set slow"});
+         .acl = "read set slow", .key_specs = "RO access"});
   t.Add({.name = "srem", .arity = -3, .flags = kWrite | kFast, .first_key = 1, .last_key = 1,
          .step = 1, .run = SRem, .group = "set",
          .summary = "Remove one or more members from a set", .since = "1.0.0",
-         .acl = "write set fast"});
+         .acl = "write set fast", .key_specs = "RW delete"});
   t.Add({.name = "sscan", .arity = -3, .flags = kReadOnly, .first_key = 1, .last_key = 1,
          .step = 1, .run = SScan, .group = "set", .summary = "Incrementally iterate Set elements",
-         .since = "2.8.0", .acl = "read set slow"});
+         .since = "2.8.0", .acl = "read set slow", .key_specs = "RO access"});
   // clang-format on
 }
 

@@ -279,29 +279,29 @@ void RegisterSetSetOpsCommands(CommandTable& t) {
   // clang-format off
   t.Add({.name = "sdiff", .arity = -2, .flags = kReadOnly, .first_key = 1, .last_key = -1,
          .step = 1, .run_async = SDiff, .group = "set", .summary = "Subtract multiple sets",
-         .since = "1.0.0", .acl = "read set slow"});
+         .since = "1.0.0", .acl = "read set slow", .key_specs = "RO access"});
   t.Add({.name = "sdiffstore", .arity = -3, .flags = kWrite | kDenyOom, .first_key = 1,
          .last_key = -1, .step = 1, .run_async = SDiffStore, .group = "set",
          .summary = "Subtract multiple sets and store the resulting set in a key",
-         .since = "1.0.0", .acl = "write set slow", .key_access = "W R"});
+         .since = "1.0.0", .acl = "write set slow", .key_specs = "OW update|RO access"});
   t.Add({.name = "sinter", .arity = -2, .flags = kReadOnly, .first_key = 1, .last_key = -1,
          .step = 1, .run_async = SInter, .group = "set", .summary = "Intersect multiple sets",
-         .since = "1.0.0", .acl = "read set slow"});
+         .since = "1.0.0", .acl = "read set slow", .key_specs = "RO access"});
   t.Add({.name = "sintercard", .arity = -3, .flags = kReadOnly, .first_key = 0, .last_key = 0,
          .step = 0, .run_async = SInterCard, .keys = KeysAfterNumKeys, .group = "set",
          .summary = "Intersect multiple sets and return the cardinality of the result",
-         .since = "7.0.0", .acl = "read set slow"});
+         .since = "7.0.0", .acl = "read set slow", .key_specs = "RO access"});
   t.Add({.name = "sinterstore", .arity = -3, .flags = kWrite | kDenyOom, .first_key = 1,
          .last_key = -1, .step = 1, .run_async = SInterStore, .group = "set",
          .summary = "Intersect multiple sets and store the resulting set in a key",
-         .since = "1.0.0", .acl = "write set slow", .key_access = "W R"});
+         .since = "1.0.0", .acl = "write set slow", .key_specs = "RW update|RO access"});
   t.Add({.name = "sunion", .arity = -2, .flags = kReadOnly, .first_key = 1, .last_key = -1,
          .step = 1, .run_async = SUnion, .group = "set", .summary = "Add multiple sets",
-         .since = "1.0.0", .acl = "read set slow"});
+         .since = "1.0.0", .acl = "read set slow", .key_specs = "RO access"});
   t.Add({.name = "sunionstore", .arity = -3, .flags = kWrite | kDenyOom, .first_key = 1,
          .last_key = -1, .step = 1, .run_async = SUnionStore, .group = "set",
          .summary = "Add multiple sets and store the resulting set in a key", .since = "1.0.0",
-         .acl = "write set slow", .key_access = "W R"});
+         .acl = "write set slow", .key_specs = "OW update|RO access"});
   // clang-format on
 }
 

@@ -423,12 +423,12 @@ void RegisterSortCommands(CommandTable& t) {
          .step = 1, .run_async = Sort, .keys = SortKeys, .reaches_all = SortReachesAll,
          .group = "generic",
          .summary = "Sort the elements in a list, set or sorted set",
-         .since = "1.0.0", .acl = "write set sortedset list slow dangerous", .key_access = "R W"});
+         .since = "1.0.0", .acl = "write set sortedset list slow dangerous", .key_specs = "RO access|OW update"});
   t.Add({.name = "sort_ro", .arity = -2, .flags = kReadOnly, .first_key = 1, .last_key = 1,
          .step = 1, .run_async = SortRo, .keys = SortRoKeys, .reaches_all = SortReachesAll,
          .group = "generic",
          .summary = "Sort the elements in a list, set or sorted set. Read-only variant of SORT.",
-         .since = "7.0.0", .acl = "read set sortedset list slow dangerous"});
+         .since = "7.0.0", .acl = "read set sortedset list slow dangerous", .key_specs = "RO access"});
   // clang-format on
 }
 

@@ -359,36 +359,36 @@ void RegisterStreamCommands(CommandTable& t) {
   t.Add({.name = "xadd", .arity = -5, .flags = kWrite | kDenyOom | kFast, .first_key = 1,
          .last_key = 1, .step = 1, .run = XAdd, .group = "stream",
          .summary = "Appends a new entry to a stream", .since = "5.0.0",
-         .acl = "write stream fast"});
+         .acl = "write stream fast", .key_specs = "RW update"});
   t.Add({.name = "xrange", .arity = -4, .flags = kReadOnly, .first_key = 1, .last_key = 1,
          .step = 1, .run = XRange, .group = "stream",
          .summary = "Return a range of elements in a stream, with IDs matching the specified "
                     "IDs interval",
-         .since = "5.0.0", .acl = "read stream slow"});
+         .since = "5.0.0", .acl = "read stream slow", .key_specs = "RO access"});
   t.Add({.name = "xrevrange", .arity = -4, .flags = kReadOnly, .first_key = 1, .last_key = 1,
          .step = 1, .run = XRevRange, .group = "stream",
          .summary = "Return a range of elements in a stream, with IDs matching the specified "
                     "IDs interval, in reverse order (from greater to smaller IDs) compared to "
                     "XRANGE",
-         .since = "5.0.0", .acl = "read stream slow"});
+         .since = "5.0.0", .acl = "read stream slow", .key_specs = "RO access"});
   t.Add({.name = "xlen", .arity = 2, .flags = kReadOnly | kFast, .first_key = 1, .last_key = 1,
          .step = 1, .run = XLen, .group = "stream",
          .summary = "Return the number of entries in a stream", .since = "5.0.0",
-         .acl = "read stream fast", .key_access = "-"});
+         .acl = "read stream fast", .key_specs = "RO"});
   t.Add({.name = "xdel", .arity = -3, .flags = kWrite | kFast, .first_key = 1, .last_key = 1,
          .step = 1, .run = XDel, .group = "stream",
          .summary = "Removes the specified entries from the stream. Returns the number of items "
                     "actually deleted, that may be different from the number of IDs passed in "
                     "case certain IDs do not exist.",
-         .since = "5.0.0", .acl = "write stream fast"});
+         .since = "5.0.0", .acl = "write stream fast", .key_specs = "RW delete"});
   t.Add({.name = "xtrim", .arity = -4, .flags = kWrite, .first_key = 1, .last_key = 1,
          .step = 1, .run = XTrim, .group = "stream",
          .summary = "Trims the stream to (approximately if '~' is passed) a certain size",
-         .since = "5.0.0", .acl = "write stream slow"});
+         .since = "5.0.0", .acl = "write stream slow", .key_specs = "RW delete"});
   t.Add({.name = "xsetid", .arity = -3, .flags = kWrite | kDenyOom | kFast, .first_key = 1,
          .last_key = 1, .step = 1, .run = XSetId, .group = "stream",
          .summary = "An internal command for replicating stream values", .since = "5.0.0",
-         .acl = "write stream fast"});
+         .acl = "write stream fast", .key_specs = "RW update"});
   // clang-format on
 }
 

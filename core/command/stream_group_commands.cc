@@ -545,12 +545,12 @@ void RegisterStreamGroupCommands(CommandTable& t) {
          .group = "stream", .summary = "A container for consumer groups commands",
          .since = "5.0.0", .acl = "slow",
          .subcommands = {
-             Subcommand("xgroup|create", -5, kWrite | kDenyOom, "write stream slow", 2),
-             Subcommand("xgroup|createconsumer", 5, kWrite | kDenyOom, "write stream slow", 2),
-             Subcommand("xgroup|delconsumer", 5, kWrite, "write stream slow", 2),
-             Subcommand("xgroup|destroy", 4, kWrite, "write stream slow", 2),
+             Subcommand("xgroup|create", -5, kWrite | kDenyOom, "write stream slow", 2, "RW insert"),
+             Subcommand("xgroup|createconsumer", 5, kWrite | kDenyOom, "write stream slow", 2, "RW insert"),
+             Subcommand("xgroup|delconsumer", 5, kWrite, "write stream slow", 2, "RW delete"),
+             Subcommand("xgroup|destroy", 4, kWrite, "write stream slow", 2, "RW delete"),
              Subcommand("xgroup|help", 2, kLoading | kStale, "stream slow"),
-             Subcommand("xgroup|setid", -5, kWrite, "write stream slow", 2),
+             Subcommand("xgroup|setid", -5, kWrite, "write stream slow", 2, "RW update"),
          }});
   t.Add({.name = "xack", .arity = -4, .flags = kWrite | kFast, .first_key = 1, .last_key = 1,
          .step = 1, .run = XAck, .group = "stream",
@@ -558,22 +558,22 @@ void RegisterStreamGroupCommands(CommandTable& t) {
                     "from the pending entries list of the consumer group. Return value of the "
                     "command is the number of messages successfully acknowledged, that is, the "
                     "IDs we were actually able to resolve in the PEL.",
-         .since = "5.0.0", .acl = "write stream fast"});
+         .since = "5.0.0", .acl = "write stream fast", .key_specs = "RW update"});
   t.Add({.name = "xpending", .arity = -3, .flags = kReadOnly, .first_key = 1, .last_key = 1,
          .step = 1, .run = XPending, .group = "stream",
          .summary = "Return information and entries from a stream consumer group pending "
                     "entries list, that are messages fetched but never acknowledged.",
-         .since = "5.0.0", .acl = "read stream slow"});
+         .since = "5.0.0", .acl = "read stream slow", .key_specs = "RO access"});
   t.Add({.name = "xclaim", .arity = -6, .flags = kWrite | kFast, .first_key = 1, .last_key = 1,
          .step = 1, .run = XClaim, .group = "stream",
          .summary = "Changes (or acquires) ownership of a message in a consumer group, as if the "
                     "message was delivered to the specified consumer.",
-         .since = "5.0.0", .acl = "write stream fast"});
+         .since = "5.0.0", .acl = "write stream fast", .key_specs = "RW update"});
   t.Add({.name = "xautoclaim", .arity = -6, .flags = kWrite | kFast, .first_key = 1,
          .last_key = 1, .step = 1, .run = XAutoClaim, .group = "stream",
          .summary = "Changes (or acquires) ownership of messages in a consumer group, as if the "
                     "messages were delivered to the specified consumer.",
-         .since = "6.2.0", .acl = "write stream fast"});
+         .since = "6.2.0", .acl = "write stream fast", .key_specs = "RW delete"});
   // clang-format on
 }
 

@@ -239,10 +239,10 @@ void RegisterStreamInfoCommand(CommandTable& t) {
          .group = "stream", .summary = "A container for stream introspection commands",
          .since = "5.0.0", .acl = "slow",
          .subcommands = {
-             Subcommand("xinfo|consumers", 4, kReadOnly, "read stream slow", 2),
-             Subcommand("xinfo|groups", 3, kReadOnly, "read stream slow", 2),
+             Subcommand("xinfo|consumers", 4, kReadOnly, "read stream slow", 2, "RO access"),
+             Subcommand("xinfo|groups", 3, kReadOnly, "read stream slow", 2, "RO access"),
              Subcommand("xinfo|help", 2, kLoading | kStale, "stream slow"),
-             Subcommand("xinfo|stream", -3, kReadOnly, "read stream slow", 2),
+             Subcommand("xinfo|stream", -3, kReadOnly, "read stream slow", 2, "RO access"),
          }});
   // clang-format on
 }

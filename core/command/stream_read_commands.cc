@@ -393,13 +393,13 @@ void RegisterStreamReadCommands(CommandTable& t) {
          .last_key = 0, .step = 0, .run_async = XRead, .keys = XReadKeys, .group = "stream",
          .summary = "Return never seen elements in multiple streams, with IDs greater than the "
                     "ones reported by the caller for each stream. Can block.",
-         .since = "5.0.0", .acl = "read stream slow blocking"});
+         .since = "5.0.0", .acl = "read stream slow blocking", .key_specs = "RO access"});
   t.Add({.name = "xreadgroup", .arity = -7, .flags = kWrite | kBlocking, .first_key = 0,
          .last_key = 0, .step = 0, .run_async = XReadGroup, .keys = XReadKeys,
          .group = "stream",
          .summary = "Return new entries from a stream using a consumer group, or access the "
                     "history of the pending entries for a given consumer. Can block.",
-         .since = "5.0.0", .acl = "write stream slow blocking", .key_access = "R"});
+         .since = "5.0.0", .acl = "write stream slow blocking", .key_specs = "RO access"});
   // clang-format on
 }
 

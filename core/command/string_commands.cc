@@ -583,86 +583,86 @@ void RegisterStringCommands(CommandTable& t) {
   // clang-format off
   t.Add({.name = "get", .arity = 2, .flags = kReadOnly | kFast, .first_key = 1, .last_key = 1,
          .step = 1, .run = Get, .group = "string", .summary = "Get the value of a key",
-         .since = "1.0.0", .acl = "read string fast"});
+         .since = "1.0.0", .acl = "read string fast", .key_specs = "RO access"});
   t.Add({.name = "set", .arity = -3, .flags = kWrite | kDenyOom, .first_key = 1, .last_key = 1,
          .step = 1, .run = Set, .group = "string", .summary = "Set the string value of a key",
-         .since = "1.0.0", .acl = "write string slow"});
+         .since = "1.0.0", .acl = "write string slow", .key_specs = "RW access update variable_flags"});
   t.Add({.name = "setnx", .arity = 3, .flags = kWrite | kDenyOom | kFast, .first_key = 1,
          .last_key = 1, .step = 1, .run = SetNx, .group = "string",
          .summary = "Set the value of a key, only if the key does not exist", .since = "1.0.0",
-         .acl = "write string fast"});
+         .acl = "write string fast", .key_specs = "OW insert"});
   t.Add({.name = "setex", .arity = 4, .flags = kWrite | kDenyOom, .first_key = 1, .last_key = 1,
          .step = 1, .run = SetEx, .group = "string",
          .summary = "Set the value and expiration of a key", .since = "2.0.0",
-         .acl = "write string slow"});
+         .acl = "write string slow", .key_specs = "OW update"});
   t.Add({.name = "psetex", .arity = 4, .flags = kWrite | kDenyOom, .first_key = 1, .last_key = 1,
          .step = 1, .run = PSetEx, .group = "string",
          .summary = "Set the value and expiration in milliseconds of a key", .since = "2.6.0",
-         .acl = "write string slow"});
+         .acl = "write string slow", .key_specs = "OW update"});
   t.Add({.name = "getset", .arity = 3, .flags = kWrite | kDenyOom | kFast, .first_key = 1,
          .last_key = 1, .step = 1, .run = GetSet, .group = "string",
          .summary = "Set the string value of a key and return its old value", .since = "1.0.0",
-         .acl = "write string fast", .key_access = "RW"});
+         .acl = "write string fast", .key_specs = "RW access update"});
   t.Add({.name = "getdel", .arity = 2, .flags = kWrite | kFast, .first_key = 1, .last_key = 1,
          .step = 1, .run = GetDel, .group = "string",
          .summary = "Get the value of a key and delete the key", .since = "6.2.0",
-         .acl = "write string fast", .key_access = "RW"});
+         .acl = "write string fast", .key_specs = "RW access delete"});
   t.Add({.name = "getex", .arity = -2, .flags = kWrite | kFast, .first_key = 1, .last_key = 1,
          .step = 1, .run = GetEx, .group = "string",
          .summary = "Get the value of a key and optionally set its expiration", .since = "6.2.0",
-         .acl = "write string fast", .key_access = "RW"});
+         .acl = "write string fast", .key_specs = "RW access update"});
   t.Add({.name = "append", .arity = 3, .flags = kWrite | kDenyOom | kFast, .first_key = 1,
          .last_key = 1, .step = 1, .run = Append, .group = "string",
-         .summary = "Append a value to a key", .since = "2.0.0", .acl = "write string fast"});
+         .summary = "Append a value to a key", .since = "2.0.0", .acl = "write string fast", .key_specs = "RW insert"});
   t.Add({.name = "setrange", .arity = 4, .flags = kWrite | kDenyOom, .first_key = 1, .last_key = 1,
          .step = 1, .run = SetRange, .group = "string",
          .summary = "Overwrite part of a string at key starting at the specified offset",
-         .since = "2.2.0", .acl = "write string slow"});
+         .since = "2.2.0", .acl = "write string slow", .key_specs = "RW update"});
   t.Add({.name = "getrange", .arity = 4, .flags = kReadOnly, .first_key = 1, .last_key = 1,
          .step = 1, .run = GetRange, .group = "string",
          .summary = "Get a substring of the string stored at a key", .since = "2.4.0",
-         .acl = "read string slow"});
+         .acl = "read string slow", .key_specs = "RO access"});
   t.Add({.name = "substr", .arity = 4, .flags = kReadOnly, .first_key = 1, .last_key = 1, .step = 1,
          .run = GetRange, .group = "string",
          .summary = "Get a substring of the string stored at a key", .since = "1.0.0",
-         .acl = "read string slow"});
+         .acl = "read string slow", .key_specs = "RO access"});
   t.Add({.name = "strlen", .arity = 2, .flags = kReadOnly | kFast, .first_key = 1, .last_key = 1,
          .step = 1, .run = StrLen, .group = "string",
          .summary = "Get the length of the value stored in a key", .since = "2.2.0",
-         .acl = "read string fast", .key_access = "-"});
+         .acl = "read string fast", .key_specs = "RO"});
   t.Add({.name = "incr", .arity = 2, .flags = kWrite | kDenyOom | kFast, .first_key = 1,
          .last_key = 1, .step = 1, .run = Incr, .group = "string",
          .summary = "Increment the integer value of a key by one", .since = "1.0.0",
-         .acl = "write string fast", .key_access = "RW"});
+         .acl = "write string fast", .key_specs = "RW access update"});
   t.Add({.name = "decr", .arity = 2, .flags = kWrite | kDenyOom | kFast, .first_key = 1,
          .last_key = 1, .step = 1, .run = Decr, .group = "string",
          .summary = "Decrement the integer value of a key by one", .since = "1.0.0",
-         .acl = "write string fast", .key_access = "RW"});
+         .acl = "write string fast", .key_specs = "RW access update"});
   t.Add({.name = "incrby", .arity = 3, .flags = kWrite | kDenyOom | kFast, .first_key = 1,
          .last_key = 1, .step = 1, .run = IncrByCmd, .group = "string",
          .summary = "Increment the integer value of a key by the given amount", .since = "1.0.0",
-         .acl = "write string fast", .key_access = "RW"});
+         .acl = "write string fast", .key_specs = "RW access update"});
   t.Add({.name = "decrby", .arity = 3, .flags = kWrite | kDenyOom | kFast, .first_key = 1,
          .last_key = 1, .step = 1, .run = DecrByCmd, .group = "string",
          .summary = "Decrement the integer value of a key by the given number", .since = "1.0.0",
-         .acl = "write string fast", .key_access = "RW"});
+         .acl = "write string fast", .key_specs = "RW access update"});
   t.Add({.name = "incrbyfloat", .arity = 3, .flags = kWrite | kDenyOom | kFast, .first_key = 1,
          .last_key = 1, .step = 1, .run = IncrByFloat, .group = "string",
          .summary = "Increment the float value of a key by the given amount", .since = "2.6.0",
-         .acl = "write string fast", .key_access = "RW"});
+         .acl = "write string fast", .key_specs = "RW access update"});
   t.Add({.name = "mget", .arity = -2, .flags = kOrderedVisits | kReadOnly | kFast, .first_key = 1,
          .last_key = -1, .step = 1, .run_async = MGet, .group = "string",
          .summary = "Get the values of all the given keys", .since = "1.0.0",
-         .acl = "read string fast"});
+         .acl = "read string fast", .key_specs = "RO access"});
   t.Add({.name = "mset", .arity = -3, .flags = kOrderedVisits | kWrite | kDenyOom, .first_key = 1,
          .last_key = -1, .step = 2, .run_async = MSet, .group = "string",
          .summary = "Set multiple keys to multiple values", .since = "1.0.1",
-         .acl = "write string slow"});
+         .acl = "write string slow", .key_specs = "OW update"});
   t.Add({.name = "msetnx", .arity = -3, .flags = kOrderedVisits | kWrite | kDenyOom,
          .first_key = 1, .last_key = -1,
          .step = 2, .run_async = MSetNx, .group = "string",
          .summary = "Set multiple keys to multiple values, only if none of the keys exist",
-         .since = "1.0.1", .acl = "write string slow"});
+         .since = "1.0.1", .acl = "write string slow", .key_specs = "OW insert"});
   // clang-format on
 }
 

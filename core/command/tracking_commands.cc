@@ -197,32 +197,16 @@ void ClientTrackingInfo(AsyncContext& ctx) {
 }  // namespace
 
 Task ClientTrackingCommand(AsyncContext& ctx) {
+  // Arities are the subcommand rows' (checked before the call).
   const std::string& sub = ctx.args[1];
-  const size_t n = ctx.args.size();
   if (Is(sub, "TRACKING")) {
-    if (n < 3) {
-      ctx.reply.Error(WrongArgs("client|tracking"));
-      co_return;
-    }
     co_await ClientTrackingSteps(ctx);
   } else if (Is(sub, "CACHING")) {
-    if (n != 3) {
-      ctx.reply.Error(WrongArgs("client|caching"));
-      co_return;
-    }
     ClientCaching(ctx);
   } else if (Is(sub, "GETREDIR")) {
-    if (n != 2) {
-      ctx.reply.Error(WrongArgs("client|getredir"));
-      co_return;
-    }
     const ClientState& c = *ctx.client;
     ctx.reply.Integer(c.tracking ? static_cast<int64_t>(c.tracking->redirect) : -1);
   } else {  // TRACKINGINFO
-    if (n != 2) {
-      ctx.reply.Error(WrongArgs("client|trackinginfo"));
-      co_return;
-    }
     ClientTrackingInfo(ctx);
   }
 }

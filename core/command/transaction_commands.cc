@@ -314,7 +314,7 @@ void RegisterTransactionCommands(CommandTable& t) {
          .first_key = 1, .last_key = -1, .step = 1, .run_async = Watch,
          .group = "transactions",
          .summary = "Watch the given keys to determine execution of the MULTI/EXEC block",
-         .since = "2.2.0", .acl = "fast transaction", .key_access = "-"});
+         .since = "2.2.0", .acl = "fast transaction", .key_specs = "RO"});
   t.Add({.name = "unwatch", .arity = 1,
          .flags = kNoScript | kLoading | kStale | kFast | kAllowBusy,
          .run_async = Unwatch, .group = "transactions",

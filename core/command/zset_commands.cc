@@ -531,51 +531,51 @@ void RegisterZSetCommands(CommandTable& t) {
   t.Add({.name = "zadd", .arity = -4, .flags = kWrite | kDenyOom | kFast, .first_key = 1,
          .last_key = 1, .step = 1, .run = ZAdd, .group = "sorted-set",
          .summary = "Add one or more members to a sorted set, or update its score if it already "
-         "exists", .since = "1.2.0", .acl = "write sortedset fast"});
+         "exists", .since = "1.2.0", .acl = "write sortedset fast", .key_specs = "RW update"});
   t.Add({.name = "zincrby", .arity = 4, .flags = kWrite | kDenyOom | kFast, .first_key = 1,
          .last_key = 1, .step = 1, .run = ZIncrBy, .group = "sorted-set",
          .summary = "Increment the score of a member in a sorted set", .since = "1.2.0",
-         .acl = "write sortedset fast", .key_access = "RW"});
+         .acl = "write sortedset fast", .key_specs = "RW access update"});
   t.Add({.name = "zrem", .arity = -3, .flags = kWrite | kFast, .first_key = 1, .last_key = 1,
          .step = 1, .run = ZRem, .group = "sorted-set",
          .summary = "Remove one or more members from a sorted set", .since = "1.2.0",
-         .acl = "write sortedset fast"});
+         .acl = "write sortedset fast", .key_specs = "RW delete"});
   t.Add({.name = "zpopmin", .arity = -2, .flags = kWrite | kFast, .first_key = 1, .last_key = 1,
          .step = 1, .run = ZPopMin, .group = "sorted-set",
          .summary = "Remove and return members with the lowest scores in a sorted set",
-         .since = "5.0.0", .acl = "write sortedset fast", .key_access = "RW"});
+         .since = "5.0.0", .acl = "write sortedset fast", .key_specs = "RW access delete"});
   t.Add({.name = "zpopmax", .arity = -2, .flags = kWrite | kFast, .first_key = 1, .last_key = 1,
          .step = 1, .run = ZPopMax, .group = "sorted-set",
          .summary = "Remove and return members with the highest scores in a sorted set",
-         .since = "5.0.0", .acl = "write sortedset fast", .key_access = "RW"});
+         .since = "5.0.0", .acl = "write sortedset fast", .key_specs = "RW access delete"});
   t.Add({.name = "zcard", .arity = 2, .flags = kReadOnly | kFast, .first_key = 1, .last_key = 1,
          .step = 1, .run = ZCard, .group = "sorted-set",
          .summary = "Get the number of members in a sorted set", .since = "1.2.0",
-         .acl = "read sortedset fast", .key_access = "-"});
+         .acl = "read sortedset fast", .key_specs = "RO"});
   t.Add({.name = "zscore", .arity = 3, .flags = kReadOnly | kFast, .first_key = 1, .last_key = 1,
          .step = 1, .run = ZScore, .group = "sorted-set",
          .summary = "Get the score associated with the given member in a sorted set",
-         .since = "1.2.0", .acl = "read sortedset fast"});
+         .since = "1.2.0", .acl = "read sortedset fast", .key_specs = "RO access"});
   t.Add({.name = "zmscore", .arity = -3, .flags = kReadOnly | kFast, .first_key = 1,
          .last_key = 1, .step = 1, .run = ZMScore, .group = "sorted-set",
          .summary = "Get the score associated with the given members in a sorted set",
-         .since = "6.2.0", .acl = "read sortedset fast"});
+         .since = "6.2.0", .acl = "read sortedset fast", .key_specs = "RO access"});
   t.Add({.name = "zrank", .arity = 3, .flags = kReadOnly | kFast, .first_key = 1, .last_key = 1,
          .step = 1, .run = ZRank, .group = "sorted-set",
          .summary = "Determine the index of a member in a sorted set", .since = "2.0.0",
-         .acl = "read sortedset fast"});
+         .acl = "read sortedset fast", .key_specs = "RO access"});
   t.Add({.name = "zrevrank", .arity = 3, .flags = kReadOnly | kFast, .first_key = 1,
          .last_key = 1, .step = 1, .run = ZRevRank, .group = "sorted-set",
          .summary = "Determine the index of a member in a sorted set, with scores ordered from "
-         "high to low", .since = "2.0.0", .acl = "read sortedset fast"});
+         "high to low", .since = "2.0.0", .acl = "read sortedset fast", .key_specs = "RO access"});
   t.Add({.name = "zrandmember", .arity = -2, .flags = kReadOnly, .first_key = 1, .last_key = 1,
          .step = 1, .run = ZRandMember, .group = "sorted-set",
          .summary = "Get one or multiple random elements from a sorted set", .since = "6.2.0",
-         .acl = "read sortedset slow"});
+         .acl = "read sortedset slow", .key_specs = "RO access"});
   t.Add({.name = "zscan", .arity = -3, .flags = kReadOnly, .first_key = 1, .last_key = 1,
          .step = 1, .run = ZScan, .group = "sorted-set",
          .summary = "Incrementally iterate sorted sets elements and associated scores",
-         .since = "2.8.0", .acl = "read sortedset slow"});
+         .since = "2.8.0", .acl = "read sortedset slow", .key_specs = "RO access"});
   // clang-format on
 }
 

@@ -460,55 +460,55 @@ void RegisterZSetRangeCommands(CommandTable& t) {
   t.Add({.name = "zcount", .arity = 4, .flags = kReadOnly | kFast, .first_key = 1, .last_key = 1,
          .step = 1, .run = ZCount, .group = "sorted-set",
          .summary = "Count the members in a sorted set with scores within the given values",
-         .since = "2.0.0", .acl = "read sortedset fast"});
+         .since = "2.0.0", .acl = "read sortedset fast", .key_specs = "RO access"});
   t.Add({.name = "zlexcount", .arity = 4, .flags = kReadOnly | kFast, .first_key = 1,
          .last_key = 1, .step = 1, .run = ZLexCount, .group = "sorted-set",
          .summary = "Count the number of members in a sorted set between a given lexicographical "
                     "range",
-         .since = "2.8.9", .acl = "read sortedset fast"});
+         .since = "2.8.9", .acl = "read sortedset fast", .key_specs = "RO access"});
   t.Add({.name = "zrange", .arity = -4, .flags = kReadOnly, .first_key = 1, .last_key = 1,
          .step = 1, .run = ZRange, .group = "sorted-set",
          .summary = "Return a range of members in a sorted set", .since = "1.2.0",
-         .acl = "read sortedset slow"});
+         .acl = "read sortedset slow", .key_specs = "RO access"});
   t.Add({.name = "zrangebylex", .arity = -4, .flags = kReadOnly, .first_key = 1, .last_key = 1,
          .step = 1, .run = ZRangeByLex, .group = "sorted-set",
          .summary = "Return a range of members in a sorted set, by lexicographical range",
-         .since = "2.8.9", .acl = "read sortedset slow"});
+         .since = "2.8.9", .acl = "read sortedset slow", .key_specs = "RO access"});
   t.Add({.name = "zrangebyscore", .arity = -4, .flags = kReadOnly, .first_key = 1, .last_key = 1,
          .step = 1, .run = ZRangeByScore, .group = "sorted-set",
          .summary = "Return a range of members in a sorted set, by score", .since = "1.0.5",
-         .acl = "read sortedset slow"});
+         .acl = "read sortedset slow", .key_specs = "RO access"});
   t.Add({.name = "zrangestore", .arity = -5, .flags = kWrite | kDenyOom, .first_key = 1,
          .last_key = 2, .step = 1, .run_async = ZRangeStore, .group = "sorted-set",
          .summary = "Store a range of members from sorted set into another key",
-         .since = "6.2.0", .acl = "write sortedset slow", .key_access = "W R"});
+         .since = "6.2.0", .acl = "write sortedset slow", .key_specs = "OW update|RO access"});
   t.Add({.name = "zremrangebylex", .arity = 4, .flags = kWrite, .first_key = 1, .last_key = 1,
          .step = 1, .run = ZRemRangeByLex, .group = "sorted-set",
          .summary = "Remove all members in a sorted set between the given lexicographical range",
-         .since = "2.8.9", .acl = "write sortedset slow"});
+         .since = "2.8.9", .acl = "write sortedset slow", .key_specs = "RW delete"});
   t.Add({.name = "zremrangebyrank", .arity = 4, .flags = kWrite, .first_key = 1, .last_key = 1,
          .step = 1, .run = ZRemRangeByRank, .group = "sorted-set",
          .summary = "Remove all members in a sorted set within the given indexes",
-         .since = "2.0.0", .acl = "write sortedset slow"});
+         .since = "2.0.0", .acl = "write sortedset slow", .key_specs = "RW delete"});
   t.Add({.name = "zremrangebyscore", .arity = 4, .flags = kWrite, .first_key = 1, .last_key = 1,
          .step = 1, .run = ZRemRangeByScore, .group = "sorted-set",
          .summary = "Remove all members in a sorted set within the given scores",
-         .since = "1.2.0", .acl = "write sortedset slow"});
+         .since = "1.2.0", .acl = "write sortedset slow", .key_specs = "RW delete"});
   t.Add({.name = "zrevrange", .arity = -4, .flags = kReadOnly, .first_key = 1, .last_key = 1,
          .step = 1, .run = ZRevRange, .group = "sorted-set",
          .summary = "Return a range of members in a sorted set, by index, with scores ordered "
                     "from high to low",
-         .since = "1.2.0", .acl = "read sortedset slow"});
+         .since = "1.2.0", .acl = "read sortedset slow", .key_specs = "RO access"});
   t.Add({.name = "zrevrangebylex", .arity = -4, .flags = kReadOnly, .first_key = 1,
          .last_key = 1, .step = 1, .run = ZRevRangeByLex, .group = "sorted-set",
          .summary = "Return a range of members in a sorted set, by lexicographical range, "
                     "ordered from higher to lower strings.",
-         .since = "2.8.9", .acl = "read sortedset slow"});
+         .since = "2.8.9", .acl = "read sortedset slow", .key_specs = "RO access"});
   t.Add({.name = "zrevrangebyscore", .arity = -4, .flags = kReadOnly, .first_key = 1,
          .last_key = 1, .step = 1, .run = ZRevRangeByScore, .group = "sorted-set",
          .summary = "Return a range of members in a sorted set, by score, with scores ordered "
                     "from high to low",
-         .since = "2.2.0", .acl = "read sortedset slow"});
+         .since = "2.2.0", .acl = "read sortedset slow", .key_specs = "RO access"});
   // clang-format on
 }
 

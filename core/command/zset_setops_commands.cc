@@ -246,37 +246,37 @@ void RegisterZSetSetOpsCommands(CommandTable& t) {
   t.Add({.name = "zdiff", .arity = -3, .flags = kReadOnly, .first_key = 0, .last_key = 0,
          .step = 0, .run_async = ZDiff, .keys = KeysAfterNumKeys, .group = "sorted-set",
          .summary = "Subtract multiple sorted sets", .since = "6.2.0",
-         .acl = "read sortedset slow"});
+         .acl = "read sortedset slow", .key_specs = "RO access"});
   t.Add({.name = "zdiffstore", .arity = -4, .flags = kWrite | kDenyOom, .first_key = 1,
          .last_key = 1, .step = 1, .run_async = ZDiffStore, .keys = DestinationAndNumKeys,
          .group = "sorted-set",
          .summary = "Subtract multiple sorted sets and store the resulting sorted set in a new key",
-         .since = "6.2.0", .acl = "write sortedset slow", .key_access = "W R"});
+         .since = "6.2.0", .acl = "write sortedset slow", .key_specs = "OW update|RO access"});
   t.Add({.name = "zinter", .arity = -3, .flags = kReadOnly, .first_key = 0, .last_key = 0,
          .step = 0, .run_async = ZInter, .keys = KeysAfterNumKeys, .group = "sorted-set",
          .summary = "Intersect multiple sorted sets", .since = "6.2.0",
-         .acl = "read sortedset slow"});
+         .acl = "read sortedset slow", .key_specs = "RO access"});
   t.Add({.name = "zintercard", .arity = -3, .flags = kReadOnly, .first_key = 0, .last_key = 0,
          .step = 0, .run_async = ZInterCard, .keys = KeysAfterNumKeys, .group = "sorted-set",
          .summary = "Intersect multiple sorted sets and return the cardinality of the result",
-         .since = "7.0.0", .acl = "read sortedset slow"});
+         .since = "7.0.0", .acl = "read sortedset slow", .key_specs = "RO access"});
   t.Add({.name = "zinterstore", .arity = -4, .flags = kWrite | kDenyOom, .first_key = 1,
          .last_key = 1, .step = 1, .run_async = ZInterStore, .keys = DestinationAndNumKeys,
          .group = "sorted-set", .summary =
              "Intersect multiple sorted sets and store the resulting sorted set in a new key",
-         .since = "2.0.0", .acl = "write sortedset slow", .key_access = "W R"});
+         .since = "2.0.0", .acl = "write sortedset slow", .key_specs = "OW update|RO access"});
   t.Add({.name = "zmpop", .arity = -4, .flags = kWrite, .first_key = 0, .last_key = 0,
          .step = 0, .run_async = ZMPop, .keys = KeysAfterNumKeys, .group = "sorted-set",
          .summary = "Remove and return members with scores in a sorted set", .since = "7.0.0",
-         .acl = "write sortedset slow", .key_access = "RW"});
+         .acl = "write sortedset slow", .key_specs = "RW access delete"});
   t.Add({.name = "zunion", .arity = -3, .flags = kReadOnly, .first_key = 0, .last_key = 0,
          .step = 0, .run_async = ZUnion, .keys = KeysAfterNumKeys, .group = "sorted-set",
-         .summary = "Add multiple sorted sets", .since = "6.2.0", .acl = "read sortedset slow"});
+         .summary = "Add multiple sorted sets", .since = "6.2.0", .acl = "read sortedset slow", .key_specs = "RO access"});
   t.Add({.name = "zunionstore", .arity = -4, .flags = kWrite | kDenyOom, .first_key = 1,
          .last_key = 1, .step = 1, .run_async = ZUnionStore, .keys = DestinationAndNumKeys,
          .group = "sorted-set",
          .summary = "Add multiple sorted sets and store the resulting sorted set in a new key",
-         .since = "2.0.0", .acl = "write sortedset slow", .key_access = "W R"});
+         .since = "2.0.0", .acl = "write sortedset slow", .key_specs = "OW update|RO access"});
   // clang-format on
 }
 

@@ -259,6 +259,14 @@ void ConfigSeeds() {
   Write("config", "bad-value", "port 70000\n");
 }
 
+// ---- acl_rules: ACL SETUSER rules, a line each
+void AclSeeds() {
+  Write("acl_rules", "typical", "on >pw ~k* %R~r* %W~w* &ch* +@read -get +config|get\n");
+  Write("acl_rules", "selectors", "reset on nopass (~a* +set) (%R~b* &c +@all -@dangerous)\n"
+                                  "clearselectors +@all -config|set allkeys\n");
+  Write("acl_rules", "first-args", "-@all +select|0 +select|1 +get|x\n+select\n");
+}
+
 // ---- dict_frame: mode:u8 bytes
 void DictSeeds() {
   MemFs fs;
@@ -435,5 +443,6 @@ int main(int argc, char** argv) {
   slotkv::fuzz::DeltaSeeds();
   slotkv::fuzz::RdbSeeds();
   slotkv::fuzz::HllSeeds();
+  slotkv::fuzz::AclSeeds();
   return 0;
 }

@@ -1,6 +1,7 @@
 """slotkv's configuration: a config file in redis.conf syntax, --name value overrides, and a
 start refused, naming the culprit, on an unknown option or a bad value."""
 import contextlib
+import hashlib
 import subprocess
 import time
 
@@ -116,3 +117,46 @@ def test_rewrite_writes_hostile_values_back_as_they_were(tmp_path):
         assert c.config_get("requirepass") == {"requirepass": password}
         assert c.config_get("save") == {"save": "900 1 300 10"}
         assert c.config_get("dir")["dir"].endswith("data")
+
+
+def test_users_declared_in_the_config_file(tmp_path):
+    """`user` lines declare ACL users as in redis.conf; CONFIG REWRITE writes every user back
+    in their place (Redis's rewriteConfigUserOption), and the rewritten file starts again."""
+    port = free_port()
+    conf = tmp_path / "slotkv.conf"
+    conf.write_text("port %d\nhttp-port 0\nuser alice on >pw ~a* +get\n"
+                    "user default on nopass ~* +@all\n" % port)
+    with running(conf, tmp_path / "data") as proc:
+        c = wait_up(port)
+        assert c.execute_command("ACL", "LIST") == [
+            b"user alice on #" + hashlib.sha256(b"pw").hexdigest().encode() +
+            b" ~a* resetchannels -@all +get",
+            b"user default on nopass sanitize-payload ~* resetchannels +@all"]
+        alice = redis.Redis(port=port, username="alice", password="pw", socket_timeout=5)
+        assert alice.get("a1") is None
+        with pytest.raises(redis.exceptions.NoPermissionError):
+            alice.set("a1", "v")
+        c.execute_command("ACL", "SETUSER", "bob", "on", "nopass", "+@all")
+        assert c.execute_command("CONFIG", "REWRITE") == b"OK"
+        lines = conf.read_text().splitlines()
+        assert lines[2].startswith("user alice on #")
+        assert lines[3] == "user bob on nopass resetchannels +@all"
+        assert "user default on nopass sanitize-payload ~* resetchannels +@all" in lines
+        shutdown(c, proc)
+    with running(conf, tmp_path / "data"):
+        c = wait_up(port)
+        assert c.execute_command("ACL", "USERS") == [b"alice", b"bob", b"default"]
+
+
+@pytest.mark.parametrize("lines, culprit", [
+    ("user alice on bogus\n", b"bogus"),
+    ("user alice on\nuser alice off\n", b"Duplicate user"),
+    ("user alice on\naclfile /nonexistent.acl\n", b"ACL file path"),
+])
+def test_bad_user_lines_stop_the_start(tmp_path, lines, culprit):
+    conf = tmp_path / "bad.conf"
+    conf.write_text("port 0\nhttp-port 0\n" + lines)
+    r = subprocess.run([SERVER, str(conf), "--dir", str(tmp_path / "d")], capture_output=True,
+                       timeout=30)
+    assert r.returncode != 0
+    assert culprit in r.stderr, r.stderr

@@ -458,6 +458,50 @@ def test_command_errors(r):
     assert r.execute_command("COMMAND", "GETKEYS", "MSET", "a", "1", "b", "2") == [b"a", b"b"]
 
 
+@pytest.mark.parametrize("call, keys", [
+    (("LMOVE", "a", "b", "LEFT", "RIGHT"), [[b"a", [b"RW", b"access", b"delete"]],
+                                           [b"b", [b"RW", b"insert"]]]),
+    (("SET", "k", "v"), [[b"k", [b"OW", b"update"]]]),
+    (("SET", "k", "v", "GET"), [[b"k", [b"RW", b"access", b"update"]]]),
+    (("GET", "k"), [[b"k", [b"RO", b"access"]]]),
+    (("COPY", "s", "d"), [[b"s", [b"RO", b"access"]], [b"d", [b"OW", b"update"]]]),
+    (("SUNIONSTORE", "d", "a", "b"), [[b"d", [b"OW", b"update"]], [b"a", [b"RO", b"access"]],
+                                      [b"b", [b"RO", b"access"]]]),
+    (("STRLEN", "k"), [[b"k", [b"RO"]]]),
+    (("OBJECT", "ENCODING", "k"), [[b"k", [b"RO"]]]),
+    (("XINFO", "STREAM", "k"), [[b"k", [b"RO", b"access"]]]),
+    (("BITFIELD", "k", "GET", "u8", "0"), [[b"k", [b"RO", b"access"]]]),
+    (("BITFIELD", "k", "INCRBY", "u8", "0", "1"), [[b"k", [b"RW", b"access", b"update"]]]),
+    (("SORT", "k", "BY", "w*", "STORE", "d"), [[b"k", [b"RO", b"access"]],
+                                              [b"d", [b"OW", b"update"]]]),
+    (("EVAL", "x", "2", "a", "b"), [[b"a", [b"RW", b"access", b"update"]],
+                                   [b"b", [b"RW", b"access", b"update"]]]),
+    (("EVAL", "x", "0"), []),
+    (("DEL", "a", "b"), [[b"a", [b"RM", b"delete"]], [b"b", [b"RM", b"delete"]]]),
+    (("PFMERGE", "d", "a"), [[b"d", [b"RW", b"access", b"insert"]], [b"a", [b"RO", b"access"]]]),
+    (("GEORADIUS", "k", "0", "0", "1", "m", "STORE", "d"), [[b"k", [b"RO", b"access"]],
+                                                           [b"d", [b"OW", b"update"]]]),
+    (("XREADGROUP", "GROUP", "g", "c", "STREAMS", "a", "b", "0", "0"),
+     [[b"a", [b"RO", b"access"]], [b"b", [b"RO", b"access"]]]),
+    (("XGROUP", "CREATE", "k", "g", "$"), [[b"k", [b"RW", b"insert"]]]),
+    (("RENAMENX", "a", "b"), [[b"a", [b"RW", b"access", b"delete"]], [b"b", [b"OW", b"insert"]]]),
+])
+def test_command_getkeysandflags(r, call, keys):
+    assert r.execute_command("COMMAND", "GETKEYSANDFLAGS", *call) == keys
+
+
+def test_command_getkeysandflags_errors(r):
+    for call, text in [(("SPUBLISH", "ch", "m"), "ERR The command has no key arguments"),
+                       (("CONFIG", "GET", "x"), "ERR The command has no key arguments"),
+                       (("nosuch", "a"), "ERR Invalid command specified"),
+                       (("CONFIG", "nosuch"), "ERR Invalid command specified"),
+                       (("ZUNION", "0", "a"), "ERR Invalid arguments specified for command"),
+                       (("GET",), arity("command|getkeysandflags"))]:
+        assert err(r, "COMMAND", "GETKEYSANDFLAGS", *call) == text, call
+    assert err(r, "COMMAND", "GETKEYS", "SPUBLISH", "ch", "m") == (
+        "ERR The command has no key arguments")
+
+
 def test_unknown_command_and_arity_texts(r):
     assert err(r, "NOSUCHCMD") == "ERR unknown command 'NOSUCHCMD', with args beginning with: "
     assert err(r, "nosuchcmd", "a", "b c") == (
