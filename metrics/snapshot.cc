@@ -92,7 +92,7 @@ ServerSnapshot Gather(command::ServerState& state) {
   // Worker counters are relaxed atomics any thread may read.
   using command::WorkerStats;
   const command::CommandTable& table = *state.table;
-  for (const command::CommandSpec& spec : table.all()) {
+  table.ForEachRow([&](const command::CommandSpec& spec) {
     CommandSnapshot c;
     c.name = std::string(spec.name);
     for (const auto& ws : *state.stats) {
@@ -102,7 +102,7 @@ ServerSnapshot Gather(command::ServerState& state) {
       c.failed += WorkerStats::Get(cs.failed_calls) + WorkerStats::Get(cs.rejected_calls);
     }
     if (c.calls > 0 || c.failed > 0) out.commands.push_back(std::move(c));
-  }
+  });
   for (const auto& ws : *state.stats) {
     out.commands_processed += WorkerStats::Get(ws->commands_processed);
     out.net_input_bytes += WorkerStats::Get(ws->net_input_bytes);

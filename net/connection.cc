@@ -399,7 +399,7 @@ void Connection::Dispatch() {
   }
   if (!a.run) {
     if (a.refused) {
-      Reject(a.spec, std::move(a.reply));
+      Reject(a.call, std::move(a.reply));
     } else {
       Complete(AddPending(), std::move(a.reply));  // +QUEUED
     }

@@ -118,7 +118,7 @@ Result<std::unique_ptr<Server>> Server::Start(conf::Config* config, std::string 
 
   s.table_ = command::BuildCommandTable();
   for (int i = 0; i < workers; ++i) {
-    s.stats_.push_back(std::make_unique<command::WorkerStats>(s.table_->size()));
+    s.stats_.push_back(std::make_unique<command::WorkerStats>(s.table_->id_count()));
   }
   s.dirty_.resize(static_cast<size_t>(workers));
   command::ServerState& st = s.state_;

@@ -137,7 +137,7 @@ CommandFixture::CommandFixture(int workers, uint32_t slots, Fs* fs) {
   ko.workers = workers;
   keyspace_ = Keyspace::Open(ko).value();
   table_ = BuildCommandTable();
-  for (int i = 0; i < workers; ++i) stats_.push_back(std::make_unique<WorkerStats>(table_->size()));
+  for (int i = 0; i < workers; ++i) stats_.push_back(std::make_unique<WorkerStats>(table_->id_count()));
   dirty_.resize(static_cast<size_t>(workers));
   executor_ = std::make_unique<ThreadExecutor>(workers);
   executor_->set_commit([this] { return state_.CommitDirty(); });

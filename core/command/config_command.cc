@@ -121,7 +121,7 @@ void ConfigSet(AsyncContext& ctx) {
 void ZeroLocalStats(ServerState& state) {
   WorkerStats& s = *(*state.stats)[static_cast<size_t>(state.executor->current())];
   auto zero = [](std::atomic<uint64_t>& c) { c.store(0, std::memory_order_relaxed); };
-  for (size_t i = 0; i < state.table->size(); ++i) {
+  for (size_t i = 0; i < state.table->id_count(); ++i) {
     CommandStat& cs = s.per_command[i];
     zero(cs.calls);
     zero(cs.usec);

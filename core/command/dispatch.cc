@@ -35,14 +35,17 @@ Admission Refuse(ServerState& server, ClientState& client, const CommandSpec* sp
     // EXEC itself refused: the transaction goes, and the error says why (execCommandAbort).
     DiscardTransaction(server, client);
     if (error.starts_with("ERR ")) error.remove_prefix(4);
-    a.spec = spec;
+    a.spec = a.call = spec;
     a.full_name = "exec";
     a.refused = true;
     a.reply = ErrorLine(std::string(kErrExecAbortBecause) + std::string(error));
     return a;
   }
   a.spec = spec;
-  if (spec) a.full_name = CommandTable::FullName(*spec, args);
+  if (spec) {
+    a.call = &CommandTable::Resolve(*spec, args);
+    a.full_name = CommandTable::FullName(*spec, args);
+  }
   a.refused = true;
   a.reply = ErrorLine(error);
   return a;

@@ -17,6 +17,8 @@ struct Admission {
   // The command's row (also for a refused request, when the name was known), and its name as
   // CLIENT LIST shows it ("client|list").
   const CommandSpec* spec = nullptr;
+  // The row its stats go to: a container's subcommand row (CommandTable::Resolve), else spec.
+  const CommandSpec* call = nullptr;
   std::string full_name;
   // Run spec with the args; else reply `reply` (RESP bytes) without running anything.
   bool run = false;

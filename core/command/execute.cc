@@ -115,8 +115,10 @@ void RecordCall(ServerState& state, const CommandSpec& spec,
                 const std::vector<std::string>& args, int64_t usec, std::string_view error_code,
                 const std::string& client_addr, const std::string& client_name) {
   WorkerStats& stats = *(*state.stats)[static_cast<size_t>(state.executor->current())];
-  CommandStat& cs = stats.per_command[spec.id];
-  RecordLatency(state, spec, cs, usec);
+  // A container's call counts for its subcommand's row (cmdstat_config|get), as Redis 7.
+  const CommandSpec& row = CommandTable::Resolve(spec, args);
+  CommandStat& cs = stats.per_command[row.id];
+  RecordLatency(state, row, cs, usec);
   WorkerStats::Add(cs.calls);
   WorkerStats::Add(cs.usec, static_cast<uint64_t>(usec));
   WorkerStats::Add(stats.commands_processed);

@@ -451,7 +451,7 @@ void CpuSection(const ServerState&, const ServerFigures&, std::string& out) {
 // cmdstat_<name>:calls=..,usec=..,usec_per_call=..,rejected_calls=..,failed_calls=.. for every
 // command called or refused since the last CONFIG RESETSTAT, summed over workers.
 void CommandStatsSection(const ServerState& state, const ServerFigures&, std::string& out) {
-  for (const CommandSpec& spec : state.table->all()) {
+  state.table->ForEachRow([&](const CommandSpec& spec) {
     uint64_t calls = 0, usec = 0, failed = 0, rejected = 0;
     for (const auto& w : *state.stats) {
       const CommandStat& cs = w->per_command[spec.id];
@@ -460,7 +460,7 @@ void CommandStatsSection(const ServerState& state, const ServerFigures&, std::st
       failed += WorkerStats::Get(cs.failed_calls);
       rejected += WorkerStats::Get(cs.rejected_calls);
     }
-    if (calls == 0 && rejected == 0 && failed == 0) continue;
+    if (calls == 0 && rejected == 0 && failed == 0) return;
     char line[256];
     std::snprintf(line, sizeof line,
                   "calls=%" PRIu64 ",usec=%" PRIu64 ",usec_per_call=%.2f,rejected_calls=%" PRIu64
@@ -468,7 +468,7 @@ void CommandStatsSection(const ServerState& state, const ServerFigures&, std::st
                   calls, usec, calls ? static_cast<double>(usec) / static_cast<double>(calls) : 0.0,
                   rejected, failed);
     Field(out, "cmdstat_" + std::string(spec.name), line);
-  }
+  });
 }
 
 void KeyspaceSection(const ServerState&, const ServerFigures& f, std::string& out) {

@@ -245,15 +245,19 @@ void ReplyHistogram(Reply& reply, const LatencyHistogram& h) {
 }
 
 // LATENCY HISTOGRAM [command ...]: the commands named (unknown ones, and ones never called,
-// left out), or every command called.
+// left out), or every command called; "config|get" names a subcommand.
 void Histogram(AsyncContext& ctx) {
   const CommandTable& table = *ctx.server.table;
   std::vector<const CommandSpec*> specs;
   if (ctx.args.size() == 2) {
-    for (const CommandSpec& spec : table.all()) specs.push_back(&spec);
+    table.ForEachRow([&](const CommandSpec& spec) { specs.push_back(&spec); });
   } else {
+    // A container stands for its subcommands too (a command named twice is given twice).
     for (size_t j = 2; j < ctx.args.size(); ++j) {
-      if (const CommandSpec* spec = table.Find(ctx.args[j])) specs.push_back(spec);
+      const CommandSpec* spec = table.FindFull(ctx.args[j]);
+      if (spec == nullptr) continue;
+      specs.push_back(spec);
+      for (const CommandSpec& sub : spec->subcommands) specs.push_back(&sub);
     }
   }
   std::vector<std::pair<const CommandSpec*, LatencyHistogram>> found;

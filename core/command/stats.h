@@ -34,7 +34,7 @@ struct WorkerStats {
   }
   static uint64_t Get(const std::atomic<uint64_t>& c) { return c.load(std::memory_order_relaxed); }
 
-  std::unique_ptr<CommandStat[]> per_command;  // [CommandSpec::id]
+  std::unique_ptr<CommandStat[]> per_command;  // [CommandSpec::id], subcommand rows too
   std::atomic<uint64_t> commands_processed{0};
   std::atomic<uint64_t> connections_received{0};
   std::atomic<uint64_t> rejected_connections{0};

@@ -141,6 +141,29 @@ def test_info_commandstats_after_resetstat(rp):
     assert "cmdstat_set" not in rp.info("commandstats")
 
 
+def test_info_commandstats_of_subcommands(r):
+    """Redis 7 counts a container's calls for its subcommand (cmdstat_config|get), refusals too,
+    and LATENCY HISTOGRAM names it so."""
+    r.execute_command("CONFIG", "SET", "latency-tracking", "yes")
+    r.execute_command("CONFIG", "RESETSTAT")
+    r.execute_command("CONFIG", "GET", "maxmemory")
+    r.execute_command("CONFIG", "GET", "hz")
+    assert err(r, "CONFIG", "SET", "maxmemory") == arity("config|set")
+    r.execute_command("CLIENT", "ID")
+    text = r.execute_command("INFO", "commandstats").decode()
+    lines = dict(line.split(":", 1) for line in text.splitlines() if ":" in line)
+    assert lines["cmdstat_config|get"].startswith("calls=2,")
+    assert lines["cmdstat_config|set"].startswith("calls=0,")
+    assert ",rejected_calls=1," in lines["cmdstat_config|set"]
+    assert lines["cmdstat_client|id"].startswith("calls=1,")
+    assert "cmdstat_config" not in lines and "cmdstat_client" not in lines
+    # A container stands for its subcommands called (RESETSTAT counts itself): config|get
+    # comes twice. (Redis lists subcommands in its hash table's order.)
+    hist = r.execute_command("LATENCY", "HISTOGRAM", "config|get", "config")
+    assert hist[0] == b"config|get" and hist[1][:2] == [b"calls", 2]
+    assert sorted(hist[2::2]) == [b"config|get", b"config|resetstat"]
+
+
 # Every field redis-server 7.0.15 prints in INFO everything (a master without replicas, no
 # keys), in its order; per-command, per-error and per-db lines left out.
 REDIS_INFO_FIELDS = {
