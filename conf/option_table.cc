@@ -404,8 +404,8 @@ constexpr OptionDef kOptions[] = {
   {.name = "acllog-max-len", .type = T::kInt, .default_value = "128", .runtime = true,
    .doc = "entries kept by ACL LOG"},
   {.name = "acl-pubsub-default", .type = T::kEnum, .default_value = "resetchannels",
-   .runtime = true, .doc = "no effect: new users always start with resetchannels",
-   .choices = "allchannels|resetchannels", .no_effect = true},
+   .runtime = true, .doc = "channels of new ACL users and selectors: none or every one",
+   .choices = "allchannels|resetchannels"},
 
   // Eviction and memory management.
   {.name = "maxmemory-clients", .type = T::kString, .default_value = "0", .runtime = true,

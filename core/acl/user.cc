@@ -314,11 +314,12 @@ uint32_t CategoryBits(std::string_view names) {
   return bits;
 }
 
-User NewUser(std::string_view name) {
+User NewUser(std::string_view name, bool all_channels) {
   User user;
   user.name = std::string(name);
   Selector root;
   root.root = true;
+  root.all_channels = all_channels;
   user.selectors.push_back(std::move(root));
   return user;
 }
@@ -331,7 +332,8 @@ User DefaultUser(const Catalog& catalog) {
   return user;
 }
 
-std::optional<std::string> Apply(User& user, const Catalog& catalog, std::string_view rule) {
+std::optional<std::string> Apply(User& user, const Catalog& catalog, std::string_view rule,
+                                 bool all_channels) {
   std::optional<std::string_view> why;
   if (rule.empty()) return std::nullopt;
   if (Same(rule, "on")) {
@@ -363,6 +365,7 @@ std::optional<std::string> Apply(User& user, const Catalog& catalog, std::string
     user.passwords.erase(it);
   } else if (rule.front() == '(' && rule.back() == ')') {
     Selector s;
+    s.all_channels = all_channels;
     std::string_view inner = rule.substr(1, rule.size() - 2);
     while (!inner.empty()) {
       const size_t space = inner.find(' ');
@@ -383,6 +386,7 @@ std::optional<std::string> Apply(User& user, const Catalog& catalog, std::string
                                "sanitize-payload", "clearselectors", "-@all"}) {
       Apply(user, catalog, r);
     }
+    if (all_channels) Apply(user, catalog, "allchannels");
   } else {
     why = ApplyToSelector(user.selectors.front(), catalog, rule);
   }

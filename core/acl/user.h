@@ -100,15 +100,18 @@ struct User {
   bool unrestricted = false;
 };
 
-// A new user named name: off, no password, no command, key or channel (Redis's ACLCreateUser
-// with acl-pubsub-default resetchannels).
-User NewUser(std::string_view name);
+// A new user named name: off, no password, no command or key, and no channel or every channel
+// as acl-pubsub-default says (all_channels).
+User NewUser(std::string_view name, bool all_channels = false);
 // The default user of a fresh server: on, nopass, ~* &* +@all.
 User DefaultUser(const Catalog& catalog);
 
 // Applies one rule of ACL SETUSER ("on", ">pw", "~k*", "+@read", "(~a* +get)" ...). The reason
 // it is refused ("Syntax error" ...) as Redis's ACLSetUserStringError, else nullopt.
-std::optional<std::string> Apply(User& user, const Catalog& catalog, std::string_view rule);
+// all_channels: acl-pubsub-default is allchannels (a new selector, and reset, allow every
+// channel).
+std::optional<std::string> Apply(User& user, const Catalog& catalog, std::string_view rule,
+                                 bool all_channels = false);
 // Splits a line of rules (ACL file, ACL LIST) on single spaces, as Redis's sdssplitlen: two
 // spaces give an empty word.
 std::vector<std::string> SplitWords(std::string_view line);

@@ -61,9 +61,10 @@ std::string Users::SetUser(std::string_view name, std::span<const std::string> r
   }
   std::lock_guard lock(mu_);
   auto it = users_.find(name);
-  User user = it == users_.end() ? NewUser(name) : *it->second;
+  const bool all_channels = all_channels_.load();
+  User user = it == users_.end() ? NewUser(name, all_channels) : *it->second;
   for (const std::string& rule : *merged) {
-    if (std::optional<std::string> why = Apply(user, catalog_, rule)) {
+    if (std::optional<std::string> why = Apply(user, catalog_, rule, all_channels)) {
       return "ERR Error in ACL SETUSER modifier '" + rule + "': " + *why;
     }
   }
@@ -133,11 +134,11 @@ std::string Users::Load(const std::string& path, std::vector<std::string>* dropp
       errors += where + ": Unmatched parenthesis in selector definition.";
       continue;
     }
-    User user = NewUser(words[1]);
+    User user = NewUser(words[1], all_channels_.load());
     bool syntax_error = false;
     for (std::string& rule : *rules) {
       rule = std::string(Trim(rule, "\t\r\n"));
-      std::optional<std::string> why = Apply(user, catalog_, rule);
+      std::optional<std::string> why = Apply(user, catalog_, rule, all_channels_.load());
       if (!why) continue;
       if (*why == "Unknown command or category name in ACL") {
         errors += where + ": Error in applying operation '" + rule + "': " + *why + ". ";

@@ -47,6 +47,8 @@ class Users {
   bool Delete(std::string_view name);
   // requirepass: the default user's only password, or nopass when empty.
   void SetDefaultPassword(std::string_view password);
+  // acl-pubsub-default: whether new users and selectors (and reset) allow every channel.
+  void SetPubsubDefault(bool all_channels) { all_channels_.store(all_channels); }
 
   // ACL LOAD (and aclfile at start): replaces every user with the file's (a default user
   // missing from the file gets a fresh one's rules). The error reply text (nothing changed) or
@@ -65,6 +67,7 @@ class Users {
   std::map<std::string, std::shared_ptr<const User>, std::less<>> users_;
   std::atomic<uint64_t> version_{1};
   std::atomic<bool> auth_required_{false};
+  std::atomic<bool> all_channels_{false};
 };
 
 // Where a denial happened, as ACL LOG names it.

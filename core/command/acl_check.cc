@@ -44,9 +44,14 @@ acl::Catalog BuildAclCatalog(const CommandTable& table) {
   return catalog;
 }
 
+void RefreshUserOptions(acl::Users& users, const conf::Config& config) {
+  users.SetPubsubDefault(config.Get("acl-pubsub-default") == "allchannels");
+}
+
 Result<std::unique_ptr<acl::Users>> StartUsers(const CommandTable& table,
                                                const conf::Config& config) {
   auto users = std::make_unique<acl::Users>(BuildAclCatalog(table));
+  RefreshUserOptions(*users, config);
   users->SetDefaultPassword(config.Get("requirepass"));
   const std::string aclfile = config.Get("aclfile");
   // The config file's `user` lines, as Redis's ACLLoadConfiguredUsers: the default user is

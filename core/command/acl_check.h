@@ -18,6 +18,9 @@ namespace slotkv::command {
 // Every row and subcommand row of table by id, as core/acl knows commands.
 acl::Catalog BuildAclCatalog(const CommandTable& table);
 
+// Passes the options the users follow (acl-pubsub-default) on to them.
+void RefreshUserOptions(acl::Users& users, const conf::Config& config);
+
 // The server's users at start: the default user (requirepass its password), then the config
 // file's `user` lines, or aclfile's users. InvalidArgument with the errors (Redis refuses to
 // start).

@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "core/acl/users.h"
+#include "core/command/acl_check.h"
 #include "core/command/blocking.h"
 #include "core/command/replication.h"
 
@@ -50,6 +51,7 @@ void ServerState::RefreshLive() {
   pubsub_output_limit.Set(conf::ClientOutputLimit(limits, "pubsub"));
   replica_output_limit.Set(conf::ClientOutputLimit(limits, "slave"));
   acllog_max_len = config->GetInt("acllog-max-len");
+  RefreshUserOptions(*users, *config);
   slowlog_slower_than = config->GetInt("slowlog-log-slower-than");
   slowlog_max_len = config->GetInt("slowlog-max-len");
   hz = config->GetInt("hz");

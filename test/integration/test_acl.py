@@ -1173,3 +1173,19 @@ def test_acl_load_disconnects_clients_of_loaded_users(acl_server):
 def test_acl_save_and_load_without_aclfile(r):
     assert err(r, "ACL", "SAVE") == NO_ACLFILE
     assert err(r, "ACL", "LOAD") == NO_ACLFILE
+
+
+def test_acl_pubsub_default_allchannels(r):
+    try:
+        assert r.execute_command("CONFIG", "SET", "acl-pubsub-default", "allchannels") == b"OK"
+        setuser(r, "pp")
+        setuser(r, "pq", "reset", "(~a* +get)")
+        assert r.execute_command("ACL", "LIST")[1:] == [
+            b"user pp off &* -@all",
+            b"user pq off sanitize-payload &* -@all (~a* &* -@all +get)"]
+        setuser(r, "pp", "resetchannels", "&c")
+        assert getuser(r, "pp")[b"channels"] == b"&c"
+    finally:
+        r.execute_command("CONFIG", "SET", "acl-pubsub-default", "resetchannels")
+    setuser(r, "pr")
+    assert getuser(r, "pr")[b"channels"] == b""
