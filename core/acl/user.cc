@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cctype>
 
+#include "core/base/ascii.h"
 #include "core/base/glob.h"
 #include "core/base/hash.h"
 #include "core/base/secure_compare.h"
@@ -30,20 +31,6 @@ constexpr std::string_view kBadHash =
     "characters";
 constexpr std::string_view kFirstArgOfSubcommand =
     "Allowing first-arg of a subcommand is not supported";
-
-bool Same(std::string_view a, std::string_view b) {
-  return a.size() == b.size() &&
-         std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
-           return std::tolower(static_cast<unsigned char>(x)) ==
-                  std::tolower(static_cast<unsigned char>(y));
-         });
-}
-
-bool HasSpaces(std::string_view s) {
-  return std::any_of(s.begin(), s.end(), [](char c) {
-    return c == '\0' || std::isspace(static_cast<unsigned char>(c));
-  });
-}
 
 bool ValidHash(std::string_view hash) {
   return hash.size() == kHashLen && std::all_of(hash.begin(), hash.end(), [](char c) {
@@ -94,7 +81,7 @@ void ChangeCategory(Selector& s, const Catalog& catalog, uint32_t bit, bool on) 
 
 std::optional<int> FindCommand(const Catalog& catalog, std::string_view name) {
   for (size_t id = 0; id < catalog.size(); ++id) {
-    if (Same(catalog[id].name, name)) return static_cast<int>(id);
+    if (EqualsIgnoreCase(catalog[id].name, name)) return static_cast<int>(id);
   }
   return std::nullopt;
 }
@@ -170,7 +157,7 @@ std::optional<std::string_view> AllowCommand(Selector& s, const Catalog& catalog
   // nothing to add while the whole command is allowed.
   if (Bit(s, *id)) return std::nullopt;
   std::vector<std::string>& args = s.first_args[*id];
-  if (std::none_of(args.begin(), args.end(), [&](const std::string& a) { return Same(a, arg); })) {
+  if (std::none_of(args.begin(), args.end(), [&](const std::string& a) { return EqualsIgnoreCase(a, arg); })) {
     args.emplace_back(arg);
   }
   return std::nullopt;
@@ -178,21 +165,21 @@ std::optional<std::string_view> AllowCommand(Selector& s, const Catalog& catalog
 
 std::optional<std::string_view> ApplyToSelector(Selector& s, const Catalog& catalog,
                                                 std::string_view rule) {
-  if (Same(rule, "allkeys") || rule == "~*") {
+  if (EqualsIgnoreCase(rule, "allkeys") || rule == "~*") {
     s.all_keys = true;
     s.keys.clear();
-  } else if (Same(rule, "resetkeys")) {
+  } else if (EqualsIgnoreCase(rule, "resetkeys")) {
     s.all_keys = false;
     s.keys.clear();
-  } else if (Same(rule, "allchannels") || rule == "&*") {
+  } else if (EqualsIgnoreCase(rule, "allchannels") || rule == "&*") {
     s.all_channels = true;
     s.channels.clear();
-  } else if (Same(rule, "resetchannels")) {
+  } else if (EqualsIgnoreCase(rule, "resetchannels")) {
     s.all_channels = false;
     s.channels.clear();
-  } else if (Same(rule, "allcommands") || Same(rule, "+@all")) {
+  } else if (EqualsIgnoreCase(rule, "allcommands") || EqualsIgnoreCase(rule, "+@all")) {
     SetAll(s, catalog, true);
-  } else if (Same(rule, "nocommands") || Same(rule, "-@all")) {
+  } else if (EqualsIgnoreCase(rule, "nocommands") || EqualsIgnoreCase(rule, "-@all")) {
     SetAll(s, catalog, false);
   } else if (rule[0] == '~' || rule[0] == '%') {
     return AddKeyPattern(s, rule);
@@ -238,7 +225,7 @@ bool CommandAllowed(const Selector& s, const Catalog& catalog, const Call& call)
   const size_t at = catalog[static_cast<size_t>(call.id)].parent >= 0 ? 2 : 1;
   if (it == s.first_args.end() || call.args.size() <= at) return false;
   return std::any_of(it->second.begin(), it->second.end(),
-                     [&](const std::string& a) { return Same(a, call.args[at]); });
+                     [&](const std::string& a) { return EqualsIgnoreCase(a, call.args[at]); });
 }
 
 Verdict CheckSelector(const Selector& s, const Catalog& catalog, const Call& call) {
@@ -298,19 +285,14 @@ void DescribeSingles(const Selector& s, Selector& fake, const Catalog& catalog, 
 
 uint32_t CategoryBit(std::string_view name) {
   for (size_t i = 0; i < kCategoryCount; ++i) {
-    if (Same(kCategories[i], name)) return uint32_t{1} << i;
+    if (EqualsIgnoreCase(kCategories[i], name)) return uint32_t{1} << i;
   }
   return 0;
 }
 
 uint32_t CategoryBits(std::string_view names) {
   uint32_t bits = 0;
-  while (!names.empty()) {
-    const size_t space = names.find(' ');
-    bits |= CategoryBit(names.substr(0, space));
-    if (space == std::string_view::npos) break;
-    names.remove_prefix(space + 1);
-  }
+  for (const std::string& name : SplitWords(names)) bits |= CategoryBit(name);
   return bits;
 }
 
@@ -336,18 +318,18 @@ std::optional<std::string> Apply(User& user, const Catalog& catalog, std::string
                                  bool all_channels) {
   std::optional<std::string_view> why;
   if (rule.empty()) return std::nullopt;
-  if (Same(rule, "on")) {
+  if (EqualsIgnoreCase(rule, "on")) {
     user.flags = static_cast<uint8_t>((user.flags & ~kOff) | kOn);
-  } else if (Same(rule, "off")) {
+  } else if (EqualsIgnoreCase(rule, "off")) {
     user.flags = static_cast<uint8_t>((user.flags & ~kOn) | kOff);
-  } else if (Same(rule, "skip-sanitize-payload")) {
+  } else if (EqualsIgnoreCase(rule, "skip-sanitize-payload")) {
     user.flags = static_cast<uint8_t>((user.flags & ~kSanitizePayload) | kSkipSanitizePayload);
-  } else if (Same(rule, "sanitize-payload")) {
+  } else if (EqualsIgnoreCase(rule, "sanitize-payload")) {
     user.flags = static_cast<uint8_t>((user.flags & ~kSkipSanitizePayload) | kSanitizePayload);
-  } else if (Same(rule, "nopass")) {
+  } else if (EqualsIgnoreCase(rule, "nopass")) {
     user.flags |= kNoPass;
     user.passwords.clear();
-  } else if (Same(rule, "resetpass")) {
+  } else if (EqualsIgnoreCase(rule, "resetpass")) {
     user.flags &= static_cast<uint8_t>(~kNoPass);
     user.passwords.clear();
   } else if (rule[0] == '>' || rule[0] == '#') {
@@ -366,22 +348,16 @@ std::optional<std::string> Apply(User& user, const Catalog& catalog, std::string
   } else if (rule.front() == '(' && rule.back() == ')') {
     Selector s;
     s.all_channels = all_channels;
-    std::string_view inner = rule.substr(1, rule.size() - 2);
-    while (!inner.empty()) {
-      const size_t space = inner.find(' ');
-      const std::string_view word = inner.substr(0, space);
-      if (!word.empty()) {
-        if (std::optional<std::string_view> bad = ApplyToSelector(s, catalog, word)) {
-          return std::string(*bad);
-        }
+    for (const std::string& word : SplitWords(rule.substr(1, rule.size() - 2))) {
+      if (word.empty()) continue;
+      if (std::optional<std::string_view> bad = ApplyToSelector(s, catalog, word)) {
+        return std::string(*bad);
       }
-      if (space == std::string_view::npos) break;
-      inner.remove_prefix(space + 1);
     }
     user.selectors.push_back(std::move(s));
-  } else if (Same(rule, "clearselectors")) {
+  } else if (EqualsIgnoreCase(rule, "clearselectors")) {
     user.selectors.resize(1);
-  } else if (Same(rule, "reset")) {
+  } else if (EqualsIgnoreCase(rule, "reset")) {
     for (std::string_view r : {"resetpass", "resetkeys", "resetchannels", "off",
                                "sanitize-payload", "clearselectors", "-@all"}) {
       Apply(user, catalog, r);
@@ -393,6 +369,12 @@ std::optional<std::string> Apply(User& user, const Catalog& catalog, std::string
   Refresh(user);
   if (why) return std::string(*why);
   return std::nullopt;
+}
+
+bool HasSpaces(std::string_view s) {
+  return std::any_of(s.begin(), s.end(), [](char c) {
+    return c == '\0' || std::isspace(static_cast<unsigned char>(c));
+  });
 }
 
 std::vector<std::string> SplitWords(std::string_view line) {

@@ -112,6 +112,8 @@ User DefaultUser(const Catalog& catalog);
 // channel).
 std::optional<std::string> Apply(User& user, const Catalog& catalog, std::string_view rule,
                                  bool all_channels = false);
+// Whether s has a space or NUL: user names and patterns may not (Redis's ACLStringHasSpaces).
+bool HasSpaces(std::string_view s);
 // Splits a line of rules (ACL file, ACL LIST) on single spaces, as Redis's sdssplitlen: two
 // spaces give an empty word.
 std::vector<std::string> SplitWords(std::string_view line);

@@ -5,30 +5,10 @@
 #include <string>
 #include <vector>
 
+#include "core/acl/test_catalog.h"
+
 namespace slotkv::acl {
 namespace {
-
-// get(read string fast) set(write string slow) del(keyspace write slow) config (container:
-// config|get, config|set admin) publish(pubsub fast) select(fast connection) auth(no_auth).
-Catalog TestCatalog() {
-  Catalog c;
-  auto add = [&](std::string name, std::string_view cats, int parent = -1) {
-    c.push_back({.name = std::move(name), .categories = CategoryBits(cats), .parent = parent});
-    if (parent >= 0) c[static_cast<size_t>(parent)].subcommands.push_back(int(c.size() - 1));
-    return static_cast<int>(c.size() - 1);
-  };
-  add("get", "read string fast");
-  add("set", "write string slow");
-  add("del", "keyspace write slow");
-  const int config = add("config", "slow");
-  add("config|get", "admin slow dangerous", config);
-  add("config|set", "admin slow dangerous", config);
-  add("publish", "pubsub fast");
-  add("select", "fast connection");
-  add("auth", "fast connection");
-  c.back().no_auth = true;
-  return c;
-}
 
 std::vector<std::string> Args(std::initializer_list<const char*> words) {
   return std::vector<std::string>(words.begin(), words.end());

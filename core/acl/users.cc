@@ -21,10 +21,6 @@ std::string_view Trim(std::string_view s, std::string_view chars) {
   return s.substr(b, e - b + 1);
 }
 
-bool HasSpaces(std::string_view s) {
-  return s.find_first_of(std::string_view(" \t\r\n\v\f\0", 7)) != std::string_view::npos;
-}
-
 }  // namespace
 
 Users::Users(Catalog catalog) : catalog_(std::move(catalog)) {

@@ -90,7 +90,7 @@ acl::Call AclCall(const CommandSpec& spec, const std::vector<std::string>& args)
   const CommandSpec& row = CommandTable::Resolve(spec, args);
   acl::Call call{.id = row.id, .args = args};
   const std::vector<size_t> keys = CommandTable::Keys(spec, args);
-  const std::vector<std::string_view> flags = CommandTable::KeyFlags(spec, args);
+  const std::vector<std::string_view> flags = CommandTable::KeyFlags(spec, args, keys.size());
   for (size_t i = 0; i < keys.size(); ++i) {
     // Shard channels are keys to the table (their slot) but channels to the ACL.
     if (flags[i] != "not_key") call.keys.push_back({keys[i], AccessOf(flags[i])});

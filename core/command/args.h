@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "core/base/number.h"
+#include "core/base/ascii.h"
 #include "core/command/errors.h"
 #include "core/command/reply.h"
 
@@ -22,15 +23,7 @@ inline constexpr uint64_t kMaxRandomReplyBytes = uint64_t{1} << 30;
 
 // ASCII case-insensitive equality, for option keywords ("ex", "EX").
 inline bool Is(std::string_view arg, std::string_view keyword) {
-  if (arg.size() != keyword.size()) return false;
-  for (size_t i = 0; i < arg.size(); ++i) {
-    char a = arg[i];
-    char b = keyword[i];
-    if (a >= 'a' && a <= 'z') a = static_cast<char>(a - 'a' + 'A');
-    if (b >= 'a' && b <= 'z') b = static_cast<char>(b - 'a' + 'A');
-    if (a != b) return false;
-  }
-  return true;
+  return EqualsIgnoreCase(arg, keyword);
 }
 
 // The integer in arg, or nullopt after replying "value is not an integer or out of range".

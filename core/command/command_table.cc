@@ -4,23 +4,10 @@
 #include <cassert>
 #include <cctype>
 
+#include "core/base/ascii.h"
+
 namespace slotkv::command {
 
-namespace {
-
-// Whether a and b are equal but for ASCII case.
-bool SameName(std::string_view a, std::string_view b) {
-  if (a.size() != b.size()) return false;
-  for (size_t i = 0; i < a.size(); ++i) {
-    if (std::tolower(static_cast<unsigned char>(a[i])) !=
-        std::tolower(static_cast<unsigned char>(b[i]))) {
-      return false;
-    }
-  }
-  return true;
-}
-
-}  // namespace
 
 CommandSpec Subcommand(std::string_view name, int arity, uint32_t flags, std::string_view acl,
                        int key, std::string_view key_specs) {
@@ -65,7 +52,7 @@ const CommandSpec* CommandTable::FindFull(std::string_view name) const {
   const CommandSpec* row = Find(name.substr(0, bar));
   if (row == nullptr || bar == std::string_view::npos) return row;
   for (const CommandSpec& sub : row->subcommands) {
-    if (SameName(sub.name, name)) return &sub;
+    if (EqualsIgnoreCase(sub.name, name)) return &sub;
   }
   return nullptr;
 }
@@ -75,7 +62,7 @@ const CommandSpec& CommandTable::Resolve(const CommandSpec& spec,
   if (spec.subcommands.empty() || args.size() < 2) return spec;
   const std::string_view sub = args[1];
   for (const CommandSpec& row : spec.subcommands) {
-    if (SameName(row.name.substr(spec.name.size() + 1), sub)) return row;
+    if (EqualsIgnoreCase(row.name.substr(spec.name.size() + 1), sub)) return row;
   }
   return spec;
 }
@@ -110,22 +97,23 @@ std::vector<size_t> CommandTable::Keys(const CommandSpec& spec,
 }
 
 std::vector<std::string_view> CommandTable::KeyFlags(const CommandSpec& spec,
-                                                     const std::vector<std::string>& args) {
+                                                     const std::vector<std::string>& args,
+                                                     size_t keys) {
   const CommandSpec& row = Resolve(spec, args);
   std::string_view specs = row.key_specs;
   if (row.name == "set") {  // SET ... GET reads the old value
     specs = "OW update";
     for (size_t i = 3; i < args.size(); ++i) {
-      if (SameName(args[i], "GET")) specs = "RW access update";
+      if (EqualsIgnoreCase(args[i], "GET")) specs = "RW access update";
     }
   } else if (row.name == "bitfield") {  // only GETs: a read
     specs = "RO access";
     for (size_t i = 2; i < args.size(); ++i) {
-      if (SameName(args[i], "SET") || SameName(args[i], "INCRBY")) specs = "RW access update";
+      if (EqualsIgnoreCase(args[i], "SET") || EqualsIgnoreCase(args[i], "INCRBY")) specs = "RW access update";
     }
   }
   std::vector<std::string_view> out;
-  for (size_t i = 0, n = Keys(spec, args).size(); i < n; ++i) {
+  for (size_t i = 0; i < keys; ++i) {
     const size_t bar = specs.find('|');
     out.push_back(specs.substr(0, bar));
     if (bar != std::string_view::npos) specs.remove_prefix(bar + 1);

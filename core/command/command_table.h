@@ -139,11 +139,12 @@ class CommandTable {
   static std::vector<size_t> Keys(const CommandSpec& spec, const std::vector<std::string>& args);
   // Whether some call of the row names keys (a container: one of its subcommands).
   static bool HasKeys(const CommandSpec& spec);
-  // The key spec flags of each key of this call (Keys's order), as COMMAND GETKEYSANDFLAGS
-  // shows them: the row's key_specs, or what SET and BITFIELD's arguments make of their
-  // variable flags (Redis's setGetKeys, bitfieldGetKeys).
+  // The key spec flags of each of the call's `keys` keys (Keys's order), as COMMAND
+  // GETKEYSANDFLAGS shows them: the row's key_specs, or what SET and BITFIELD's arguments make
+  // of their variable flags (Redis's setGetKeys, bitfieldGetKeys).
   static std::vector<std::string_view> KeyFlags(const CommandSpec& spec,
-                                                const std::vector<std::string>& args);
+                                                const std::vector<std::string>& args,
+                                                size_t keys);
   // The flags of this call: its subcommand row's for a container (Resolve).
   static uint32_t CallFlags(const CommandSpec& spec, const std::vector<std::string>& args) {
     return Resolve(spec, args).flags;

@@ -6,6 +6,7 @@
 #include <memory>
 #include <optional>
 
+#include "core/acl/user.h"
 #include "core/base/glob.h"
 #include "core/command/args.h"
 #include "core/command/command_table.h"
@@ -282,27 +283,14 @@ constexpr std::pair<uint32_t, std::string_view> kFlagNames[] = {
 // subcommands').
 bool MovableKeys(const CommandSpec& spec) { return spec.keys != nullptr && !spec.container; }
 
-// ACL categories in the order Redis 7.0 lists them.
-constexpr std::string_view kAclOrder[] = {
-    "keyspace", "read",   "write",       "set",       "sortedset",  "list",        "hash",
-    "string",   "bitmap", "hyperloglog", "geo",       "stream",     "pubsub",      "admin",
-    "fast",     "slow",   "blocking",    "dangerous", "connection", "transaction", "scripting"};
-
+// The row's ACL categories, in the order Redis 7.0 lists them.
 std::vector<std::string_view> AclCategories(const CommandSpec& spec) {
-  std::vector<std::string_view> words;
-  std::string_view acl = spec.acl;
-  while (!acl.empty()) {
-    size_t space = acl.find(' ');
-    if (space != 0) words.push_back(acl.substr(0, space));
-    if (space == std::string_view::npos) break;
-    acl.remove_prefix(space + 1);
+  const uint32_t bits = acl::CategoryBits(spec.acl);
+  std::vector<std::string_view> names;
+  for (size_t i = 0; i < acl::kCategoryCount; ++i) {
+    if (bits & (uint32_t{1} << i)) names.push_back(acl::kCategories[i]);
   }
-  auto rank = [](std::string_view w) {
-    return std::find(std::begin(kAclOrder), std::end(kAclOrder), w) - std::begin(kAclOrder);
-  };
-  std::stable_sort(words.begin(), words.end(),
-                   [&](std::string_view a, std::string_view b) { return rank(a) < rank(b); });
-  return words;
+  return names;
 }
 
 // One COMMAND INFO entry in the Redis 7 layout: name, arity, flags, first key, last key, step,
@@ -380,11 +368,8 @@ void CommandList(AsyncContext& ctx) {
     if (Is(what, "MODULE")) {
       keep = [](const CommandSpec&) { return false; };  // no modules
     } else if (Is(what, "ACLCAT")) {
-      keep = [&value](const CommandSpec& spec) {
-        std::vector<std::string_view> cats = AclCategories(spec);
-        return std::any_of(cats.begin(), cats.end(),
-                           [&](std::string_view c) { return Is(c, value); });
-      };
+      const uint32_t bit = acl::CategoryBit(value);
+      keep = [bit](const CommandSpec& spec) { return (acl::CategoryBits(spec.acl) & bit) != 0; };
     } else if (Is(what, "PATTERN")) {
       keep = [&value](const CommandSpec& spec) { return GlobMatch(value, spec.name, true); };
     } else {
@@ -429,7 +414,8 @@ void CommandGetKeys(AsyncContext& ctx, bool with_flags) {
     return;
   }
   const std::vector<std::string_view> flags =
-      with_flags ? CommandTable::KeyFlags(*spec, call) : std::vector<std::string_view>{};
+      with_flags ? CommandTable::KeyFlags(*spec, call, keys.size())
+                 : std::vector<std::string_view>{};
   ctx.reply.Array(keys.size());
   for (size_t i = 0; i < keys.size(); ++i) {
     if (!with_flags) {
@@ -438,14 +424,9 @@ void CommandGetKeys(AsyncContext& ctx, bool with_flags) {
     }
     ctx.reply.Array(2);
     ctx.reply.Bulk(ctx.args[keys[i] + 2]);
-    std::vector<std::string_view> words;
-    for (std::string_view f = flags[i]; !f.empty();) {
-      const size_t space = f.find(' ');
-      words.push_back(f.substr(0, space));
-      f = space == std::string_view::npos ? std::string_view() : f.substr(space + 1);
-    }
+    const std::vector<std::string> words = acl::SplitWords(flags[i]);
     ctx.reply.Set(words.size());
-    for (std::string_view w : words) ctx.reply.SimpleString(w);
+    for (const std::string& w : words) ctx.reply.SimpleString(w);
   }
 }
 

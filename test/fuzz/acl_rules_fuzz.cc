@@ -14,36 +14,15 @@
 #include <string>
 #include <vector>
 
+#include "core/acl/test_catalog.h"
 #include "core/acl/user.h"
 #include "test/fuzz/fuzz_util.h"
 
 namespace slotkv::fuzz {
 namespace {
 
-// get set del (keyspace), config with two subcommands, publish, select, auth (no_auth).
 const acl::Catalog& TheCatalog() {
-  static const acl::Catalog catalog = [] {
-    acl::Catalog c;
-    auto add = [&](std::string name, std::string_view cats, int parent = -1) {
-      c.push_back({.name = std::move(name), .categories = acl::CategoryBits(cats),
-                   .parent = parent});
-      if (parent >= 0) {
-        c[static_cast<size_t>(parent)].subcommands.push_back(static_cast<int>(c.size() - 1));
-      }
-      return static_cast<int>(c.size() - 1);
-    };
-    add("get", "read string fast");
-    add("set", "write string slow");
-    add("del", "keyspace write slow");
-    const int config = add("config", "slow");
-    add("config|get", "admin slow dangerous", config);
-    add("config|set", "admin slow dangerous", config);
-    add("publish", "pubsub fast");
-    add("select", "fast connection");
-    add("auth", "fast connection");
-    c.back().no_auth = true;
-    return c;
-  }();
+  static const acl::Catalog catalog = acl::TestCatalog();
   return catalog;
 }
 
