@@ -253,6 +253,12 @@ Result<std::vector<PageRange>> PageRanges(std::string_view stored) {
   } else if (stored.size() >= 2 && static_cast<uint8_t>(stored[1]) == kStreamKind) {
     SLOTKV_ASSIGN_OR_RETURN(StreamRoot root, StreamRoot::Decode(stored));
     ranges.push_back({root.id, kTreePageBit, root.nodes});
+    for (const auto& [name, g] : root.meta.groups) {  // their pending entries
+      for (const bool owned : {false, true}) {
+        const uint64_t nodes = owned ? g.consumer_tree.nodes : g.pel_tree.nodes;
+        if (nodes > 0) ranges.push_back({root.id, StreamPages::PelBase(g.number, owned), nodes});
+      }
+    }
   } else {
     SLOTKV_ASSIGN_OR_RETURN(HashedRoot root, HashedRoot::Decode(stored));
     // An emptied hash or set deleted its last pages itself (MemberPages::Finish).
@@ -373,7 +379,7 @@ Status WritePaged(Store& store, std::string_view key, const ListValue& list, Val
 Status WritePaged(Store& store, std::string_view key, const StreamValue& stream, ValueType type,
                   int64_t expire_at_ms) {
   return WriteNewPaged<StreamPages>(store, key, type, expire_at_ms, [&](StreamPages& pages) {
-    pages.meta() = stream.meta;
+    SLOTKV_RETURN_IF_ERROR(pages.AdoptMeta(stream.meta));
     for (const auto& [id, fields] : stream.entries) {
       SLOTKV_RETURN_IF_ERROR(pages.Append(id, fields));
     }
@@ -389,8 +395,8 @@ Result<StreamValue> LoadWhole(Store& store, ValueType type, std::string stored) 
   SLOTKV_ASSIGN_OR_RETURN(StreamRoot root, StreamRoot::Decode(stored));
   StorePageIo io(store, type);
   StreamValue out;
-  out.meta = root.meta;
   StreamPages pages(std::move(root), &io, store.page_members());
+  SLOTKV_ASSIGN_OR_RETURN(out.meta, pages.OneValueMeta());
   SLOTKV_RETURN_IF_ERROR(pages.Walk({}, false, [&](const StreamTreeEntry& e) {
     out.entries.emplace_hint(out.entries.end(), e.id, e.fields);
     return true;
@@ -457,7 +463,9 @@ template <class V>
 Status StoreCollection(Store& store, std::string_view key, const V& value, ValueType type,
                        int64_t expire_at_ms) {
   if (value.empty()) return store.Delete(key).status();
-  if (value.size() > store.paged_threshold()) {
+  uint64_t weight = value.size();
+  if constexpr (requires { value.weight(); }) weight = value.weight();  // a stream's PEL counts
+  if (weight > store.paged_threshold()) {
     return WritePaged(store, key, value, type, expire_at_ms);
   }
   return store.Put(key, value.Encode(), type, expire_at_ms);

@@ -76,6 +76,135 @@ Result<uint64_t> StreamAccess::CountBelow(const StreamId& id) {
       std::distance(small_->entries.begin(), small_->entries.lower_bound(id)));
 }
 
+// ---- consumer groups ----------------------------------------------------------------------------
+
+StreamGroup* StreamAccess::FindGroup(const std::string& name) {
+  if (!exists()) return nullptr;
+  auto it = meta().groups.find(name);
+  return it == meta().groups.end() ? nullptr : &it->second;
+}
+
+Result<StreamGroup*> StreamAccess::CreateGroup(const std::string& name) {
+  auto [it, added] = meta().groups.try_emplace(name);
+  if (!added) return nullptr;
+  if (paged_) {
+    Status st = paged_->NumberGroup(&it->second);
+    if (!st.ok()) {
+      meta().groups.erase(it);
+      return st;
+    }
+  }
+  changed_ = true;
+  return &it->second;
+}
+
+Result<bool> StreamAccess::DestroyGroup(const std::string& name) {
+  StreamGroup* g = FindGroup(name);
+  if (g == nullptr) return false;
+  if (paged_) {
+    for (const auto& [base, pages] : paged_->DropGroup(*g)) {
+      dropped_.push_back({paged_->collection_id(), base, pages});
+    }
+  }
+  meta().groups.erase(name);
+  changed_ = true;
+  return true;
+}
+
+Status StreamAccess::WriteAndReclaim() {
+  SLOTKV_RETURN_IF_ERROR(Write());
+  // Only once no root names them: a failed write leaves the pages to the group still there.
+  for (const PageRange& r : dropped_) {
+    SLOTKV_RETURN_IF_ERROR(QueueReclaim(store_, r.id, r.base, r.count));
+  }
+  dropped_.clear();
+  return Status::OK();
+}
+
+uint64_t StreamAccess::PendingCount(const StreamGroup& g) const {
+  return paged_ ? g.paged_count : g.pel.size();
+}
+
+uint64_t StreamAccess::PendingCount(const StreamConsumer& c) const {
+  return paged_ ? c.paged_pending : c.pel.size();
+}
+
+Result<std::optional<StreamNack>> StreamAccess::FindPending(StreamGroup& g, const StreamId& id) {
+  if (paged_) return paged_->FindPending(g, id);
+  std::optional<StreamNack> out;
+  auto it = g.pel.find(id);
+  if (it != g.pel.end()) out = it->second;
+  return out;
+}
+
+Status StreamAccess::SetPending(StreamGroup& g, const StreamId& id, const std::string& consumer,
+                                int64_t time, uint64_t count) {
+  changed_ = true;
+  if (paged_) return paged_->SetPending(g, id, consumer, time, count);
+  g.SetPending(id, consumer, time, count);
+  return Status::OK();
+}
+
+Result<bool> StreamAccess::Ack(StreamGroup& g, const StreamId& id) {
+  bool acked = false;
+  if (paged_) {
+    SLOTKV_ASSIGN_OR_RETURN(acked, paged_->Ack(g, id));
+  } else {
+    acked = g.Ack(id);
+  }
+  changed_ = changed_ || acked;
+  return acked;
+}
+
+Result<std::optional<uint64_t>> StreamAccess::DeleteConsumer(StreamGroup& g,
+                                                             const std::string& name) {
+  std::optional<uint64_t> pending;
+  if (!g.consumers.contains(name)) return pending;
+  changed_ = true;
+  if (paged_) {
+    SLOTKV_ASSIGN_OR_RETURN(pending, paged_->DeleteConsumer(g, name));
+  } else {
+    pending = g.DeleteConsumer(name);
+  }
+  return pending;
+}
+
+Status StreamAccess::WalkPending(StreamGroup& g, const StreamId& from, bool reverse,
+                                 const PendingFn& fn) {
+  if (paged_) return paged_->WalkPending(g, from, reverse, fn);
+  if (!reverse) {
+    for (auto it = g.pel.lower_bound(from); it != g.pel.end(); ++it) {
+      if (!fn(it->first, it->second)) break;
+    }
+    return Status::OK();
+  }
+  for (auto it = std::make_reverse_iterator(g.pel.upper_bound(from)); it != g.pel.rend(); ++it) {
+    if (!fn(it->first, it->second)) break;
+  }
+  return Status::OK();
+}
+
+Status StreamAccess::WalkOwned(StreamGroup& g, const std::string& consumer, const StreamId& from,
+                               const PendingFn& fn) {
+  if (paged_) {
+    // The lookups read the PEL tree while the walk reads the consumers' one.
+    Status st;
+    SLOTKV_RETURN_IF_ERROR(paged_->WalkOwned(g, consumer, from, [&](const StreamId& id) {
+      Result<std::optional<StreamNack>> nack = paged_->FindPending(g, id);
+      if (nack.ok() && !*nack) nack = Status::Corruption("stream: an owned entry is not pending");
+      st = nack.status();
+      return st.ok() && fn(id, **nack);
+    }));
+    return st;
+  }
+  auto c = g.consumers.find(consumer);
+  if (c == g.consumers.end()) return Status::OK();
+  for (auto it = c->second.pel.lower_bound(from); it != c->second.pel.end(); ++it) {
+    if (!fn(*it, g.pel.at(*it))) break;
+  }
+  return Status::OK();
+}
+
 // ---- Redis's stream rules -------------------------------------------------------------------
 
 Status AddEntry(StreamAccess& s, const StreamId& id, StreamFields fields) {

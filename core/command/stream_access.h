@@ -4,11 +4,12 @@
 // commands apply (appending, trimming, the read counters of consumer groups), and the replies
 // of entries.
 //
-// A stream up to paged-collection-threshold entries is one StreamValue (decoded and written
-// whole); a longer one is paged (core/types/stream_pages.h): StreamAccess (a CollectionAccess)
-// reaches its entries in O(height) pages per entry, and its StreamMeta (IDs, counters, groups)
-// is in the root. A stream becomes paged when a write takes it past the threshold and stays
-// paged. Unlike the other collections a stream is not deleted when its last entry goes.
+// A stream whose entries and pending entries number up to paged-collection-threshold is one
+// StreamValue (decoded and written whole); a larger one is paged (core/types/stream_pages.h):
+// StreamAccess (a CollectionAccess) reaches its entries and its groups' pending entries in
+// O(height) pages per entry, and its StreamMeta (IDs, counters, groups, consumers) is in the
+// root. A stream becomes paged when a write takes it past the threshold and stays paged.
+// Unlike the other collections a stream is not deleted when its last entry goes.
 #pragma once
 
 #include <cstdint>
@@ -56,6 +57,38 @@ class StreamAccess : public CollectionAccess<StreamValue, StreamPages, StreamRoo
   Status Walk(const StreamId& from, bool reverse, const EntryFn& fn);
   // How many entries have an ID below id.
   Result<uint64_t> CountBelow(const StreamId& id);
+
+  // Consumer groups, whatever the representation (a paged stream's PELs are in pages).
+  // The group named name, or null.
+  StreamGroup* FindGroup(const std::string& name);
+  // A new group named name (null when there is one); the stream must exist.
+  Result<StreamGroup*> CreateGroup(const std::string& name);
+  // Removes group name; false when there is none. Its pages go to reclaim in WriteAndReclaim.
+  Result<bool> DestroyGroup(const std::string& name);
+  // Write, then queues the pages of the groups destroyed for reclaim.
+  Status WriteAndReclaim();
+  // The pending entries of group g (one of meta().groups), and of consumer c of g.
+  uint64_t PendingCount(const StreamGroup& g) const;
+  uint64_t PendingCount(const StreamConsumer& c) const;
+  // The pending entry id of g, or nullopt.
+  Result<std::optional<StreamNack>> FindPending(StreamGroup& g, const StreamId& id);
+  // Makes id pending for consumer (which exists) delivered at time, count times.
+  Status SetPending(StreamGroup& g, const StreamId& id, const std::string& consumer,
+                    int64_t time, uint64_t count);
+  // Removes id from g's PEL; false when it was not pending.
+  Result<bool> Ack(StreamGroup& g, const StreamId& id);
+  // Removes consumer name and its pending entries: how many it had; nullopt when missing.
+  Result<std::optional<uint64_t>> DeleteConsumer(StreamGroup& g, const std::string& name);
+  using PendingFn = std::function<bool(const StreamId&, const StreamNack&)>;
+  // Calls fn on g's pending entries from the first with an ID >= from (reverse: the last <=
+  // from, going down) until fn returns false or they end; fn must not change the PEL.
+  Status WalkPending(StreamGroup& g, const StreamId& from, bool reverse, const PendingFn& fn);
+  // The same over consumer's own pending entries from `from` on, ascending.
+  Status WalkOwned(StreamGroup& g, const std::string& consumer, const StreamId& from,
+                   const PendingFn& fn);
+
+ private:
+  std::vector<PageRange> dropped_;  // the page ranges of the groups DestroyGroup removed
 };
 
 // ---- Redis's stream rules -------------------------------------------------------------------

@@ -2,8 +2,9 @@
 // XACK, XPENDING, XCLAIM, XAUTOCLAIM, as Redis 7.0's t_stream.c. XREADGROUP is in
 // stream_read_commands.cc.
 //
-// A group, its pending entries (PEL) and its consumers are part of the stream's StreamMeta
-// (stream_value.h), written with the stream by the command that changed them. Times (delivery,
+// A group and its consumers are part of the stream's StreamMeta (stream_value.h), its pending
+// entries (PEL) too in a one-value stream, in pages in a paged one (StreamAccess reaches
+// either); all written with the stream by the command that changed them. Times (delivery,
 // a consumer's seen time) are the wall clock in ms, taken once per command as Redis's
 // commandTimeSnapshot. Looking a consumer up refreshes its seen time (streamLookupConsumer),
 // so XCLAIM and XAUTOCLAIM write even when they claim nothing.
@@ -50,10 +51,7 @@ std::string NoGroup(std::string_view key, std::string_view group, std::string_vi
 
 // The group args[2] of the stream open in s, or null after replying NOGROUP.
 StreamGroup* GroupOrReply(CommandContext& ctx, StreamAccess& s) {
-  if (s.exists()) {
-    auto it = s.meta().groups.find(ctx.args[2]);
-    if (it != s.meta().groups.end()) return &it->second;
-  }
+  if (StreamGroup* g = s.FindGroup(ctx.args[2])) return g;
   ctx.reply.Error(NoGroup(ctx.args[1], ctx.args[2]));
   return nullptr;
 }
@@ -105,8 +103,7 @@ void XGroupOnKey(CommandContext& ctx) {
           "want to use the MKSTREAM option to create an empty stream automatically.");
       return;
     }
-    auto it = s.meta().groups.find(name);
-    if (it != s.meta().groups.end()) group = &it->second;
+    group = s.FindGroup(name);
     if (group == nullptr && !Is(sub, "CREATE") && !Is(sub, "DESTROY")) {
       ctx.reply.Error("NOGROUP No such consumer group '" + name + "' for key name '" + a[2] + "'");
       return;
@@ -126,15 +123,15 @@ void XGroupOnKey(CommandContext& ctx) {
       id = *parsed;
     }
     if (!s.exists()) s.Create();
-    auto [it, added] = s.meta().groups.try_emplace(name);
-    if (!added) {
+    Result<StreamGroup*> created = s.CreateGroup(name);
+    if (Failed(created.status(), ctx.reply)) return;
+    if (*created == nullptr) {
       if (Failed(s.Write(), ctx.reply)) return;  // a stream MKSTREAM made stays
       ctx.reply.Error("BUSYGROUP Consumer Group name already exists");
       return;
     }
-    it->second.last_id = id;
-    it->second.entries_read = entries_read;
-    s.MarkChanged();
+    (*created)->last_id = id;
+    (*created)->entries_read = entries_read;
     if (Failed(s.Write(), ctx.reply)) return;
     ctx.reply.Ok();
     NotifyStream(ctx, "xgroup-create", 2);
@@ -160,9 +157,10 @@ void XGroupOnKey(CommandContext& ctx) {
       ctx.reply.Integer(0);
       return;
     }
-    s.meta().groups.erase(name);
-    s.MarkChanged();
-    if (Failed(s.Write(), ctx.reply)) return;
+    if (Failed(s.DestroyGroup(name).status(), ctx.reply) ||
+        Failed(s.WriteAndReclaim(), ctx.reply)) {
+      return;
+    }
     ctx.store.SignalKey(a[2]);  // its blocked XREADGROUP clients get NOGROUP
     ctx.reply.Integer(1);
     NotifyStream(ctx, "xgroup-destroy", 2);
@@ -176,14 +174,10 @@ void XGroupOnKey(CommandContext& ctx) {
     ctx.reply.Integer(created ? 1 : 0);
     if (created) NotifyStream(ctx, "xgroup-createconsumer", 2);
   } else {  // DELCONSUMER
-    const bool existed = group->consumers.contains(a[4]);
-    const uint64_t pending = group->DeleteConsumer(a[4]);
-    if (existed) {
-      s.MarkChanged();
-      if (Failed(s.Write(), ctx.reply)) return;
-    }
-    ctx.reply.Integer(static_cast<int64_t>(pending));
-    if (existed) NotifyStream(ctx, "xgroup-delconsumer", 2);
+    Result<std::optional<uint64_t>> pending = s.DeleteConsumer(*group, a[4]);
+    if (Failed(pending.status(), ctx.reply) || Failed(s.Write(), ctx.reply)) return;
+    ctx.reply.Integer(static_cast<int64_t>(pending->value_or(0)));
+    if (*pending) NotifyStream(ctx, "xgroup-delconsumer", 2);
   }
 }
 
@@ -198,11 +192,7 @@ void XAck(CommandContext& ctx) {
   const std::vector<std::string>& a = ctx.args;
   StreamAccess s(ctx.store);
   if (!s.Open(a[1], ctx.stats, Lookup::kRead, ctx.reply)) return;
-  StreamGroup* group = nullptr;
-  if (s.exists()) {
-    auto it = s.meta().groups.find(a[2]);
-    if (it != s.meta().groups.end()) group = &it->second;
-  }
+  StreamGroup* group = s.FindGroup(a[2]);
   if (group == nullptr) {
     ctx.reply.Integer(0);
     return;
@@ -214,12 +204,47 @@ void XAck(CommandContext& ctx) {
     ids.push_back(*id);
   }
   int64_t acked = 0;
-  for (const StreamId& id : ids) acked += group->Ack(id) ? 1 : 0;
-  if (acked > 0) {
-    s.MarkChanged();
-    if (Failed(s.Write(), ctx.reply)) return;
+  for (const StreamId& id : ids) {
+    Result<bool> one = s.Ack(*group, id);
+    if (Failed(one.status(), ctx.reply)) return;
+    acked += *one ? 1 : 0;
   }
+  if (Failed(s.Write(), ctx.reply)) return;
   ctx.reply.Integer(acked);
+}
+
+// XPENDING key group: [count, first ID, last ID, [[consumer, count as a string] ...]] (the
+// consumers with pending entries).
+Status ReplyPendingSummary(Reply& reply, StreamAccess& s, StreamGroup& g) {
+  std::optional<StreamId> first, last;
+  const auto take = [](std::optional<StreamId>* to) {
+    return [to](const StreamId& id, const StreamNack&) {
+      *to = id;
+      return false;
+    };
+  };
+  SLOTKV_RETURN_IF_ERROR(s.WalkPending(g, {}, false, take(&first)));
+  SLOTKV_RETURN_IF_ERROR(s.WalkPending(g, StreamId::Max(), true, take(&last)));
+  reply.Array(4);
+  reply.Integer(static_cast<int64_t>(s.PendingCount(g)));
+  if (!first || !last) {
+    reply.Null();
+    reply.Null();
+    reply.NullArray();
+    return Status::OK();
+  }
+  ReplyStreamId(reply, *first);
+  ReplyStreamId(reply, *last);
+  size_t with_pending = 0;
+  for (const auto& [name, c] : g.consumers) with_pending += s.PendingCount(c) == 0 ? 0 : 1;
+  reply.Array(with_pending);
+  for (const auto& [name, c] : g.consumers) {
+    if (s.PendingCount(c) == 0) continue;
+    reply.Array(2);
+    reply.Bulk(name);
+    reply.Bulk(std::to_string(s.PendingCount(c)));
+  }
+  return Status::OK();
 }
 
 // XPENDING key group [[IDLE min-idle-time] start end count [consumer]]
@@ -261,62 +286,32 @@ void XPending(CommandContext& ctx) {
   StreamGroup* group = GroupOrReply(ctx, s);
   if (group == nullptr) return;
   if (argc == 3) {
-    ctx.reply.Array(4);
-    ctx.reply.Integer(static_cast<int64_t>(group->pel.size()));
-    if (group->pel.empty()) {
-      ctx.reply.Null();
-      ctx.reply.Null();
-      ctx.reply.NullArray();
-      return;
-    }
-    ReplyStreamId(ctx.reply, group->pel.begin()->first);
-    ReplyStreamId(ctx.reply, group->pel.rbegin()->first);
-    size_t with_pending = 0;
-    for (const auto& [name, c] : group->consumers) with_pending += c.pel.empty() ? 0 : 1;
-    ctx.reply.Array(with_pending);
-    for (const auto& [name, c] : group->consumers) {
-      if (c.pel.empty()) continue;
-      ctx.reply.Array(2);
-      ctx.reply.Bulk(name);
-      ctx.reply.Bulk(std::to_string(c.pel.size()));
-    }
+    Failed(ReplyPendingSummary(ctx.reply, s, *group), ctx.reply);
     return;
   }
-  const StreamConsumer* consumer = nullptr;
-  if (consumer_name != nullptr) {
-    auto it = group->consumers.find(*consumer_name);
-    if (it == group->consumers.end()) {
-      ctx.reply.Array(0);
-      return;
-    }
-    consumer = &it->second;
+  if (consumer_name != nullptr && !group->consumers.contains(*consumer_name)) {
+    ctx.reply.Array(0);
+    return;
   }
   const int64_t now = s.NowMs();
-  std::vector<std::pair<StreamId, const StreamNack*>> out;
-  const auto visit = [&](const StreamId& id) {
+  std::vector<std::pair<StreamId, StreamNack>> out;
+  const auto visit = [&](const StreamId& id, const StreamNack& nack) {
     if (id > end || count == 0) return false;
-    const StreamNack& nack = group->pel.at(id);
     if (min_idle != 0 && now - nack.delivery_time < min_idle) return true;
-    out.emplace_back(id, &nack);
+    out.emplace_back(id, nack);
     --count;
     return true;
   };
-  if (consumer != nullptr) {
-    for (auto it = consumer->pel.lower_bound(start); it != consumer->pel.end(); ++it) {
-      if (!visit(*it)) break;
-    }
-  } else {
-    for (auto it = group->pel.lower_bound(start); it != group->pel.end(); ++it) {
-      if (!visit(it->first)) break;
-    }
-  }
+  const Status st = consumer_name != nullptr ? s.WalkOwned(*group, *consumer_name, start, visit)
+                                             : s.WalkPending(*group, start, false, visit);
+  if (Failed(st, ctx.reply)) return;
   ctx.reply.Array(out.size());
   for (const auto& [id, nack] : out) {
     ctx.reply.Array(4);
     ReplyStreamId(ctx.reply, id);
-    ctx.reply.Bulk(nack->consumer);
-    ctx.reply.Integer(std::max<int64_t>(now - nack->delivery_time, 0));
-    ctx.reply.Integer(static_cast<int64_t>(nack->delivery_count));
+    ctx.reply.Bulk(nack.consumer);
+    ctx.reply.Integer(std::max<int64_t>(now - nack.delivery_time, 0));
+    ctx.reply.Integer(static_cast<int64_t>(nack.delivery_count));
   }
 }
 
@@ -346,20 +341,20 @@ void LookUpConsumer(StreamGroup& g, const std::string& name, int64_t now, bool* 
   *looked_up = true;
 }
 
-// Hands pending entry id over to consumer name (created on first use, *created then) as
-// XCLAIM / XAUTOCLAIM do: delivered at time; delivery count set to retry (>= 0) or, unless
-// justid, incremented.
-void Claim(StreamGroup& g, const StreamId& id, const std::string& name, int64_t now,
-           int64_t time, int64_t retry, bool justid, bool* looked_up, bool* created) {
+// Hands pending entry id (whose entry is nack) over to consumer name (created on first use,
+// *created then) as XCLAIM / XAUTOCLAIM do: delivered at time; delivery count set to retry
+// (>= 0) or, unless justid, incremented.
+Status Claim(StreamAccess& s, StreamGroup& g, const StreamId& id, const StreamNack& nack,
+             const std::string& name, int64_t now, int64_t time, int64_t retry, bool justid,
+             bool* looked_up, bool* created) {
   LookUpConsumer(g, name, now, looked_up, created);
-  StreamNack& nack = g.pel.at(id);
   uint64_t count = nack.delivery_count;
   if (retry >= 0) {
     count = static_cast<uint64_t>(retry);
   } else if (!justid) {
     ++count;
   }
-  g.SetPending(id, name, time, count);
+  return s.SetPending(g, id, name, time, count);
 }
 
 // XCLAIM key group consumer min-idle-time id [id ...] [IDLE ms] [TIME ms] [RETRYCOUNT count]
@@ -427,30 +422,28 @@ void XClaim(CommandContext& ctx) {
   bool looked_up = false, created = false;
   std::vector<Claimed> claimed;
   for (const StreamId& id : ids) {
-    auto nack = group->pel.find(id);
+    Result<std::optional<StreamNack>> nack = s.FindPending(*group, id);
+    if (Failed(nack.status(), ctx.reply)) return;
     Result<std::optional<StreamFields>> entry = s.Get(id);
     if (Failed(entry.status(), ctx.reply)) return;
     if (!*entry) {  // gone from the stream: gone from the PEL too
-      if (nack != group->pel.end()) {
-        group->Ack(id);
-        s.MarkChanged();
-      }
+      if (*nack && Failed(s.Ack(*group, id).status(), ctx.reply)) return;
       continue;
     }
-    bool forced = false;
-    if (nack == group->pel.end()) {
+    if (!*nack) {
       if (!force) continue;
-      forced = true;
-    } else if (*min_idle > 0 && now - nack->second.delivery_time < *min_idle) {
-      continue;
-    }
-    if (forced) {
       // A new pending entry (Redis's FORCE), delivered once before the claim's own delivery.
       LookUpConsumer(*group, a[3], now, &looked_up, &created);
-      group->SetPending(id, a[3], delivery, 1);
+      if (Failed(s.SetPending(*group, id, a[3], delivery, 1), ctx.reply)) return;
+      *nack = StreamNack{a[3], delivery, 1};
+    } else if (*min_idle > 0 && now - (*nack)->delivery_time < *min_idle) {
+      continue;
     }
-    Claim(*group, id, a[3], now, delivery, retry, justid, &looked_up, &created);
-    s.MarkChanged();
+    if (Failed(Claim(s, *group, id, **nack, a[3], now, delivery, retry, justid, &looked_up,
+                     &created),
+               ctx.reply)) {
+      return;
+    }
     claimed.push_back({id, justid ? std::nullopt : std::move(*entry)});
   }
   if (Failed(s.Write(), ctx.reply)) return;
@@ -495,36 +488,43 @@ void XAutoClaim(CommandContext& ctx) {
   StreamGroup* group = GroupOrReply(ctx, s);
   if (group == nullptr) return;
   const int64_t now = s.NowMs();
-  int64_t attempts = count * kAttemptsFactor;
+  const auto attempts = static_cast<uint64_t>(count * kAttemptsFactor);
+  // The pending entries it may look at, and the one after them (the next start): read before
+  // any changes.
+  std::vector<std::pair<StreamId, StreamNack>> seen;
+  if (Failed(s.WalkPending(*group, *start, false,
+                           [&](const StreamId& id, const StreamNack& nack) {
+                             seen.emplace_back(id, nack);
+                             return seen.size() <= attempts;
+                           }),
+             ctx.reply)) {
+    return;
+  }
   bool looked_up = false, created = false;
   std::vector<Claimed> claimed;
   std::vector<StreamId> deleted;
-  auto it = group->pel.lower_bound(*start);
-  while (attempts-- > 0 && count > 0 && it != group->pel.end()) {
-    const StreamId id = it->first;
+  size_t i = 0;
+  for (; i < seen.size() && i < attempts && count > 0; ++i) {
+    const auto& [id, nack] = seen[i];
     Result<std::optional<StreamFields>> entry = s.Get(id);
     if (Failed(entry.status(), ctx.reply)) return;
     if (!*entry) {
-      ++it;
-      group->Ack(id);
+      if (Failed(s.Ack(*group, id).status(), ctx.reply)) return;
       deleted.push_back(id);
       --count;
       continue;
     }
-    if (*min_idle > 0 && now - it->second.delivery_time < *min_idle) {
-      ++it;
-      continue;
+    if (*min_idle > 0 && now - nack.delivery_time < *min_idle) continue;
+    if (Failed(Claim(s, *group, id, nack, a[3], now, now, -1, justid, &looked_up, &created),
+               ctx.reply)) {
+      return;
     }
-    ++it;
-    Claim(*group, id, a[3], now, now, -1, justid, &looked_up, &created);
     claimed.push_back({id, justid ? std::nullopt : std::move(*entry)});
     --count;
   }
-  const StreamId next = it == group->pel.end() ? StreamId{} : it->first;
-  if (looked_up || !deleted.empty()) {
-    s.MarkChanged();
-    if (Failed(s.Write(), ctx.reply)) return;
-  }
+  const StreamId next = i < seen.size() ? seen[i].first : StreamId{};
+  if (looked_up) s.MarkChanged();
+  if (Failed(s.Write(), ctx.reply)) return;
   ctx.reply.Array(3);
   ReplyStreamId(ctx.reply, next);
   ReplyClaimed(ctx.reply, claimed, justid);

@@ -6,6 +6,7 @@
 // for the stream's length (keys: runs of 100 entries; nodes: keys + 1), a documented stand-in.
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/command/args.h"
@@ -53,9 +54,31 @@ Result<std::vector<std::pair<StreamId, StreamFields>>> Entries(StreamAccess& s, 
   return out;
 }
 
-void ReplyGroupFull(Reply& reply, const StreamMeta& m, uint64_t length, const std::string& name,
-                    const StreamGroup& g, uint64_t count) {
-  const auto limit = [&](size_t n) { return count == 0 ? n : std::min<size_t>(n, count); };
+// What XINFO STREAM FULL shows of a group's pending entries: the first count (0: all) of
+// the group's and of each consumer's, read before the reply begins.
+using Pending = std::vector<std::pair<StreamId, StreamNack>>;
+struct PendingShown {
+  Pending group;
+  std::vector<Pending> consumers;  // in g.consumers' order
+};
+
+Result<PendingShown> ShowPending(StreamAccess& s, StreamGroup& g, uint64_t count) {
+  PendingShown out;
+  const auto into = [count](Pending* to) {
+    return [to, count](const StreamId& id, const StreamNack& nack) {
+      to->emplace_back(id, nack);
+      return count == 0 || to->size() < count;
+    };
+  };
+  SLOTKV_RETURN_IF_ERROR(s.WalkPending(g, {}, false, into(&out.group)));
+  for (const auto& [cname, c] : g.consumers) {
+    SLOTKV_RETURN_IF_ERROR(s.WalkOwned(g, cname, {}, into(&out.consumers.emplace_back())));
+  }
+  return out;
+}
+
+void ReplyGroupFull(Reply& reply, StreamAccess& s, const std::string& name, const StreamGroup& g,
+                    const PendingShown& shown) {
   reply.Map(7);
   reply.Bulk("name");
   reply.Bulk(name);
@@ -64,36 +87,35 @@ void ReplyGroupFull(Reply& reply, const StreamMeta& m, uint64_t length, const st
   reply.Bulk("entries-read");
   ReplyKnown(reply, EntriesRead(g));
   reply.Bulk("lag");
-  ReplyKnown(reply, GroupLag(m, length, g));
+  ReplyKnown(reply, GroupLag(s.meta(), s.size(), g));
   reply.Bulk("pel-count");
-  reply.Integer(static_cast<int64_t>(g.pel.size()));
+  reply.Integer(static_cast<int64_t>(s.PendingCount(g)));
   reply.Bulk("pending");
-  reply.Array(limit(g.pel.size()));
-  size_t n = 0;
-  for (auto it = g.pel.begin(); it != g.pel.end() && n < limit(g.pel.size()); ++it, ++n) {
+  reply.Array(shown.group.size());
+  for (const auto& [id, nack] : shown.group) {
     reply.Array(4);
-    ReplyStreamId(reply, it->first);
-    reply.Bulk(it->second.consumer);
-    reply.Integer(it->second.delivery_time);
-    reply.Integer(static_cast<int64_t>(it->second.delivery_count));
+    ReplyStreamId(reply, id);
+    reply.Bulk(nack.consumer);
+    reply.Integer(nack.delivery_time);
+    reply.Integer(static_cast<int64_t>(nack.delivery_count));
   }
   reply.Bulk("consumers");
   reply.Array(g.consumers.size());
+  size_t i = 0;
   for (const auto& [cname, c] : g.consumers) {
+    const Pending& own = shown.consumers[i++];
     reply.Map(4);
     reply.Bulk("name");
     reply.Bulk(cname);
     reply.Bulk("seen-time");
     reply.Integer(c.seen_time);
     reply.Bulk("pel-count");
-    reply.Integer(static_cast<int64_t>(c.pel.size()));
+    reply.Integer(static_cast<int64_t>(s.PendingCount(c)));
     reply.Bulk("pending");
-    reply.Array(limit(c.pel.size()));
-    size_t k = 0;
-    for (auto it = c.pel.begin(); it != c.pel.end() && k < limit(c.pel.size()); ++it, ++k) {
-      const StreamNack& nack = g.pel.at(*it);
+    reply.Array(own.size());
+    for (const auto& [id, nack] : own) {
       reply.Array(3);
-      ReplyStreamId(reply, *it);
+      ReplyStreamId(reply, id);
       reply.Integer(nack.delivery_time);
       reply.Integer(static_cast<int64_t>(nack.delivery_count));
     }
@@ -118,6 +140,14 @@ void XInfoStream(CommandContext& ctx, StreamAccess& s) {
     }
   }
   StreamMeta& m = s.meta();
+  std::vector<PendingShown> shown;
+  if (full) {
+    for (auto& [name, g] : m.groups) {
+      Result<PendingShown> one = ShowPending(s, g, static_cast<uint64_t>(count));
+      if (Failed(one.status(), ctx.reply)) return;
+      shown.push_back(std::move(one).value());
+    }
+  }
   const uint64_t length = s.size();
   const uint64_t nodes = (length + kStreamNodeEntries - 1) / kStreamNodeEntries;
   ctx.reply.Map(full ? 9 : 10);
@@ -159,9 +189,8 @@ void XInfoStream(CommandContext& ctx, StreamAccess& s) {
   for (const auto& [id, f] : *entries) ReplyEntry(ctx.reply, id, f);
   ctx.reply.Bulk("groups");
   ctx.reply.Array(m.groups.size());
-  for (const auto& [name, g] : m.groups) {
-    ReplyGroupFull(ctx.reply, m, length, name, g, static_cast<uint64_t>(count));
-  }
+  size_t i = 0;
+  for (const auto& [name, g] : m.groups) ReplyGroupFull(ctx.reply, s, name, g, shown[i++]);
 }
 
 // XINFO GROUPS key
@@ -175,7 +204,7 @@ void XInfoGroups(CommandContext& ctx, StreamAccess& s) {
     ctx.reply.Bulk("consumers");
     ctx.reply.Integer(static_cast<int64_t>(g.consumers.size()));
     ctx.reply.Bulk("pending");
-    ctx.reply.Integer(static_cast<int64_t>(g.pel.size()));
+    ctx.reply.Integer(static_cast<int64_t>(s.PendingCount(g)));
     ctx.reply.Bulk("last-delivered-id");
     ReplyStreamId(ctx.reply, g.last_id);
     ctx.reply.Bulk("entries-read");
@@ -200,7 +229,7 @@ void XInfoConsumers(CommandContext& ctx, StreamAccess& s) {
     ctx.reply.Bulk("name");
     ctx.reply.Bulk(name);
     ctx.reply.Bulk("pending");
-    ctx.reply.Integer(static_cast<int64_t>(c.pel.size()));
+    ctx.reply.Integer(static_cast<int64_t>(s.PendingCount(c)));
     ctx.reply.Bulk("idle");
     ctx.reply.Integer(std::max<int64_t>(now - c.seen_time, 0));
   }

@@ -121,7 +121,7 @@ bool CheckStream(ReadCall& call, size_t i, Store& store, WorkerStats& stats, Rep
   const std::string& arg = a[call.streams_arg + call.num + i];
   StreamAccess s(store);
   if (!s.Open(key, stats, Lookup::kRead, reply)) return false;
-  if (call.group_mode && (!s.exists() || !s.meta().groups.contains(call.group))) {
+  if (call.group_mode && s.FindGroup(call.group) == nullptr) {
     reply.Error("NOGROUP No such key '" + key + "' or consumer group '" + call.group +
                 "' in XREADGROUP with GROUP option");
     return false;
@@ -183,24 +183,24 @@ Status ServeStream(const ReadCall& call, size_t i, StreamAccess& s, int64_t coun
     });
   }
   StreamMeta& meta = s.meta();
-  StreamGroup& group = meta.groups.at(call.group);
+  StreamGroup& group = *s.FindGroup(call.group);
   const int64_t now = s.NowMs();
   if (gt != StreamId::Max()) {  // the consumer's history
     out->served = true;
-    StreamConsumer& consumer = group.Consumer(call.consumer, now, created);
-    consumer.seen_time = now;
+    group.Consumer(call.consumer, now, created).seen_time = now;
     s.MarkChanged();
     StreamId start = gt;
     start.Incr();
-    for (auto it = consumer.pel.lower_bound(start);
-         it != consumer.pel.end() && take(out->entries.size()); ++it) {
-      SLOTKV_ASSIGN_OR_RETURN(std::optional<StreamFields> f, s.Get(*it));
-      if (f) {
-        StreamNack& nack = group.pel.at(*it);
-        nack.delivery_time = now;
-        ++nack.delivery_count;
-      }
-      out->entries.emplace_back(*it, std::move(f));
+    std::vector<std::pair<StreamId, uint64_t>> pending;  // read before they change
+    SLOTKV_RETURN_IF_ERROR(
+        s.WalkOwned(group, call.consumer, start, [&](const StreamId& id, const StreamNack& n) {
+          pending.emplace_back(id, n.delivery_count);
+          return take(pending.size());
+        }));
+    for (const auto& [id, count] : pending) {
+      SLOTKV_ASSIGN_OR_RETURN(std::optional<StreamFields> f, s.Get(id));
+      if (f) SLOTKV_RETURN_IF_ERROR(s.SetPending(group, id, call.consumer, now, count + 1));
+      out->entries.emplace_back(id, std::move(f));
     }
     return Status::OK();
   }
@@ -219,7 +219,7 @@ Status ServeStream(const ReadCall& call, size_t i, StreamAccess& s, int64_t coun
   }));
   for (const auto& [id, f] : out->entries) {
     AdvanceGroup(meta, length, group, id);
-    if (!call.noack) group.SetPending(id, call.consumer, now, 1);
+    if (!call.noack) SLOTKV_RETURN_IF_ERROR(s.SetPending(group, id, call.consumer, now, 1));
   }
   return Status::OK();
 }
@@ -271,7 +271,7 @@ bool OpenAndServe(AsyncContext& ctx, const ReadCall& call, size_t i, Store& stor
     *found = Found::kNone;
     return true;
   }
-  if (call.group_mode && !s.meta().groups.contains(call.group)) {
+  if (call.group_mode && s.FindGroup(call.group) == nullptr) {
     *found = Found::kNoGroup;
     return true;
   }

@@ -106,9 +106,63 @@ size_t StreamTreeTraits::HeapBytes(const Entry& e) {
   return n;
 }
 
+size_t StreamPelTraits::Bytes(const Entry& e) {
+  return static_cast<size_t>(VarintLength(e.id.ms) + VarintLength(e.id.seq) +
+                             VarintLength(e.consumer.size()) +
+                             VarintLength(static_cast<uint64_t>(e.delivery_time)) +
+                             VarintLength(e.delivery_count)) +
+         e.consumer.size();
+}
+
+char* StreamPelTraits::Put(char* out, const Entry& e) {
+  out = EncodeVarint64(out, e.id.ms);
+  out = EncodeVarint64(out, e.id.seq);
+  out = EncodeVarint64(out, e.consumer.size());
+  std::memcpy(out, e.consumer.data(), e.consumer.size());
+  out = EncodeVarint64(out + e.consumer.size(), static_cast<uint64_t>(e.delivery_time));
+  return EncodeVarint64(out, e.delivery_count);
+}
+
+bool StreamPelTraits::Get(std::string_view* in, Entry* e) {
+  std::string_view consumer;
+  uint64_t time = 0;
+  if (!GetVarint64(in, &e->id.ms) || !GetVarint64(in, &e->id.seq) ||
+      !GetLengthPrefixed(in, &consumer) || !GetVarint64(in, &time) ||
+      !GetVarint64(in, &e->delivery_count)) {
+    return false;
+  }
+  e->consumer.assign(consumer);
+  e->delivery_time = static_cast<int64_t>(time);
+  return true;
+}
+
+size_t StreamOwnedTraits::Bytes(const Entry& e) {
+  return static_cast<size_t>(VarintLength(e.consumer.size()) + VarintLength(e.id.ms) +
+                             VarintLength(e.id.seq)) +
+         e.consumer.size();
+}
+
+char* StreamOwnedTraits::Put(char* out, const Entry& e) {
+  out = EncodeVarint64(out, e.consumer.size());
+  std::memcpy(out, e.consumer.data(), e.consumer.size());
+  out = EncodeVarint64(out + e.consumer.size(), e.id.ms);
+  return EncodeVarint64(out, e.id.seq);
+}
+
+bool StreamOwnedTraits::Get(std::string_view* in, Entry* e) {
+  std::string_view consumer;
+  if (!GetLengthPrefixed(in, &consumer) || !GetVarint64(in, &e->id.ms) ||
+      !GetVarint64(in, &e->id.seq)) {
+    return false;
+  }
+  e->consumer.assign(consumer);
+  return true;
+}
+
 template <class Traits>
-CountedTree<Traits>::CountedTree(TreeRoot root, PageIo* io, uint64_t id, uint32_t node_entries)
-    : root_(root), io_(io), id_(id), node_entries_(node_entries) {}
+CountedTree<Traits>::CountedTree(TreeRoot root, PageIo* io, uint64_t id, uint32_t node_entries,
+                                 uint64_t base)
+    : root_(root), io_(io), id_(id), node_entries_(node_entries), base_(base) {}
 
 template <class Traits>
 CountedTree<Traits>::CountedTree(CountedTree&& other) noexcept
@@ -116,6 +170,7 @@ CountedTree<Traits>::CountedTree(CountedTree&& other) noexcept
       io_(other.io_),
       id_(other.id_),
       node_entries_(other.node_entries_),
+      base_(other.base_),
       nodes_(std::move(other.nodes_)) {
   other.nodes_.clear();
 }
@@ -143,7 +198,7 @@ void CountedTree<Traits>::KeepUnchanged() {
     auto kept = std::make_unique<DecodedNode>();
     kept->version = node.version;
     kept->node = std::move(node);
-    io_->KeepDecoded(id_, kTreePageBit + n, std::move(kept));
+    io_->KeepDecoded(id_, base_ + n, std::move(kept));
   }
   nodes_.clear();
 }
@@ -198,12 +253,12 @@ auto CountedTree<Traits>::Load(uint64_t n) -> Result<Node*> {
   auto it = nodes_.find(n);
   if (it != nodes_.end()) return &it->second;
   if (n >= root_.nodes) return Status::Corruption("paged tree: node number out of range");
-  std::unique_ptr<DecodedPage> kept = io_->TakeDecoded(id_, kTreePageBit + n);
+  std::unique_ptr<DecodedPage> kept = io_->TakeDecoded(id_, base_ + n);
   if (auto* decoded = dynamic_cast<DecodedNode*>(kept.get())) {
     decoded->node.version = decoded->version;
     return &nodes_.emplace(n, std::move(decoded->node)).first->second;
   }
-  SLOTKV_ASSIGN_OR_RETURN(std::optional<std::string> bytes, io_->GetPage(id_, kTreePageBit + n));
+  SLOTKV_ASSIGN_OR_RETURN(std::optional<std::string> bytes, io_->GetPage(id_, base_ + n));
   if (!bytes) return Status::Corruption("paged tree: node missing");
   Node node;
   node.existed = true;
@@ -655,12 +710,12 @@ Status CountedTree<Traits>::Finish() {
     std::unique_ptr<DecodedPage> page = std::move(decoded);
     // An existing page the slot holds takes the node as it is, encoded when needed.
     if (!created) {
-      SLOTKV_ASSIGN_OR_RETURN(bool taken, io_->PutDecoded(id_, kTreePageBit + n, &page));
+      SLOTKV_ASSIGN_OR_RETURN(bool taken, io_->PutDecoded(id_, base_ + n, &page));
       if (taken) continue;
     }
     std::string bytes;
     page->Encode(&bytes);
-    SLOTKV_RETURN_IF_ERROR(io_->PutPage(id_, kTreePageBit + n, bytes, created, std::move(page)));
+    SLOTKV_RETURN_IF_ERROR(io_->PutPage(id_, base_ + n, bytes, created, std::move(page)));
   }
   KeepUnchanged();
   return Status::OK();
@@ -669,5 +724,7 @@ Status CountedTree<Traits>::Finish() {
 template class CountedTree<ZSetTreeTraits>;
 template class CountedTree<ListTreeTraits>;
 template class CountedTree<StreamTreeTraits>;
+template class CountedTree<StreamPelTraits>;
+template class CountedTree<StreamOwnedTraits>;
 
 }  // namespace slotkv

@@ -10,7 +10,8 @@
 // under a quarter full merges with a neighbour when both fit in one node; an emptied node is
 // freed; a root left with one child gives way to it. Node numbers come from a free chain
 // (freed nodes hold the next free number) before new ones are numbered, so the tree's pages
-// are exactly kTreePageBit + [0, nodes) of the collection: a dropped collection is reclaimed
+// are exactly base + [0, nodes) of the collection (base: kTreePageBit for a collection's main
+// tree, tree_root.h): a dropped collection is reclaimed
 // by index range.
 //
 // Every change rewrites the path from the root to the leaf it changed (the counts on it
@@ -37,25 +38,10 @@
 #include "core/base/status.h"
 #include "core/types/member_pages.h"
 #include "core/types/stream_value.h"
+#include "core/types/tree_root.h"
 #include "core/types/zset_value.h"
 
 namespace slotkv {
-
-// Tree node n is page kTreePageBit + n of the collection.
-inline constexpr uint64_t kTreePageBit = uint64_t{1} << 63;
-
-// The tree's fields of a root (the collection's root holds them after its own).
-struct TreeRoot {
-  uint64_t tree = 0;   // root node + 1; 0 when the tree is empty
-  uint8_t height = 0;  // internal levels above the leaves
-  uint64_t nodes = 0;  // node numbers handed out: pages kTreePageBit + [0, nodes) exist
-  uint64_t free = 0;   // first free node + 1; 0 when none
-
-  // tree:varint64 height:u8 nodes:varint64 free:varint64
-  void EncodeFields(std::string* out) const;
-  // false on anything EncodeFields could not have made.
-  static bool DecodeFields(std::string_view* in, TreeRoot* r);
-};
 
 // A sorted set's entries: (score, member), ordered, firsts kept.
 struct ZSetTreeTraits {
@@ -85,19 +71,71 @@ struct StreamTreeEntry {
   StreamId id;
   StreamFields fields;
 };
-struct StreamTreeTraits {
-  using Entry = StreamTreeEntry;
+// What the trees keyed by a stream ID (entries, pending entries) share: E has an `id`.
+template <class E>
+struct ByStreamIdTraits {
+  using Entry = E;
   using Key = StreamId;
   static constexpr bool kKeyed = true;
   static Key KeyOf(const Entry& e) { return e.id; }
   static bool Less(const Key& a, const Entry& b) { return a < b.id; }
   static bool Less(const Entry& a, const Key& b) { return a.id < b; }
+  static void Prefetch(const Entry&) {}
+};
+struct StreamTreeTraits : ByStreamIdTraits<StreamTreeEntry> {
   static size_t Bytes(const Entry& e);
   static char* Put(char* out, const Entry& e);
   static bool Get(std::string_view* in, Entry* e);
   static size_t HeapBytes(const Entry& e);
-  static void Prefetch(const Entry&) {}
   static Entry KeyEntry(const Entry& e) { return {e.id, {}}; }
+};
+
+// A consumer group's pending entries (stream_pages.h): by ID, each naming its consumer; an
+// internal node keeps the IDs of its children's smallest entries.
+struct StreamPelEntry {
+  StreamId id;
+  std::string consumer;
+  int64_t delivery_time = 0;
+  uint64_t delivery_count = 0;
+};
+struct StreamPelTraits : ByStreamIdTraits<StreamPelEntry> {
+  static size_t Bytes(const Entry& e);
+  static char* Put(char* out, const Entry& e);
+  static bool Get(std::string_view* in, Entry* e);
+  static size_t HeapBytes(const Entry& e) { return e.consumer.capacity(); }
+  static Entry KeyEntry(const Entry& e) { return {e.id, {}, 0, 0}; }
+};
+
+// The same pending entries by consumer: (consumer, ID), by consumer name (bytes), then ID.
+struct StreamOwnedEntry {
+  std::string consumer;
+  StreamId id;
+};
+struct StreamOwnedTraits {
+  using Entry = StreamOwnedEntry;
+  struct Key {
+    std::string_view consumer;
+    StreamId id;
+  };
+  static constexpr bool kKeyed = true;
+  static bool Before(std::string_view ca, const StreamId& ia, std::string_view cb,
+                     const StreamId& ib) {
+    const int c = ca.compare(cb);
+    return c < 0 || (c == 0 && ia < ib);
+  }
+  static Key KeyOf(const Entry& e) { return {e.consumer, e.id}; }
+  static bool Less(const Key& a, const Entry& b) {
+    return Before(a.consumer, a.id, b.consumer, b.id);
+  }
+  static bool Less(const Entry& a, const Key& b) {
+    return Before(a.consumer, a.id, b.consumer, b.id);
+  }
+  static size_t Bytes(const Entry& e);
+  static char* Put(char* out, const Entry& e);
+  static bool Get(std::string_view* in, Entry* e);
+  static size_t HeapBytes(const Entry& e) { return e.consumer.capacity(); }
+  static void Prefetch(const Entry&) {}
+  static const Entry& KeyEntry(const Entry& e) { return e; }
 };
 
 // A list's elements: positions only.
@@ -122,8 +160,9 @@ class CountedTree {
   using Key = typename Traits::Key;
   using Pred = std::function<bool(const Entry&)>;
 
-  // The tree of collection id whose fields are root.
-  CountedTree(TreeRoot root, PageIo* io, uint64_t id, uint32_t node_entries);
+  // The tree of collection id whose fields are root, node n at page base + n.
+  CountedTree(TreeRoot root, PageIo* io, uint64_t id, uint32_t node_entries,
+              uint64_t base = kTreePageBit);
   // Gives the nodes it took unchanged back to the PageIo (which must outlive it).
   ~CountedTree();
   CountedTree(CountedTree&& other) noexcept;
@@ -221,11 +260,14 @@ class CountedTree {
   PageIo* io_;
   uint64_t id_;
   uint32_t node_entries_;
+  uint64_t base_;
   std::map<uint64_t, Node> nodes_;  // loaded
 };
 
 extern template class CountedTree<ZSetTreeTraits>;
 extern template class CountedTree<ListTreeTraits>;
 extern template class CountedTree<StreamTreeTraits>;
+extern template class CountedTree<StreamPelTraits>;
+extern template class CountedTree<StreamOwnedTraits>;
 
 }  // namespace slotkv

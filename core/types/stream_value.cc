@@ -73,6 +73,54 @@ bool GetGroup(std::string_view* in, std::string* name, StreamGroup* g) {
   return true;
 }
 
+// A paged root's group: counts and trees instead of pending entries.
+void PutPagedGroup(std::string* out, const std::string& name, const StreamGroup& g) {
+  PutLengthPrefixed(out, name);
+  PutStreamId(out, g.last_id);
+  PutVarint64(out, static_cast<uint64_t>(g.entries_read) + 1);
+  PutVarint64(out, g.number);
+  PutVarint64(out, g.paged_count);
+  g.pel_tree.EncodeFields(out);
+  g.consumer_tree.EncodeFields(out);
+  PutVarint64(out, g.consumers.size());
+  for (const auto& [cname, c] : g.consumers) {
+    PutLengthPrefixed(out, cname);
+    PutVarint64(out, static_cast<uint64_t>(c.seen_time));
+    PutVarint64(out, c.paged_pending);
+  }
+}
+
+bool GetPagedGroup(std::string_view* in, uint64_t next_group, std::string* name,
+                   StreamGroup* g) {
+  uint64_t read_plus_one = 0, nconsumers = 0;
+  if (!GetString(in, name) || !GetStreamId(in, &g->last_id) ||
+      !GetVarint64(in, &read_plus_one) || !GetVarint64(in, &g->number) ||
+      g->number >= next_group || !GetVarint64(in, &g->paged_count) ||
+      !TreeRoot::DecodeFields(in, &g->pel_tree) ||
+      !TreeRoot::DecodeFields(in, &g->consumer_tree) ||
+      (g->pel_tree.tree == 0) != (g->paged_count == 0) ||
+      (g->consumer_tree.tree == 0) != (g->paged_count == 0) ||
+      !GetVarint64(in, &nconsumers) || nconsumers > in->size()) {
+    return false;
+  }
+  g->entries_read = static_cast<int64_t>(read_plus_one - 1);
+  uint64_t pending = 0;
+  for (uint64_t i = 0; i < nconsumers; ++i) {
+    std::string cname;
+    uint64_t seen = 0, count = 0;
+    if (!GetString(in, &cname) || !GetVarint64(in, &seen) || seen > uint64_t{INT64_MAX} ||
+        !GetVarint64(in, &count)) {
+      return false;
+    }
+    auto [it, added] = g->consumers.try_emplace(std::move(cname));
+    if (!added) return false;
+    it->second.seen_time = static_cast<int64_t>(seen);
+    it->second.paged_pending = count;
+    pending += count;
+  }
+  return pending == g->paged_count;
+}
+
 }  // namespace
 
 void PutStreamId(std::string* out, const StreamId& id) {
@@ -138,33 +186,52 @@ uint64_t StreamGroup::DeleteConsumer(const std::string& name) {
   return pending;
 }
 
-void StreamMeta::EncodeTo(std::string* out) const {
+void StreamMeta::EncodeTo(std::string* out, bool paged) const {
   PutStreamId(out, last_id);
   PutStreamId(out, first_id);
   PutStreamId(out, max_deleted);
   PutVarint64(out, entries_added);
+  if (paged) PutVarint64(out, next_group);
   PutVarint64(out, groups.size());
-  for (const auto& [name, g] : groups) PutGroup(out, name, g);
+  for (const auto& [name, g] : groups) {
+    if (paged) {
+      PutPagedGroup(out, name, g);
+    } else {
+      PutGroup(out, name, g);
+    }
+  }
 }
 
-bool StreamMeta::DecodeFrom(std::string_view* in, StreamMeta* meta) {
+bool StreamMeta::DecodeFrom(std::string_view* in, StreamMeta* meta, bool paged) {
   uint64_t ngroups = 0;
   if (!GetStreamId(in, &meta->last_id) || !GetStreamId(in, &meta->first_id) ||
       !GetStreamId(in, &meta->max_deleted) || !GetVarint64(in, &meta->entries_added) ||
-      !GetVarint64(in, &ngroups) || ngroups > in->size()) {
+      (paged && !GetVarint64(in, &meta->next_group)) || !GetVarint64(in, &ngroups) ||
+      ngroups > in->size()) {
     return false;
   }
   meta->groups.clear();
   std::string last_name;
+  std::set<uint64_t> numbers;  // a paged root's groups own distinct page ranges
   for (uint64_t i = 0; i < ngroups; ++i) {
     std::string name;
     StreamGroup g;
-    if (!GetGroup(in, &name, &g)) return false;
+    if (paged ? !GetPagedGroup(in, meta->next_group, &name, &g) ||
+                    !numbers.insert(g.number).second
+              : !GetGroup(in, &name, &g)) {
+      return false;
+    }
     if (i > 0 && name <= last_name) return false;  // sorted, unique
     last_name = name;
     meta->groups.emplace(std::move(name), std::move(g));
   }
   return true;
+}
+
+uint64_t StreamMeta::PendingCount() const {
+  uint64_t n = 0;
+  for (const auto& [name, g] : groups) n += g.pel.size() + g.paged_count;
+  return n;
 }
 
 std::string StreamValue::Encode() const {

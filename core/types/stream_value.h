@@ -2,10 +2,11 @@
 // codec: the entries by ID, and the stream's state besides them (StreamMeta: the ID counters
 // and the consumer groups with their pending entries and consumers).
 //
-// A stream up to paged-collection-threshold entries is one encoded StreamValue; a larger one
-// keeps its StreamMeta in its root and its entries in pages (stream_pages.h). The consumer
-// groups are in the meta either way: their pending-entry lists are as long as what consumers
-// read and did not acknowledge, usually far shorter than the stream.
+// A stream whose entries and pending entries together number up to paged-collection-threshold
+// is one encoded StreamValue; a larger one keeps its StreamMeta in its root and its entries and
+// pending entries in pages (stream_pages.h). The meta's form differs: a one-value stream's
+// groups hold their pending entries (StreamGroup::pel, StreamConsumer::pel), a paged one's hold
+// counts and the roots of the trees that have them.
 //
 // Groups are ordered by name and consumers by name (bytes, as Redis's radix trees); a group's
 // pending entries (PEL) by ID, each naming its consumer; a consumer's own PEL is the group's
@@ -23,6 +24,7 @@
 
 #include "core/base/status.h"
 #include "core/types/stream_id.h"
+#include "core/types/tree_root.h"
 
 namespace slotkv {
 
@@ -38,7 +40,8 @@ struct StreamNack {
 
 struct StreamConsumer {
   int64_t seen_time = 0;  // ms, wall clock: its last read or claim
-  std::set<StreamId> pel;
+  std::set<StreamId> pel;      // one-value stream: its pending entries
+  uint64_t paged_pending = 0;  // paged stream: how many it has (they are in pages)
 };
 
 struct StreamGroup {
@@ -47,11 +50,19 @@ struct StreamGroup {
 
   StreamId last_id;  // last delivered
   int64_t entries_read = kUnknownRead;
-  std::map<StreamId, StreamNack> pel;
+  std::map<StreamId, StreamNack> pel;  // one-value stream
   std::map<std::string, StreamConsumer> consumers;
+  // A paged stream's: pel and the consumers' pel stay empty; the PEL is two trees of pages
+  // (by ID; by consumer, then ID) at page bases that number gives (StreamPages::PelBase).
+  uint64_t number = 0;
+  uint64_t paged_count = 0;
+  TreeRoot pel_tree;
+  TreeRoot consumer_tree;
 
   // The consumer name, created with seen_time now when missing; *created tells which.
   StreamConsumer& Consumer(const std::string& name, int64_t now, bool* created = nullptr);
+
+  // The one-value stream's PEL (a paged one's is StreamPages's).
   // Makes id pending for consumer (which must exist), delivered at time with count
   // deliveries: a new entry, or one moved over from another consumer.
   void SetPending(const StreamId& id, const std::string& consumer, int64_t time,
@@ -67,17 +78,28 @@ struct StreamMeta {
   StreamId first_id;      // recorded first entry (0-0 when empty)
   StreamId max_deleted;   // highest ID XDEL removed
   uint64_t entries_added = 0;
+  uint64_t next_group = 0;  // paged: the number of the next group created
   std::map<std::string, StreamGroup> groups;
 
-  // meta := last first max_deleted entries_added:varint64 ngroups:varint64 group*
+  // One-value form:
+  //   meta := last first max_deleted entries_added:varint64 ngroups:varint64 group*
   //   id := ms:varint64 seq:varint64
   //   group := name:lp last_id entries_read+1:varint64 nconsumers:varint64
   //            (name:lp seen_time:varint64)* npel:varint64
   //            (id consumer:varint64 delivery_time:varint64 delivery_count:varint64)*
-  // (a PEL entry names its consumer by index; times are >= 0).
-  void EncodeTo(std::string* out) const;
+  //   (a PEL entry names its consumer by index; times are >= 0).
+  // Paged form (in the root):
+  //   meta := last first max_deleted entries_added:varint64 next_group:varint64
+  //           ngroups:varint64 group*
+  //   group := name:lp last_id entries_read+1:varint64 number:varint64 count:varint64
+  //            pel_tree consumer_tree nconsumers:varint64
+  //            (name:lp seen_time:varint64 pending:varint64)*
+  //   (trees as TreeRoot::EncodeFields).
+  void EncodeTo(std::string* out, bool paged = false) const;
   // false on anything EncodeTo could not have made.
-  static bool DecodeFrom(std::string_view* in, StreamMeta* meta);
+  static bool DecodeFrom(std::string_view* in, StreamMeta* meta, bool paged = false);
+  // The pending entries of every group (whichever form).
+  uint64_t PendingCount() const;
 };
 
 class StreamValue {
@@ -89,6 +111,8 @@ class StreamValue {
   static constexpr bool kKeptEmpty = true;
   size_t size() const { return entries.size(); }
   bool empty() const { return false; }
+  // What paged-collection-threshold is compared with: entries and pending entries.
+  uint64_t weight() const { return entries.size() + meta.PendingCount(); }
 
   // value := version:u8(1) meta nentries:varint64 (id nfields:varint64 field:lp*)*
   std::string Encode() const;

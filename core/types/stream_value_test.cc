@@ -9,6 +9,7 @@
 
 #include "core/types/map_page_io_test.h"
 #include "core/types/stream_id.h"
+#include "core/types/stream_meta_check_test.h"
 #include "core/types/stream_pages.h"
 
 namespace slotkv {
@@ -70,30 +71,6 @@ StreamValue Sample() {
   g.SetPending(Id(2, 0), "bob", 250, 1);
   v.meta.groups["g0"].entries_read = StreamGroup::kUnknownRead;
   return v;
-}
-
-void CheckSameMeta(const StreamMeta& a, const StreamMeta& b) {
-  CHECK(a.last_id == b.last_id);
-  CHECK(a.first_id == b.first_id);
-  CHECK(a.max_deleted == b.max_deleted);
-  CHECK(a.entries_added == b.entries_added);
-  REQUIRE(a.groups.size() == b.groups.size());
-  for (const auto& [name, g] : a.groups) {
-    const StreamGroup& h = b.groups.at(name);
-    CHECK(g.last_id == h.last_id);
-    CHECK(g.entries_read == h.entries_read);
-    REQUIRE(g.pel.size() == h.pel.size());
-    for (const auto& [id, n] : g.pel) {
-      CHECK(h.pel.at(id).consumer == n.consumer);
-      CHECK(h.pel.at(id).delivery_time == n.delivery_time);
-      CHECK(h.pel.at(id).delivery_count == n.delivery_count);
-    }
-    REQUIRE(g.consumers.size() == h.consumers.size());
-    for (const auto& [cname, c] : g.consumers) {
-      CHECK(h.consumers.at(cname).seen_time == c.seen_time);
-      CHECK(h.consumers.at(cname).pel == c.pel);
-    }
-  }
 }
 
 TEST_CASE("StreamValue round-trips entries, counters, groups, PELs and consumers") {

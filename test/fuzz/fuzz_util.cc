@@ -8,6 +8,7 @@
 #include "core/base/coding.h"
 #include "core/base/hash.h"
 #include "core/types/counted_tree.h"
+#include "core/types/stream_pages.h"
 
 namespace slotkv::fuzz {
 
@@ -97,7 +98,12 @@ bool ParsePagedInput(std::string_view in, PagedInput* out) {
     const size_t len = static_cast<uint8_t>(in[1]) | (size_t{static_cast<uint8_t>(in[2])} << 8);
     in.remove_prefix(3);
     if (in.size() < len) break;
-    const uint64_t index = slot & 0x80 ? kTreePageBit + (slot & 0x7f) : slot;
+    uint64_t index = slot & 0x3f;  // a hashed page
+    if (slot & 0x80) {
+      index = kTreePageBit + (slot & 0x7f);
+    } else if (slot & 0x40) {  // a stream group's PEL node: owned:1 group:1 node:4
+      index = StreamPages::PelBase((slot >> 4) & 1, (slot & 0x20) != 0) + (slot & 0x0f);
+    }
     out->pages[index] = std::string(in.substr(0, len));
     in.remove_prefix(len);
   }
@@ -111,10 +117,18 @@ std::string EncodePagedInput(const PagedInput& in) {
   out.push_back(static_cast<char>(in.root.size()));
   out += in.root;
   for (const auto& [index, bytes] : in.pages) {
-    const bool tree = index >= kTreePageBit;
-    const uint64_t n = tree ? index - kTreePageBit : index;
-    FUZZ_CHECK(n < 0x80 && bytes.size() < 0x10000);
-    out.push_back(static_cast<char>(tree ? 0x80 | n : n));
+    uint64_t slot = index;
+    if (index >= kTreePageBit) {
+      FUZZ_CHECK(index - kTreePageBit < 0x80);
+      slot = 0x80 | (index - kTreePageBit);
+    } else if (index >= StreamPages::PelBase(0, false)) {
+      const uint64_t tree = (index - StreamPages::PelBase(0, false)) / StreamPages::kPelNodes;
+      const uint64_t n = index - StreamPages::PelBase(tree / 2, tree % 2 != 0);
+      FUZZ_CHECK(tree < 4 && n < 0x10);
+      slot = 0x40 | (tree % 2) << 5 | (tree / 2) << 4 | n;
+    }
+    FUZZ_CHECK(slot < 0x100 && (slot >= 0x40 || index < 0x40) && bytes.size() < 0x10000);
+    out.push_back(static_cast<char>(slot));
     out.push_back(static_cast<char>(bytes.size() & 0xff));
     out.push_back(static_cast<char>(bytes.size() >> 8));
     out += bytes;

@@ -26,9 +26,11 @@ namespace slotkv::fuzz {
 [[noreturn]] void Fail(const char* file, int line, const char* condition, std::string_view detail);
 
 // ---- paged_root_fuzz input:  page_members:u8 root_len:u8 root { slot:u8 len:fixed16 page }
-// The root of one paged collection (a hash or set, a sorted set or a list) and its pages: a
-// slot with bit 7 set is tree node (slot & 0x7f), page kTreePageBit + that; else hashed page
-// slot. Later pages of the same slot replace earlier ones.
+// The root of one paged collection (a hash or set, a sorted set, a list or a stream) and its
+// pages: a slot with bit 7 set is tree node (slot & 0x7f), page kTreePageBit + that; with bit
+// 6 set, node (slot & 0x0f) of a stream group's PEL tree (group (slot >> 4) & 1, by consumer
+// when bit 5 is set: StreamPages::PelBase); else hashed page (slot & 0x3f). Later pages of the
+// same slot replace earlier ones.
 struct PagedInput {
   uint8_t page_members = 0;
   std::string root;

@@ -67,6 +67,24 @@ void ExerciseStream(StreamRoot root, OneCollectionIo* io, uint32_t pm) {
   if (!s.Get(StreamId{1, 1}).ok() || !s.CountBelow(StreamId{5, 0}).ok()) return;
   if (!s.Erase(StreamId{1, 1}).ok()) return;
   if (s.size() > 0 && !s.EraseFirst().ok()) return;
+  // Each group's PEL: reads bounded as asked, then a change of each kind.
+  for (auto& [name, g] : s.meta().groups) {
+    int seen = 0;
+    const auto count = [&](const StreamId&, const StreamNack&) { return ++seen < kWalkMax; };
+    if (!s.WalkPending(g, {}, false, count).ok()) return;
+    if (!s.WalkPending(g, StreamId::Max(), true, count).ok()) return;
+    FUZZ_CHECK(seen <= 2 * kWalkMax);
+    if (!s.FindPending(g, StreamId{2, 0}).ok() || !s.Ack(g, StreamId{2, 0}).ok()) return;
+    if (g.consumers.empty()) continue;
+    const std::string consumer = g.consumers.begin()->first;
+    seen = 0;
+    if (!s.WalkOwned(g, consumer, {}, [&](const StreamId&) { return ++seen < kWalkMax; }).ok()) {
+      return;
+    }
+    FUZZ_CHECK(seen <= kWalkMax);
+    if (!s.SetPending(g, StreamId{3, 0}, consumer, 1, 1).ok()) return;
+    if (g.consumers.size() > 1 && !s.DeleteConsumer(g, g.consumers.rbegin()->first).ok()) return;
+  }
   if (!s.Append(StreamId::Max(), {"f", "v"}).ok() || !s.Finish().ok()) return;
   FUZZ_CHECK(StreamRoot::Decode(s.root().Encode()).ok());
 }

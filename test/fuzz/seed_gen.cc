@@ -331,8 +331,16 @@ void PagedSeeds() {
   StreamPages stream(stream_root, &stream_io, kPm);
   for (uint64_t i = 1; i <= 14; ++i) FUZZ_CHECK(stream.Append({i, 0}, {"f", "v"}).ok());
   stream.meta().last_id = {14, 0};
-  stream.meta().groups["g"].Consumer("c", 1);
-  stream.meta().groups["g"].SetPending({2, 0}, "c", 1, 1);
+  for (const char* name : {"g", "h"}) {
+    StreamGroup g;
+    FUZZ_CHECK(stream.NumberGroup(&g).ok());
+    g.Consumer("c", 1);
+    g.Consumer("d", 1);
+    StreamGroup& added = stream.meta().groups.emplace(name, g).first->second;
+    for (uint64_t i = 1; i <= 8; ++i) {
+      FUZZ_CHECK(stream.SetPending(added, {i, 0}, i % 3 == 0 ? "d" : "c", 1, i).ok());
+    }
+  }
   FUZZ_CHECK(stream.Finish().ok());
   write("stream", stream.root().Encode(), stream_io);
 }
