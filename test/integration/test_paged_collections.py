@@ -5,6 +5,7 @@ suites of each family also run with paging forced (ctest py_test_hashes_paged,
 py_test_sets_paged, py_test_zsets_paged, py_test_lists_paged, py_test_blocking_paged,
 py_test_streams_paged, py_test_stream_groups_paged)."""
 
+import copy
 import os
 import random
 import threading
@@ -14,7 +15,7 @@ import pytest
 import redis
 from redis.crc import key_slot
 
-from conftest import start_server
+from conftest import err, start_server, wait_until
 
 pytestmark = pytest.mark.slotkv_only
 
@@ -728,6 +729,561 @@ def test_paged_stream_survives_sigkill_without_orphan_pages(server, r):
     assert c.execute_command("DEL", "s2", "s3") == 2
     wait_reclaimed(c)
     c.connection_pool.disconnect()
+
+
+# ---- paged streams: consumer groups' pending entries (PEL) in pages ------------------------------
+# A paged stream keeps each group's PEL in two page trees of its own (by ID; by consumer, then
+# ID). The tests below drive a group with a PEL of hundreds of entries through the commands
+# that change it and check every reply against a model of Redis's rules (StreamModel), then the
+# same state through a SIGKILL, XGROUP DELCONSUMER / DESTROY, COPY / RENAME and DUMP / RESTORE.
+
+
+def xid(i):
+    """The ID of entry number i: every entry of these streams is i-1."""
+    return b"%d-1" % i
+
+
+def now_ms():
+    return int(time.time() * 1000)
+
+
+def as_dict(flat):
+    return {k.decode(): v for k, v in zip(flat[::2], flat[1::2])}
+
+
+class StreamModel:
+    """A stream of entries i-1 (field f, value i) and its consumer groups, as Redis keeps them."""
+
+    def __init__(self, key):
+        self.key = key
+        self.entries = set()
+        self.groups = {}
+        self.t_start = now_ms()  # every delivery the server times itself comes after this
+        self.t_old = self.t_start - 10 ** 7  # XCLAIM ... TIME t_old: idle for hours
+
+    def entry(self, i):
+        return [xid(i), [b"f", b"%d" % i]]
+
+    def add(self, r, first, last):
+        pipe = r.pipeline(transaction=False)
+        for i in range(first, last + 1):
+            pipe.execute_command("XADD", self.key, xid(i), "f", i)
+        assert pipe.execute() == [xid(i) for i in range(first, last + 1)]
+        self.entries.update(range(first, last + 1))
+
+    def xdel(self, r, *nums):
+        want = len(set(nums) & self.entries)
+        assert r.execute_command("XDEL", self.key, *[xid(i) for i in nums]) == want
+        self.entries -= set(nums)
+
+    def create(self, r, name, start=0):
+        assert r.execute_command("XGROUP", "CREATE", self.key, name, start) == b"OK"
+        self.groups[name] = GroupModel(self, name, start)
+        return self.groups[name]
+
+
+class GroupModel:
+    """One consumer group: pel maps entry number i to [consumer, delivery count, delivery time]
+    (time None: set by the server's clock, so between the model's t_start and now)."""
+
+    def __init__(self, stream, name, last=0):
+        self.s = stream
+        self.name = name
+        self.last = last
+        self.pel = {}
+        self.consumers = set()
+
+    def owned(self, consumer):
+        return sorted(i for i, p in self.pel.items() if p[0] == consumer)
+
+    def read_new(self, r, consumer, count):
+        """XREADGROUP ... >: how many entries it delivered."""
+        nums = sorted(i for i in self.s.entries if i > self.last)[:count]
+        got = r.execute_command("XREADGROUP", "GROUP", self.name, consumer, "COUNT", count,
+                                "STREAMS", self.s.key, ">")
+        if not nums:
+            assert got is None
+            return 0
+        assert got == [[self.s.key.encode(), [self.s.entry(i) for i in nums]]]
+        for i in nums:
+            self.pel[i] = [consumer, 1, None]
+        self.consumers.add(consumer)
+        self.last = nums[-1]
+        return len(nums)
+
+    def history(self, r, consumer, count, after=0):
+        """XREADGROUP ... <ID>: the consumer's own pending entries above `after`, each delivered
+        once more; a deleted one shows as [id, nil] and keeps its count."""
+        nums = [i for i in self.owned(consumer) if i > after][:count]
+        got = r.execute_command("XREADGROUP", "GROUP", self.name, consumer, "COUNT", count,
+                                "STREAMS", self.s.key, xid(after) if after else "0")
+        want = []
+        for i in nums:
+            if i in self.s.entries:
+                want.append(self.s.entry(i))
+                self.pel[i][1] += 1
+                self.pel[i][2] = None
+            else:
+                want.append([xid(i), None])
+        assert got == [[self.s.key.encode(), want]]
+        self.consumers.add(consumer)
+        return nums
+
+    def ack(self, r, nums):
+        want = len({i for i in nums if i in self.pel})
+        assert r.execute_command("XACK", self.s.key, self.name, *[xid(i) for i in nums]) == want
+        for i in nums:
+            self.pel.pop(i, None)
+        return want
+
+    def claim(self, r, consumer, nums, justid=False, time_ms=None):
+        """XCLAIM with min-idle-time 0: a pending entry whose stream entry is gone leaves the PEL
+        and the reply."""
+        args = ["XCLAIM", self.s.key, self.name, consumer, 0, *[xid(i) for i in nums]]
+        if time_ms is not None:
+            args += ["TIME", time_ms]
+        if justid:
+            args.append("JUSTID")
+        want = []
+        for i in nums:
+            if i not in self.pel:
+                continue
+            if i not in self.s.entries:
+                del self.pel[i]
+                continue
+            self.pel[i] = [consumer, self.pel[i][1] + (0 if justid else 1), time_ms]
+            want.append(xid(i) if justid else self.s.entry(i))
+        if want:
+            self.consumers.add(consumer)
+        assert r.execute_command(*args) == want
+        return want
+
+    def autoclaim(self, r, consumer, start, count, justid=False):
+        """XAUTOCLAIM with min-idle-time 0 from entry number start: the next cursor (0: done)."""
+        args = ["XAUTOCLAIM", self.s.key, self.name, consumer, 0, xid(start) if start else "0",
+                "COUNT", count] + (["JUSTID"] if justid else [])
+        nums = sorted(i for i in self.pel if i >= start)
+        claimed, deleted = [], []
+        for i in nums[:count]:  # deleted entries count against COUNT too
+            if i not in self.s.entries:
+                del self.pel[i]
+                deleted.append(xid(i))
+            else:
+                self.pel[i] = [consumer, self.pel[i][1] + (0 if justid else 1), None]
+                claimed.append(xid(i) if justid else self.s.entry(i))
+        if claimed:
+            self.consumers.add(consumer)
+        cursor = nums[count] if len(nums) > count else 0
+        assert r.execute_command(*args) == [xid(cursor) if cursor else b"0-0", claimed, deleted]
+        return cursor
+
+    def delconsumer(self, r, consumer):
+        mine = self.owned(consumer)
+        want = len(mine) if consumer in self.consumers else 0
+        assert r.execute_command("XGROUP", "DELCONSUMER", self.s.key, self.name, consumer) == want
+        for i in mine:
+            del self.pel[i]
+        self.consumers.discard(consumer)
+
+    # ---- checks ----------------------------------------------------------------------------
+
+    def check_time(self, t, got, t_end):
+        if t is None:
+            assert self.s.t_start - 1 <= got <= t_end + 1, (self.s.t_start, got, t_end)
+        else:
+            assert got == t
+
+    def check_summary(self, r):
+        got = r.execute_command("XPENDING", self.s.key, self.name)
+        if not self.pel:
+            assert got == [0, None, None, None]
+            return
+        per = {}
+        for c, _, _ in self.pel.values():
+            per[c] = per.get(c, 0) + 1
+        assert got == [len(self.pel), xid(min(self.pel)), xid(max(self.pel)),
+                       [[c.encode(), b"%d" % n] for c, n in sorted(per.items())]]
+
+    def check_pending(self, r, lo=None, hi=None, count=100000, consumer=None, idle=None,
+                      exclusive=False):
+        """XPENDING's extended form against the model: rows in full but for the idle time,
+        which is checked against the delivery time where the model knows it. `idle` is 0 or
+        at least an hour (a delivery timed by the server is younger)."""
+        start = "-" if lo is None else ("(" if exclusive else "") + xid(lo).decode()
+        end = "+" if hi is None else xid(hi)
+        args = ["XPENDING", self.s.key, self.name]
+        if idle is not None:
+            args += ["IDLE", idle]
+        args += [start, end, count] + ([consumer] if consumer else [])
+        t0 = now_ms()
+        got = r.execute_command(*args)
+        t1 = now_ms()
+        want = []
+        for i in sorted(self.pel):
+            c, n, t = self.pel[i]
+            if lo is not None and (i < lo or (exclusive and i == lo)):
+                continue
+            if (hi is not None and i > hi) or (consumer and c != consumer):
+                continue
+            if idle and (t is None or t0 - t < idle):
+                continue
+            want.append([xid(i), c.encode(), n])
+        want = want[:count]
+        assert [[row[0], row[1], row[3]] for row in got] == want
+        for row in got:
+            t = self.pel[int(row[0].split(b"-")[0])][2]
+            if t is None:
+                assert 0 <= row[2] <= t1 - self.s.t_start + 1
+            else:
+                assert t0 - t - 1 <= row[2] <= t1 - t + 1
+        return want
+
+    def check_info(self, r, count=10):
+        """XINFO GROUPS, XINFO CONSUMERS and XINFO STREAM FULL (COUNT count) for this group."""
+        groups = {g[1]: as_dict(g) for g in r.execute_command("XINFO", "GROUPS", self.s.key)}
+        g = groups[self.name.encode()]
+        assert (g["consumers"], g["pending"], g["last-delivered-id"]) == (
+            len(self.consumers), len(self.pel), xid(self.last) if self.last else b"0-0")
+        got = r.execute_command("XINFO", "CONSUMERS", self.s.key, self.name)
+        assert [c[:4] for c in got] == [[b"name", c.encode(), b"pending", len(self.owned(c))]
+                                        for c in sorted(self.consumers)]
+        assert [c[4] for c in got] == [b"idle"] * len(self.consumers)
+        full = as_dict(r.execute_command("XINFO", "STREAM", self.s.key, "FULL", "COUNT", count))
+        t_end = now_ms()
+        g = {x[1]: as_dict(x) for x in full["groups"]}[self.name.encode()]
+        limit = count or None
+        first = sorted(self.pel)[:limit]
+        assert g["pel-count"] == len(self.pel)
+        assert [[row[0], row[1], row[3]] for row in g["pending"]] == [
+            [xid(i), self.pel[i][0].encode(), self.pel[i][1]] for i in first]
+        delivered = {}
+        for row in g["pending"]:
+            i = int(row[0].split(b"-")[0])
+            self.check_time(self.pel[i][2], row[2], t_end)
+            delivered[row[0]] = row[2]
+        consumers = [as_dict(c) for c in g["consumers"]]
+        assert [c["name"] for c in consumers] == [c.encode() for c in sorted(self.consumers)]
+        for c in consumers:
+            mine = self.owned(c["name"].decode())
+            assert c["pel-count"] == len(mine)
+            assert [[row[0], row[2]] for row in c["pending"]] == [
+                [xid(i), self.pel[i][1]] for i in mine[:limit]]
+            for row in c["pending"]:
+                self.check_time(self.pel[int(row[0].split(b"-")[0])][2], row[1], t_end)
+                if row[0] in delivered:  # one delivery time per pending entry
+                    assert row[1] == delivered[row[0]]
+            assert self.s.t_start - 1 <= c["seen-time"] <= t_end + 1
+
+    def check(self, r, count=25):
+        self.check_summary(r)
+        self.check_pending(r)
+        self.check_info(r, count)
+
+
+def build_big_pel(r, key="s"):
+    """A paged stream of 3*N entries with two groups. g: read by alice and bob by turns, every
+    fifth entry acknowledged, some of alice's claimed by bob (with TIME far back, and JUSTID),
+    entries deleted while pending and dropped by XCLAIM / XAUTOCLAIM or shown by a history
+    read, carol's XAUTOCLAIM rounds, bob's history read. g2: the first N entries, zed's."""
+    m = StreamModel(key)
+    m.add(r, 1, 3 * N)
+    g = m.create(r, "g")
+    g2 = m.create(r, "g2")
+    for turn in range(60):
+        if not g.read_new(r, ("alice", "bob")[turn % 2], (97, 61)[turn % 2]):
+            break
+    assert g.last == 3 * N and len(g.pel) == 3 * N
+    assert g2.read_new(r, "zed", N) == N
+    # Every fifth, 1 and 6 twice, one ID never added.
+    assert g.ack(r, list(range(1, 3 * N + 1, 5)) + [1, 6, 3 * N + 7]) == 3 * N // 5
+    alice = g.owned("alice")
+    g.claim(r, "bob", alice[::7] + [6], time_ms=m.t_old)  # 6 is acknowledged: not claimed
+    g.claim(r, "bob", alice[3::11], justid=True)
+    alice, bob = g.owned("alice"), g.owned("bob")
+    pending = sorted(g.pel)
+    d_claim, d_auto, d_hist = alice[10], pending[len(pending) * 7 // 10], bob[4]
+    assert len({d_claim, d_auto, d_hist}) == 3
+    m.xdel(r, d_claim, d_auto, d_hist, 11)  # 11 was acknowledged
+    assert [x[0] for x in g.claim(r, "bob", [d_claim, alice[12]])] == [xid(alice[12])]
+    assert d_claim not in g.pel
+    cursor = g.autoclaim(r, "carol", d_auto - 20, 50)
+    assert d_auto not in g.pel and cursor > d_auto
+    cursor = g.autoclaim(r, "carol", cursor, 30, justid=True)
+    assert cursor
+    assert d_hist in g.history(r, "bob", 40)
+    assert d_hist in g.pel  # shown as [id, nil]; its count unchanged
+    assert len(g.pel) > 2 * N
+    return m
+
+
+def group_state(r, key):
+    """Every group reply of a stream that does not depend on the clock: XINFO STREAM FULL with
+    COUNT 0 (its times are absolute), XINFO GROUPS, per group XPENDING's summary, its extended
+    form over everything without the idle column, XINFO CONSUMERS without idle. The radix-tree
+    figures of XINFO STREAM FULL are left out: they describe the storage, not the stream."""
+    full = as_dict(r.execute_command("XINFO", "STREAM", key, "FULL", "COUNT", 0))
+    del full["radix-tree-keys"], full["radix-tree-nodes"]
+    out = {"full": full, "groups": r.execute_command("XINFO", "GROUPS", key),
+           "entries": r.execute_command("XRANGE", key, "-", "+")}
+    for g in out["groups"]:
+        name = g[1]
+        rows = r.execute_command("XPENDING", key, name, "-", "+", 100000)
+        out[name] = (r.execute_command("XPENDING", key, name),
+                     [row[:2] + row[3:] for row in rows],
+                     [c[:4] for c in r.execute_command("XINFO", "CONSUMERS", key, name)])
+    return out
+
+
+def test_paged_stream_large_pel_matches_a_model(r):
+    """XPENDING (summary, ranges, consumer, IDLE), XINFO GROUPS / CONSUMERS / STREAM FULL and
+    history reads over a group PEL of hundreds of entries in pages."""
+    wait_reclaimed(r)
+    m = build_big_pel(r)
+    g, g2 = m.groups["g"], m.groups["g2"]
+    assert internal_keys(r) > 0
+    for grp in (g, g2):
+        grp.check(r, count=25)
+    g.check_info(r, count=0)
+    ids = sorted(g.pel)
+    assert len(g.check_pending(r, lo=ids[100], hi=ids[400], count=37)) == 37
+    assert len(g.check_pending(r, lo=ids[100], hi=ids[110], count=37, exclusive=True)) == 10
+    assert g.check_pending(r, lo=ids[400], hi=ids[100], count=10) == []
+    assert g.check_pending(r, lo=ids[-3], count=10) == g.check_pending(r, lo=ids[-3])
+    assert len(g.check_pending(r, consumer="bob", count=30)) == 30
+    assert len(g.check_pending(r, lo=ids[200], consumer="alice", count=20)) == 20
+    assert len(g.check_pending(r, consumer="carol")) == 80 - 1  # a deleted entry dropped
+    assert g.check_pending(r, consumer="nobody") == []
+    old = g.check_pending(r, idle=3600 * 1000)
+    assert len(old) > 20 and {row[1] for row in old} == {b"bob"}
+    assert len(g.check_pending(r, idle=3600 * 1000, count=5, lo=ids[300], consumer="bob")) == 5
+    assert g.check_pending(r, idle=3600 * 1000, consumer="alice") == []
+    assert len(g.check_pending(r, idle=0, count=50)) == 50
+    # A history read with COUNT (from "0", then from an ID) delivers each entry it returns once
+    # more: one more delivery in XPENDING for those and no other, whatever page they are on.
+    for consumer, start in (("bob", None), ("alice", 100)):
+        rows = r.execute_command("XPENDING", "s", "g", "-", "+", 10000)
+        before = {row[0]: row[3] for row in rows}
+        mine = g.owned(consumer)
+        nums = g.history(r, consumer, 60, after=mine[start] if start else 0)
+        assert nums == (mine[start + 1:start + 61] if start else mine[:60])
+        rows = r.execute_command("XPENDING", "s", "g", "-", "+", 10000)
+        assert {row[0]: row[3] - before[row[0]] for row in rows if row[3] != before[row[0]]} == {
+            xid(i): 1 for i in nums if i in m.entries}
+        assert len(rows) == len(before)
+    g.check(r, count=0)
+    g2.check(r)
+    assert r.execute_command("DEL", "s") == 1
+    wait_reclaimed(r)
+
+
+def test_paged_stream_pel_survives_sigkill(server, r):
+    """The PEL pages and the group counts in the root come back exactly after a SIGKILL, and
+    the PEL takes changes after it (which a second SIGKILL keeps too)."""
+    wait_reclaimed(r)
+    m = build_big_pel(r)
+    g = m.groups["g"]
+    for round_ in range(2):
+        want = group_state(r, "s")
+        server.kill()
+        server.restart()
+        r = server.client()
+        assert group_state(r, "s") == want
+        for grp in m.groups.values():
+            grp.check(r)
+        assert internal_keys(r) > 0
+        g.ack(r, sorted(g.pel)[round_::3])
+        g.autoclaim(r, "alice", 0, 40)
+        m.add(r, 3 * N + 1 + 20 * round_, 3 * N + 20 * (round_ + 1))
+        assert g.read_new(r, "dave", 100) == 20
+        g.history(r, "bob", 15)
+        m.groups["g2"].delconsumer(r, "zed" if round_ else "nobody")
+    for grp in m.groups.values():
+        grp.check(r)
+    assert r.execute_command("DEL", "s") == 1
+    wait_reclaimed(r)
+    r.connection_pool.disconnect()
+
+
+def test_paged_stream_delconsumer_and_destroy_release_pel_pages(server, r):
+    """XGROUP DELCONSUMER answers the consumer's pending count and takes its entries out of
+    the group's PEL; XGROUP DESTROY drops a group's PEL pages (the other group's stay); a group
+    created again under the same name starts with an empty PEL."""
+    wait_reclaimed(r)
+    m = build_big_pel(r)
+    g, g2 = m.groups["g"], m.groups["g2"]
+    assert len(g.owned("alice")) > 100
+    g.delconsumer(r, "alice")
+    g.check(r, count=0)
+    assert g.check_pending(r, consumer="alice") == []
+    g.delconsumer(r, "alice")  # gone: 0
+    g.delconsumer(r, "carol")
+    g.check(r)
+    pages, pending = internal_keys(r), len(g.pel)
+    assert pending > N
+    assert r.execute_command("XGROUP", "DESTROY", "s", "g") == 1
+    assert r.execute_command("XGROUP", "DESTROY", "s", "g") == 0
+    assert err(r, "XPENDING", "s", "g") == "NOGROUP No such key 's' or consumer group 'g'"
+    assert [x[1] for x in r.execute_command("XINFO", "GROUPS", "s")] == [b"g2"]
+    g2.check(r, count=0)
+    # Two trees of at least pending / page members leaves each go.
+    assert wait_until(lambda: internal_keys(r) <= pages - pending // 2, timeout=10)
+    for round_ in range(3):
+        g = m.create(r, "g")
+        g.check(r)
+        assert r.execute_command("XPENDING", "s", "g") == [0, None, None, None]
+        assert r.execute_command("XPENDING", "s", "g", "-", "+", 10) == []
+        assert r.execute_command("XINFO", "CONSUMERS", "s", "g") == []
+        # Entries the old group had pending come again with one delivery.
+        assert g.read_new(r, "alice", 200 * (round_ + 1)) == 200 * (round_ + 1)
+        assert g.read_new(r, "bob", 7) == 7
+        g.check(r)
+        if round_ < 2:
+            assert r.execute_command("XGROUP", "DESTROY", "s", "g") == 1
+            del m.groups["g"]
+    # The reclaim of the groups destroyed just before their namesake was created leaves the
+    # new group's pages (and g2's) alone.
+    counts = [internal_keys(r)]
+    for _ in range(50):
+        time.sleep(0.1)
+        counts.append(internal_keys(r))
+        if len(counts) >= 3 and counts[-1] == counts[-2] == counts[-3]:
+            break
+    g.check(r, count=0)
+    g2.check(r)
+    # A DESTROY just before a SIGKILL: the group stays destroyed, its pages are still reclaimed.
+    assert r.execute_command("XGROUP", "DESTROY", "s", "g2") == 1
+    server.kill()
+    server.restart()
+    c = server.client()
+    assert [x[1] for x in c.execute_command("XINFO", "GROUPS", "s")] == [b"g"]
+    g.check(c)
+    assert c.execute_command("DEL", "s") == 1
+    wait_reclaimed(c)
+    c.connection_pool.disconnect()
+
+
+def test_paged_stream_pel_follows_copy_and_rename(r):
+    """COPY and RENAME carry the groups' PEL pages over (same slot and another): the copy has
+    the same pending entries and changes them on its own."""
+    wait_reclaimed(r)
+    m = build_big_pel(r)
+    want = group_state(r, "s")
+    assert r.execute_command("COPY", "s", "{s}c") == 1
+    assert r.execute_command("COPY", "s", "c2") == 1
+    assert group_state(r, "{s}c") == want
+    assert group_state(r, "c2") == want
+    mc = copy.deepcopy(m)
+    mc.key = "{s}c"
+    gc = mc.groups["g"]
+    gc.ack(r, sorted(gc.pel)[::2])
+    gc.history(r, "bob", 30)
+    gc.claim(r, "alice", sorted(gc.pel)[:20])
+    gc.delconsumer(r, "carol")
+    mc.groups["g2"].ack(r, list(range(1, N, 3)))
+    for grp in mc.groups.values():
+        grp.check(r)
+    assert group_state(r, "s") == want
+    assert group_state(r, "c2") == want
+    # Changes to the source leave the copies alone.
+    m.groups["g"].ack(r, sorted(m.groups["g"].pel)[:100])
+    m.groups["g"].history(r, "alice", 10)
+    assert group_state(r, "c2") == want
+    for grp in list(m.groups.values()) + list(mc.groups.values()):
+        grp.check(r)
+    # RENAME to another slot, then over an existing paged stream with a PEL.
+    want_c = group_state(r, "{s}c")
+    assert r.execute_command("RENAME", "{s}c", "r2") == b"OK"
+    assert r.execute_command("EXISTS", "{s}c") == 0
+    assert group_state(r, "r2") == want_c
+    mc.key = "r2"
+    gc.ack(r, sorted(gc.pel)[:50])
+    gc.check(r)
+    want_c = group_state(r, "r2")
+    assert r.execute_command("RENAME", "r2", "c2") == b"OK"
+    assert group_state(r, "c2") == want_c
+    mc.key = "c2"
+    gc.autoclaim(r, "erin", 0, 25)
+    for grp in mc.groups.values():
+        grp.check(r)
+    # COPY ... REPLACE over a paged stream with a PEL.
+    want = group_state(r, "s")
+    assert r.execute_command("COPY", "s", "c2", "REPLACE") == 1
+    assert group_state(r, "c2") == want
+    assert r.execute_command("DEL", "s", "c2") == 2
+    assert r.execute_command("DBSIZE") == 0
+    wait_reclaimed(r)
+
+
+def test_paged_stream_pel_dump_restore(r):
+    """DUMP of a paged stream with large PELs and RESTORE (to a new key, and REPLACE over paged
+    streams) give the same groups, pending entries, delivery and seen times."""
+    wait_reclaimed(r)
+    m = build_big_pel(r)
+    want = group_state(r, "s")
+    payload = r.execute_command("DUMP", "s")
+    assert r.execute_command("RESTORE", "s2", 0, payload) == b"OK"
+    assert group_state(r, "s2") == want
+    assert r.execute_command("DUMP", "s2") == payload
+    assert err(r, "RESTORE", "s2", 0, payload) == "BUSYKEY Target key name already exists."
+    m2 = copy.deepcopy(m)
+    m2.key = "s2"
+    for grp in m2.groups.values():
+        grp.check(r)
+    g2 = m2.groups["g"]
+    g2.ack(r, sorted(g2.pel)[1::2])
+    g2.autoclaim(r, "frank", 0, 60)
+    assert r.execute_command("XGROUP", "DESTROY", "s2", "g2") == 1
+    g2.check(r)
+    assert group_state(r, "s") == want
+    assert r.execute_command("RESTORE", "s2", 0, payload, "REPLACE") == b"OK"
+    assert group_state(r, "s2") == want
+    # REPLACE over a paged stream of other groups (and over the source itself).
+    other = StreamModel("{s}t")
+    other.add(r, 1, N)
+    og = other.create(r, "h")
+    og.read_new(r, "x", N)
+    assert r.execute_command("RESTORE", "{s}t", 0, payload, "REPLACE") == b"OK"
+    assert group_state(r, "{s}t") == want
+    assert r.execute_command("RESTORE", "s", 0, payload, "REPLACE") == b"OK"
+    assert group_state(r, "s") == want
+    for grp in m.groups.values():
+        grp.check(r)
+    assert r.execute_command("DEL", "s", "s2", "{s}t") == 3
+    wait_reclaimed(r)
+
+
+def test_a_stream_becomes_paged_by_its_pending_entries(r):
+    """paged-collection-threshold weighs entries and pending entries: a short stream whose
+    groups have read it turns paged (its PELs moved into pages) and stays paged when they
+    are acknowledged."""
+    wait_reclaimed(r)
+    threshold = int(r.execute_command("CONFIG", "GET", "paged-collection-threshold")[1])
+    n = threshold // 2 + 2
+    m = StreamModel("s")
+    m.add(r, 1, n)
+    g = m.create(r, "g")
+    g.read_new(r, "alice", n // 2)
+    if n + n // 2 <= threshold:
+        assert internal_keys(r) == 0
+    g.read_new(r, "bob", n)
+    assert n + len(g.pel) > threshold
+    assert internal_keys(r) > 0
+    g.check(r, count=0)
+    h = m.create(r, "h")
+    h.read_new(r, "carol", n)
+    g.claim(r, "carol", g.owned("alice")[:2], time_ms=m.t_old)
+    m.xdel(r, 2, 3)
+    g.autoclaim(r, "bob", 0, 3)
+    g.history(r, "alice", 5)
+    for grp in (g, h):
+        grp.check(r, count=0)
+    g.ack(r, sorted(g.pel))
+    h.ack(r, sorted(h.pel))
+    assert internal_keys(r) > 0
+    for grp in (g, h):
+        grp.check(r)
+    assert r.execute_command("DEL", "s") == 1
+    wait_reclaimed(r)
 
 
 def test_concurrent_collection_writes_survive_sigkill(server, r):
