@@ -554,7 +554,8 @@ constexpr OptionDef kOptions[] = {
   {.name = "enable-debug-command", .type = T::kEnum, .default_value = "no",
    .doc = "no effect: no DEBUG command", .choices = "no|yes|local", .no_effect = true},
   {.name = "enable-module-command", .type = T::kEnum, .default_value = "no",
-   .doc = "no effect: no modules", .choices = "no|yes|local", .no_effect = true},
+   .doc = "whether MODULE LOAD|LOADEX|UNLOAD may run (they then fail: slotkv loads no modules)",
+   .choices = "no|yes|local"},
 
   // Networking.
   {.name = "unixsocket", .type = T::kString, .default_value = "",

@@ -166,6 +166,8 @@ std::unique_ptr<CommandTable> BuildCommandTable() {
   RegisterMemoryCommand(*table);
   RegisterLatencyCommand(*table);
   RegisterLolwutCommand(*table);
+  RegisterModuleCommand(*table);
+  RegisterClusterCommands(*table);
   RegisterDumpCommands(*table);
   RegisterHashCommands(*table);
   RegisterSetCommands(*table);

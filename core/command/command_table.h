@@ -192,6 +192,8 @@ void RegisterMonitorCommand(CommandTable& table);
 void RegisterMemoryCommand(CommandTable& table);
 void RegisterLatencyCommand(CommandTable& table);
 void RegisterLolwutCommand(CommandTable& table);
+void RegisterModuleCommand(CommandTable& table);
+void RegisterClusterCommands(CommandTable& table);
 void RegisterDumpCommands(CommandTable& table);
 void RegisterHashCommands(CommandTable& table);
 void RegisterSetCommands(CommandTable& table);
