@@ -45,6 +45,7 @@ enum CommandFlag : uint32_t {
   kNoMandatoryKeys = 1 << 19,  // may name no key (EVAL ... 0): COMMAND GETKEYS replies []
   kAllowBusy = 1 << 20,     // runs while a script is busy (dispatch's AllowedWhileBusy)
   kNoAsyncLoading = 1 << 21,  // COMMAND INFO only: Redis refuses it during a diskless load
+  kAsking = 1 << 22,  // COMMAND INFO only: a cluster takes it for a slot being imported
   // slotkv's own, not in COMMAND INFO:
   // Reads or changes every slot of the database (KEYS, SCAN, FLUSHDB ...): a transaction
   // holding it takes every slot.

@@ -324,6 +324,11 @@ void RegisterDumpCommands(CommandTable& t) {
          .summary = "Create a key using the provided serialized value, previously obtained "
                     "using DUMP.",
          .since = "2.6.0", .acl = "keyspace write slow dangerous", .key_specs = "OW update"});
+  // A cluster's RESTORE for a slot being migrated in; standalone, RESTORE itself.
+  t.Add({.name = "restore-asking", .arity = -4, .flags = kWrite | kDenyOom | kAsking,
+         .first_key = 1, .last_key = 1, .step = 1, .run = Restore, .group = "server",
+         .summary = "An internal command for migrating keys in a cluster",
+         .since = "3.0.0", .acl = "keyspace write slow dangerous", .key_specs = "OW update"});
   t.Add({.name = "migrate", .arity = -6, .flags = kWrite, .first_key = 3, .last_key = 3,
          .step = 1, .run_async = Migrate, .keys = MigrateKeys, .group = "generic",
          .summary = "Atomically transfer a key from a Redis instance to another one.",

@@ -274,7 +274,8 @@ constexpr std::pair<uint32_t, std::string_view> kFlagNames[] = {
     {kPubSub, "pubsub"},     {kNoScript, "noscript"},
     {kBlocking, "blocking"}, {kLoading, "loading"},
     {kStale, "stale"},       {kSkipMonitor, "skip_monitor"},
-    {kSkipSlowlog, "skip_slowlog"}, {kFast, "fast"},
+    {kSkipSlowlog, "skip_slowlog"}, {kAsking, "asking"},
+    {kFast, "fast"},
     {kNoAuth, "no_auth"},    {kNoMandatoryKeys, "no_mandatory_keys"},
     {kNoAsyncLoading, "no_async_loading"}, {kNoMulti, "no_multi"},
 };

@@ -508,6 +508,25 @@ def test_restore_idletime_and_freq(r):
     assert r.execute_command("EXISTS", "k") == 0
 
 
+def test_restore_asking_is_restore_outside_a_cluster(r):
+    """RESTORE-ASKING (a cluster's RESTORE into a slot being imported) acts as RESTORE in a
+    standalone server: options, BUSYKEY, TTL, arity; COMMAND INFO shows its asking flag."""
+    r.execute_command("HSET", "h", "f", "v")
+    p = r.execute_command("DUMP", "h")
+    assert r.execute_command("RESTORE-ASKING", "k", 0, p) == b"OK"
+    assert contents(r, "k") == (b"hash", {b"f": b"v"})
+    assert err(r, "RESTORE-ASKING", "k", 0, p) == BUSYKEY
+    assert r.execute_command("RESTORE-ASKING", "k", 5000, p, "REPLACE") == b"OK"
+    assert 0 < r.execute_command("PTTL", "k") <= 5000
+    assert err(r, "RESTORE-ASKING", "k", 0, p, "BOGUS") == SYNTAX
+    assert err(r, "RESTORE-ASKING", "k", 0) == arity("restore-asking")
+    info = r.execute_command("COMMAND", "INFO", "restore-asking")[0]
+    assert info[:7] == [b"restore-asking", -4, [b"write", b"denyoom", b"asking"], 1, 1, 1,
+                        [b"@keyspace", b"@write", b"@slow", b"@dangerous"]]
+    assert r.execute_command("COMMAND", "GETKEYSANDFLAGS", "restore-asking", "k", 0, p) == [
+        [b"k", [b"OW", b"update"]]]
+
+
 def test_restore_syntax_errors_and_arity(r):
     r.execute_command("SET", "s", "v")
     p = r.execute_command("DUMP", "s")
