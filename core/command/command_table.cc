@@ -167,6 +167,7 @@ std::unique_ptr<CommandTable> BuildCommandTable() {
   RegisterLatencyCommand(*table);
   RegisterLolwutCommand(*table);
   RegisterModuleCommand(*table);
+  RegisterPersistCommands(*table);
   RegisterClusterCommands(*table);
   RegisterDumpCommands(*table);
   RegisterHashCommands(*table);

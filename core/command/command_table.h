@@ -194,6 +194,7 @@ void RegisterMemoryCommand(CommandTable& table);
 void RegisterLatencyCommand(CommandTable& table);
 void RegisterLolwutCommand(CommandTable& table);
 void RegisterModuleCommand(CommandTable& table);
+void RegisterPersistCommands(CommandTable& table);
 void RegisterClusterCommands(CommandTable& table);
 void RegisterDumpCommands(CommandTable& table);
 void RegisterHashCommands(CommandTable& table);

@@ -176,6 +176,18 @@ class ClientRegistry {
 };
 
 // Server-wide state shared by every worker. Members are set before the workers start.
+// The background persist jobs (persist_commands.cc): slotkv runs one at a time, as Redis runs
+// one child, and schedules the other kind for after it.
+enum PersistJob : int { kNoPersistJob = 0, kBgSaveJob = 1, kAofRewriteJob = 2 };
+struct PersistJobStats {
+  std::atomic<bool> scheduled{false};
+  std::atomic<bool> last_ok{true};
+  std::atomic<int64_t> runs{0};              // finished, successful or not
+  std::atomic<int64_t> failures_in_row{0};
+  std::atomic<int64_t> started_ms{0};        // of the running one
+  std::atomic<int64_t> last_time_s{-1};      // how long the last one took; -1: none yet
+};
+
 struct ServerState {
   conf::Config* config = nullptr;
   Keyspace* keyspace = nullptr;
@@ -203,9 +215,10 @@ struct ServerState {
   int tcp_port = 0;
   int sentinel_port = 0;  // ZooKeeper mode's port for Sentinel clients (0: none)
   std::atomic<int64_t> last_save_s{0};
-  // SAVE / BGSAVE bookkeeping (server_commands.cc), shown by INFO persistence.
-  std::atomic<bool> bgsave_in_progress{false};
-  std::atomic<bool> last_bgsave_ok{true};
+  // SAVE / BGSAVE / BGREWRITEAOF bookkeeping (persist_commands.cc), shown by INFO persistence.
+  std::atomic<int> background_persist{0};  // the job running: 0 none, else a PersistJob
+  PersistJobStats bgsave;
+  PersistJobStats aof_rewrite;
   std::atomic<int64_t> saves{0};  // successful SAVE and BGSAVE runs since start
   ErrorStats error_stats;         // INFO errorstats
   InstantaneousMetrics instantaneous;  // INFO instantaneous_*: SampleMetrics

@@ -289,7 +289,7 @@ void CompressionFields(const slot::Dictionaries& dicts, std::string& out) {
 }
 
 void PersistenceSection(const ServerState& state, const ServerFigures& f, std::string& out) {
-  // No fork, RDB child or AOF rewrite exists: their fields are Redis's values for none.
+  // No fork or child exists: their fields are Redis's values for none.
   Field(out, "loading", 0);
   Field(out, "async_loading", 0);
   Field(out, "current_cow_peak", 0);
@@ -300,24 +300,32 @@ void PersistenceSection(const ServerState& state, const ServerFigures& f, std::s
   Field(out, "current_save_keys_total", 0);
   // Writes still only in the WAL (not yet merged into bucket files): what SAVE would persist.
   Field(out, "rdb_changes_since_last_save", f.stats.wal_entries);
-  Field(out, "rdb_bgsave_in_progress", state.bgsave_in_progress.load() ? 1 : 0);
+  const int job = state.background_persist.load();
+  const int64_t now_ms = state.keyspace->clock()->NowMs();
+  // A background job's run time so far, -1 unless it is the one running.
+  const auto current_s = [&](int kind, const PersistJobStats& s) -> int64_t {
+    return job == kind ? (now_ms - s.started_ms.load()) / 1000 : -1;
+  };
+  Field(out, "rdb_bgsave_in_progress", job == kBgSaveJob ? 1 : 0);
   Field(out, "rdb_last_save_time", state.last_save_s.load());
-  Field(out, "rdb_last_bgsave_status", state.last_bgsave_ok.load() ? "ok" : "err");
-  Field(out, "rdb_last_bgsave_time_sec", -1);
-  Field(out, "rdb_current_bgsave_time_sec", -1);
+  Field(out, "rdb_last_bgsave_status", state.bgsave.last_ok.load() ? "ok" : "err");
+  Field(out, "rdb_last_bgsave_time_sec", state.bgsave.last_time_s.load());
+  Field(out, "rdb_current_bgsave_time_sec", current_s(kBgSaveJob, state.bgsave));
   Field(out, "rdb_saves", state.saves.load());
   Field(out, "rdb_last_cow_size", 0);
   Field(out, "rdb_last_load_keys_expired", 0);
   Field(out, "rdb_last_load_keys_loaded", 0);
   // Every write goes through the WAL before it is acknowledged, unless there are no files.
   Field(out, "aof_enabled", state.config->Get("storage") == "memory" ? 0 : 1);
-  Field(out, "aof_rewrite_in_progress", 0);
-  Field(out, "aof_rewrite_scheduled", 0);
-  Field(out, "aof_last_rewrite_time_sec", -1);
-  Field(out, "aof_current_rewrite_time_sec", -1);
-  Field(out, "aof_last_bgrewrite_status", "ok");
-  Field(out, "aof_rewrites", 0);
-  Field(out, "aof_rewrites_consecutive_failures", 0);
+  // BGREWRITEAOF persists the WAL as BGSAVE does (persist_commands.cc).
+  const PersistJobStats& rw = state.aof_rewrite;
+  Field(out, "aof_rewrite_in_progress", job == kAofRewriteJob ? 1 : 0);
+  Field(out, "aof_rewrite_scheduled", rw.scheduled.load() ? 1 : 0);
+  Field(out, "aof_last_rewrite_time_sec", rw.last_time_s.load());
+  Field(out, "aof_current_rewrite_time_sec", current_s(kAofRewriteJob, rw));
+  Field(out, "aof_last_bgrewrite_status", rw.last_ok.load() ? "ok" : "err");
+  Field(out, "aof_rewrites", rw.runs.load());
+  Field(out, "aof_rewrites_consecutive_failures", rw.failures_in_row.load());
   // As Redis after a failed AOF write: writes get MISCONF while a slot is failed.
   const int64_t failed = state.keyspace->refusals();
   Field(out, "aof_last_write_status", failed == 0 ? "ok" : "err");

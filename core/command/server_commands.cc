@@ -1,5 +1,6 @@
-// Server family: DBSIZE FLUSHDB FLUSHALL TIME LASTSAVE SAVE BGSAVE SHUTDOWN SLOWLOG COMMAND, and
-// the registration of INFO (info_command.cc) and CONFIG (config_command.cc).
+// Server family: DBSIZE FLUSHDB FLUSHALL TIME SHUTDOWN SLOWLOG COMMAND, and the registration of
+// INFO (info_command.cc) and CONFIG (config_command.cc). LASTSAVE, SAVE, BGSAVE and
+// BGREWRITEAOF are in persist_commands.cc.
 #include <algorithm>
 #include <chrono>
 #include <functional>
@@ -64,7 +65,7 @@ Task Flush(AsyncContext& ctx, bool all) {
 Task FlushDb(AsyncContext& ctx) { return Flush(ctx, false); }
 Task FlushAll(AsyncContext& ctx) { return Flush(ctx, true); }
 
-// ---- TIME LASTSAVE SAVE BGSAVE SHUTDOWN ----------------------------------------------------
+// ---- TIME SHUTDOWN -------------------------------------------------------------------------
 
 Task Time(AsyncContext& ctx) {
   const int64_t us = ServerTimeUs(ctx.server);
@@ -72,101 +73,6 @@ Task Time(AsyncContext& ctx) {
   ctx.reply.Bulk(std::to_string(us / 1'000'000));
   ctx.reply.Bulk(std::to_string(us % 1'000'000));
   co_return;
-}
-
-Task LastSave(AsyncContext& ctx) {
-  ctx.reply.Integer(ctx.server.last_save_s.load());
-  co_return;
-}
-
-// Persists every database of slot s (its groups leave the log for the bucket files).
-// REQUIRES: on s's owner.
-Status FlushSlot(ServerState& state, uint32_t s) {
-  Status first;
-  for (uint32_t db = 0; db < state.keyspace->databases(); ++db) {
-    Result<slot::Slot*> slot = state.keyspace->Get(s, db, /*create=*/false);
-    Status st = !slot.ok() ? slot.status() : *slot ? (*slot)->Flush() : Status::OK();
-    if (!st.ok() && first.ok()) first = std::move(st);
-  }
-  return first;
-}
-
-void MarkSaved(ServerState& state) {
-  state.last_save_s = state.keyspace->clock()->NowMs() / 1000;
-  state.saves.fetch_add(1);
-}
-
-constexpr std::string_view kErrBgSaveRunning = "ERR Background save already in progress";
-
-// SAVE: every slot of every database persisted on its owner before the reply.
-Task Save(AsyncContext& ctx) {
-  if (ctx.server.bgsave_in_progress) {
-    ctx.reply.Error(kErrBgSaveRunning);
-    co_return;
-  }
-  const int workers = ctx.server.executor->workers();
-  const uint32_t slots = ctx.server.keyspace->slots();
-  Status failure;
-  for (int w = 0; w < workers; ++w) {
-    for (uint32_t s = static_cast<uint32_t>(w); s < slots; s += static_cast<uint32_t>(workers)) {
-      co_await ctx.ToSlot(s);  // after any transaction holding it
-      Status st = FlushSlot(ctx.server, s);
-      if (!st.ok() && failure.ok()) failure = std::move(st);
-    }
-  }
-  co_await ctx.ToHome();
-  if (Failed(failure, ctx.reply)) co_return;
-  MarkSaved(ctx.server);
-  ctx.reply.Ok();
-}
-
-// A BGSAVE in flight: each worker flushes its slots one job at a time (requests of that worker
-// run in between), the last worker to finish records the result.
-struct BgSave {
-  BgSave(ServerState* s, int workers) : state(s), workers_left(workers) {}
-  ServerState* state;
-  std::atomic<int> workers_left;
-  std::atomic<bool> failed{false};
-};
-
-// One slot of a worker's share; `turn`: run by the release of a transaction holding s.
-void BgSaveStep(std::shared_ptr<BgSave> job, int w, uint32_t s, bool turn = false) {
-  ServerState& state = *job->state;
-  if (s < state.keyspace->slots()) {
-    txn::SlotLocks& locks = state.keyspace->locks();
-    if (!turn && !locks.Free(s)) {
-      locks.Defer(s, nullptr, [job = std::move(job), w, s] { BgSaveStep(job, w, s, true); });
-      return;
-    }
-    if (!FlushSlot(state, s).ok()) job->failed = true;
-    const uint32_t next = s + static_cast<uint32_t>(state.executor->workers());
-    state.executor->Post(w, [job = std::move(job), w, next] { BgSaveStep(job, w, next); });
-    return;
-  }
-  if (job->workers_left.fetch_sub(1) != 1) return;
-  state.last_bgsave_ok = !job->failed;
-  if (!job->failed) MarkSaved(state);
-  state.bgsave_in_progress = false;
-}
-
-// BGSAVE [SCHEDULE]: starts the persist and replies at once. As in Redis, SCHEDULE only
-// matters while another kind of background job runs, and slotkv has none: it starts at once.
-Task BgSaveCommand(AsyncContext& ctx) {
-  if (ctx.args.size() > 2 || (ctx.args.size() == 2 && !Is(ctx.args[1], "SCHEDULE"))) {
-    ctx.reply.Error(kErrSyntax);
-    co_return;
-  }
-  bool idle = false;
-  if (!ctx.server.bgsave_in_progress.compare_exchange_strong(idle, true)) {
-    ctx.reply.Error(kErrBgSaveRunning);
-    co_return;
-  }
-  const int workers = ctx.server.executor->workers();
-  auto job = std::make_shared<BgSave>(&ctx.server, workers);
-  for (int w = 0; w < workers; ++w) {
-    ctx.server.executor->Post(w, [job, w] { BgSaveStep(job, w, static_cast<uint32_t>(w)); });
-  }
-  ctx.reply.SimpleString("Background saving started");
 }
 
 // SHUTDOWN [NOSAVE | SAVE] [NOW] [FORCE] [ABORT]. On success nothing is replied: the
@@ -545,21 +451,6 @@ void RegisterServerCommands(CommandTable& t) {
          .run_async = Time, .group = "server",
          .summary = "Returns the server time.",
          .since = "2.6.0", .acl = "fast"});
-  t.Add({.name = "lastsave",
-         .arity = 1, .flags = kLoadingStale | kFast,
-         .run_async = LastSave, .group = "server",
-         .summary = "Returns the Unix timestamp of the last successful save to disk.",
-         .since = "1.0.0", .acl = "admin fast dangerous"});
-  t.Add({.name = "save",
-         .arity = 1, .flags = kNoMulti | kAdmin | kNoScript | kNoAsyncLoading,
-         .run_async = Save, .group = "server",
-         .summary = "Synchronously saves the database(s) to disk.",
-         .since = "1.0.0", .acl = "admin slow dangerous"});
-  t.Add({.name = "bgsave",
-         .arity = -1, .flags = kAdmin | kNoScript | kNoAsyncLoading,
-         .run_async = BgSaveCommand, .group = "server",
-         .summary = "Asynchronously saves the database(s) to disk.",
-         .since = "1.0.0", .acl = "admin slow dangerous"});
   t.Add({.name = "shutdown",
          .arity = -1, .flags = kNoMulti | kAdmin | kNoScript | kLoadingStale | kAllowBusy,
          .run_async = Shutdown, .group = "server",

@@ -200,7 +200,7 @@ TEST_CASE("INFO replication: a master without replicas") {
   CHECK(Has(text, "\r\nmaster_repl_offset:0\r\n"));
 }
 
-// ---- TIME SAVE BGSAVE SHUTDOWN -------------------------------------------------------------
+// ---- TIME SHUTDOWN -------------------------------------------------------------------------
 
 TEST_CASE("TIME replies seconds and microseconds as bulk strings") {
   CommandFixture f;
@@ -208,31 +208,6 @@ TEST_CASE("TIME replies seconds and microseconds as bulk strings") {
   f.clock().AdvanceMs(1234);
   CHECK(f.Run({"TIME"}) == "*2\r\n$10\r\n1700000001\r\n$6\r\n234000\r\n");
   CHECK(f.Run({"TIME", "x"}) == Arity("time"));
-}
-
-TEST_CASE("BGSAVE replies at once and finishes in the background") {
-  CommandFixture f;
-  f.Run({"SET", "a", "1"});
-  f.clock().AdvanceMs(3000);
-  CHECK(f.Run({"BGSAVE"}) == "+Background saving started\r\n");
-  for (int i = 0; i < 5000 && f.state().bgsave_in_progress; ++i) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(1));
-  }
-  REQUIRE_FALSE(f.state().bgsave_in_progress);
-  CHECK(f.Run({"LASTSAVE"}) == ":1700000003\r\n");
-  CHECK(Has(Body(f.Run({"INFO", "persistence"})), "\r\nrdb_changes_since_last_save:0\r\n"));
-  CHECK(f.Run({"BGSAVE", "FOO"}) == "-ERR syntax error\r\n");
-  CHECK(f.Run({"BGSAVE", "SCHEDULE", "x"}) == "-ERR syntax error\r\n");
-}
-
-TEST_CASE("SAVE and BGSAVE refuse to run while a BGSAVE is in progress") {
-  CommandFixture f;
-  f.state().bgsave_in_progress = true;
-  CHECK(f.Run({"BGSAVE"}) == "-ERR Background save already in progress\r\n");
-  CHECK(f.Run({"BGSAVE", "schedule"}) == "-ERR Background save already in progress\r\n");
-  CHECK(f.Run({"SAVE"}) == "-ERR Background save already in progress\r\n");
-  CHECK(Has(Body(f.Run({"INFO", "persistence"})), "\r\nrdb_bgsave_in_progress:1\r\n"));
-  f.state().bgsave_in_progress = false;
 }
 
 TEST_CASE("SHUTDOWN asks the server to stop and closes without a reply") {

@@ -1,4 +1,5 @@
-"""Server commands: INFO TIME DBSIZE CONFIG SLOWLOG LASTSAVE SAVE BGSAVE COMMAND SHUTDOWN."""
+"""Server commands: INFO TIME DBSIZE CONFIG SLOWLOG LASTSAVE SAVE BGSAVE BGREWRITEAOF COMMAND
+SHUTDOWN."""
 
 import fnmatch
 import os
@@ -307,6 +308,39 @@ def test_bgsave(rp, r):
         return rp.info("persistence").get("rdb_bgsave_in_progress", 0) == 0
     assert wait_until(idle, timeout=10)
     assert err(r, "BGSAVE", "FOO") == "ERR syntax error"
+
+
+def test_bgrewriteaof(rp, r):
+    """BGREWRITEAOF starts the background persist (slotkv: the WAL's groups move to the bucket
+    files, as BGSAVE's), one job at a time; inside EXEC both are scheduled, as Redis does."""
+    def idle():
+        p = rp.info("persistence")
+        return (p.get("aof_rewrite_in_progress", 0) == 0 and p.get("aof_rewrite_scheduled") == 0
+                and p.get("rdb_bgsave_in_progress") == 0)
+    assert wait_until(idle, timeout=10)
+    before = rp.info("persistence")["aof_rewrites"]
+    r.execute_command("SET", "k", "v")
+    assert r.execute_command("BGREWRITEAOF") == b"Background append only file rewriting started"
+    assert wait_until(idle, timeout=10)
+    p = rp.info("persistence")
+    assert p["aof_rewrites"] == before + 1
+    assert p["aof_last_bgrewrite_status"] == "ok"
+    assert p["aof_last_rewrite_time_sec"] >= 0
+    assert p["aof_current_rewrite_time_sec"] == -1
+    if not is_redis():
+        assert p["rdb_changes_since_last_save"] == 0
+    assert err(r, "BGREWRITEAOF", "x") == arity("bgrewriteaof")
+    r.execute_command("MULTI")
+    r.execute_command("BGSAVE")
+    r.execute_command("BGREWRITEAOF")
+    assert r.execute_command("EXEC") == [b"Background saving scheduled",
+                                         b"Background append only file rewriting scheduled"]
+    # Scheduled jobs run when nothing else does (Redis: from its cron, within a second).
+    assert wait_until(lambda: idle() and rp.info("persistence")["aof_rewrites"] == before + 2,
+                      timeout=10)
+    info = r.execute_command("COMMAND", "INFO", "bgrewriteaof")[0]
+    assert info[:7] == [b"bgrewriteaof", 1, [b"admin", b"noscript", b"no_async_loading"], 0, 0,
+                        0, [b"@admin", b"@slow", b"@dangerous"]]
 
 
 # ---- CONFIG --------------------------------------------------------------------------------------
