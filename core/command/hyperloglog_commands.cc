@@ -1,5 +1,6 @@
-// HyperLogLog family: PFADD PFCOUNT PFMERGE over string values holding Redis's HLL format
-// (core/types/hyperloglog.h), as Redis 7.0's hyperloglog.c.
+// HyperLogLog family: PFADD PFCOUNT PFMERGE, and Redis's debugging PFDEBUG and PFSELFTEST, over
+// string values holding Redis's HLL format (core/types/hyperloglog.h), as Redis 7.0's
+// hyperloglog.c.
 //
 // Semantics kept from Redis: a missing key counts as an empty HLL; a key of another type gives
 // WRONGTYPE, a string that is not an HLL "WRONGTYPE Key is not a valid HyperLogLog string
@@ -189,11 +190,82 @@ Task PfMerge(AsyncContext& ctx) {
   co_await ctx.ToHome();
 }
 
+// PFDEBUG GETREG|DECODE|ENCODING|TODENSE key: Redis's debugging view of an HLL value. GETREG
+// and TODENSE make a sparse value dense first (a write, as in Redis; no keyspace event).
+void PfDebug(CommandContext& ctx) {
+  const std::string& sub = ctx.args[1];
+  const std::string& key = ctx.args[2];
+  std::optional<std::string> value;
+  slot::KeyMeta meta;
+  Result<HllRead> read = ReadHll(ctx.store, ctx.stats, Lookup::kWrite, key, &value, &meta);
+  if (Failed(read.status(), ctx.reply)) return;
+  if (!value) {
+    ctx.reply.Error("ERR The specified key does not exist");
+    return;
+  }
+  if (std::string_view error = ErrorOf(*read); !error.empty()) {
+    ctx.reply.Error(error);
+    return;
+  }
+  const bool sparse = !hll::IsDense(*value);
+  if (Is(sub, "GETREG") || Is(sub, "TODENSE")) {
+    hll::Registers regs{};
+    if (sparse && !hll::ToDense(&*value).ok()) {
+      ctx.reply.Error(kErrBadHll);
+      return;
+    }
+    if (sparse &&
+        Failed(ctx.store.Put(key, *value, ValueType::kString, meta.expire_at_ms), ctx.reply)) {
+      return;
+    }
+    if (Is(sub, "TODENSE")) {
+      ctx.reply.Integer(sparse ? 1 : 0);
+      return;
+    }
+    if (!hll::MergeInto(*value, &regs).ok()) {
+      ctx.reply.Error(kErrBadHll);
+      return;
+    }
+    ctx.reply.Array(regs.size());
+    for (uint8_t r : regs) ctx.reply.Integer(r);
+  } else if (Is(sub, "DECODE")) {
+    if (!sparse) {
+      ctx.reply.Error("ERR HLL encoding is not sparse");
+      return;
+    }
+    ctx.reply.Bulk(hll::DescribeSparse(*value));
+  } else if (Is(sub, "ENCODING")) {
+    ctx.reply.SimpleString(sparse ? "sparse" : "dense");
+  } else {
+    ctx.reply.Error("ERR Unknown PFDEBUG subcommand '" + sub + "'");
+  }
+}
+
+// PFSELFTEST: Redis's self test of the HLL code (hll::SelfTest), about half a second on the
+// calling worker, which answers nothing else meanwhile (Redis's whole server waits).
+Task PfSelfTest(AsyncContext& ctx) {
+  const std::string failure = hll::SelfTest();
+  if (failure.empty()) {
+    ctx.reply.Ok();
+  } else {
+    ctx.reply.Error(failure);
+  }
+  co_return;
+}
+
 }  // namespace
 
 // Arity, flags, keys, ACL categories, summaries and since as redis-server 7.0.15's COMMAND INFO
 // and COMMAND DOCS. PFDEBUG and PFSELFTEST (Redis's internal test commands) are not here.
 void RegisterHyperLogLogCommands(CommandTable& t) {
+  t.Add({.name = "pfdebug", .arity = 3, .flags = kWrite | kDenyOom | kAdmin, .first_key = 2,
+         .last_key = 2, .step = 1, .run = PfDebug, .group = "hyperloglog",
+         .summary = "Internal commands for debugging HyperLogLog values", .since = "2.8.9",
+         .acl = "write hyperloglog admin slow dangerous", .key_specs = "RW access"});
+  t.Add({.name = "pfselftest", .arity = 1, .flags = kAdmin, .run_async = PfSelfTest,
+         .group = "hyperloglog",
+         .summary = "An internal command for testing HyperLogLog values", .since = "2.8.9",
+         .acl = "hyperloglog admin slow dangerous"});
   t.Add({.name = "pfadd",
          .arity = -2,
          .flags = kWrite | kDenyOom | kFast,

@@ -1,8 +1,11 @@
 #include "core/types/hyperloglog.h"
 
+#include <array>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <limits>
+#include <random>
 
 namespace slotkv::hll {
 namespace {
@@ -97,23 +100,6 @@ bool ForEachRun(std::string_view value, Run&& run) {
     idx += static_cast<size_t>(len);
   }
   return idx == kRegisters;
-}
-
-// Makes a sparse value dense, keeping the header's cache bytes.
-Status ToDense(std::string* value) {
-  if (IsDense(*value)) return Status::OK();
-  std::string dense(kDenseBytes, '\0');
-  std::memcpy(dense.data(), value->data(), kHeaderBytes);
-  dense[4] = static_cast<char>(kDense);
-  uint8_t* regs = Regs(&dense);
-  const bool ok = ForEachRun(*value, [&](size_t first, int len, int v) {
-    if (v == 0) return;
-    for (int k = 0; k < len; ++k)
-      DenseSet(regs, first + static_cast<size_t>(k), static_cast<uint8_t>(v));
-  });
-  if (!ok) return Corrupted();
-  *value = std::move(dense);
-  return Status::OK();
 }
 
 // The register and run length of element (Redis's hllPatLen).
@@ -310,6 +296,23 @@ bool LooksValid(std::string_view value) {
 
 bool IsDense(std::string_view value) { return static_cast<uint8_t>(value[4]) == kDense; }
 
+Status ToDense(std::string* value) {
+  if (IsDense(*value)) return Status::OK();
+  std::string dense(kDenseBytes, '\0');
+  std::memcpy(dense.data(), value->data(), kHeaderBytes);
+  dense[4] = static_cast<char>(kDense);
+  uint8_t* regs = Regs(&dense);
+  const bool ok = ForEachRun(*value, [&](size_t first, int len, int v) {
+    if (v == 0) return;
+    for (int k = 0; k < len; ++k)
+      DenseSet(regs, first + static_cast<size_t>(k), static_cast<uint8_t>(v));
+  });
+  if (!ok) return Corrupted();
+  *value = std::move(dense);
+  return Status::OK();
+}
+
+
 void Invalidate(std::string* value) { (*value)[15] = static_cast<char>((*value)[15] | 0x80); }
 
 Result<bool> Add(std::string* value, std::string_view element, size_t sparse_max) {
@@ -386,6 +389,80 @@ Status RaiseTo(std::string* value, const Registers& max, bool dense, size_t spar
   }
   Invalidate(value);
   return Status::OK();
+}
+
+std::string DescribeSparse(std::string_view value) {
+  std::string out;
+  const auto* p = reinterpret_cast<const uint8_t*>(value.data()) + kHeaderBytes;
+  const auto* end = reinterpret_cast<const uint8_t*>(value.data()) + value.size();
+  char item[32];
+  while (p < end) {
+    if (IsZero(*p)) {
+      std::snprintf(item, sizeof(item), "z:%d ", ZeroLen(*p++));
+    } else if (IsXZero(*p)) {
+      if (p + 1 >= end) break;
+      std::snprintf(item, sizeof(item), "Z:%d ", XZeroLen(p));
+      p += 2;
+    } else {
+      std::snprintf(item, sizeof(item), "v:%d,%d ", ValValue(*p), ValLen(*p));
+      ++p;
+    }
+    out += item;
+  }
+  if (!out.empty()) out.pop_back();
+  return out;
+}
+
+std::string SelfTest() {
+  std::mt19937_64 rng(std::random_device{}());
+  // Test 1: every register keeps the value set, and setting it leaves the others alone.
+  std::string dense(kDenseBytes - kHeaderBytes, '\0');
+  auto* regs = reinterpret_cast<uint8_t*>(dense.data());
+  std::array<uint8_t, kRegisters> want{};
+  for (int cycle = 0; cycle < 1000; ++cycle) {
+    for (size_t i = 0; i < kRegisters; ++i) {
+      want[i] = static_cast<uint8_t>(rng() & 63);
+      DenseSet(regs, i, want[i]);
+    }
+    for (size_t i = 0; i < kRegisters; ++i) {
+      if (DenseGet(regs, i) != want[i]) return "TESTFAILED Register error at " + std::to_string(i);
+    }
+  }
+  // Test 2: a dense and a sparse value fed the same elements agree, and count close enough.
+  std::string d = Empty(), sp = Empty();
+  Status st = ToDense(&d);
+  if (!st.ok()) return "TESTFAILED dense conversion";
+  const double relerr = 1.04 / std::sqrt(static_cast<double>(kRegisters));
+  const uint64_t seed = rng();
+  uint64_t checkpoint = 1;
+  for (uint64_t j = 1; j <= 10'000'000; ++j) {
+    const uint64_t ele = j ^ seed;
+    const std::string_view bytes(reinterpret_cast<const char*>(&ele), sizeof(ele));
+    if (!Add(&d, bytes, kDefaultSparseMaxBytes).ok() ||
+        !Add(&sp, bytes, kDefaultSparseMaxBytes).ok()) {
+      return "TESTFAILED add failed";
+    }
+    if (j != checkpoint) continue;
+    if (j < kDefaultSparseMaxBytes / 2 && IsDense(sp)) return "TESTFAILED sparse encoding not used";
+    bool cached = false;
+    Result<uint64_t> dense_count = Count(&d, &cached);
+    Result<uint64_t> sparse_count = Count(&sp, &cached);
+    if (!dense_count.ok() || !sparse_count.ok() || *dense_count != *sparse_count) {
+      return "TESTFAILED dense/sparse disagree";
+    }
+    double abserr = static_cast<double>(checkpoint) - static_cast<double>(*dense_count);
+    auto maxerr = static_cast<uint64_t>(std::ceil(relerr * 6 * static_cast<double>(checkpoint)));
+    if (j == 10) maxerr = 1;  // small cardinalities are counted (almost) exactly
+    if (abserr < 0) abserr = -abserr;
+    if (abserr > static_cast<double>(maxerr)) {
+      char text[96];
+      std::snprintf(text, sizeof(text), "TESTFAILED Too big error. card:%llu abserr:%f",
+                    static_cast<unsigned long long>(checkpoint), abserr);
+      return text;
+    }
+    checkpoint *= 10;
+  }
+  return {};
 }
 
 }  // namespace slotkv::hll

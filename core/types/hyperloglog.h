@@ -68,4 +68,18 @@ uint64_t CountRegisters(const Registers& max);
 // sparse as long as it fits sparse_max; the cached cardinality marked stale. Corruption as Add.
 Status RaiseTo(std::string* value, const Registers& max, bool dense, size_t sparse_max);
 
+// Makes a sparse value dense (registers kept, the header's cache bytes too); nothing for a
+// dense one. Corruption as Add.
+Status ToDense(std::string* value);
+
+// ---- Redis's debugging commands (PFDEBUG, PFSELFTEST) --------------------------------------
+// A sparse value's opcodes as PFDEBUG DECODE prints them: "z:<len>" (ZERO), "Z:<len>" (XZERO),
+// "v:<value>,<len>" (VAL), space separated; a truncated last XZERO is left out.
+std::string DescribeSparse(std::string_view value);
+// Redis's PFSELFTEST: the dense registers keep every value set without touching their
+// neighbours; sparse and dense values fed the same elements (1 to 10^7, checked at each power
+// of ten) count the same, stay sparse while small, and count within 6 standard errors. An
+// empty string, or the failure as Redis words it ("TESTFAILED ...").
+std::string SelfTest();
+
 }  // namespace slotkv::hll

@@ -173,5 +173,37 @@ TEST_CASE("hll: bad values") {
   CHECK(Count(&over, &cached).status().IsCorruption());
 }
 
+TEST_CASE("hll: PFDEBUG's views: DescribeSparse and ToDense") {
+  CHECK(DescribeSparse(Empty()) == "Z:16384");
+  std::string v = AddAll({"a", "b", "c"});
+  // redis-server 7.0.15's PFDEBUG DECODE after PFADD h a b c.
+  CHECK(DescribeSparse(v) == "Z:8436 v:1,1 Z:4274 v:2,1 Z:3068 v:1,1 Z:603");
+  const uint64_t n = CountOf(v);
+  std::string dense = v;
+  REQUIRE(ToDense(&dense).ok());
+  CHECK(IsDense(dense));
+  CHECK(dense.size() == kDenseBytes);
+  CHECK(dense.substr(0, 4) == v.substr(0, 4));
+  CHECK(dense.substr(5, 11) == v.substr(5, 11));  // the cache bytes stay
+  CHECK(CountOf(dense) == n);
+  Registers a{}, b{};
+  REQUIRE(MergeInto(v, &a).ok());
+  REQUIRE(MergeInto(dense, &b).ok());
+  CHECK(a == b);
+  std::string again = dense;
+  REQUIRE(ToDense(&again).ok());
+  CHECK(again == dense);
+  // A truncated XZERO at the end is left out; a ZERO opcode shows as z.
+  std::string cut = Empty();
+  cut.resize(kHeaderBytes + 1);
+  CHECK(DescribeSparse(cut).empty());
+  cut.back() = 0x05;
+  CHECK(DescribeSparse(cut) == "z:6");
+  std::string bad = Empty() + "\x05";  // covers more than the registers
+  CHECK(ToDense(&bad).IsCorruption());
+}
+
+TEST_CASE("hll: PFSELFTEST passes") { CHECK(SelfTest().empty()); }
+
 }  // namespace
 }  // namespace slotkv::hll

@@ -428,6 +428,58 @@ def test_wrong_number_of_arguments(r):
     assert err(r, "PFMERGE") == arity("pfmerge")
 
 
+# ---- PFDEBUG / PFSELFTEST ----------------------------------------------------------------------
+
+def test_pfdebug(r):
+    assert err(r, "PFDEBUG", "ENCODING", "nokey") == "ERR The specified key does not exist"
+    assert err(r, "PFDEBUG", "NOSUCH", "nokey") == "ERR The specified key does not exist"
+    r.execute_command("SET", "s", "abc")
+    assert err(r, "PFDEBUG", "NOSUCH", "s") == (
+        "WRONGTYPE Key is not a valid HyperLogLog string value.")
+    r.execute_command("RPUSH", "l", "a")
+    assert err(r, "PFDEBUG", "ENCODING", "l") == WRONGTYPE
+    r.execute_command("PFADD", "h", "a", "b", "c")
+    assert err(r, "PFDEBUG", "NOSUCH", "h") == "ERR Unknown PFDEBUG subcommand 'NOSUCH'"
+    assert r.execute_command("PFDEBUG", "ENCODING", "h") == b"sparse"
+    assert r.execute_command("PFDEBUG", "DECODE", "h") == (
+        b"Z:8436 v:1,1 Z:4274 v:2,1 Z:3068 v:1,1 Z:603")
+    sparse = r.execute_command("GET", "h")
+    regs = r.execute_command("PFDEBUG", "GETREG", "h")  # makes it dense, as Redis
+    assert len(regs) == 16384
+    assert sorted(i for i, v in enumerate(regs) if v) == [8436, 12711, 15780]
+    assert [regs[8436], regs[12711], regs[15780]] == [1, 2, 1]
+    assert r.execute_command("PFDEBUG", "encoding", "h") == b"dense"
+    assert len(r.execute_command("GET", "h")) == 12304
+    assert err(r, "PFDEBUG", "DECODE", "h") == "ERR HLL encoding is not sparse"
+    assert r.execute_command("PFCOUNT", "h") == 3
+    r.execute_command("SET", "h2", sparse)
+    r.execute_command("PEXPIRE", "h2", 100000)
+    assert r.execute_command("pfdebug", "todense", "h2") == 1
+    assert r.execute_command("PFDEBUG", "TODENSE", "h2") == 0
+    h, h2 = r.execute_command("GET", "h"), r.execute_command("GET", "h2")
+    assert h2[:8] == h[:8] and h2[16:] == h[16:]  # (PFCOUNT h wrote h's cached count)
+    assert r.execute_command("PTTL", "h2") > 0  # the TTL stays
+    assert err(r, "PFDEBUG", "GETREG") == arity("pfdebug")
+    assert err(r, "PFDEBUG", "GETREG", "h", "x") == arity("pfdebug")
+    assert r.execute_command("COMMAND", "GETKEYSANDFLAGS", "PFDEBUG", "GETREG", "h") == [
+        [b"h", [b"RW", b"access"]]]
+
+
+def test_pfdebug_of_a_corrupted_sparse_value(r):
+    corrupt = SPARSE_HDR + INVALID_CACHE + b"\x7f\x00"
+    r.execute_command("SET", "c", corrupt)
+    assert r.execute_command("PFDEBUG", "DECODE", "c") == b"Z:16129"
+    assert r.execute_command("PFDEBUG", "ENCODING", "c") == b"sparse"
+    assert err(r, "PFDEBUG", "TODENSE", "c") == CORRUPT
+    assert err(r, "PFDEBUG", "GETREG", "c") == CORRUPT
+    assert r.execute_command("GET", "c") == corrupt
+
+
+def test_pfselftest(r):
+    assert r.execute_command("PFSELFTEST") == b"OK"
+    assert err(r, "PFSELFTEST", "x") == arity("pfselftest")
+
+
 # ---- MULTI / EXEC / WATCH ---------------------------------------------------------------------
 
 def conn_run(port, *commands):
