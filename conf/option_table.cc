@@ -552,9 +552,11 @@ constexpr OptionDef kOptions[] = {
    .doc = "no effect: dir and dbfilename are immutable", .choices = "no|yes|local",
    .no_effect = true},
   {.name = "enable-debug-command", .type = T::kEnum, .default_value = "no",
-   .doc = "no effect: no DEBUG command", .choices = "no|yes|local", .no_effect = true},
+   .doc = "whether DEBUG may run: yes, or local for clients on 127.0.0.1 / ::1",
+   .choices = "no|yes|local"},
   {.name = "enable-module-command", .type = T::kEnum, .default_value = "no",
-   .doc = "whether MODULE LOAD|LOADEX|UNLOAD may run (they then fail: slotkv loads no modules)",
+   .doc = "whether MODULE LOAD|LOADEX|UNLOAD may run: yes, or local (they then fail: slotkv "
+          "loads no modules)",
    .choices = "no|yes|local"},
 
   // Networking.

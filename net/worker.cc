@@ -318,6 +318,7 @@ void Worker::ExpireStep() {
                        st.ToString().c_str());
         }
       }
+      if (!state.active_expire.load(std::memory_order_relaxed)) continue;  // DEBUG's switch
       Result<size_t> expired = (*slot)->ActiveExpireStep(
           kBucketsPerStep, [&](std::string_view key, ValueType) {
             command::Notify(state, conf::kNotifyExpired, "expired", key, db);

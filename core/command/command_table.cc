@@ -168,6 +168,7 @@ std::unique_ptr<CommandTable> BuildCommandTable() {
   RegisterLolwutCommand(*table);
   RegisterModuleCommand(*table);
   RegisterPersistCommands(*table);
+  RegisterDebugCommand(*table);
   RegisterClusterCommands(*table);
   RegisterDumpCommands(*table);
   RegisterHashCommands(*table);

@@ -57,6 +57,10 @@ enum CommandFlag : uint32_t {
   kVisits = 1 << 15,
   // Runs a transaction of its own (EXEC, EVAL): RunTask takes nothing for it.
   kOwnTransaction = 1 << 16,
+  // Redis's protected commands (DEBUG; MODULE LOAD, LOADEX, UNLOAD), hidden in COMMAND INFO:
+  // refused before authentication unless enable-debug-command / enable-module-command allow
+  // the client (Admit).
+  kProtected = 1 << 23,
 };
 
 // The flags most admin subcommands carry in Redis 7.0 (CONFIG GET, CLIENT KILL, LATENCY ...).
@@ -195,6 +199,7 @@ void RegisterLatencyCommand(CommandTable& table);
 void RegisterLolwutCommand(CommandTable& table);
 void RegisterModuleCommand(CommandTable& table);
 void RegisterPersistCommands(CommandTable& table);
+void RegisterDebugCommand(CommandTable& table);
 void RegisterClusterCommands(CommandTable& table);
 void RegisterDumpCommands(CommandTable& table);
 void RegisterHashCommands(CommandTable& table);

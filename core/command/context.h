@@ -220,6 +220,8 @@ struct ServerState {
   PersistJobStats bgsave;
   PersistJobStats aof_rewrite;
   std::atomic<int64_t> saves{0};  // successful SAVE and BGSAVE runs since start
+  // DEBUG SET-ACTIVE-EXPIRE: whether the workers' expiry steps delete expired keys.
+  std::atomic<bool> active_expire{true};
   ErrorStats error_stats;         // INFO errorstats
   InstantaneousMetrics instantaneous;  // INFO instantaneous_*: SampleMetrics
   LatencyEvents latency_events;   // LATENCY LATEST, HISTORY ...

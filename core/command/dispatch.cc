@@ -68,6 +68,14 @@ Admission AdmitRequest(ServerState& server, ClientState& client, std::vector<std
     return Refuse(server, client, spec, WrongArgs(call.name), args);
   }
   const uint32_t flags = call.flags;
+  if (flags & kProtected) {
+    const bool debug = spec->name == "debug";
+    const std::string_view option = debug ? "enable-debug-command" : "enable-module-command";
+    if (!AllowsProtected(server.config->Get(option), client.addr)) {
+      return Refuse(server, client, spec, ProtectedNotAllowed(debug ? "DEBUG" : "MODULE", option),
+                    args);
+    }
+  }
   if (server.auth_required() && !client.authenticated && !(spec->flags & kNoAuth)) {
     return Refuse(server, client, spec, kErrNoAuth, args);
   }

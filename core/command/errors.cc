@@ -40,6 +40,17 @@ std::string UnknownSubcommand(std::string_view command, std::string_view sub) {
   return "ERR unknown subcommand '" + Shorten(sub) + "'. Try " + Upper(command) + " HELP.";
 }
 
+std::string ProtectedNotAllowed(std::string_view command, std::string_view option) {
+  return "ERR " + std::string(command) + " command not allowed. If the " + std::string(option) +
+         " option is set to \"local\", you can run it from a local connection, otherwise you "
+         "need to set this option in the configuration file, and then restart the server.";
+}
+
+bool AllowsProtected(std::string_view option_value, std::string_view addr) {
+  return option_value == "yes" ||
+         (option_value == "local" && (addr.starts_with("127.0.0.1:") || addr.starts_with("::1:")));
+}
+
 std::string SubcommandSyntax(std::string_view command, std::string_view sub) {
   return "ERR unknown subcommand or wrong number of arguments for '" + Shorten(sub) + "'. Try " +
          Upper(command) + " HELP.";

@@ -1,7 +1,8 @@
 // MODULE LIST|LOAD|LOADEX|UNLOAD|HELP, as Redis 7.0 answers them with no module loaded. slotkv
 // loads no modules (its commands are built in): LIST is empty; LOAD and LOADEX fail as Redis
 // does for a module that does not load, UNLOAD as for a name that is not loaded, once
-// enable-module-command lets the caller try (otherwise Redis's "not allowed" error).
+// enable-module-command lets the caller try (otherwise Admit refuses them, kProtected, before
+// authentication, as Redis does).
 #include <cstdio>
 #include <string>
 #include <string_view>
@@ -27,17 +28,6 @@ constexpr std::string_view kModuleHelp[] = {
     "    Prints this help.",
 };
 
-constexpr std::string_view kErrModuleNotAllowed =
-    "ERR MODULE command not allowed. If the enable-module-command option is set to \"local\", "
-    "you can run it from a local connection, otherwise you need to set this option in the "
-    "configuration file, and then restart the server.";
-
-// Redis's allowProtectedAction: "yes", or "local" for a client on the loopback interface.
-bool Allowed(std::string_view option, std::string_view addr) {
-  return option == "yes" ||
-         (option == "local" && (addr.starts_with("127.0.0.1:") || addr.starts_with("::1:")));
-}
-
 Task Module(AsyncContext& ctx) {
   // Arities are the subcommand rows' (checked before the call).
   const std::string& sub = ctx.args[1];
@@ -46,9 +36,8 @@ Task Module(AsyncContext& ctx) {
   } else if (Is(sub, "LIST")) {
     ctx.reply.Array(0);
   } else if (Is(sub, "LOAD") || Is(sub, "LOADEX") || Is(sub, "UNLOAD")) {
-    if (!Allowed(ctx.server.config->Get("enable-module-command"), ctx.client->addr)) {
-      ctx.reply.Error(kErrModuleNotAllowed);
-    } else if (Is(sub, "UNLOAD")) {
+    // Admit let the client try (kProtected: enable-module-command).
+    if (Is(sub, "UNLOAD")) {
       ctx.reply.Error("ERR Error unloading module: no such module with that name");
     } else {
       std::fprintf(stderr, "Module %s failed to load: slotkv loads no modules\n",
@@ -66,7 +55,7 @@ Task Module(AsyncContext& ctx) {
 // Arity, flags, ACL categories, summaries and since as redis-server 7.0.15's COMMAND INFO and
 // COMMAND DOCS.
 void RegisterModuleCommand(CommandTable& t) {
-  constexpr uint32_t kLoadFlags = kAdmin | kNoScript | kNoAsyncLoading;
+  constexpr uint32_t kLoadFlags = kAdmin | kNoScript | kNoAsyncLoading | kProtected;
   // clang-format off
   t.Add({.name = "module", .arity = -2, .flags = 0, .run_async = Module, .group = "server",
          .summary = "A container for module commands", .since = "4.0.0", .acl = "slow",

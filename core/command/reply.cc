@@ -96,6 +96,18 @@ void Reply::Bool(bool v) {
   }
 }
 
+void Reply::BigNumber(std::string_view digits) {
+  if (protocol_ != 3) {
+    Bulk(digits);
+    return;
+  }
+  out_.push_back('(');
+  out_.append(digits);
+  out_.append("\r\n");
+}
+
+void Reply::Attribute(size_t n) { Header('|', static_cast<int64_t>(n)); }
+
 void Reply::Verbatim(std::string_view text) {
   if (protocol_ == 3) {
     Header('=', static_cast<int64_t>(text.size() + 4));

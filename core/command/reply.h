@@ -54,6 +54,11 @@ class Reply {
   void FormattedDouble(std::string_view text);
   // A boolean: "#t"/"#f" in RESP3, the integer 1/0 in RESP2.
   void Bool(bool v);
+  // A big number given as its digits: "(<digits>" in RESP3, a bulk string in RESP2.
+  void BigNumber(std::string_view digits);
+  // The header of an attribute map of n pairs before a reply: "|n" in RESP3. REQUIRES: RESP3
+  // (RESP2 has no attributes: the caller leaves them out).
+  void Attribute(size_t n);
   // Verbatim text ("=<n>\r\ntxt:..." in RESP3, a bulk string in RESP2), as INFO replies.
   void Verbatim(std::string_view text);
   // A HELP reply: an array with one status line per entry.

@@ -58,6 +58,17 @@ TEST_CASE("sets, booleans, doubles and verbatim text by protocol") {
   CHECK(Build3(f) == "~0\r\n#t\r\n,1.5\r\n=6\r\ntxt:hi\r\n");
 }
 
+TEST_CASE("big numbers and attributes by protocol") {
+  auto f = [](Reply& r) { r.BigNumber("1234567999999999999999999999999999999"); };
+  CHECK(Build2(f) == "$37\r\n1234567999999999999999999999999999999\r\n");
+  CHECK(Build3(f) == "(1234567999999999999999999999999999999\r\n");
+  CHECK(Build3([](Reply& r) {
+          r.Attribute(1);
+          r.Bulk("k");
+          r.Integer(1);
+        }) == "|1\r\n$1\r\nk\r\n:1\r\n");
+}
+
 TEST_CASE("an error cannot break the stream and is counted") {
   Reply r(2);
   r.Error("ERR bad\r\nthing");
