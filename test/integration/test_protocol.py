@@ -692,10 +692,11 @@ def test_pipelined_slow_requests_are_answered_as_they_finish(make_server):
         for c in [c0, c1]:  # after both: a failure here must not hide one above
             second, last = _reply_times(c, encode_command("SETRANGE", "r", 0, "x") * 96, 96,
                                         1 << 20, 32)
-            # About 2/3 when it works; the old hold gave 1 (the 33rd came with the last). 0.85
-            # failed once at 0.857 under ASan beside a build.
-            assert second < last * 0.9, "SETRANGE: 33rd at %.3f s, last at %.3f s" % (second,
-                                                                                    last)
+            # About 2/3 when it works; the old hold gave 1 (the 33rd came with the last, within
+            # milliseconds). Under ASan on a loaded machine it reached 0.857 and 0.903 while
+            # working (the 33rd 0.4 s before the last): 0.95 still tells the hold apart.
+            assert second < last * 0.95, "SETRANGE: 33rd at %.3f s, last at %.3f s" % (second,
+                                                                                     last)
         assert c0.command("HLEN", "a") == 2 * n * fields
 
 
