@@ -111,8 +111,8 @@ Result<bool> StreamAccess::DestroyGroup(const std::string& name) {
   return true;
 }
 
-Status StreamAccess::WriteAndReclaim() {
-  SLOTKV_RETURN_IF_ERROR(Write());
+Status StreamAccess::Write() {
+  SLOTKV_RETURN_IF_ERROR(CollectionAccess::Write());
   // Only once no root names them: a failed write leaves the pages to the group still there.
   for (const PageRange& r : dropped_) {
     SLOTKV_RETURN_IF_ERROR(QueueReclaim(store_, r.id, r.base, r.count));
@@ -122,7 +122,7 @@ Status StreamAccess::WriteAndReclaim() {
 }
 
 uint64_t StreamAccess::PendingCount(const StreamGroup& g) const {
-  return paged_ ? g.paged_count : g.pel.size();
+  return paged_ ? g.PagedCount() : g.pel.size();
 }
 
 uint64_t StreamAccess::PendingCount(const StreamConsumer& c) const {

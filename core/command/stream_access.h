@@ -63,10 +63,11 @@ class StreamAccess : public CollectionAccess<StreamValue, StreamPages, StreamRoo
   StreamGroup* FindGroup(const std::string& name);
   // A new group named name (null when there is one); the stream must exist.
   Result<StreamGroup*> CreateGroup(const std::string& name);
-  // Removes group name; false when there is none. Its pages go to reclaim in WriteAndReclaim.
+  // Removes group name; false when there is none. Its pages go to reclaim once Write wrote the
+  // root that no longer names them.
   Result<bool> DestroyGroup(const std::string& name);
-  // Write, then queues the pages of the groups destroyed for reclaim.
-  Status WriteAndReclaim();
+  // CollectionAccess::Write, then the pages of the groups destroyed are queued for reclaim.
+  Status Write();
   // The pending entries of group g (one of meta().groups), and of consumer c of g.
   uint64_t PendingCount(const StreamGroup& g) const;
   uint64_t PendingCount(const StreamConsumer& c) const;

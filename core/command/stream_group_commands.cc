@@ -157,10 +157,7 @@ void XGroupOnKey(CommandContext& ctx) {
       ctx.reply.Integer(0);
       return;
     }
-    if (Failed(s.DestroyGroup(name).status(), ctx.reply) ||
-        Failed(s.WriteAndReclaim(), ctx.reply)) {
-      return;
-    }
+    if (Failed(s.DestroyGroup(name).status(), ctx.reply) || Failed(s.Write(), ctx.reply)) return;
     ctx.store.SignalKey(a[2]);  // its blocked XREADGROUP clients get NOGROUP
     ctx.reply.Integer(1);
     NotifyStream(ctx, "xgroup-destroy", 2);

@@ -568,15 +568,25 @@ Status CountedTree<Traits>::ReplaceAt(uint64_t rank, Entry e) {
 
 template <class Traits>
 Result<std::optional<uint64_t>> CountedTree<Traits>::RankOf(const Key& key) {
+  SLOTKV_ASSIGN_OR_RETURN(auto found, Find(key));
+  return found ? std::optional<uint64_t>(found->first) : std::optional<uint64_t>();
+}
+
+template <class Traits>
+Result<std::optional<std::pair<uint64_t, typename Traits::Entry>>> CountedTree<Traits>::Find(
+    const Key& key) {
+  using Found = std::optional<std::pair<uint64_t, Entry>>;
   if constexpr (!Traits::kKeyed) {
-    return Status::InvalidArgument("paged tree: RankOf needs a keyed tree");
+    return Status::InvalidArgument("paged tree: Find needs a keyed tree");
   }
-  if (root_.tree == 0) return std::optional<uint64_t>();
+  if (root_.tree == 0) return Found();
   std::vector<Step> path;
   uint64_t rank = 0;
   SLOTKV_RETURN_IF_ERROR(DescendKey(key, &path, &rank));
   SLOTKV_ASSIGN_OR_RETURN(bool held, HoldsKey(path, key));
-  return held ? std::optional<uint64_t>(rank) : std::optional<uint64_t>();
+  if (!held) return Found();
+  SLOTKV_ASSIGN_OR_RETURN(Node * leaf, Load(path.back().node));
+  return Found(std::in_place, rank, leaf->entries[path.back().pos]);
 }
 
 template <class Traits>

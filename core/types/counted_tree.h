@@ -33,6 +33,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "core/base/status.h"
@@ -187,9 +188,11 @@ class CountedTree {
   Result<uint64_t> CountBefore(const Pred& pred);
 
   // Keyed trees whose entries are distinct under Traits::Less, each one descent by key:
-  // the rank of the entry equal to key (nullopt when none is), e inserted at its place in the
-  // order, the entry equal to key removed (false when none is).
+  // the rank of the entry equal to key (nullopt when none is), that rank with a copy of the
+  // entry, e inserted at its place in the order, the entry equal to key removed (false when
+  // none is).
   Result<std::optional<uint64_t>> RankOf(const Key& key);
+  Result<std::optional<std::pair<uint64_t, Entry>>> Find(const Key& key);
   Status Insert(Entry e);
   Result<bool> Erase(const Key& key);
 

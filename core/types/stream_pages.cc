@@ -1,6 +1,5 @@
 #include "core/types/stream_pages.h"
 
-#include <algorithm>
 #include <utility>
 
 #include "core/base/coding.h"
@@ -88,13 +87,9 @@ Result<StreamId> StreamPages::EraseFirst() {
 }
 
 Result<std::optional<StreamFields>> StreamPages::Get(const StreamId& id) {
-  SLOTKV_ASSIGN_OR_RETURN(std::optional<uint64_t> rank, tree_.RankOf(id));
+  SLOTKV_ASSIGN_OR_RETURN(auto found, tree_.Find(id));
   std::optional<StreamFields> out;
-  if (!rank) return out;
-  SLOTKV_RETURN_IF_ERROR(tree_.Walk(*rank, false, [&](const Entry& e) {
-    out = e.fields;
-    return false;
-  }));
+  if (found) out = std::move(found->second.fields);
   return out;
 }
 
@@ -151,14 +146,9 @@ Status LostOwned() {
 }  // namespace
 
 Result<std::optional<StreamNack>> StreamPages::FindPending(StreamGroup& g, const StreamId& id) {
-  GroupTrees& t = Trees(g);
+  SLOTKV_ASSIGN_OR_RETURN(auto found, Trees(g).pel.Find(id));
   std::optional<StreamNack> out;
-  SLOTKV_ASSIGN_OR_RETURN(std::optional<uint64_t> rank, t.pel.RankOf(id));
-  if (!rank) return out;
-  SLOTKV_RETURN_IF_ERROR(t.pel.Walk(*rank, false, [&](const StreamPelEntry& e) {
-    out = NackOf(e);
-    return false;
-  }));
+  if (found) out = NackOf(found->second);
   return out;
 }
 
@@ -168,20 +158,15 @@ Status StreamPages::SetPending(StreamGroup& g, const StreamId& id, const std::st
   if (to_it == g.consumers.end()) return Status::Corruption("stream: pending for no consumer");
   StreamConsumer& to = to_it->second;
   GroupTrees& t = Trees(g);
-  SLOTKV_ASSIGN_OR_RETURN(std::optional<uint64_t> rank, t.pel.RankOf(id));
-  if (!rank) {
+  SLOTKV_ASSIGN_OR_RETURN(auto found, t.pel.Find(id));
+  if (!found) {
     SLOTKV_RETURN_IF_ERROR(t.pel.Insert({id, consumer, time, count}));
     SLOTKV_RETURN_IF_ERROR(t.owned.Insert({consumer, id}));
-    ++g.paged_count;
     ++to.paged_pending;
     return Status::OK();
   }
-  std::string old;
-  SLOTKV_RETURN_IF_ERROR(t.pel.Walk(*rank, false, [&](const StreamPelEntry& e) {
-    old = e.consumer;
-    return false;
-  }));
-  SLOTKV_RETURN_IF_ERROR(t.pel.ReplaceAt(*rank, {id, consumer, time, count}));
+  const std::string old = std::move(found->second.consumer);
+  SLOTKV_RETURN_IF_ERROR(t.pel.ReplaceAt(found->first, {id, consumer, time, count}));
   if (old == consumer) return Status::OK();
   SLOTKV_ASSIGN_OR_RETURN(bool erased, t.owned.Erase({old, id}));
   if (!erased) return LostOwned();
@@ -199,7 +184,6 @@ Result<bool> StreamPages::Ack(StreamGroup& g, const StreamId& id) {
   SLOTKV_ASSIGN_OR_RETURN(StreamPelEntry e, t.pel.EraseAt(*rank));
   SLOTKV_ASSIGN_OR_RETURN(bool erased, t.owned.Erase({e.consumer, id}));
   if (!erased) return LostOwned();
-  --g.paged_count;
   auto c = g.consumers.find(e.consumer);
   if (c != g.consumers.end() && c->second.paged_pending > 0) --c->second.paged_pending;
   return true;
@@ -218,14 +202,12 @@ Result<uint64_t> StreamPages::DeleteConsumer(StreamGroup& g, const std::string& 
     SLOTKV_ASSIGN_OR_RETURN(erased, t.owned.Erase({name, id}));
     if (!erased) return LostOwned();
   }
-  g.paged_count -= std::min<uint64_t>(g.paged_count, ids.size());
   g.consumers.erase(name);
   return static_cast<uint64_t>(ids.size());
 }
 
 Status StreamPages::WalkPending(StreamGroup& g, const StreamId& from, bool reverse,
                                 const PendingFn& fn) {
-  if (g.paged_count == 0) return Status::OK();
   GroupTrees& t = Trees(g);
   const auto visit = [&](const StreamPelEntry& e) { return fn(e.id, NackOf(e)); };
   if (!reverse) {
@@ -243,7 +225,6 @@ Status StreamPages::WalkPending(StreamGroup& g, const StreamId& from, bool rever
 
 Status StreamPages::WalkOwned(StreamGroup& g, const std::string& consumer, const StreamId& from,
                               const std::function<bool(const StreamId&)>& fn) {
-  if (g.paged_count == 0) return Status::OK();
   GroupTrees& t = Trees(g);
   SLOTKV_ASSIGN_OR_RETURN(uint64_t rank, t.owned.CountBefore([&](const StreamOwnedEntry& e) {
     return !StreamOwnedTraits::Before(e.consumer, e.id, consumer, from);
@@ -280,7 +261,6 @@ Result<StreamMeta> StreamPages::OneValueMeta() {
       return true;
     }));
     g.number = 0;
-    g.paged_count = 0;
     g.pel_tree = {};
     g.consumer_tree = {};
     for (auto& [cname, c] : g.consumers) c.paged_pending = 0;
@@ -308,14 +288,10 @@ Status StreamPages::Finish() {
   for (auto& [name, g] : meta_.groups) {
     auto it = groups_.find(g.number);
     if (it == groups_.end()) continue;
-    SLOTKV_RETURN_IF_ERROR(it->second.pel.CheckSize(g.paged_count));
-    SLOTKV_RETURN_IF_ERROR(it->second.owned.CheckSize(g.paged_count));
-    // Damaged pages may name a consumer the root does not have: the counts then disagree.
-    uint64_t owned = 0;
-    for (const auto& [cname, c] : g.consumers) owned += c.paged_pending;
-    if (owned != g.paged_count) {
-      return Status::Corruption("stream: consumers' pending counts disagree with the PEL");
-    }
+    // (Damaged pages may name a consumer the root does not have: its count then disagrees.)
+    const uint64_t count = g.PagedCount();
+    SLOTKV_RETURN_IF_ERROR(it->second.pel.CheckSize(count));
+    SLOTKV_RETURN_IF_ERROR(it->second.owned.CheckSize(count));
   }
   for (auto& [number, trees] : groups_) {
     SLOTKV_RETURN_IF_ERROR(trees.pel.Finish());

@@ -122,7 +122,8 @@ class StreamPages {
   Status AdoptMeta(const StreamMeta& one_value);
 
   // Writes every changed page (Corruption, writing nothing, when the root's count or a group's
-  // pending count disagrees with its trees or its consumers'). The caller then stores root().
+  // pending count, its consumers' together, disagrees with its trees). The caller then stores
+  // root().
   Status Finish();
 
  private:

@@ -150,7 +150,7 @@ TEST_CASE("stream PEL pages: random changes agree with the one-value group") {
               CHECK(PagedOwned(p, g, consumer, id, limit) == want);
             }
           }
-          CHECK(g.paged_count == m.pel.size());
+          CHECK(g.PagedCount() == m.pel.size());
           for (const auto& [cname, c] : m.consumers) {
             REQUIRE(g.consumers.contains(cname));
             CHECK(g.consumers.at(cname).paged_pending == c.pel.size());
@@ -231,7 +231,7 @@ TEST_CASE("stream root codec: groups' trees and counts are checked") {
   Result<StreamRoot> back = StreamRoot::Decode(enc);
   REQUIRE(back.ok());
   const StreamGroup& bg = back->meta.groups.at("g");
-  CHECK(bg.paged_count == 9);
+  CHECK(bg.PagedCount() == 9);
   CHECK(bg.consumers.at("alice").paged_pending == 9);
   CHECK(bg.pel_tree.nodes > 1);
   for (size_t n = 0; n < enc.size(); ++n) {
@@ -243,8 +243,9 @@ TEST_CASE("stream root codec: groups' trees and counts are checked") {
     change(r.meta.groups.at("g"), r.meta);
     return !StreamRoot::Decode(r.Encode()).ok();
   };
-  CHECK(bad([](StreamGroup& x, StreamMeta&) { x.paged_count = 8; }));  // consumers say 9
-  CHECK(bad([](StreamGroup& x, StreamMeta&) { x.consumers.at("alice").paged_pending = 1; }));
+  // Pending entries in no consumer's count, or counted with no tree.
+  CHECK(bad([](StreamGroup& x, StreamMeta&) { x.consumers.at("alice").paged_pending = 0; }));
+  CHECK(bad([](StreamGroup& x, StreamMeta&) { x.consumer_tree = {}; }));
   CHECK(bad([](StreamGroup& x, StreamMeta&) { x.number = 1; }));  // not handed out
   CHECK(bad([](StreamGroup& x, StreamMeta&) { x.pel_tree = {}; }));
   CHECK(bad([](StreamGroup& x, StreamMeta&) { x.consumer_tree.nodes = StreamPages::kPelNodes; }));
@@ -252,6 +253,17 @@ TEST_CASE("stream root codec: groups' trees and counts are checked") {
     m.groups.emplace("h", x);  // two groups on one page range
   }));
   CHECK(bad([](StreamGroup&, StreamMeta& m) { m.next_group = StreamPages::kMaxGroups + 1; }));
+  // A consumer's count that disagrees with the trees decodes, but nothing is written over it.
+  StreamRoot miscounted = root;
+  miscounted.meta.groups.at("g").consumers.at("alice").paged_pending = 8;
+  Result<StreamRoot> opened = StreamRoot::Decode(miscounted.Encode());
+  REQUIRE(opened.ok());
+  StreamPages changed(std::move(opened).value(), &io, 2);
+  StreamGroup& cg = changed.meta().groups.at("g");
+  REQUIRE(changed.Ack(cg, {1, 0}).ok());
+  const auto pages = io.pages;
+  CHECK(changed.Finish().IsCorruption());
+  CHECK(io.pages == pages);
   CHECK(StreamPages::PelBase(0, true) - StreamPages::PelBase(0, false) == StreamPages::kPelNodes);
   CHECK(StreamPages::PelBase(StreamPages::kMaxGroups - 1, true) + StreamPages::kPelNodes ==
         kTreePageBit);

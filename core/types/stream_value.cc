@@ -16,7 +16,9 @@ bool GetString(std::string_view* in, std::string* out) {
   return true;
 }
 
-void PutGroup(std::string* out, const std::string& name, const StreamGroup& g) {
+// One group, in the one-value form or (paged) the root's: the consumers with their pending
+// counts, then the PEL's number and trees instead of its entries.
+void PutGroup(std::string* out, const std::string& name, const StreamGroup& g, bool paged) {
   PutLengthPrefixed(out, name);
   PutStreamId(out, g.last_id);
   PutVarint64(out, static_cast<uint64_t>(g.entries_read) + 1);
@@ -26,6 +28,13 @@ void PutGroup(std::string* out, const std::string& name, const StreamGroup& g) {
     index.emplace(cname, index.size());
     PutLengthPrefixed(out, cname);
     PutVarint64(out, static_cast<uint64_t>(c.seen_time));
+    if (paged) PutVarint64(out, c.paged_pending);
+  }
+  if (paged) {
+    PutVarint64(out, g.number);
+    g.pel_tree.EncodeFields(out);
+    g.consumer_tree.EncodeFields(out);
+    return;
   }
   PutVarint64(out, g.pel.size());
   for (const auto& [id, nack] : g.pel) {
@@ -36,7 +45,10 @@ void PutGroup(std::string* out, const std::string& name, const StreamGroup& g) {
   }
 }
 
-bool GetGroup(std::string_view* in, std::string* name, StreamGroup* g) {
+// PutGroup's reverse; next_group (paged form only) bounds the group's number.
+bool GetGroup(std::string_view* in, std::string* name, StreamGroup* g,
+              const uint64_t* next_group) {
+  const bool paged = next_group != nullptr;
   uint64_t read_plus_one = 0, nconsumers = 0, npel = 0;
   if (!GetString(in, name) || !GetStreamId(in, &g->last_id) ||
       !GetVarint64(in, &read_plus_one) ||
@@ -55,7 +67,15 @@ bool GetGroup(std::string_view* in, std::string* name, StreamGroup* g) {
     auto [it, added] = g->consumers.try_emplace(std::move(cname));
     if (!added) return false;
     it->second.seen_time = static_cast<int64_t>(seen);
+    if (paged && !GetVarint64(in, &it->second.paged_pending)) return false;
     by_index.push_back(it);
+  }
+  if (paged) {
+    const bool empty = g->PagedCount() == 0;
+    return GetVarint64(in, &g->number) && g->number < *next_group &&
+           TreeRoot::DecodeFields(in, &g->pel_tree) &&
+           TreeRoot::DecodeFields(in, &g->consumer_tree) &&
+           (g->pel_tree.tree == 0) == empty && (g->consumer_tree.tree == 0) == empty;
   }
   if (!GetVarint64(in, &npel) || npel > in->size()) return false;
   for (uint64_t i = 0; i < npel; ++i) {
@@ -71,54 +91,6 @@ bool GetGroup(std::string_view* in, std::string* name, StreamGroup* g) {
     it->second.pel.insert(id);
   }
   return true;
-}
-
-// A paged root's group: counts and trees instead of pending entries.
-void PutPagedGroup(std::string* out, const std::string& name, const StreamGroup& g) {
-  PutLengthPrefixed(out, name);
-  PutStreamId(out, g.last_id);
-  PutVarint64(out, static_cast<uint64_t>(g.entries_read) + 1);
-  PutVarint64(out, g.number);
-  PutVarint64(out, g.paged_count);
-  g.pel_tree.EncodeFields(out);
-  g.consumer_tree.EncodeFields(out);
-  PutVarint64(out, g.consumers.size());
-  for (const auto& [cname, c] : g.consumers) {
-    PutLengthPrefixed(out, cname);
-    PutVarint64(out, static_cast<uint64_t>(c.seen_time));
-    PutVarint64(out, c.paged_pending);
-  }
-}
-
-bool GetPagedGroup(std::string_view* in, uint64_t next_group, std::string* name,
-                   StreamGroup* g) {
-  uint64_t read_plus_one = 0, nconsumers = 0;
-  if (!GetString(in, name) || !GetStreamId(in, &g->last_id) ||
-      !GetVarint64(in, &read_plus_one) || !GetVarint64(in, &g->number) ||
-      g->number >= next_group || !GetVarint64(in, &g->paged_count) ||
-      !TreeRoot::DecodeFields(in, &g->pel_tree) ||
-      !TreeRoot::DecodeFields(in, &g->consumer_tree) ||
-      (g->pel_tree.tree == 0) != (g->paged_count == 0) ||
-      (g->consumer_tree.tree == 0) != (g->paged_count == 0) ||
-      !GetVarint64(in, &nconsumers) || nconsumers > in->size()) {
-    return false;
-  }
-  g->entries_read = static_cast<int64_t>(read_plus_one - 1);
-  uint64_t pending = 0;
-  for (uint64_t i = 0; i < nconsumers; ++i) {
-    std::string cname;
-    uint64_t seen = 0, count = 0;
-    if (!GetString(in, &cname) || !GetVarint64(in, &seen) || seen > uint64_t{INT64_MAX} ||
-        !GetVarint64(in, &count)) {
-      return false;
-    }
-    auto [it, added] = g->consumers.try_emplace(std::move(cname));
-    if (!added) return false;
-    it->second.seen_time = static_cast<int64_t>(seen);
-    it->second.paged_pending = count;
-    pending += count;
-  }
-  return pending == g->paged_count;
 }
 
 }  // namespace
@@ -148,6 +120,12 @@ bool GetStreamFields(std::string_view* in, StreamFields* fields) {
     fields->emplace_back(f);
   }
   return true;
+}
+
+uint64_t StreamGroup::PagedCount() const {
+  uint64_t n = 0;
+  for (const auto& [name, c] : consumers) n += c.paged_pending;
+  return n;
 }
 
 StreamConsumer& StreamGroup::Consumer(const std::string& name, int64_t now, bool* created) {
@@ -193,13 +171,7 @@ void StreamMeta::EncodeTo(std::string* out, bool paged) const {
   PutVarint64(out, entries_added);
   if (paged) PutVarint64(out, next_group);
   PutVarint64(out, groups.size());
-  for (const auto& [name, g] : groups) {
-    if (paged) {
-      PutPagedGroup(out, name, g);
-    } else {
-      PutGroup(out, name, g);
-    }
-  }
+  for (const auto& [name, g] : groups) PutGroup(out, name, g, paged);
 }
 
 bool StreamMeta::DecodeFrom(std::string_view* in, StreamMeta* meta, bool paged) {
@@ -216,9 +188,8 @@ bool StreamMeta::DecodeFrom(std::string_view* in, StreamMeta* meta, bool paged) 
   for (uint64_t i = 0; i < ngroups; ++i) {
     std::string name;
     StreamGroup g;
-    if (paged ? !GetPagedGroup(in, meta->next_group, &name, &g) ||
-                    !numbers.insert(g.number).second
-              : !GetGroup(in, &name, &g)) {
+    if (!GetGroup(in, &name, &g, paged ? &meta->next_group : nullptr) ||
+        (paged && !numbers.insert(g.number).second)) {
       return false;
     }
     if (i > 0 && name <= last_name) return false;  // sorted, unique
@@ -230,7 +201,7 @@ bool StreamMeta::DecodeFrom(std::string_view* in, StreamMeta* meta, bool paged) 
 
 uint64_t StreamMeta::PendingCount() const {
   uint64_t n = 0;
-  for (const auto& [name, g] : groups) n += g.pel.size() + g.paged_count;
+  for (const auto& [name, g] : groups) n += g.pel.size() + g.PagedCount();
   return n;
 }
 

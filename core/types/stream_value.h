@@ -53,11 +53,13 @@ struct StreamGroup {
   std::map<StreamId, StreamNack> pel;  // one-value stream
   std::map<std::string, StreamConsumer> consumers;
   // A paged stream's: pel and the consumers' pel stay empty; the PEL is two trees of pages
-  // (by ID; by consumer, then ID) at page bases that number gives (StreamPages::PelBase).
+  // (by ID; by consumer, then ID) at page bases that number gives (StreamPages::PelBase), and
+  // its size the sum of the consumers' paged_pending (PagedCount).
   uint64_t number = 0;
-  uint64_t paged_count = 0;
   TreeRoot pel_tree;
   TreeRoot consumer_tree;
+
+  uint64_t PagedCount() const;
 
   // The consumer name, created with seen_time now when missing; *created tells which.
   StreamConsumer& Consumer(const std::string& name, int64_t now, bool* created = nullptr);
@@ -91,9 +93,9 @@ struct StreamMeta {
   // Paged form (in the root):
   //   meta := last first max_deleted entries_added:varint64 next_group:varint64
   //           ngroups:varint64 group*
-  //   group := name:lp last_id entries_read+1:varint64 number:varint64 count:varint64
-  //            pel_tree consumer_tree nconsumers:varint64
-  //            (name:lp seen_time:varint64 pending:varint64)*
+  //   group := name:lp last_id entries_read+1:varint64 nconsumers:varint64
+  //            (name:lp seen_time:varint64 pending:varint64)* number:varint64
+  //            pel_tree consumer_tree
   //   (trees as TreeRoot::EncodeFields).
   void EncodeTo(std::string* out, bool paged = false) const;
   // false on anything EncodeTo could not have made.
