@@ -27,6 +27,13 @@ bool RunsInMulti(std::string_view name) {
          name == "quit" || name == "reset";
 }
 
+// Whether an enable-*-command option's value lets a client at addr ("ip:port") run a protected
+// command (Redis's allowProtectedAction): "yes", or "local" from 127.0.0.1 or ::1.
+bool AllowsProtected(std::string_view option_value, std::string_view addr) {
+  return option_value == "yes" ||
+         (option_value == "local" && (addr.starts_with("127.0.0.1:") || addr.starts_with("::1:")));
+}
+
 Admission Refuse(ServerState& server, ClientState& client, const CommandSpec* spec,
                  std::string_view error, const std::vector<std::string>& args) {
   if (client.in_multi) client.multi_error = true;  // Redis's flagTransaction

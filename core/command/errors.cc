@@ -46,11 +46,6 @@ std::string ProtectedNotAllowed(std::string_view command, std::string_view optio
          "need to set this option in the configuration file, and then restart the server.";
 }
 
-bool AllowsProtected(std::string_view option_value, std::string_view addr) {
-  return option_value == "yes" ||
-         (option_value == "local" && (addr.starts_with("127.0.0.1:") || addr.starts_with("::1:")));
-}
-
 std::string SubcommandSyntax(std::string_view command, std::string_view sub) {
   return "ERR unknown subcommand or wrong number of arguments for '" + Shorten(sub) + "'. Try " +
          Upper(command) + " HELP.";

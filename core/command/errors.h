@@ -130,9 +130,6 @@ std::string SubcommandSyntax(std::string_view command, std::string_view sub);
 // A protected command refused (Redis's processCommand): "ERR DEBUG command not allowed. If the
 // enable-debug-command option is set to \"local\", ..." for command "DEBUG".
 std::string ProtectedNotAllowed(std::string_view command, std::string_view option);
-// Whether an enable-*-command option's value lets a client at addr ("ip:port") run a protected
-// command (Redis's allowProtectedAction): "yes", or "local" from 127.0.0.1 or ::1.
-bool AllowsProtected(std::string_view option_value, std::string_view addr);
 // "ERR invalid expire time in 'set' command"
 std::string InvalidExpire(std::string_view command);
 // The reply to a storage failure: "ERR <status>" (IOError and Corruption keep their text);

@@ -35,15 +35,12 @@ Task Module(AsyncContext& ctx) {
     ctx.reply.Help(kModuleHelp);
   } else if (Is(sub, "LIST")) {
     ctx.reply.Array(0);
-  } else if (Is(sub, "LOAD") || Is(sub, "LOADEX") || Is(sub, "UNLOAD")) {
-    // Admit let the client try (kProtected: enable-module-command).
-    if (Is(sub, "UNLOAD")) {
-      ctx.reply.Error("ERR Error unloading module: no such module with that name");
-    } else {
-      std::fprintf(stderr, "Module %s failed to load: slotkv loads no modules\n",
-                   ctx.args[2].c_str());
-      ctx.reply.Error("ERR Error loading the extension. Please check the server logs.");
-    }
+  } else if (Is(sub, "UNLOAD")) {  // Admit let the client try (kProtected)
+    ctx.reply.Error("ERR Error unloading module: no such module with that name");
+  } else if (Is(sub, "LOAD") || Is(sub, "LOADEX")) {
+    std::fprintf(stderr, "Module %s failed to load: slotkv loads no modules\n",
+                 ctx.args[2].c_str());
+    ctx.reply.Error("ERR Error loading the extension. Please check the server logs.");
   } else {
     ctx.reply.Error(UnknownSubcommand("module", sub));
   }
