@@ -33,6 +33,27 @@ void AppendOffset(std::string* out, const StreamOffset& o) {
   AppendBulk(out, std::to_string(o.offset));
 }
 
+std::string DbMapFrame(const std::vector<uint32_t>& map) {
+  std::string out = "*" + std::to_string(map.size() + 1) + "\r\n";
+  AppendBulk(&out, "DBMAP");
+  for (uint32_t db : map) AppendBulk(&out, std::to_string(db));
+  return out;
+}
+
+std::optional<std::vector<uint32_t>> ParseDbMap(const std::vector<std::string>& args,
+                                                uint32_t databases) {
+  if (args.size() != size_t{databases} + 1) return std::nullopt;
+  std::vector<uint32_t> map;
+  std::vector<bool> seen(databases, false);
+  for (size_t k = 1; k < args.size(); ++k) {
+    std::optional<uint64_t> db = ParseUint64(args[k]);
+    if (!db || *db >= databases || seen[*db]) return std::nullopt;
+    seen[*db] = true;
+    map.push_back(static_cast<uint32_t>(*db));
+  }
+  return map;
+}
+
 std::optional<std::vector<StreamOffset>> ParseOffsets(const std::vector<std::string>& args,
                                                       size_t first, uint32_t slots,
                                                       uint32_t databases) {

@@ -26,6 +26,10 @@
 //   FAILOVER                             the master hands over: the replica promotes itself
 //   PUB <channel> <payload>              a PUBLISH on the master (SPUB: SPUBLISH), delivered to
 //                                        the replica's subscribers as Redis propagates it
+//   DBMAP <physical>...                  the master's database map (SWAPDB; the database slot
+//                                        of each database, command::Keyspace::db_map): right
+//                                        after HELLO, and at each SWAPDB after the frames of
+//                                        the writes before it and before those after it
 // Records carry values as the master stores them: a compressed one names the master's
 // dictionary id, and each worker of the master sends every dictionary it has not sent on the
 // link before its next frame, so a DICT always precedes the records that need it. The replica
@@ -59,6 +63,12 @@ std::string StreamFrame(std::string_view name, uint32_t slot, uint32_t db);
 // UNIT <slot> <db> <offset> <records>, DATA <slot> <db> <records>.
 std::string UnitFrame(uint32_t slot, uint32_t db, uint64_t offset, std::string_view records);
 std::string DataFrame(uint32_t slot, uint32_t db, std::string_view records);
+
+// DBMAP <physical>... of map, and the map of a DBMAP frame's args: nullopt unless it is a
+// permutation of [0, databases).
+std::string DbMapFrame(const std::vector<uint32_t>& map);
+std::optional<std::vector<uint32_t>> ParseDbMap(const std::vector<std::string>& args,
+                                                uint32_t databases);
 
 // A stream's offset as SLOTKV.SYNC and SLOTKV.ACK carry them: "<slot> <db> <offset>".
 struct StreamOffset {

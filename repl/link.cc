@@ -16,6 +16,7 @@
 #include "core/base/number.h"
 #include "core/command/blocking.h"
 #include "core/command/keyspace.h"
+#include "core/command/tracking.h"
 #include "core/pubsub/registry.h"
 #include "net/resp_parser.h"
 #include "repl/frames.h"
@@ -355,6 +356,7 @@ bool Link::OnFrame(Conn& conn, std::vector<std::string>& args) {
     return true;
   }
   if (name == "DICT") return AdoptDict(args);
+  if (name == "DBMAP") return AdoptDbMap(args);
   if (name == "GETACK") {
     // Acknowledge now, and again as each frame before it commits (a master's WAIT needs them).
     getack_ms_ = NowMs();
@@ -455,7 +457,7 @@ void Link::Online(uint64_t session) {
 void Link::Staging(uint32_t s, uint32_t db, const char* what,
                    const std::function<Status(command::Store&)>& step) {
   std::vector<slot::Slot*>& dirty = (*state_->dirty)[state_->executor->current()];
-  command::Store store(state_->keyspace, s, db, &dirty);
+  command::Store store = command::Store::OfStream(state_->keyspace, s, db, &dirty);
   Status st = step(store);
   if (st.ok()) return;
   std::fprintf(stderr, "repl: db %u slot %u: %s failed: %s\n", db, s, what,
@@ -488,12 +490,42 @@ bool Link::AdoptDict(const std::vector<std::string>& args) {
   return true;
 }
 
+bool Link::AdoptDbMap(const std::vector<std::string>& args) {
+  std::optional<std::vector<uint32_t>> map = ParseDbMap(args, databases_);
+  if (!map) return false;
+  command::Keyspace& ks = *state_->keyspace;
+  if (*map == ks.db_map()) return true;
+  if (Status st = ks.SetDbMap(*map); !st.ok()) {
+    std::fprintf(stderr, "repl: the master's database map (SWAPDB) could not be kept: %s\n",
+                 st.ToString().c_str());
+    return false;
+  }
+  std::fprintf(stderr, "repl: databases mapped as the master's (SWAPDB)\n");
+  command::Executor& ex = *state_->executor;
+  const int owners = static_cast<int>(std::min<uint32_t>(ex.workers(), ks.slots()));
+  auto left = std::make_shared<std::atomic<int>>(owners);
+  for (int w = 0; w < owners; ++w) {
+    ToOwner(static_cast<uint32_t>(w), 0, [this, w, left, map = *map] {
+      command::Keyspace& keyspace = *state_->keyspace;
+      for (uint32_t s = static_cast<uint32_t>(w); s < keyspace.slots();
+           s += static_cast<uint32_t>(state_->executor->workers())) {
+        keyspace.AdoptDbMap(s);
+      }
+      if (state_->blocking != nullptr) state_->blocking->ServeReady();
+      if (left->fetch_sub(1) != 1) return;
+      if (state_->tracking != nullptr) state_->tracking->InvalidateEverything();
+      master_->SendDbMap(map);
+    });
+  }
+  return true;
+}
+
 void Link::Apply(uint32_t s, uint32_t db, const std::string& records, uint64_t offset,
                  const DictIds& ids) {
   command::WriteTrace trace;
   trace.mark = state_->write_failures.Mark();
   std::vector<slot::Slot*>& dirty = (*state_->dirty)[state_->executor->current()];
-  command::Store store(state_->keyspace, s, db, &dirty, &trace);
+  command::Store store = command::Store::OfStream(state_->keyspace, s, db, &dirty, &trace);
   std::string_view in = records;
   Status st;
   wal::Record record;

@@ -108,6 +108,10 @@ class Link {
              const DictIds& ids);
   // DICT <id> <group> <bytes>: adopts the master's dictionary. The link thread's.
   bool AdoptDict(const std::vector<std::string>& args);
+  // DBMAP <physical>...: records the master's database map, then each worker's slots follow
+  // it in order with the frames posted to them; it goes on to this node's replicas once all
+  // have. The link thread's.
+  bool AdoptDbMap(const std::vector<std::string>& args);
   void SendAcks(Conn& conn);
   // The "<slot> <db> <offset>" bulks of the streams whose data is whole (skip_zero: and which
   // hold something); *bulks grows by their count.

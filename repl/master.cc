@@ -155,7 +155,8 @@ void Master::Sync(AsyncContext& ctx, uint64_t epoch) {
   std::fprintf(stderr, "repl: replica %s:%d starts its link (replid %s)\n", feed->ip.c_str(),
                feed->port, replid.c_str());
   ctx.reply.buffer() =
-      EncodeFrame({"HELLO", this->replid(), a[3], a[4], std::to_string(epoch)});
+      EncodeFrame({"HELLO", this->replid(), a[3], a[4], std::to_string(epoch)}) +
+      DbMapFrame(server.keyspace->db_map());
   command::Executor& ex = *server.executor;
   for (int w = 0; w < ex.workers(); ++w) {
     ex.Post(w, [this, feed, w, replid, from] {
@@ -230,7 +231,8 @@ int64_t Master::Step(const std::shared_ptr<FullSync>& job) {
     job->generation = st.generation;
     job->cursor = 0;
   }
-  Result<slot::Slot*> slot = state_->keyspace->Get(job->s, job->db, false);
+  command::Keyspace& ks = *state_->keyspace;
+  Result<slot::Slot*> slot = ks.Get(job->s, ks.LogicalDb(job->s, job->db), false);
   Status status = slot.status();
   uint64_t next = 0;
   if (status.ok() && *slot != nullptr) {
@@ -489,6 +491,13 @@ void Master::Publish(bool shard, std::string_view channel, std::string_view payl
   for (const auto& f : feeds) Send(f, frame);
 }
 
+void Master::SendDbMap(const std::vector<uint32_t>& map) {
+  const std::vector<std::shared_ptr<Feed>> feeds = LiveFeeds();
+  if (feeds.empty()) return;
+  const std::string frame = DbMapFrame(map);
+  for (const auto& f : feeds) Send(f, frame);
+}
+
 std::shared_ptr<Feed> Master::FindFeed(const std::string& ip, int port) const {
   std::lock_guard lock(mu_);
   for (const auto& f : feeds_) {
@@ -598,7 +607,7 @@ void Master::ResumeSuspended() {
           const size_t i = Index(s, db);
           if (!streams_[i]->suspended) continue;
           std::vector<slot::Slot*>& dirty = (*state_->dirty)[static_cast<size_t>(w)];
-          Status st = command::Store(&ks, s, db, &dirty).AbortStaging();
+          Status st = command::Store::OfStream(&ks, s, db, &dirty).AbortStaging();
           if (!st.ok()) {
             std::fprintf(stderr, "repl: db %u slot %u: dropping the cut-off sync: %s\n", db, s,
                          st.ToString().c_str());

@@ -104,6 +104,9 @@ class Master : public command::StreamListener {
   void Tick(int64_t timeout_s, bool ping);
   // Sends a PUBLISH (shard: SPUBLISH) to every replica (PUB frame). Any worker.
   void Publish(bool shard, std::string_view channel, std::string_view payload);
+  // Sends the node's database map (SWAPDB) to every replica (DBMAP frame). Any worker; a
+  // SWAPDB sends it while it holds every slot.
+  void SendDbMap(const std::vector<uint32_t>& map);
   // Closes every feed (a role change: their replicas start over); except, when given.
   void CloseFeeds(const Feed* except = nullptr);
   // The feed of the replica at ip:port, or null.

@@ -62,6 +62,7 @@ class Replication : public command::Replication, private Coordinator::Node {
   void OnPublish(bool shard, std::string_view channel, std::string_view payload) override {
     master_->Publish(shard, channel, payload);
   }
+  void OnSwapDb(const std::vector<uint32_t>& map) override { master_->SendDbMap(map); }
   bool is_replica() const override { return replica_.load(); }
   void Refresh() override;
   bool DropMasterLink() override;

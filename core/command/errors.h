@@ -36,6 +36,9 @@ inline constexpr std::string_view kErrReplicaKeyspace =
 inline constexpr std::string_view kErrSortNotDouble =
     "ERR One or more scores can't be converted into double";
 inline constexpr std::string_view kErrDbIndex = "ERR DB index is out of range";
+// SWAPDB's indexes that are not 32-bit integers.
+inline constexpr std::string_view kErrSwapDbFirst = "ERR invalid first DB index";
+inline constexpr std::string_view kErrSwapDbSecond = "ERR invalid second DB index";
 inline constexpr std::string_view kErrNoAuth = "NOAUTH Authentication required.";
 // Replication (repl/): a write on a read-only replica, on a master short of good replicas.
 inline constexpr std::string_view kErrReadOnlyReplica =

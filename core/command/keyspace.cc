@@ -1,6 +1,11 @@
-// dir/slotkv.meta, version 1, written once when the dir is created (WriteFileAtomic):
-//   meta := "slotkv-meta 1\n" "slots " <decimal> "\n"
-//   example: "slotkv-meta 1\nslots 16\n"
+// dir/slotkv.meta, version 1, written when the dir is created and at each SWAPDB
+// (WriteFileAtomic):
+//   meta := "slotkv-meta 1\n" "slots " <decimal> "\n" [ "dbmap" (" " <decimal>)* "\n" ]
+//   example: "slotkv-meta 1\nslots 16\n", after SWAPDB 0 1 with 4 databases
+//   "slotkv-meta 1\nslots 16\ndbmap 1 0 2 3\n"
+// The dbmap line, present once a SWAPDB left the map other than the identity, lists the
+// database slot (db-D) of each logical database; databases past it live in their own. A
+// binary that knows no dbmap line refuses the dir (its meta differs from what it expects).
 // Database d of slot s: dir/slot-SSSS/db-D/ (SSSS zero-padded to 4 digits), the engine's files.
 // Drop renames it to dir/slot-SSSS/trash-N first, so a crash mid-delete leaves a trash dir
 // (removed at the next Open), never a half-deleted database. A replica's full sync stages the
@@ -12,6 +17,7 @@
 
 #include "core/base/hash.h"
 #include "core/base/mem_fs.h"
+#include "core/base/number.h"
 #include "core/command/cache_shares.h"
 #include "core/command/collection_pages.h"
 #include "core/command/internal_keys.h"
@@ -28,18 +34,68 @@ std::string SlotDir(const std::string& dir, uint32_t s) {
   return dir + name;
 }
 
-Status CheckMeta(Fs* fs, const std::string& dir, uint32_t slots) {
+constexpr std::string_view kDbMapPrefix = "dbmap";
+
+// The header and slot count line, which every meta starts with.
+std::string MetaHead(uint32_t slots) {
+  return std::string(kMetaHeader) + "slots " + std::to_string(slots) + "\n";
+}
+
+// Reads the map of a dbmap line's numbers into *map (identity past them); false when they are
+// not a permutation or do not fit databases.
+bool ParseDbMap(std::string_view line, uint32_t databases, std::vector<uint32_t>* map) {
+  std::vector<uint32_t> listed;
+  std::vector<bool> seen;
+  size_t at = kDbMapPrefix.size();
+  while (at < line.size()) {
+    if (line[at] != ' ') return false;
+    const size_t end = std::min(line.find(' ', at + 1), line.size());
+    std::optional<int64_t> n = ParseInt64(line.substr(at + 1, end - at - 1));
+    if (!n || *n < 0 || *n >= int64_t{1} << 20) return false;
+    const auto db = static_cast<uint32_t>(*n);
+    if (db >= seen.size()) seen.resize(db + 1, false);
+    if (seen[db]) return false;
+    seen[db] = true;
+    listed.push_back(db);
+    at = end;
+  }
+  // A permutation of [0, n): the databases past databases must keep to themselves.
+  if (std::find(seen.begin(), seen.end(), false) != seen.end()) return false;
+  for (size_t i = databases; i < listed.size(); ++i) {
+    if (listed[i] != i) return false;
+  }
+  for (uint32_t db = 0; db < databases; ++db) {
+    (*map)[db] = db < listed.size() ? listed[db] : db;
+  }
+  return true;
+}
+
+// Checks (or writes, for a new dir) slotkv.meta; *map gets its dbmap.
+Status CheckMeta(Fs* fs, const std::string& dir, uint32_t slots, uint32_t databases,
+                 std::vector<uint32_t>* map) {
   const std::string path = dir + "/slotkv.meta";
-  const std::string wanted = std::string(kMetaHeader) + "slots " + std::to_string(slots) + "\n";
+  const std::string wanted = MetaHead(slots);
   if (!fs->Exists(path)) return fs->WriteFileAtomic(path, wanted);
   SLOTKV_ASSIGN_OR_RETURN(std::string meta, fs->ReadFile(path));
   if (meta.rfind(kMetaHeader, 0) != 0) return Status::Corruption(path + ": bad header");
-  if (meta != wanted) {
+  if (meta.rfind(wanted, 0) != 0) {
     return Status::InvalidArgument(path + " says '" +
                                    meta.substr(kMetaHeader.size(), meta.size() -
                                                                        kMetaHeader.size() - 1) +
                                    "' but slots is " + std::to_string(slots) +
                                    ": the slot count of a data dir cannot change");
+  }
+  std::string_view rest = std::string_view(meta).substr(wanted.size());
+  if (rest.empty()) return Status::OK();
+  if (rest.rfind(kDbMapPrefix, 0) != 0 || rest.back() != '\n' ||
+      rest.find('\n') != rest.size() - 1) {
+    return Status::Corruption(path + ": bad line after the slot count");
+  }
+  if (!ParseDbMap(rest.substr(0, rest.size() - 1), databases, map)) {
+    return Status::InvalidArgument(path + " maps databases (SWAPDB) as '" +
+                                   std::string(rest.substr(0, rest.size() - 1)) +
+                                   "', which databases " + std::to_string(databases) +
+                                   " cannot hold: raise databases");
   }
   return Status::OK();
 }
@@ -51,6 +107,9 @@ Keyspace::Keyspace(const KeyspaceOptions& options)
       clock_(options.slot.clock ? options.slot.clock : SystemClock()),
       wal_pools_(new slot::WalPool[options.databases]),
       entries_(static_cast<size_t>(options.slots) * options.databases),
+      physical_(new std::atomic<uint32_t>[entries_.size()]),
+      logical_(new std::atomic<uint32_t>[entries_.size()]),
+      db_map_(options.databases),
       drops_(options.slots, 0),
       fsync_(static_cast<int>(options.slot.fsync)),
       cache_budget_(options.cache_budget),
@@ -61,6 +120,73 @@ Keyspace::Keyspace(const KeyspaceOptions& options)
       refusal_text_(entries_.size()) {
   for (uint32_t db = 0; db < options.databases; ++db) {
     wal_pools_[db].max_bytes = options.slot.wal_max_bytes * options.slots;
+    db_map_[db] = db;
+  }
+  FollowDbMap(db_map_);
+}
+
+void Keyspace::FollowDbMap(const std::vector<uint32_t>& map) {
+  const uint32_t dbs = options_.databases;
+  for (size_t s = 0; s < options_.slots; ++s) {
+    for (uint32_t db = 0; db < dbs; ++db) {
+      physical_[s * dbs + db].store(map[db], std::memory_order_relaxed);
+      logical_[s * dbs + map[db]].store(db, std::memory_order_relaxed);
+    }
+  }
+}
+
+std::string Keyspace::MetaText(const std::vector<uint32_t>& map) const {
+  std::string text = MetaHead(options_.slots);
+  size_t listed = map.size();
+  while (listed > 0 && map[listed - 1] == listed - 1) --listed;
+  if (listed == 0) return text;
+  text += kDbMapPrefix;
+  for (size_t db = 0; db < listed; ++db) text += " " + std::to_string(map[db]);
+  return text + "\n";
+}
+
+std::vector<uint32_t> Keyspace::db_map() const {
+  std::lock_guard lock(db_map_mu_);
+  return db_map_;
+}
+
+Status Keyspace::SetDbMap(std::vector<uint32_t> map) {
+  if (!options_.memory) {
+    SLOTKV_RETURN_IF_ERROR(
+        options_.fs->WriteFileAtomic(options_.dir + "/slotkv.meta", MetaText(map)));
+  }
+  std::lock_guard lock(db_map_mu_);
+  db_map_ = std::move(map);
+  return Status::OK();
+}
+
+void Keyspace::AdoptDbMap(uint32_t s) {
+  const std::vector<uint32_t> map = db_map();
+  const uint32_t dbs = options_.databases;
+  std::vector<uint32_t> changed;
+  for (uint32_t db = 0; db < dbs; ++db) {
+    const uint32_t before = PhysicalDb(s, db);
+    if (before == map[db]) continue;
+    changed.push_back(db);
+    // Redis's touchAllWatchedKeysInDb: a watched key there before or after the swap.
+    slot::Slot* old_slot = entries_[size_t{s} * dbs + before].slot.get();
+    slot::Slot* new_slot = entries_[size_t{s} * dbs + map[db]].slot.get();
+    watched_.TouchFlushed(s, db, [&](std::string_view key) {
+      for (slot::Slot* in : {old_slot, new_slot}) {
+        if (in == nullptr) continue;
+        Result<std::optional<slot::KeyMeta>> meta = in->GetMeta(StoredKey(key));
+        if (!meta.ok() || meta->has_value()) return true;
+      }
+      return false;
+    });
+  }
+  for (uint32_t db : changed) {
+    physical_[size_t{s} * dbs + db].store(map[db], std::memory_order_relaxed);
+    logical_[size_t{s} * dbs + map[db]].store(db, std::memory_order_relaxed);
+  }
+  // Clients blocked on a key that the other database holds are served.
+  if (watcher_ != nullptr) {
+    for (uint32_t db : changed) watcher_->OnClear(db, s);
   }
 }
 
@@ -81,7 +207,10 @@ Result<std::unique_ptr<Keyspace>> Keyspace::Open(const KeyspaceOptions& options)
   }
   Fs* fs = options.fs;
   SLOTKV_RETURN_IF_ERROR(fs->CreateDirs(options.dir));
-  SLOTKV_RETURN_IF_ERROR(CheckMeta(fs, options.dir, options.slots));
+  std::vector<uint32_t> map = ks->db_map_;
+  SLOTKV_RETURN_IF_ERROR(CheckMeta(fs, options.dir, options.slots, options.databases, &map));
+  ks->FollowDbMap(map);
+  ks->db_map_ = std::move(map);
   dopts.fs = fs;
   dopts.dir = options.dir + "/dicts";
   SLOTKV_ASSIGN_OR_RETURN(ks->dictionaries_, slot::Dictionaries::Open(dopts));
@@ -104,7 +233,7 @@ Result<std::unique_ptr<Keyspace>> Keyspace::Open(const KeyspaceOptions& options)
       Entry& e = ks->entries_[s * options.databases + db];
       SLOTKV_ASSIGN_OR_RETURN(e.slot, ks->OpenSlot(s, db));
       // An empty one (opened ahead of need, never written) takes its share at a first write.
-      if (!e.slot->empty()) ks->AdoptCache(s, db);
+      if (!e.slot->empty()) ks->AdoptCacheAt(s * options.databases + db, /*take=*/true);
     }
   }
   return ks;
@@ -165,8 +294,8 @@ void Keyspace::SetRefusal(size_t index, const Status& failure) {
   refusal_text_[index] = refusing ? failure.ToString() : std::string();
   if (refusing_[index].exchange(refusing) == refusing) return;
   refusing_count_ += refusing ? 1 : -1;
-  const auto s = static_cast<unsigned>(index / options_.databases);
-  const auto db = static_cast<unsigned>(index % options_.databases);
+  const auto s = static_cast<uint32_t>(index / options_.databases);
+  const auto db = LogicalDb(s, static_cast<uint32_t>(index % options_.databases));
   if (refusing) {
     std::fprintf(stderr, "slot %u db %u: writes refused until the disk recovers: %s\n", s, db,
                  refusal_text_[index].c_str());
@@ -176,17 +305,18 @@ void Keyspace::SetRefusal(size_t index, const Status& failure) {
 }
 
 std::optional<std::string> Keyspace::Refusal(uint32_t s, uint32_t db) const {
-  const size_t index = s * options_.databases + db;
+  const size_t index = At(s, db);
   if (!refusing_[index].load(std::memory_order_acquire)) return std::nullopt;
   std::lock_guard lock(refusal_mu_);
   return refusal_text_[index];
 }
 
 Result<slot::Slot*> Keyspace::Get(uint32_t s, uint32_t db, bool create) {
-  Entry& e = entries_[s * options_.databases + db];
+  const size_t index = At(s, db);
+  Entry& e = entries_[index];
   if (!e.slot && create) {
-    SLOTKV_ASSIGN_OR_RETURN(e.slot, OpenSlot(s, db));
-    AdoptCache(s, db);
+    SLOTKV_ASSIGN_OR_RETURN(e.slot, OpenSlot(s, PhysicalDb(s, db)));
+    AdoptCacheAt(index, /*take=*/true);
   }
   return e.slot.get();
 }
@@ -196,21 +326,22 @@ void Keyspace::Prefetch(uint32_t db, const std::vector<KeyRef>& keys) {
   using Stage = slot::Slot::PrefetchStage;
   for (Stage stage : {Stage::kIndex, Stage::kEntries}) {
     for (const KeyRef& k : keys) {
-      const slot::Slot* slot = entries_[k.slot * options_.databases + db].slot.get();
+      const slot::Slot* slot = entries_[At(k.slot, db)].slot.get();
       if (slot != nullptr) slot->Prefetch(k.key, k.write, stage);
     }
   }
 }
 
 Status Keyspace::Preopen(uint32_t s, uint32_t db) {
-  Entry& e = entries_[s * options_.databases + db];
+  Entry& e = entries_[At(s, db)];
   if (e.slot) return Status::OK();
-  SLOTKV_ASSIGN_OR_RETURN(e.slot, OpenSlot(s, db));
+  SLOTKV_ASSIGN_OR_RETURN(e.slot, OpenSlot(s, PhysicalDb(s, db)));
   return Status::OK();
 }
 
-void Keyspace::AdoptCache(uint32_t s, uint32_t db, bool take) {
-  const size_t index = s * options_.databases + db;
+void Keyspace::AdoptCache(uint32_t s, uint32_t db, bool take) { AdoptCacheAt(At(s, db), take); }
+
+void Keyspace::AdoptCacheAt(size_t index, bool take) {
   Entry& e = entries_[index];
   if (!e.slot) return;
   if (!e.shares_cache) {
@@ -225,7 +356,7 @@ void Keyspace::AdoptCache(uint32_t s, uint32_t db, bool take) {
 }
 
 void Keyspace::NoteCacheDemand(uint32_t s, uint32_t db) {
-  const size_t index = s * options_.databases + db;
+  const size_t index = At(s, db);
   Entry& e = entries_[index];
   if (!e.slot || !e.shares_cache) return;
   CacheDemand& d = demand_[index];
@@ -318,8 +449,8 @@ Status Keyspace::RemoveTree(const std::string& dir) {
   return fs->Remove(dir);
 }
 
-uint64_t Keyspace::StreamOffset(uint32_t s, uint32_t db) const {
-  const Entry& e = entries_[s * options_.databases + db];
+uint64_t Keyspace::StreamOffset(uint32_t s, uint32_t stream) const {
+  const Entry& e = entries_[size_t{s} * options_.databases + stream];
   return e.slot ? std::max(e.slot->stream_seq(), e.seq_floor) : e.seq_floor;
 }
 
@@ -329,19 +460,21 @@ void Keyspace::SlotClosed(bool shared) {
 }
 
 Status Keyspace::Drop(uint32_t s, uint32_t db, std::optional<uint64_t> floor) {
-  Entry& e = entries_[s * options_.databases + db];
-  e.seq_floor = floor ? *floor : StreamOffset(s, db) + 1;
+  const size_t index = At(s, db);
+  const uint32_t stream = PhysicalDb(s, db);
+  Entry& e = entries_[index];
+  e.seq_floor = floor ? *floor : StreamOffset(s, stream) + 1;
   if (stream_listener_ != nullptr && options_.streams) {
-    stream_listener_->OnClear(s, db, e.seq_floor);
+    stream_listener_->OnClear(s, stream, e.seq_floor);
   }
   e.internal_keys.reset();
   e.reclaim_pending = true;
   e.cut_copies = true;
   if (!e.slot) return Status::OK();
   e.slot.reset();
-  SetRefusal(s * options_.databases + db, Status::OK());  // a new slot starts healthy
+  SetRefusal(index, Status::OK());  // a new slot starts healthy
   SlotClosed(std::exchange(e.shares_cache, false));
-  ResetDemand(s * options_.databases + db);
+  ResetDemand(index);
   if (options_.memory) {
     e.mem_fs.reset();
     return Status::OK();
@@ -351,40 +484,42 @@ Status Keyspace::Drop(uint32_t s, uint32_t db, std::optional<uint64_t> floor) {
   do {
     trash = sdir + "/trash-" + std::to_string(++drops_[s]);
   } while (options_.fs->Exists(trash));
-  SLOTKV_RETURN_IF_ERROR(options_.fs->Rename(DbDir(s, db), trash));
+  SLOTKV_RETURN_IF_ERROR(options_.fs->Rename(DbDir(s, stream), trash));
   SLOTKV_RETURN_IF_ERROR(options_.fs->SyncDir(sdir));
   return RemoveTree(trash);
 }
 
 Status Keyspace::BeginStaging(uint32_t s, uint32_t db) {
   SLOTKV_RETURN_IF_ERROR(DropStaging(s, db));
-  entries_[s * options_.databases + db].staging_active = true;
+  entries_[At(s, db)].staging_active = true;
   return Status::OK();
 }
 
 Result<slot::Slot*> Keyspace::StagingSlot(uint32_t s, uint32_t db, bool create) {
-  Entry& e = entries_[s * options_.databases + db];
+  Entry& e = entries_[At(s, db)];
   if (!e.staging_active) return nullptr;
   if (!e.staging && create) {
-    SLOTKV_ASSIGN_OR_RETURN(e.staging, OpenSlot(s, db, true));
+    SLOTKV_ASSIGN_OR_RETURN(e.staging, OpenSlot(s, PhysicalDb(s, db), true));
   }
   return e.staging.get();
 }
 
 Status Keyspace::DropStaging(uint32_t s, uint32_t db) {
-  Entry& e = entries_[s * options_.databases + db];
+  Entry& e = entries_[At(s, db)];
   e.staging_active = false;
   if (e.staging) {
     e.staging.reset();
     SlotClosed(/*shared=*/true);
   }
   e.staging_fs.reset();
-  if (options_.memory || !options_.fs->Exists(SyncDir(s, db))) return Status::OK();
-  return RemoveTree(SyncDir(s, db));
+  const std::string sync_dir = SyncDir(s, PhysicalDb(s, db));
+  if (options_.memory || !options_.fs->Exists(sync_dir)) return Status::OK();
+  return RemoveTree(sync_dir);
 }
 
 Status Keyspace::FinishStaging(uint32_t s, uint32_t db, uint64_t floor) {
-  Entry& e = entries_[s * options_.databases + db];
+  const uint32_t stream = PhysicalDb(s, db);
+  Entry& e = entries_[At(s, db)];
   if (!e.staging_active) return Status::InvalidArgument("no full sync is staged here");
   e.staging_active = false;
   const bool staged = e.staging != nullptr;
@@ -397,10 +532,10 @@ Status Keyspace::FinishStaging(uint32_t s, uint32_t db, uint64_t floor) {
   if (options_.memory) {
     e.mem_fs = std::move(e.staging_fs);
   } else {
-    SLOTKV_RETURN_IF_ERROR(options_.fs->Rename(SyncDir(s, db), DbDir(s, db)));
+    SLOTKV_RETURN_IF_ERROR(options_.fs->Rename(SyncDir(s, stream), DbDir(s, stream)));
     SLOTKV_RETURN_IF_ERROR(options_.fs->SyncDir(SlotDir(options_.dir, s)));
   }
-  SLOTKV_ASSIGN_OR_RETURN(e.slot, OpenSlot(s, db));
+  SLOTKV_ASSIGN_OR_RETURN(e.slot, OpenSlot(s, stream));
   AdoptCache(s, db);
   return Status::OK();
 }

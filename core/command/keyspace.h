@@ -10,6 +10,14 @@
 //
 // `dir/slotkv.meta` records the slot count: the key -> slot map must never change under data.
 //
+// SWAPDB. A database as clients name it (logical, SELECT's number) lives in a database slot
+// of each slot (physical: its directory db-P, its replication stream, its Entry). The map
+// from one to the other is one permutation for the whole node, recorded in slotkv.meta
+// (SetDbMap) before any slot follows it, and followed per slot by the slot's owner
+// (AdoptDbMap), so that a slot never changes its map inside a command step. Every (s, db) this
+// class takes is logical, but StreamOffset's; replication names streams physically
+// (PhysicalDb, LogicalDb, Store::OfStream).
+//
 // Thread rule: slot s (in every database) belongs to one worker (s % workers); only that worker
 // calls Slot(s, ...), Drop(s, ...) or a Store of slot s. Open runs before the workers start.
 #pragma once
@@ -107,6 +115,26 @@ class Keyspace {
   // The slot a key belongs to (its Redis hash slot, scaled to the slot count).
   uint32_t SlotOfKey(std::string_view key) const;
 
+  // Where logical database db of slot s lives (its database slot, directory and stream), and
+  // which logical database lives in database slot physical. Any thread.
+  uint32_t PhysicalDb(uint32_t s, uint32_t db) const {
+    return physical_[size_t{s} * options_.databases + db].load(std::memory_order_relaxed);
+  }
+  uint32_t LogicalDb(uint32_t s, uint32_t physical) const {
+    return logical_[size_t{s} * options_.databases + physical].load(std::memory_order_relaxed);
+  }
+  // The recorded map: map[db] = the database slot of logical database db. Any thread.
+  std::vector<uint32_t> db_map() const;
+  // Records map (a permutation of the databases) as the node's map, durably (slotkv.meta)
+  // before any slot follows it (AdoptDbMap). Any thread; one caller at a time (SWAPDB holds
+  // every slot; a replica's link takes its master's).
+  Status SetDbMap(std::vector<uint32_t> map);
+  // Slot s follows the recorded map. For each logical database whose data changes: WATCHed
+  // keys present before or after are touched, clients blocked on its keys in s are told
+  // (KeyWatcher::OnClear), as Redis's SWAPDB does. On s's owner, outside a command step's
+  // use of s.
+  void AdoptDbMap(uint32_t s);
+
   // Database db of slot s; when it was never written, nullptr (create=false) or a new empty
   // one (create=true).
   Result<slot::Slot*> Get(uint32_t s, uint32_t db, bool create);
@@ -127,9 +155,9 @@ class Keyspace {
   // one: the emptying is an event of the stream) and the stream listener is told; the
   // database's next slot numbers its writes above it.
   Status Drop(uint32_t s, uint32_t db, std::optional<uint64_t> floor = std::nullopt);
-  // The stream offset of database db of slot s: its slot's stream_seq, or the floor a dropped
-  // one left. On the owner (or before the workers start).
-  uint64_t StreamOffset(uint32_t s, uint32_t db) const;
+  // The stream offset of database slot `stream` of slot s (physical: PhysicalDb): its slot's
+  // stream_seq, or the floor a dropped one left. On the owner (or before the workers start).
+  uint64_t StreamOffset(uint32_t s, uint32_t stream) const;
   // A replica's full sync of database db of slot s builds its master's data beside the live
   // data, which keeps serving (stale) reads meanwhile. BeginStaging starts it empty (dropping
   // an earlier one); while it runs, Store::Apply writes to a staging slot opened on the first
@@ -142,9 +170,7 @@ class Keyspace {
   Status BeginStaging(uint32_t s, uint32_t db);
   Status FinishStaging(uint32_t s, uint32_t db, uint64_t floor);
   Status AbortStaging(uint32_t s, uint32_t db) { return DropStaging(s, db); }
-  bool staging(uint32_t s, uint32_t db) const {
-    return entries_[s * options_.databases + db].staging_active;
-  }
+  bool staging(uint32_t s, uint32_t db) const { return entries_[At(s, db)].staging_active; }
   // The staging slot of database db of slot s, opened when create; nullptr when none.
   Result<slot::Slot*> StagingSlot(uint32_t s, uint32_t db, bool create);
   // Where slots report their commits (KeyspaceOptions::streams); set before the workers start.
@@ -204,32 +230,28 @@ class Keyspace {
   // a slot opens and when a collection is queued, cleared by the reclaim step that finds the
   // queue empty. On the owner.
   bool reclaim_pending(uint32_t s, uint32_t db) const {
-    return entries_[s * options_.databases + db].reclaim_pending;
+    return entries_[At(s, db)].reclaim_pending;
   }
   void set_reclaim_pending(uint32_t s, uint32_t db, bool pending) {
-    entries_[s * options_.databases + db].reclaim_pending = pending;
+    entries_[At(s, db)].reclaim_pending = pending;
   }
 
   // The ids of the paged collections that running commands are copying into database db of
   // slot s (collection_pages.h BeginCopy). On the owner.
-  std::vector<uint64_t>& copies(uint32_t s, uint32_t db) {
-    return entries_[s * options_.databases + db].copies;
-  }
+  std::vector<uint64_t>& copies(uint32_t s, uint32_t db) { return entries_[At(s, db)].copies; }
   // Whether database db of slot s may hold the ranges of a copy no command runs any more: set
   // when a slot opens (after a crash) and when a copy fails, cleared by the reclaim step that
   // queued them. On the owner.
-  bool cut_copies(uint32_t s, uint32_t db) const {
-    return entries_[s * options_.databases + db].cut_copies;
-  }
+  bool cut_copies(uint32_t s, uint32_t db) const { return entries_[At(s, db)].cut_copies; }
   void set_cut_copies(uint32_t s, uint32_t db, bool possible) {
-    entries_[s * options_.databases + db].cut_copies = possible;
+    entries_[At(s, db)].cut_copies = possible;
   }
 
   // The internal-key count of database db of slot s as collection_pages.cc last read or wrote
   // it (nullopt: read it from the slot), so counting keys (DBSIZE, INFO, metrics) reads
   // nothing. On the owner.
   std::optional<uint64_t>& internal_keys(uint32_t s, uint32_t db) {
-    return entries_[s * options_.databases + db].internal_keys;
+    return entries_[At(s, db)].internal_keys;
   }
 
   // The zstd dictionaries of every slot (dir/dicts/, or in memory).
@@ -268,10 +290,20 @@ class Keyspace {
   // SlotOptions::on_failure of entry index; logs each change.
   void SetRefusal(size_t index, const Status& failure);
   explicit Keyspace(const KeyspaceOptions& options);
+  // The entry of logical database db of slot s.
+  size_t At(uint32_t s, uint32_t db) const {
+    return size_t{s} * options_.databases + PhysicalDb(s, db);
+  }
+  // Every slot follows map (Open).
+  void FollowDbMap(const std::vector<uint32_t>& map);
+  // slotkv.meta's text for the slot count and map.
+  std::string MetaText(const std::vector<uint32_t>& map) const;
+  // Below, db is physical (a database slot).
   std::string DbDir(uint32_t s, uint32_t db) const;
   std::string SyncDir(uint32_t s, uint32_t db) const;
   // Opens the live slot of entry (s, db), or its staging slot.
   Result<std::unique_ptr<slot::Slot>> OpenSlot(uint32_t s, uint32_t db, bool staging = false);
+  void AdoptCacheAt(size_t index, bool take);
   // Counts a live or staging slot destroyed (sharing_slots_ when it took a share,
   // slots_closed_).
   void SlotClosed(bool shared);
@@ -300,7 +332,12 @@ class Keyspace {
   std::unique_ptr<slot::Dictionaries> dictionaries_;
   // [db]: the log bytes of the database's slots, which one hot slot may borrow from.
   std::unique_ptr<slot::WalPool[]> wal_pools_;
-  std::vector<Entry> entries_;  // [s * databases + db]
+  std::vector<Entry> entries_;  // [s * databases + physical db]
+  // [s * databases + db]: PhysicalDb and LogicalDb, written by s's owner (AdoptDbMap).
+  std::unique_ptr<std::atomic<uint32_t>[]> physical_;
+  std::unique_ptr<std::atomic<uint32_t>[]> logical_;
+  mutable std::mutex db_map_mu_;
+  std::vector<uint32_t> db_map_;  // db_map(), under db_map_mu_
   std::vector<uint64_t> drops_;  // per slot: names the trash dirs of Drop
   std::atomic<int> fsync_;
   KeyWatcher* watcher_ = nullptr;
@@ -310,7 +347,7 @@ class Keyspace {
   std::atomic<uint32_t> page_members_{64};
   std::atomic<size_t> copy_batch_bytes_{1 << 20};
   std::atomic<uint64_t> sharing_slots_{0};  // open slots that take a cache share
-  // Per entry ([s * databases + db]), what RebalanceCaches reads and writes across workers.
+  // Per entry, what RebalanceCaches reads and writes across workers.
   struct CacheDemand {
     uint64_t last_lookups = 0;     // the owner's, as of its last note
     uint64_t last_file_reads = 0;  // the owner's
@@ -327,10 +364,10 @@ class Keyspace {
   std::atomic<uint64_t> slots_closed_{0};  // slots_closed()
   txn::SlotLocks locks_;
   txn::WatchedKeys watched_;
-  std::unique_ptr<std::atomic<bool>[]> refusing_;  // [s * databases + db]
+  std::unique_ptr<std::atomic<bool>[]> refusing_;  // [entry]
   std::atomic<int> refusing_count_{0};
   mutable std::mutex refusal_mu_;
-  std::vector<std::string> refusal_text_;  // [s * databases + db], under refusal_mu_
+  std::vector<std::string> refusal_text_;  // [entry], under refusal_mu_
 };
 
 // The keys of one database in one slot, as a command sees them. Writes go to the slot's WAL
@@ -344,6 +381,13 @@ class Store {
   Store(Keyspace* keyspace, uint32_t slot, uint32_t db, std::vector<slot::Slot*>* dirty,
         WriteTrace* trace = nullptr)
       : keyspace_(keyspace), slot_(slot), db_(db), dirty_(dirty), trace_(trace) {}
+
+  // The Store of database slot `stream` of slot: replication names streams physically
+  // (Keyspace::PhysicalDb).
+  static Store OfStream(Keyspace* keyspace, uint32_t slot, uint32_t stream,
+                        std::vector<slot::Slot*>* dirty, WriteTrace* trace = nullptr) {
+    return Store(keyspace, slot, keyspace->LogicalDb(slot, stream), dirty, trace);
+  }
 
   uint32_t slot() const { return slot_; }
   uint32_t db() const { return db_; }

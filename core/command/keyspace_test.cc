@@ -187,6 +187,107 @@ TEST_CASE("the slot count of a data dir cannot change") {
   CHECK(Keyspace::Open(Options(&fs, 3)).status().IsInvalidArgument());
 }
 
+// Watches key in database db of slot s for a client; returns its watch.
+std::shared_ptr<txn::Watch> WatchKey(Keyspace& ks, uint32_t db, std::string_view key) {
+  auto watch = std::make_shared<txn::Watch>();
+  ks.watched().Add(ks.SlotOfKey(key), db, key, watch);
+  return watch;
+}
+
+TEST_CASE("a database map swaps what two databases hold, on disk and in every slot") {
+  MemFs fs;
+  std::vector<slot::Slot*> dirty;
+  const uint32_t s = 1;
+  {
+    auto ks = Keyspace::Open(Options(&fs));
+    REQUIRE(ks.ok());
+    Store db0(ks->get(), s, 0, &dirty);
+    REQUIRE(db0.Put("a", "zero", ValueType::kString, 0).ok());
+    REQUIRE(db0.InDb(1).Put("b", "one", ValueType::kString, 0).ok());
+    for (slot::Slot* slot : dirty) REQUIRE(slot->Commit().ok());
+    dirty.clear();
+    REQUIRE((*ks)->SetDbMap({1, 0, 2, 3}).ok());
+    // Recorded, not followed yet: a slot changes its map only when its owner adopts it.
+    CHECK(**Store(ks->get(), s, 0, &dirty).Get("a") == "zero");
+    for (uint32_t slot = 0; slot < (*ks)->slots(); ++slot) (*ks)->AdoptDbMap(slot);
+    Store after(ks->get(), s, 0, &dirty);
+    CHECK(**after.Get("b") == "one");
+    CHECK(!after.Get("a")->has_value());
+    CHECK(**after.InDb(1).Get("a") == "zero");
+    CHECK((*ks)->PhysicalDb(s, 0) == 1);
+    CHECK((*ks)->LogicalDb(s, 1) == 0);
+    CHECK((*ks)->PhysicalDb(s, 2) == 2);
+    // A write lands where the map says: db-1 now holds logical database 0.
+    REQUIRE(after.Put("c", "new", ValueType::kString, 0).ok());
+    for (slot::Slot* slot : dirty) REQUIRE(slot->Commit().ok());
+    dirty.clear();
+    CHECK(*fs.ReadFile("/data/slotkv.meta") == "slotkv-meta 1\nslots 4\ndbmap 1 0\n");
+  }
+  auto ks = Keyspace::Open(Options(&fs));
+  REQUIRE(ks.ok());
+  Store db0(ks->get(), s, 0, &dirty);
+  CHECK(**db0.Get("b") == "one");
+  CHECK(**db0.Get("c") == "new");
+  CHECK(**db0.InDb(1).Get("a") == "zero");
+  CHECK((*ks)->db_map() == std::vector<uint32_t>{1, 0, 2, 3});
+  // Swapped back to the identity, the meta names no map.
+  REQUIRE((*ks)->SetDbMap({0, 1, 2, 3}).ok());
+  CHECK(*fs.ReadFile("/data/slotkv.meta") == "slotkv-meta 1\nslots 4\n");
+}
+
+TEST_CASE("following a database map touches watches of keys in either database") {
+  MemFs fs;
+  std::vector<slot::Slot*> dirty;
+  auto ks = Keyspace::Open(Options(&fs));
+  REQUIRE(ks.ok());
+  Keyspace& k = **ks;
+  REQUIRE(Store(&k, k.SlotOfKey("in0"), 0, &dirty).Put("in0", "v", ValueType::kString, 0).ok());
+  REQUIRE(Store(&k, k.SlotOfKey("in1"), 1, &dirty).Put("in1", "v", ValueType::kString, 0).ok());
+  auto w_in0 = WatchKey(k, 0, "in0");      // there before
+  auto w_in1 = WatchKey(k, 0, "in1");      // there after
+  auto w_none = WatchKey(k, 0, "absent");  // in neither: untouched, as Redis
+  auto w_other = WatchKey(k, 2, "in0");    // a database the swap leaves alone
+  REQUIRE(k.SetDbMap({1, 0, 2, 3}).ok());
+  for (uint32_t slot = 0; slot < k.slots(); ++slot) k.AdoptDbMap(slot);
+  CHECK(w_in0->dirty.load());
+  CHECK(w_in1->dirty.load());
+  CHECK(!w_none->dirty.load());
+  CHECK(!w_other->dirty.load());
+}
+
+TEST_CASE("a data dir's database map is checked at open") {
+  MemFs fs;
+  REQUIRE(Keyspace::Open(Options(&fs)).ok());
+  const std::string meta = "/data/slotkv.meta";
+  auto open_with = [&](const std::string& text, uint32_t databases = 4) {
+    REQUIRE(fs.WriteFileAtomic(meta, text).ok());
+    KeyspaceOptions o = Options(&fs);
+    o.databases = databases;
+    return Keyspace::Open(o).status();
+  };
+  CHECK(open_with("slotkv-meta 1\nslots 4\ndbmap 2 1 0\n").ok());
+  CHECK(open_with("slotkv-meta 1\nslots 4\ndbmap 0 0\n").IsInvalidArgument());
+  CHECK(open_with("slotkv-meta 1\nslots 4\ndbmap 0 2\n").IsInvalidArgument());
+  CHECK(open_with("slotkv-meta 1\nslots 4\ndbmap x\n").IsInvalidArgument());
+  CHECK(open_with("slotkv-meta 1\nslots 4\nother\n").IsCorruption());
+  // Fewer databases than the map reaches across: refused; more: the rest keep to themselves.
+  CHECK(open_with("slotkv-meta 1\nslots 4\ndbmap 0 3 2 1\n", 2).IsInvalidArgument());
+  CHECK(open_with("slotkv-meta 1\nslots 4\ndbmap 1 0 2 3\n", 2).ok());
+  CHECK(open_with("slotkv-meta 1\nslots 4\ndbmap 1 0\n", 8).ok());
+}
+
+TEST_CASE("a database map that cannot be written changes nothing") {
+  MemFs mem;
+  FaultFs fs(&mem);
+  auto ks = Keyspace::Open(Options(&fs));
+  REQUIRE(ks.ok());
+  fs.FailNthWrite(1);
+  CHECK(!(*ks)->SetDbMap({1, 0, 2, 3}).ok());
+  fs.Clear();
+  CHECK((*ks)->db_map() == std::vector<uint32_t>{0, 1, 2, 3});
+  CHECK(*mem.ReadFile("/data/slotkv.meta") == "slotkv-meta 1\nslots 4\n");
+}
+
 TEST_CASE("keys map to slots by hash slot, hash tags together") {
   MemFs fs;
   auto ks = Keyspace::Open(Options(&fs, 16));

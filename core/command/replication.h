@@ -90,6 +90,9 @@ class Replication {
   // A client published payload on channel (PUBLISH, SPUBLISH): replicas deliver it to their
   // own subscribers too, as Redis propagates PUBLISH. Any worker.
   virtual void OnPublish(bool shard, std::string_view channel, std::string_view payload) = 0;
+  // SWAPDB made map the node's database map (Keyspace::db_map): replicas take it.
+  // Called while SWAPDB holds every slot.
+  virtual void OnSwapDb(const std::vector<uint32_t>& map) = 0;
   // Whether this node is a replica: it never expires keys itself (its master's deletes do).
   virtual bool is_replica() const = 0;
   // Takes the replication options again (after CONFIG SET).

@@ -1,6 +1,6 @@
-// Server family: DBSIZE FLUSHDB FLUSHALL TIME SHUTDOWN SLOWLOG COMMAND, and the registration of
-// INFO (info_command.cc) and CONFIG (config_command.cc). LASTSAVE, SAVE, BGSAVE and
-// BGREWRITEAOF are in persist_commands.cc.
+// Server family: DBSIZE FLUSHDB FLUSHALL SWAPDB TIME SHUTDOWN SLOWLOG COMMAND, and the
+// registration of INFO (info_command.cc) and CONFIG (config_command.cc). LASTSAVE, SAVE, BGSAVE
+// and BGREWRITEAOF are in persist_commands.cc.
 #include <algorithm>
 #include <chrono>
 #include <functional>
@@ -12,6 +12,7 @@
 #include "core/command/args.h"
 #include "core/command/command_table.h"
 #include "core/command/fanout.h"
+#include "core/command/replication.h"
 #include "core/command/server_family.h"
 
 namespace slotkv::command {
@@ -64,6 +65,55 @@ Task Flush(AsyncContext& ctx, bool all) {
 
 Task FlushDb(AsyncContext& ctx) { return Flush(ctx, false); }
 Task FlushAll(AsyncContext& ctx) { return Flush(ctx, true); }
+
+// ---- SWAPDB --------------------------------------------------------------------------------
+
+// SWAPDB index1 index2, with every slot held (kAllSlots): the new map is recorded
+// (slotkv.meta) first, then each slot follows it on its owner (Keyspace::AdoptDbMap touches
+// WATCHes and wakes blocked clients, as Redis), and replicas get it before any write that
+// comes after it. Unlike Redis 7.0, which leaves client-side caches stale, every tracking
+// client gets a null invalidation, as after FLUSHALL.
+Task SwapDb(AsyncContext& ctx) {
+  Keyspace& ks = *ctx.server.keyspace;
+  auto index = [](const std::string& arg) -> std::optional<int64_t> {
+    std::optional<int64_t> v = ParseInt64(arg);
+    if (!v || *v < INT32_MIN || *v > INT32_MAX) return std::nullopt;
+    return v;
+  };
+  const std::optional<int64_t> a = index(ctx.args[1]);
+  const std::optional<int64_t> b = index(ctx.args[2]);
+  if (!a || !b) {
+    ctx.reply.Error(!a ? kErrSwapDbFirst : kErrSwapDbSecond);
+    co_return;
+  }
+  const auto databases = static_cast<int64_t>(ks.databases());
+  if (*a < 0 || *a >= databases || *b < 0 || *b >= databases) {
+    ctx.reply.Error(kErrDbIndex);
+    co_return;
+  }
+  if (*a == *b) {
+    ctx.reply.Ok();
+    co_return;
+  }
+  std::vector<uint32_t> map = ks.db_map();
+  std::swap(map[static_cast<size_t>(*a)], map[static_cast<size_t>(*b)]);
+  if (Status st = ks.SetDbMap(map); !st.ok()) {
+    ctx.reply.Error(std::string(kErrWriteFailed) + st.ToString());
+    co_return;
+  }
+  Tracking* tracking = ctx.server.tracking;
+  co_await ForEachSlot(
+      ctx,
+      [&](Store& store) {
+        ks.AdoptDbMap(store.slot());
+        if (tracking != nullptr) tracking->ForgetHere();
+        return true;
+      },
+      0);
+  if (tracking != nullptr) tracking->InvalidateEverything();
+  if (ctx.server.replication != nullptr) ctx.server.replication->OnSwapDb(map);
+  ctx.reply.Ok();
+}
 
 // ---- TIME SHUTDOWN -------------------------------------------------------------------------
 
@@ -406,6 +456,11 @@ void RegisterServerCommands(CommandTable& t) {
          .run_async = FlushAll, .group = "server",
          .summary = "Removes all keys from all databases.",
          .since = "1.0.0", .acl = "keyspace write slow dangerous"});
+  t.Add({.name = "swapdb",
+         .arity = 3, .flags = kAllSlots | kWrite | kFast,
+         .run_async = SwapDb, .group = "server",
+         .summary = "Swaps two Redis databases",
+         .since = "4.0.0", .acl = "keyspace write fast dangerous"});
   t.Add({.name = "info",
          .arity = -1, .flags = kLoadingStale,
          .run_async = InfoCommand, .group = "server",
