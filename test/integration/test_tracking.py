@@ -829,7 +829,8 @@ def test_a_key_that_expires_is_invalidated(conns):
     """The expiry deletes the key: its readers hear of it without anyone writing."""
     t = conns.open(resp3=True)
     w = conns.open()
-    w.command("SET", "short", "v", "PX", 50)
+    # Long enough for TRACKING and GET to come first on a loaded ASan run (50 ms was not).
+    w.command("SET", "short", "v", "PX", 500)
     track(t)
     assert t.command("GET", "short") == b"v"
     got = b""
