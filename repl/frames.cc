@@ -44,11 +44,9 @@ std::optional<std::vector<uint32_t>> ParseDbMap(const std::vector<std::string>& 
                                                 uint32_t databases) {
   if (args.size() != size_t{databases} + 1) return std::nullopt;
   std::vector<uint32_t> map;
-  std::vector<bool> seen(databases, false);
   for (size_t k = 1; k < args.size(); ++k) {
     std::optional<uint64_t> db = ParseUint64(args[k]);
-    if (!db || *db >= databases || seen[*db]) return std::nullopt;
-    seen[*db] = true;
+    if (!db || *db >= databases) return std::nullopt;
     map.push_back(static_cast<uint32_t>(*db));
   }
   return map;

@@ -64,8 +64,8 @@ std::string StreamFrame(std::string_view name, uint32_t slot, uint32_t db);
 std::string UnitFrame(uint32_t slot, uint32_t db, uint64_t offset, std::string_view records);
 std::string DataFrame(uint32_t slot, uint32_t db, std::string_view records);
 
-// DBMAP <physical>... of map, and the map of a DBMAP frame's args: nullopt unless it is a
-// permutation of [0, databases).
+// DBMAP <physical>... of map, and the map of a DBMAP frame's args: nullopt unless it lists
+// databases numbers below databases (command::Keyspace::SetDbMap checks it is a permutation).
 std::string DbMapFrame(const std::vector<uint32_t>& map);
 std::optional<std::vector<uint32_t>> ParseDbMap(const std::vector<std::string>& args,
                                                 uint32_t databases);

@@ -485,17 +485,18 @@ void Master::Tick(int64_t timeout_s, bool ping) {
 }
 
 void Master::Publish(bool shard, std::string_view channel, std::string_view payload) {
-  const std::vector<std::shared_ptr<Feed>> feeds = LiveFeeds();
-  if (feeds.empty()) return;
-  const std::string frame = EncodeFrame({shard ? "SPUB" : "PUB", channel, payload});
-  for (const auto& f : feeds) Send(f, frame);
+  SendToAll([&] { return EncodeFrame({shard ? "SPUB" : "PUB", channel, payload}); });
 }
 
 void Master::SendDbMap(const std::vector<uint32_t>& map) {
+  SendToAll([&] { return DbMapFrame(map); });
+}
+
+void Master::SendToAll(const std::function<std::string()>& frame) {
   const std::vector<std::shared_ptr<Feed>> feeds = LiveFeeds();
   if (feeds.empty()) return;
-  const std::string frame = DbMapFrame(map);
-  for (const auto& f : feeds) Send(f, frame);
+  const std::string encoded = frame();
+  for (const auto& f : feeds) Send(f, encoded);
 }
 
 std::shared_ptr<Feed> Master::FindFeed(const std::string& ip, int port) const {

@@ -34,6 +34,7 @@
 #include <atomic>
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -175,6 +176,8 @@ class Master : public command::StreamListener {
   // Queues frame for feed from the calling worker (sent at the end of its turn), after the
   // dictionaries this worker did not send it yet.
   void Send(const std::shared_ptr<Feed>& feed, std::string frame);
+  // Sends frame() to every live feed (made only when there is one).
+  void SendToAll(const std::function<std::string()>& frame);
   void AppendDicts(Feed& feed, int w, std::string* out);
   void FlushOutbox(int w);
   // Replicas whose acknowledged offsets reach target in every stream.

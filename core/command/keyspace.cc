@@ -41,26 +41,29 @@ std::string MetaHead(uint32_t slots) {
   return std::string(kMetaHeader) + "slots " + std::to_string(slots) + "\n";
 }
 
+// Whether map holds each of 0 .. size - 1 once: a database map (SWAPDB) to follow.
+bool IsPermutation(const std::vector<uint32_t>& map) {
+  std::vector<bool> seen(map.size(), false);
+  for (uint32_t db : map) {
+    if (db >= map.size() || seen[db]) return false;
+    seen[db] = true;
+  }
+  return true;
+}
+
 // Reads the map of a dbmap line's numbers into *map (identity past them); false when they are
 // not a permutation or do not fit databases.
 bool ParseDbMap(std::string_view line, uint32_t databases, std::vector<uint32_t>* map) {
   std::vector<uint32_t> listed;
-  std::vector<bool> seen;
-  size_t at = kDbMapPrefix.size();
-  while (at < line.size()) {
-    if (line[at] != ' ') return false;
+  for (size_t at = kDbMapPrefix.size(); at < line.size();) {
     const size_t end = std::min(line.find(' ', at + 1), line.size());
-    std::optional<int64_t> n = ParseInt64(line.substr(at + 1, end - at - 1));
-    if (!n || *n < 0 || *n >= int64_t{1} << 20) return false;
-    const auto db = static_cast<uint32_t>(*n);
-    if (db >= seen.size()) seen.resize(db + 1, false);
-    if (seen[db]) return false;
-    seen[db] = true;
-    listed.push_back(db);
+    std::optional<uint64_t> n = ParseUint64(line.substr(at + 1, end - at - 1));
+    if (line[at] != ' ' || !n || *n >= UINT32_MAX) return false;
+    listed.push_back(static_cast<uint32_t>(*n));
     at = end;
   }
-  // A permutation of [0, n): the databases past databases must keep to themselves.
-  if (std::find(seen.begin(), seen.end(), false) != seen.end()) return false;
+  if (!IsPermutation(listed)) return false;
+  // The databases past databases must keep to themselves.
   for (size_t i = databases; i < listed.size(); ++i) {
     if (listed[i] != i) return false;
   }
@@ -151,6 +154,9 @@ std::vector<uint32_t> Keyspace::db_map() const {
 }
 
 Status Keyspace::SetDbMap(std::vector<uint32_t> map) {
+  if (map.size() != options_.databases || !IsPermutation(map)) {
+    return Status::InvalidArgument("a database map must name each database once");
+  }
   if (!options_.memory) {
     SLOTKV_RETURN_IF_ERROR(
         options_.fs->WriteFileAtomic(options_.dir + "/slotkv.meta", MetaText(map)));

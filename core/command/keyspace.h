@@ -125,8 +125,8 @@ class Keyspace {
   }
   // The recorded map: map[db] = the database slot of logical database db. Any thread.
   std::vector<uint32_t> db_map() const;
-  // Records map (a permutation of the databases) as the node's map, durably (slotkv.meta)
-  // before any slot follows it (AdoptDbMap). Any thread; one caller at a time (SWAPDB holds
+  // Records map as the node's map, durably (slotkv.meta) before any slot follows it
+  // (AdoptDbMap); InvalidArgument unless it names each database once. Any thread; one caller at a time (SWAPDB holds
   // every slot; a replica's link takes its master's).
   Status SetDbMap(std::vector<uint32_t> map);
   // Slot s follows the recorded map. For each logical database whose data changes: WATCHed

@@ -281,6 +281,8 @@ TEST_CASE("a database map that cannot be written changes nothing") {
   FaultFs fs(&mem);
   auto ks = Keyspace::Open(Options(&fs));
   REQUIRE(ks.ok());
+  CHECK((*ks)->SetDbMap({1, 1, 2, 3}).IsInvalidArgument());  // not a permutation
+  CHECK((*ks)->SetDbMap({1, 0}).IsInvalidArgument());        // not every database
   fs.FailNthWrite(1);
   CHECK(!(*ks)->SetDbMap({1, 0, 2, 3}).ok());
   fs.Clear();

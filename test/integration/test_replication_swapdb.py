@@ -101,7 +101,8 @@ def test_replica_down_during_swapdb_takes_the_map_when_it_links_again(servers):
     assert cmd(rep, "EXISTS", "zero:3", db=2) == 1
 
 
-def test_promoted_replica_keeps_the_swapped_view(servers):
+def promoted_after_swap(servers):
+    """A replica promoted once it followed its master's SWAPDB 0 1 of k (db0 / db1)."""
     master, rep = servers(), servers()
     link(rep, master)
     cmd(master, "SET", "k", "db0")
@@ -109,6 +110,11 @@ def test_promoted_replica_keeps_the_swapped_view(servers):
     assert cmd(master, "SWAPDB", 0, 1) == b"OK"
     assert wait_until(lambda: cmd(rep, "GET", "k") == b"db1", timeout=SYNC_TIMEOUT)
     assert cmd(rep, "REPLICAOF", "NO", "ONE") == b"OK"
+    return rep
+
+
+def test_promoted_replica_keeps_the_swapped_view(servers):
+    rep = promoted_after_swap(servers)
     assert cmd(rep, "GET", "k", db=1) == b"db0"
     assert cmd(rep, "SWAPDB", 1, 0) == b"OK"
     assert cmd(rep, "GET", "k") == b"db0"
@@ -117,13 +123,7 @@ def test_promoted_replica_keeps_the_swapped_view(servers):
 
 @pytest.mark.slotkv_only
 def test_promoted_replica_keeps_the_swapped_view_across_a_restart(servers):
-    master, rep = servers(), servers()
-    link(rep, master)
-    cmd(master, "SET", "k", "db0")
-    cmd(master, "SET", "k", "db1", db=1)
-    assert cmd(master, "SWAPDB", 0, 1) == b"OK"
-    assert wait_until(lambda: cmd(rep, "GET", "k") == b"db1", timeout=SYNC_TIMEOUT)
-    assert cmd(rep, "REPLICAOF", "NO", "ONE") == b"OK"
+    rep = promoted_after_swap(servers)
     rep.kill()
     rep.start()
     assert cmd(rep, "GET", "k") == b"db1"
